@@ -1,0 +1,6 @@
+#include <iostream>
+
+int main() {
+    std::cerr << "cfp: under construction\n";
+    return 1;
+}
