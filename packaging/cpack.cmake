@@ -1,0 +1,11 @@
+# Debian package of the command-line tool: `cmake --build --preset default && cpack --config build/default/CPackConfig.cmake -G DEB`.
+set(CPACK_PACKAGE_NAME "cfp-explorer")
+set(CPACK_PACKAGE_VENDOR "CFP Explorer")
+set(CPACK_PACKAGE_CONTACT "CFP Explorer developers")
+set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "${PROJECT_DESCRIPTION}")
+set(CPACK_PACKAGE_VERSION "${PROJECT_VERSION}")
+set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+set(CPACK_DEBIAN_PACKAGE_SECTION "science")
+set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
+set(CPACK_GENERATOR "DEB;TGZ")
+include(CPack)

@@ -1,0 +1,156 @@
+// End-to-end tests of the `cfp` tool: output fields, exit codes and one-line errors.
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QJsonArray>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+
+int runFormatTests(int argc, char** argv);
+
+namespace {
+
+struct Run {
+    int exitCode = -1;
+    QByteArray out;
+    QByteArray err;
+};
+
+Run cfp(const QStringList& args) {
+    QProcess p;
+    p.start(QStringLiteral(CFP_CLI_PATH), args);
+    if (!p.waitForFinished(300000)) qFatal("cfp did not finish");
+    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, p.readAllStandardOutput(),
+            p.readAllStandardError()};
+}
+
+QJsonObject json(const QByteArray& text) {
+    QJsonParseError e;
+    auto doc = QJsonDocument::fromJson(text, &e);
+    if (e.error != QJsonParseError::NoError) qWarning("bad JSON: %s", qPrintable(e.errorString()));
+    return doc.object();
+}
+
+}  // namespace
+
+class TestCli : public QObject {
+    Q_OBJECT
+
+private slots:
+    void helpAndUsage() {
+        Run r = cfp({"--help"});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY(r.out.contains("describe"));
+        QCOMPARE(cfp({}).exitCode, 2);
+        QCOMPARE(cfp({"frobnicate"}).exitCode, 2);
+        Run d = cfp({"describe", "--help"});
+        QCOMPARE(d.exitCode, 0);
+        QVERIFY(d.out.contains("--batch"));
+    }
+
+    void describeJsonHasTheFields() {
+        Run r = cfp({"describe", "builtin:gpt3-125m", "--json", "--batch", "1", "--seq", "128"});
+        QCOMPARE(r.exitCode, 0);
+        const QJsonObject j = json(r.out);
+        for (const char* key : {"ops", "ops_by_phase", "ops_by_kind", "params", "flops_per_step", "activation_bytes"})
+            QVERIFY2(j.contains(key), key);
+        const QJsonObject phases = j["ops_by_phase"].toObject();
+        QVERIFY(phases["forward"].toInteger() > 0);
+        QVERIFY(phases["backward"].toInteger() > 0);
+        QVERIFY(phases["optimizer"].toInteger() > 0);
+        QCOMPARE(phases["forward"].toInteger() + phases["backward"].toInteger() + phases["optimizer"].toInteger(),
+                 j["ops"].toInteger());
+        QVERIFY(j["ops_by_kind"].toObject()["dot"].toInteger() > 0);
+        const double params = j["params"].toDouble();
+        QVERIFY2(params > 123e6 && params < 127e6, qPrintable(QString::number(params)));
+        QVERIFY(j["flops_per_step"].toDouble() > 6 * 100e6 * 128);
+        QVERIFY(j["activation_bytes"].toInteger() > 0);
+        QCOMPARE(j["batch"].toInteger(), 1);
+        QCOMPARE(j["seq"].toInteger(), 128);
+    }
+
+    void describeHumanOutput() {
+        Run r = cfp({"describe", "builtin:gpt3-125m", "--batch", "1", "--seq", "64"});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY(r.out.contains("parameters"));
+        QVERIFY(r.out.contains("FLOPs per step"));
+        QVERIFY(r.out.contains("dot"));
+        QVERIFY(r.err.isEmpty());
+    }
+
+    void errorsAreOneLineWithExitCode_data() {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<int>("exitCode");
+        QTest::addColumn<QString>("needle");
+        QTest::newRow("unknown preset") << QStringList{"describe", "builtin:gpt5"} << 1 << "model.unknown_preset";
+        QTest::newRow("missing file") << QStringList{"describe", "/nonexistent/config.json"} << 1 << "load.not_found";
+        QTest::newRow("unknown option") << QStringList{"describe", "--frob"} << 2 << "unknown option --frob";
+        QTest::newRow("zero batch") << QStringList{"describe", "builtin:gpt3-125m", "--batch", "0"} << 2 << "--batch";
+        QTest::newRow("bad dtype") << QStringList{"describe", "builtin:gpt3-125m", "--dtype", "fp8"} << 2 << "--dtype";
+        QTest::newRow("two models") << QStringList{"describe", "builtin:gpt3-125m", "builtin:gpt3-350m"} << 2 << "one MODEL";
+        QTest::newRow("graph without -o") << QStringList{"graph", "builtin:gpt3-125m"} << 2 << "-o FILE";
+    }
+    void errorsAreOneLineWithExitCode() {
+        QFETCH(QStringList, args);
+        QFETCH(int, exitCode);
+        QFETCH(QString, needle);
+        Run r = cfp(args);
+        QCOMPARE(r.exitCode, exitCode);
+        QVERIFY(r.out.isEmpty());
+        QCOMPARE(r.err.count('\n'), 1);
+        QVERIFY2(r.err.contains(needle.toUtf8()), r.err.constData());
+        QVERIFY(r.err.startsWith("cfp: error: "));
+    }
+
+    void graphRoundTripsThroughTheCli() {
+        QTemporaryDir dir;
+        const QString a = dir.filePath("a.json"), b = dir.filePath("b.json");
+        const QStringList common{"builtin:gpt3-125m", "--batch", "1", "--seq", "32"};
+        QCOMPARE(cfp(QStringList{"graph"} + common + QStringList{"-o", a}).exitCode, 0);
+        QCOMPARE(cfp(QStringList{"graph"} + common + QStringList{"-o", b}).exitCode, 0);
+        QFile fa(a), fb(b);
+        QVERIFY(fa.open(QIODevice::ReadOnly) && fb.open(QIODevice::ReadOnly));
+        const QByteArray bytesA = fa.readAll();
+        QVERIFY(bytesA.size() > 1000);
+        QCOMPARE(bytesA, fb.readAll());  // deterministic build and writer
+
+        const QJsonObject built = json(cfp(QStringList{"describe", "--json"} + common).out);
+        const QJsonObject read = json(cfp({"describe", a, "--json"}).out);
+        QCOMPARE(read["source_kind"].toString(), QString("graph"));
+        for (const char* key : {"ops", "params", "flops_per_step", "activation_bytes"})
+            QCOMPARE(read[key].toDouble(), built[key].toDouble());
+    }
+
+    void malformedGraphFileNamesThePlace() {
+        QTemporaryDir dir;
+        QFile f(dir.filePath("bad.json"));
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(R"({"format": "cfp-graph", "version": 1, "name": "x", "nodes": [{"name": "a", "op": "add", "type": "f32[2]", "operands": ["b", "c"]}], "outputs": []})");
+        f.close();
+        Run r = cfp({"describe", f.fileName()});
+        QCOMPARE(r.exitCode, 1);
+        QCOMPARE(r.err.count('\n'), 1);
+        QVERIFY2(r.err.contains("/nodes/0"), r.err.constData());
+    }
+
+    void devicesReportsClearly() {
+        Run r = cfp({"devices", "--json"});
+        const QJsonObject j = json(r.out);
+        QVERIFY(j.contains("backend"));
+        if (j["devices"].toArray().isEmpty()) {
+            QCOMPARE(r.exitCode, 1);
+            QVERIFY(!j["error"].toString().isEmpty());
+        } else {
+            QCOMPARE(r.exitCode, 0);
+        }
+    }
+};
+
+int main(int argc, char** argv) {
+    QCoreApplication app(argc, argv);
+    TestCli cli;
+    const int a = QTest::qExec(&cli, argc, argv);
+    const int b = runFormatTests(argc, argv);
+    return a || b;
+}
+#include "tst_cli.moc"
