@@ -306,7 +306,9 @@ Result<TensorType> inferType(OpKind kind, std::span<const TensorType* const> ope
                     return err("bad_attribute", "slice dim " + std::to_string(i) + " [" + std::to_string(s.start[i]) + ":" +
                                                     std::to_string(s.limit[i]) + ":" + std::to_string(s.stride[i]) +
                                                     "] is outside " + x.toString());
-                out.dims.push_back((s.limit[i] - s.start[i] + s.stride[i] - 1) / s.stride[i]);
+                // Ceil-divide without forming limit - start + stride - 1, which overflows for huge strides.
+                const int64_t extent = s.limit[i] - s.start[i];
+                out.dims.push_back(extent == 0 ? 0 : (extent - 1) / s.stride[i] + 1);
             }
             return out;
         }
