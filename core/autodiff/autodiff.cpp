@@ -298,20 +298,23 @@ OpId BackwardPass::reduceVjp(const Op& fwd, OpId g) {
     const OpId x = fwd.operands[0];
     const std::vector<int64_t> xDims = m_b.dims(x);
     const auto kept = complement(static_cast<int64_t>(xDims.size()), fwd.attrs.dimensions);
-    const OpId gWide = m_b.broadcast(g, xDims, kept);
     switch (fwd.attrs.reduceKind) {
-        case ReduceKind::Add: return gWide;
+        case ReduceKind::Add: return m_b.broadcast(g, xDims, kept);
         case ReduceKind::Max:
         case ReduceKind::Min: {
-            // The gradient goes to every element equal to the extremum (all of them on ties).
+            // The gradient is shared equally by the elements equal to the extremum (as JAX does), so
+            // that duplicated values (a broadcast, a repeated gather row) get the true derivative.
+            const DType dtype = fwd.type.dtype;
             const OpId yWide = m_b.broadcast(fwd.id, xDims, kept);
-            const OpId mask = m_b.compare(x, yWide, ComparisonDirection::EQ);
-            return m_b.select(mask, gWide, zerosLike(x));
+            const OpId hits = m_b.convert(m_b.compare(x, yWide, ComparisonDirection::EQ), dtype);
+            const OpId count = m_b.reduce(hits, fwd.attrs.dimensions, ReduceKind::Add);
+            const OpId share = m_b.broadcast(m_b.div(g, count), xDims, kept);
+            return m_b.mul(share, hits);
         }
         case ReduceKind::Multiply: {
             // d(prod)/dx_i = prod / x_i (undefined where x_i == 0, as the quotient rule is).
-            const OpId yWide = m_b.broadcast(fwd.id, xDims, kept);
-            return m_b.div(m_b.mul(gWide, yWide), x);
+            const OpId gy = m_b.broadcast(m_b.mul(g, fwd.id), xDims, kept);
+            return m_b.div(gy, x);
         }
     }
     return kNoOp;
