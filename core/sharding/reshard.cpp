@@ -128,10 +128,10 @@ private:
             if (!m_current.isPartialOver(axis.name) || m_to.isPartialOver(axis.name)) continue;
             AxisUse want = m_to.use(axis.name);
             if (want.kind == AxisUse::Kind::Dim && ready(want.dim, want.position)) {
-                auto after = appended(m_current, want.dim, axis.name);
-                if (!after) return after.error();
+                auto reduced = withoutPartial(m_current, axis.name);
+                if (!reduced) return reduced.error();
                 return makeStep(CollectiveKind::ReduceScatter, axis.name, want.dim, -1,
-                                withoutPartial(*after, axis.name));
+                                appended(*reduced, want.dim, axis.name));
             }
         }
 
