@@ -160,6 +160,204 @@ private slots:
         for (int t = 4; t < 8; ++t) QCOMPARE(after[static_cast<size_t>(t)], before[static_cast<size_t>(t)]);
     }
 
+    // The MoE layer's dense dispatch (top-k by repeated max, cumulative-sum positions, capacity
+    // drops, gate renormalisation) against a direct per-token implementation of GShard routing.
+    void moeLayerMatchesReference_data() {
+        QTest::addColumn<int>("topK");
+        QTest::addColumn<double>("capacityFactor");
+        QTest::addColumn<bool>("expectDrops");
+        QTest::newRow("top-2, capacity 2") << 2 << 0.5 << true;
+        QTest::newRow("top-2, no drops") << 2 << 4.0 << false;
+        QTest::newRow("top-1, capacity 1") << 1 << 0.5 << true;
+        QTest::newRow("top-3, tight") << 3 << 1.0 << true;
+    }
+    void moeLayerMatchesReference() {
+        QFETCH(int, topK);
+        QFETCH(double, capacityFactor);
+        QFETCH(bool, expectDrops);
+        ModelConfig c = tiny(ModelFamily::Moe);
+        c.numLayers = 1;
+        c.topK = topK;
+        c.capacityFactor = capacityFactor;
+        c.routerAuxLossCoef = 0.0;
+        BuildOptions o = tinyStep();
+        o.seq = 8;
+        auto model = buildForward(c, o);
+        QVERIFY2(model.ok(), model.ok() ? "" : text(model.error()).constData());
+        const Graph& g = model->graph;
+        OpId dispatchDot = kNoOp, combineDot = kNoOp;
+        for (const Op& op : g.ops()) {
+            if (op.kind != OpKind::Dot) continue;
+            if (op.scope == "layers.0.moe.dispatch" && op.type.rank() == 4) dispatchDot = op.id;
+            if (op.scope == "layers.0.moe.combine") combineDot = op.id;
+        }
+        QVERIFY(dispatchDot != kNoOp && combineDot != kNoOp);
+        const int64_t B = 2, S = 8, D = 8, E = 4, F = 12;
+        const int64_t C = g.op(dispatchDot).type.dims[2];
+        QCOMPARE(C, static_cast<int64_t>(std::ceil(capacityFactor * S * topK / E)));
+
+        auto inputs = makeInputs(g, 99, 0.8);
+        auto values = evaluate(g, inputs);
+        QVERIFY(values.ok());
+        const auto& h = (*values)[static_cast<size_t>(g.op(dispatchDot).operands[1])].values;  // [B,S,D]
+        const auto& actual = (*values)[static_cast<size_t>(combineDot)].values;                // [B,S,D]
+        const auto& wr = inputs.at("layers.0.moe.router.weight").values;                      // [D,E]
+        const auto& w1 = inputs.at("layers.0.moe.experts.w1.weight").values;                  // [E,D,F]
+        const auto& w3 = inputs.at("layers.0.moe.experts.w3.weight").values;                  // [E,D,F]
+        const auto& w2 = inputs.at("layers.0.moe.experts.w2.weight").values;                  // [E,F,D]
+
+        int drops = 0;
+        for (int64_t b = 0; b < B; ++b) {
+            // Router: probabilities and ordered top-k choices per token.
+            std::vector<std::vector<int64_t>> choice(static_cast<size_t>(S));
+            std::vector<std::vector<double>> gate(static_cast<size_t>(S));
+            for (int64_t t = 0; t < S; ++t) {
+                std::vector<double> p(static_cast<size_t>(E), 0.0);
+                for (int64_t e = 0; e < E; ++e)
+                    for (int64_t d = 0; d < D; ++d) p[size_t(e)] += h[size_t((b * S + t) * D + d)] * wr[size_t(d * E + e)];
+                const double m = *std::max_element(p.begin(), p.end());
+                double z = 0;
+                for (double& v : p) z += (v = std::exp(v - m));
+                for (double& v : p) v /= z;
+                std::vector<bool> used(static_cast<size_t>(E), false);
+                double total = 0;
+                for (int i = 0; i < topK; ++i) {
+                    int64_t best = -1;
+                    for (int64_t e = 0; e < E; ++e)
+                        if (!used[size_t(e)] && (best < 0 || p[size_t(e)] > p[size_t(best)])) best = e;
+                    used[size_t(best)] = true;
+                    choice[size_t(t)].push_back(best);
+                    gate[size_t(t)].push_back(p[size_t(best)]);
+                    total += p[size_t(best)];
+                }
+                if (topK > 1)
+                    for (double& v : gate[size_t(t)]) v /= total;
+            }
+            // Buffer positions: choice i queues behind every choice-j<i token of the sequence.
+            std::vector<int64_t> fill(static_cast<size_t>(E), 0);
+            std::vector<std::vector<bool>> kept(static_cast<size_t>(S), std::vector<bool>(size_t(topK)));
+            for (int i = 0; i < topK; ++i)
+                for (int64_t t = 0; t < S; ++t) {
+                    const int64_t e = choice[size_t(t)][size_t(i)];
+                    kept[size_t(t)][size_t(i)] = fill[size_t(e)]++ < C;
+                    if (!kept[size_t(t)][size_t(i)]) ++drops;
+                }
+            for (int64_t t = 0; t < S; ++t) {
+                const double* x = &h[size_t((b * S + t) * D)];
+                std::vector<double> expected(static_cast<size_t>(D), 0.0);
+                for (int i = 0; i < topK; ++i) {
+                    if (!kept[size_t(t)][size_t(i)]) continue;
+                    const int64_t e = choice[size_t(t)][size_t(i)];
+                    for (int64_t f = 0; f < F; ++f) {
+                        double a = 0, u = 0;
+                        for (int64_t d = 0; d < D; ++d) {
+                            a += x[d] * w1[size_t((e * D + d) * F + f)];
+                            u += x[d] * w3[size_t((e * D + d) * F + f)];
+                        }
+                        const double act = a / (1.0 + std::exp(-a)) * u;
+                        for (int64_t d = 0; d < D; ++d)
+                            expected[size_t(d)] += gate[size_t(t)][size_t(i)] * act * w2[size_t((e * F + f) * D + d)];
+                    }
+                }
+                for (int64_t d = 0; d < D; ++d)
+                    QVERIFY2(std::fabs(actual[size_t((b * S + t) * D + d)] - expected[size_t(d)]) < 1e-12,
+                             qPrintable(QString("b %1 t %2 d %3: graph %4, reference %5").arg(b).arg(t).arg(d)
+                                            .arg(actual[size_t((b * S + t) * D + d)]).arg(expected[size_t(d)])));
+            }
+        }
+        qInfo("capacity %lld, %d of %lld assignments dropped", static_cast<long long>(C), drops,
+              static_cast<long long>(B * S * topK));
+        QCOMPARE(drops > 0, expectDrops);
+    }
+
+    // LLaMA attention (fused or separate QKV, grouped-query heads, RoPE, causal softmax) against a
+    // direct per-head implementation with explicit index arithmetic.
+    void attentionMatchesReference_data() {
+        QTest::addColumn<BuildOptions>("options");
+        QTest::addColumn<int>("kvHeads");
+        QTest::newRow("fused, gqa") << tinyStep() << 2;
+        QTest::newRow("separate, gqa") << tinyStep(QkvLayout::Separate) << 2;
+        QTest::newRow("fused, mqa") << tinyStep() << 1;
+        QTest::newRow("fused, mha") << tinyStep() << 4;
+    }
+    void attentionMatchesReference() {
+        QFETCH(BuildOptions, options);
+        QFETCH(int, kvHeads);
+        ModelConfig c = tiny(ModelFamily::Llama);
+        c.numLayers = 1;
+        c.numKvHeads = kvHeads;
+        c.ropeTheta = 50.0;  // larger angles than 10000 would give for head dim 2
+        auto model = buildForward(c, options);
+        QVERIFY2(model.ok(), model.ok() ? "" : text(model.error()).constData());
+        const Graph& g = model->graph;
+        OpId inDot = kNoOp, outDot = kNoOp;
+        for (const Op& op : g.ops()) {
+            if (op.kind != OpKind::Dot) continue;
+            if (inDot == kNoOp && op.scope.rfind("layers.0.attn.q", 0) == 0) inDot = op.id;  // qkv or q
+            if (op.scope == "layers.0.attn.out") outDot = op.id;
+        }
+        QVERIFY(inDot != kNoOp && outDot != kNoOp);
+        auto inputs = makeInputs(g, 5, 0.8);
+        auto values = evaluate(g, inputs);
+        QVERIFY(values.ok());
+        const auto& x = (*values)[static_cast<size_t>(g.op(inDot).operands[0])].values;  // [B,S,D]
+        const auto& actual = (*values)[static_cast<size_t>(outDot)].values;              // [B,S,D]
+        const int64_t B = 2, S = 4, D = 8, H = 4, K = kvHeads, Dh = 2, G = H / K, half = Dh / 2;
+
+        // Projection of token (b,t) onto "role" r ∈ {q, k, v} of head n, element i.
+        auto project = [&](int64_t b, int64_t t, char role, int64_t n, int64_t i) {
+            const std::vector<double>* w = nullptr;
+            int64_t col = 0, width = 0;
+            if (options.qkv == QkvLayout::Fused) {
+                w = &inputs.at("layers.0.attn.qkv.weight").values;
+                width = (H + 2 * K) * Dh;
+                const int64_t group = role == 'q' ? n / G : n;
+                const int64_t slot = role == 'q' ? n % G : (role == 'k' ? G : G + 1);
+                col = (group * (G + 2) + slot) * Dh + i;
+            } else {
+                w = &inputs.at(std::string("layers.0.attn.") + role + ".weight").values;
+                width = (role == 'q' ? H : K) * Dh;
+                col = n * Dh + i;
+            }
+            double sum = 0;
+            for (int64_t d = 0; d < D; ++d) sum += x[size_t((b * S + t) * D + d)] * (*w)[size_t(d * width + col)];
+            return sum;
+        };
+        auto rotary = [&](int64_t b, int64_t t, char role, int64_t n, int64_t i) {
+            const double angle = double(t) * std::pow(c.ropeTheta, -2.0 * double(i % half) / double(Dh));
+            const double self = project(b, t, role, n, i);
+            const double partner = i < half ? -project(b, t, role, n, i + half) : project(b, t, role, n, i - half);
+            return self * std::cos(angle) + partner * std::sin(angle);
+        };
+        const auto& wo = inputs.at("layers.0.attn.out.weight").values;  // [D,D]
+        for (int64_t b = 0; b < B; ++b)
+            for (int64_t t = 0; t < S; ++t) {
+                std::vector<double> ctx(static_cast<size_t>(H * Dh), 0.0);
+                for (int64_t hq = 0; hq < H; ++hq) {
+                    const int64_t kv = hq / G;
+                    std::vector<double> score(static_cast<size_t>(t + 1));
+                    for (int64_t u = 0; u <= t; ++u) {
+                        double dot = 0;
+                        for (int64_t i = 0; i < Dh; ++i) dot += rotary(b, t, 'q', hq, i) * rotary(b, u, 'k', kv, i);
+                        score[size_t(u)] = dot / std::sqrt(double(Dh));
+                    }
+                    const double m = *std::max_element(score.begin(), score.end());
+                    double z = 0;
+                    for (double& v : score) z += (v = std::exp(v - m));
+                    for (int64_t u = 0; u <= t; ++u)
+                        for (int64_t i = 0; i < Dh; ++i)
+                            ctx[size_t(hq * Dh + i)] += score[size_t(u)] / z * project(b, u, 'v', kv, i);
+                }
+                for (int64_t d = 0; d < D; ++d) {
+                    double expected = 0;
+                    for (int64_t j = 0; j < H * Dh; ++j) expected += ctx[size_t(j)] * wo[size_t(j * D + d)];
+                    const double got = actual[size_t((b * S + t) * D + d)];
+                    QVERIFY2(std::fabs(got - expected) < 1e-12,
+                             qPrintable(QString("b %1 t %2 d %3: graph %4, reference %5").arg(b).arg(t).arg(d).arg(got).arg(expected)));
+                }
+            }
+    }
+
     void gradientsMatchFiniteDifferences_data() {
         QTest::addColumn<ModelConfig>("config");
         QTest::addColumn<BuildOptions>("options");
