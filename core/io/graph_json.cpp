@@ -56,6 +56,16 @@ bool isAnyAttributeField(std::string_view key) {
 // Writer. Hand-formatted so that the layout is fixed and readable: one node per line.
 
 std::string jsonString(std::string_view s) {
+    // Names and scopes are nearly always plain ASCII, which needs no escaping.
+    const bool plain = std::all_of(s.begin(), s.end(), [](char c) { return c >= 0x20 && c < 0x7f && c != '"' && c != '\\'; });
+    if (plain) {
+        std::string out;
+        out.reserve(s.size() + 2);
+        out += '"';
+        out += s;
+        out += '"';
+        return out;
+    }
     // Invalid UTF-8 can only come from graphs built in code; replace it rather than throw.
     return Json(std::string(s)).dump(-1, ' ', false, Json::error_handler_t::replace);
 }
@@ -205,94 +215,94 @@ std::string childPointer(const std::string& parent, std::string_view key) {
 }
 std::string childPointer(const std::string& parent, size_t index) { return parent + "/" + std::to_string(index); }
 
-struct DuplicateKeyFound {
-    std::string pointer;
-    std::string key;
-};
-
-// Follows the parser's events to know the JSON Pointer of every key, and rejects an object that
-// repeats a key (nlohmann would silently keep the last one, hiding typos and merge accidents).
-class KeyTracker {
+// Builds the DOM from SAX events, rejecting an object that repeats a key (nlohmann's own DOM
+// parser silently keeps the last one, hiding typos and merge accidents) with the key's JSON
+// Pointer, and recording where a syntax error is. nlohmann's callback parser could check keys too,
+// but it rescans the parent container at every object end, which is quadratic in the node count.
+class DomBuilder : public nlohmann::json_sax<Json> {
 public:
-    bool onEvent(Json::parse_event_t event, const Json& parsed) {
-        using E = Json::parse_event_t;
-        switch (event) {
-            case E::object_start:
-                enterChild();
-                m_stack.push_back(Frame{false});
-                break;
-            case E::array_start:
-                enterChild();
-                m_stack.push_back(Frame{true});
-                break;
-            case E::object_end:
-            case E::array_end:
-                if (!m_stack.empty()) m_stack.pop_back();
-                break;
-            case E::key: {
-                if (m_stack.empty()) break;
-                std::string key = parsed.is_string() ? parsed.get<std::string>() : std::string();
-                Frame& top = m_stack.back();
-                if (!top.keys.insert(key).second) throw DuplicateKeyFound{childPointer(pointer(), key), key};
-                top.key = std::move(key);
-                break;
-            }
-            case E::value: enterChild(); break;
+    explicit DomBuilder(Json& root) : m_root(root) {}
+
+    bool null() override { return add(Json(nullptr)); }
+    bool boolean(bool v) override { return add(Json(v)); }
+    bool number_integer(number_integer_t v) override { return add(Json(v)); }
+    bool number_unsigned(number_unsigned_t v) override { return add(Json(v)); }
+    bool number_float(number_float_t v, const string_t&) override { return add(Json(v)); }
+    bool string(string_t& v) override { return add(Json(std::move(v))); }
+    bool binary(binary_t& v) override { return add(Json::binary(std::move(v))); }
+    bool start_object(std::size_t) override { return open(Json::object()); }
+    bool start_array(std::size_t) override { return open(Json::array()); }
+    bool end_object() override { return close(); }
+    bool end_array() override { return close(); }
+    bool key(string_t& key) override {
+        Frame& top = m_stack.back();
+        if (top.container->contains(key)) {
+            duplicateKey = key;
+            duplicatePointer = childPointer(pointer(m_stack.size() - 1), key);
+            return false;  // stops the parse
         }
+        top.key = std::move(key);
         return true;
     }
-
-private:
-    struct Frame {
-        bool isArray = false;
-        size_t index = 0;  // number of elements seen so far, for arrays
-        std::string key;   // current key, for objects
-        std::unordered_set<std::string> keys;
-    };
-
-    void enterChild() {
-        if (!m_stack.empty() && m_stack.back().isArray) ++m_stack.back().index;
-    }
-    // Pointer of the innermost open container.
-    std::string pointer() const {
-        std::string out;
-        for (size_t i = 0; i + 1 < m_stack.size(); ++i)
-            out = m_stack[i].isArray ? childPointer(out, m_stack[i].index - 1) : childPointer(out, m_stack[i].key);
-        return out;
-    }
-
-    std::vector<Frame> m_stack;
-};
-
-// A SAX handler that only records where parsing fails. Run after the DOM parser has thrown, it
-// gives a position for every syntax error (the DOM parser's out_of_range errors carry none).
-class SyntaxErrorFinder : public nlohmann::json_sax<Json> {
-public:
-    bool null() override { return true; }
-    bool boolean(bool) override { return true; }
-    bool number_integer(number_integer_t) override { return true; }
-    bool number_unsigned(number_unsigned_t) override { return true; }
-    bool number_float(number_float_t, const string_t&) override { return true; }
-    bool string(string_t&) override { return true; }
-    bool binary(binary_t&) override { return true; }
-    bool start_object(std::size_t) override { return true; }
-    bool key(string_t&) override { return true; }
-    bool end_object() override { return true; }
-    bool start_array(std::size_t) override { return true; }
-    bool end_array() override { return true; }
     bool parse_error(std::size_t lastRead, const std::string&, const nlohmann::detail::exception& ex) override {
         // nlohmann's `last_token` is not reliable enough to find the token's start (it may hold
         // earlier text or a placeholder like "<end of input>"), so the location is where the
         // parser stopped: the last byte of the offending token, or just past the end of the input.
-        found = true;
+        syntaxError = true;
         position = lastRead;
         message = ex.what();
         return false;
     }
 
-    bool found = false;
+    std::optional<std::string> duplicateKey;
+    std::string duplicatePointer;
+    bool syntaxError = false;
     size_t position = 0;  // 1-based index of the last byte read (size + 1 at end of input)
     std::string message;
+
+private:
+    struct Frame {
+        Json* container;
+        std::string key;  // key of the member being read, for objects
+    };
+
+    // Places `v` in the innermost open container (or as the root) and returns where it lives.
+    Json* place(Json&& v) {
+        if (m_stack.empty()) {
+            m_root = std::move(v);
+            return &m_root;
+        }
+        Frame& top = m_stack.back();
+        if (top.container->is_array()) {
+            top.container->get_ref<Json::array_t&>().push_back(std::move(v));
+            return &top.container->get_ref<Json::array_t&>().back();
+        }
+        return &top.container->get_ref<Json::object_t&>().emplace(top.key, std::move(v)).first->second;
+    }
+    bool add(Json&& v) {
+        place(std::move(v));
+        return true;
+    }
+    bool open(Json&& container) {
+        m_stack.push_back(Frame{place(std::move(container)), {}});
+        return true;
+    }
+    bool close() {
+        m_stack.pop_back();
+        return true;
+    }
+    // Pointer of the container in frame `depth` (the element being filled is each array's last).
+    std::string pointer(size_t depth) const {
+        std::string out;
+        for (size_t i = 0; i < depth; ++i) {
+            const Json& c = *m_stack[i].container;
+            out = c.is_array() ? childPointer(out, c.size() - 1) : childPointer(out, m_stack[i].key);
+        }
+        return out;
+    }
+
+    Json& m_root;
+    std::vector<Frame> m_stack;
 };
 
 // "[json.exception.parse_error.101] parse error at line 1, column 2: syntax error …" → "syntax error …"
@@ -314,25 +324,20 @@ std::string lineColumn(std::string_view text, size_t position) {
 }
 
 Status parseText(std::string_view text, Json& out) {
-    KeyTracker tracker;
+    DomBuilder builder(out);
+    bool parsed = false;
     try {
-        out = Json::parse(text.begin(), text.end(), [&](int, Json::parse_event_t event, Json& parsed) {
-            return tracker.onEvent(event, parsed);
-        });
-        return {};
-    } catch (const DuplicateKeyFound& dup) {
-        return makeError("json.duplicate_key", "key '" + dup.key + "' appears twice in one object", dup.pointer);
+        parsed = Json::sax_parse(text.begin(), text.end(), &builder);
     } catch (const Json::exception& ex) {
-        SyntaxErrorFinder finder;
-        try {
-            Json::sax_parse(text.begin(), text.end(), &finder);
-        } catch (const std::exception&) {
-            // The finder never throws by itself; if the SAX pass does, fall back to the first message.
-        }
-        if (finder.found)
-            return makeError("json.parse", stripNlohmannPrefix(finder.message), lineColumn(text, finder.position));
         return makeError("json.parse", stripNlohmannPrefix(ex.what()));
     }
+    if (builder.duplicateKey)
+        return makeError("json.duplicate_key", "key '" + *builder.duplicateKey + "' appears twice in one object",
+                         builder.duplicatePointer);
+    if (builder.syntaxError)
+        return makeError("json.parse", stripNlohmannPrefix(builder.message), lineColumn(text, builder.position));
+    if (!parsed) return makeError("json.parse", "the JSON text could not be parsed");
+    return {};
 }
 
 // ---------------------------------------------------------------------------------------------
