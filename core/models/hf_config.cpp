@@ -261,6 +261,14 @@ Result<ModelConfig> parseHfConfig(std::string_view jsonText, const std::string& 
 }
 
 Result<ModelConfig> readHfConfig(const std::string& path) {
+    // Real config.json files are a few kilobytes; refuse to slurp anything huge.
+    constexpr std::uintmax_t kMaxBytes = 16u << 20;
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec)) return makeError("config.io", "is a directory, not a file", path);
+    const std::uintmax_t size = std::filesystem::file_size(path, ec);
+    if (!ec && size > kMaxBytes)
+        return makeError("config.too_large", "file is " + std::to_string(size) + " bytes; a config.json is at most " +
+                                                 std::to_string(kMaxBytes), path);
     std::ifstream in(path, std::ios::binary);
     if (!in) return makeError("config.io", "cannot open file", path);
     std::ostringstream text;

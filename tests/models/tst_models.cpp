@@ -454,6 +454,7 @@ private slots:
         QTest::newRow("not an object") << "not_an_object.json" << std::string("config.bad_field") << std::string(":/");
         QTest::newRow("truncated") << "truncated.json" << std::string("config.parse") << std::string("truncated.json:byte 67");
         QTest::newRow("no such file") << "does_not_exist.json" << std::string("config.io") << std::string("does_not_exist.json");
+        QTest::newRow("a directory") << "" << std::string("config.io") << std::string("configs/");
     }
     void hfMalformed() {
         QFETCH(QString, file);
