@@ -9,7 +9,6 @@
 #include <queue>
 #include <span>
 #include <unordered_map>
-#include <unordered_set>
 
 #include "io/atomic_file.h"
 
@@ -307,7 +306,7 @@ private:
 
 // "[json.exception.parse_error.101] parse error at line 1, column 2: syntax error …" → "syntax error …"
 std::string stripNlohmannPrefix(std::string text) {
-    if (auto p = text.find("] "); p != std::string::npos && text.front() == '[') text.erase(0, p + 2);
+    if (auto p = text.find("] "); p != std::string::npos && text.rfind('[', 0) == 0) text.erase(0, p + 2);
     if (text.rfind("parse error", 0) == 0)
         if (auto p = text.find(": "); p != std::string::npos) text.erase(0, p + 2);
     return text;
@@ -401,6 +400,10 @@ Result<std::vector<int64_t>> asIntList(const Json& j, const std::string& ptr) {
     std::vector<int64_t> out;
     out.reserve(j.size());
     for (size_t i = 0; i < j.size(); ++i) {
+        if (j[i].is_number_integer() && !j[i].is_number_unsigned()) {  // fast path: no pointer string
+            out.push_back(j[i].get<int64_t>());
+            continue;
+        }
         int64_t v = 0;
         CFP_IO_ASSIGN(v, asInt(j[i], childPointer(ptr, i)));
         out.push_back(v);
@@ -500,6 +503,10 @@ Status DocumentReader::readAttributes(const Json& j, const std::string& ptr, Op&
                                                    std::to_string(m_limits.maxLiteralValues), lp);
             a.literal.reserve(v->size());
             for (size_t i = 0; i < v->size(); ++i) {
+                if ((*v)[i].is_number()) {  // fast path: no pointer string
+                    a.literal.push_back((*v)[i].get<double>());
+                    continue;
+                }
                 double x = 0;
                 CFP_IO_ASSIGN(x, asLiteralValue((*v)[i], childPointer(lp, i)));
                 a.literal.push_back(x);
@@ -611,6 +618,10 @@ Status DocumentReader::readNode(const Json& j, const std::string& ptr, Draft& d)
         if (!v->is_array()) return typeError(optr, "an array of node names", *v);
         d.operandNames.reserve(v->size());
         for (size_t i = 0; i < v->size(); ++i) {
+            if ((*v)[i].is_string()) {  // fast path: no pointer string
+                d.operandNames.push_back((*v)[i].get<std::string>());
+                continue;
+            }
             std::string name;
             CFP_IO_ASSIGN(name, asString((*v)[i], childPointer(optr, i)));
             d.operandNames.push_back(std::move(name));
@@ -811,6 +822,8 @@ Error located(Error e, const std::string& sourceName) {
     e.where = e.where.empty() ? sourceName : sourceName + ":" + e.where;
     return e;
 }
+
+#undef CFP_IO_ASSIGN
 
 }  // namespace
 
