@@ -129,7 +129,7 @@ Json describeJson(const LoadedModel& m, const GraphStats& s) {
 
 void printDescribe(const LoadedModel& m, const GraphStats& s) {
     using namespace cfp::cli;
-    std::string header = m.graph.name() + "  (" + std::string(modelSourceKindName(m.kind)) + ": " + m.spec + ")";
+    const std::string header = m.graph.name() + "  (" + m.spec + ")";
     std::cout << header << "\n\n";
     auto row = [](const std::string& label, const std::string& value) {
         std::printf("  %-22s %s\n", label.c_str(), value.c_str());
@@ -155,7 +155,7 @@ void printDescribe(const LoadedModel& m, const GraphStats& s) {
                    withCommas(s.opsByPhase[1]) + ", optimizer " + withCommas(s.opsByPhase[2]) + ")");
     row("FLOPs per step", humanFlops(s.flops) + "  (forward " + humanFlops(s.flopsByPhase[0]) + ", backward " +
                               humanFlops(s.flopsByPhase[1]) + ", optimizer " + humanFlops(s.flopsByPhase[2]) + ")");
-    row("activations", humanBytes(static_cast<double>(s.activationBytes)) + " saved for backward (no recomputation)");
+    row("activations", humanBytes(static_cast<double>(s.activationBytes)) + " saved for backward (unfused ops, no recomputation)");
     row("built in", fixed(m.loadSeconds * 1000.0, 1) + " ms");
     std::cout << "\n  ops by kind:\n";
     for (const auto& [kind, n] : s.opsByKind) std::printf("    %-14s %10s\n", kind.c_str(), withCommas(n).c_str());

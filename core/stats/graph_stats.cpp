@@ -41,9 +41,24 @@ GraphStats computeStats(const Graph& graph) {
             for (OpId in : op.operands)
                 if (graph.op(in).phase == Phase::Forward) savedForBackward[static_cast<size_t>(in)] = true;
     }
+    // Values computed from constants alone (masks, scales, RoPE tables) are recomputed or folded by
+    // any compiler, and a saved broadcast is kept as its (smaller) operand and re-broadcast: charge
+    // those to their source instead. Reverse id order visits users before operands.
+    std::vector<bool> dependsOnData(static_cast<size_t>(graph.size()), false);
     for (const Op& op : graph.ops()) {
-        if (!savedForBackward[static_cast<size_t>(op.id)]) continue;
-        if (op.kind == OpKind::Parameter || op.kind == OpKind::Constant || op.kind == OpKind::Iota) continue;
+        bool data = op.kind == OpKind::Parameter;
+        for (OpId in : op.operands) data = data || dependsOnData[static_cast<size_t>(in)];
+        dependsOnData[static_cast<size_t>(op.id)] = data;
+    }
+    for (auto it = graph.ops().rbegin(); it != graph.ops().rend(); ++it) {
+        const Op& op = *it;
+        const auto i = static_cast<size_t>(op.id);
+        if (!savedForBackward[i] || !dependsOnData[i]) continue;
+        if (op.kind == OpKind::Broadcast) {
+            savedForBackward[static_cast<size_t>(op.operands[0])] = true;
+            continue;
+        }
+        if (op.kind == OpKind::Parameter) continue;
         s.activationBytes += op.type.bytes();
     }
     for (int k = 0; k < kOpKindCount; ++k)

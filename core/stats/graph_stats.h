@@ -8,7 +8,8 @@
 //   reduce       1 per operand element
 //   everything else (layout, gather/scatter, sources) 0
 // Activation bytes are the forward results that backward ops read (what training must keep alive
-// between the passes, without rematerialisation), excluding parameters and constants.
+// between the passes, without rematerialisation), excluding parameters and values computed from
+// constants alone; a saved broadcast counts as its operand (compilers keep the small tensor).
 
 #include <array>
 #include <cstdint>
