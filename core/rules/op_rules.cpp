@@ -1,0 +1,723 @@
+#include "rules/op_rules.h"
+
+#include <algorithm>
+#include <numeric>
+
+namespace cfp {
+
+std::string_view factorKindName(FactorKind k) {
+    switch (k) {
+        case FactorKind::PassThrough: return "pass";
+        case FactorKind::Reduction: return "reduction";
+        case FactorKind::Blocked: return "blocked";
+    }
+    return "?";
+}
+
+namespace {
+
+std::string factorLetter(int32_t f) {
+    if (f < 26) return std::string(1, static_cast<char>('i' + f > 'z' ? 'a' + (f - 18) : 'i' + f));
+    return "f" + std::to_string(f);
+}
+
+const std::vector<int64_t>& operandDimsOf(const Graph& g, const Op& op, size_t i) {
+    return g.op(op.operands.at(i)).type.dims;
+}
+
+int32_t addFactor(OpShardingRule& r, int64_t size, FactorKind kind, FactorRole role = FactorRole::Dim) {
+    r.factors.push_back(Factor{size, kind, role});
+    return r.factorCount() - 1;
+}
+
+bool contains(const std::vector<int64_t>& v, int64_t x) { return std::find(v.begin(), v.end(), x) != v.end(); }
+
+// One pass-through factor per result dim; operands of the result's rank map dim for dim (a rank-0
+// operand, e.g. a scalar select predicate, maps nothing).
+OpShardingRule elementwiseRule(const Graph& g, const Op& op) {
+    OpShardingRule r;
+    for (int64_t d : op.type.dims) {
+        (void)d;
+        addFactor(r, d, FactorKind::PassThrough);
+    }
+    r.resultDims.resize(op.type.dims.size());
+    std::iota(r.resultDims.begin(), r.resultDims.end(), 0);
+    for (size_t i = 0; i < op.operands.size(); ++i) {
+        const auto& dims = operandDimsOf(g, op, i);
+        if (dims == op.type.dims)
+            r.operandDims.push_back(r.resultDims);
+        else
+            r.operandDims.emplace_back(dims.size(), kNoFactor);
+    }
+    return r;
+}
+
+OpShardingRule sourceRule(const Graph&, const Op& op) {
+    OpShardingRule r;
+    for (int64_t d : op.type.dims) r.resultDims.push_back(addFactor(r, d, FactorKind::PassThrough));
+    return r;
+}
+
+OpShardingRule broadcastRule(const Graph& g, const Op& op) {
+    OpShardingRule r;
+    for (int64_t d : op.type.dims) r.resultDims.push_back(addFactor(r, d, FactorKind::PassThrough));
+    const auto& in = operandDimsOf(g, op, 0);
+    std::vector<int32_t> map(in.size(), kNoFactor);
+    for (size_t i = 0; i < in.size() && i < op.attrs.dimensions.size(); ++i) {
+        const int64_t rd = op.attrs.dimensions[i];
+        if (rd >= 0 && rd < op.type.rank() && op.type.dims[static_cast<size_t>(rd)] == in[i])
+            map[i] = static_cast<int32_t>(rd);
+    }
+    r.operandDims.push_back(std::move(map));
+    return r;
+}
+
+// Dims are grouped into runs with equal products; within a group only the major-most non-unit
+// dims of both sides correspond (a split of either into p contiguous blocks is the same split of
+// the other exactly when p divides both sizes, hence a factor of size gcd). Every other dim is
+// blocked: splitting a minor sub-dimension would interleave pieces.
+OpShardingRule reshapeRule(const Graph& g, const Op& op) {
+    OpShardingRule r;
+    const auto& a = operandDimsOf(g, op, 0);
+    const auto& b = op.type.dims;
+    std::vector<int32_t> in(a.size(), kNoFactor), out(b.size(), kNoFactor);
+    const bool hasZero = std::find(a.begin(), a.end(), 0) != a.end() || std::find(b.begin(), b.end(), 0) != b.end();
+    size_t i = 0, j = 0;
+    bool ok = !hasZero;
+    while (ok && (i < a.size() || j < b.size())) {
+        const size_t gi = i, gj = j;
+        int64_t pa = i < a.size() ? a[i++] : 1;
+        int64_t pb = j < b.size() ? b[j++] : 1;
+        while (pa != pb) {
+            if (pa < pb) {
+                if (i >= a.size()) { ok = false; break; }
+                pa *= a[i++];
+            } else {
+                if (j >= b.size()) { ok = false; break; }
+                pb *= b[j++];
+            }
+        }
+        if (!ok) break;
+        auto major = [](const std::vector<int64_t>& d, size_t from, size_t to) {
+            for (size_t k = from; k < to; ++k)
+                if (d[k] > 1) return k;
+            return from;
+        };
+        const size_t ma = major(a, gi, i), mb = major(b, gj, j);
+        if (ma < i && mb < j) {
+            const int32_t f = addFactor(r, std::gcd(a[ma], b[mb]), FactorKind::PassThrough);
+            in[ma] = f;
+            out[mb] = f;
+        }
+        for (size_t k = gi; k < i; ++k)
+            if (in[k] == kNoFactor) in[k] = addFactor(r, a[k], FactorKind::Blocked);
+        for (size_t k = gj; k < j; ++k)
+            if (out[k] == kNoFactor) out[k] = addFactor(r, b[k], FactorKind::Blocked);
+    }
+    if (!ok) {  // sizes do not regroup (malformed): everything blocked
+        r = OpShardingRule{};
+        in.assign(a.size(), kNoFactor);
+        out.assign(b.size(), kNoFactor);
+        for (size_t k = 0; k < a.size(); ++k) in[k] = addFactor(r, a[k], FactorKind::Blocked);
+        for (size_t k = 0; k < b.size(); ++k) out[k] = addFactor(r, b[k], FactorKind::Blocked);
+    }
+    r.operandDims.push_back(std::move(in));
+    r.resultDims = std::move(out);
+    return r;
+}
+
+OpShardingRule transposeRule(const Graph& g, const Op& op) {
+    OpShardingRule r;
+    const auto& in = operandDimsOf(g, op, 0);
+    std::vector<int32_t> map;
+    for (int64_t d : in) map.push_back(addFactor(r, d, FactorKind::PassThrough));
+    for (int64_t p : op.attrs.dimensions) r.resultDims.push_back(map.at(static_cast<size_t>(p)));
+    r.operandDims.push_back(std::move(map));
+    return r;
+}
+
+OpShardingRule sliceRule(const Graph& g, const Op& op) {
+    OpShardingRule r;
+    const auto& in = operandDimsOf(g, op, 0);
+    const SliceBounds& s = op.attrs.slice;
+    std::vector<int32_t> map;
+    for (size_t d = 0; d < in.size(); ++d) {
+        const bool whole = s.start.at(d) == 0 && s.limit.at(d) == in[d] && (s.stride.empty() || s.stride.at(d) == 1);
+        map.push_back(addFactor(r, op.type.dims[d], whole ? FactorKind::PassThrough : FactorKind::Blocked));
+    }
+    r.resultDims = map;
+    r.operandDims.push_back(std::move(map));
+    return r;
+}
+
+OpShardingRule concatenateRule(const Graph&, const Op& op) {
+    OpShardingRule r;
+    const int64_t axis = op.attrs.dimensions.empty() ? 0 : op.attrs.dimensions[0];
+    for (int64_t d = 0; d < op.type.rank(); ++d)
+        r.resultDims.push_back(addFactor(r, op.type.dims[static_cast<size_t>(d)],
+                                         d == axis ? FactorKind::Blocked : FactorKind::PassThrough));
+    r.operandDims.assign(op.operands.size(), r.resultDims);
+    return r;
+}
+
+OpShardingRule reduceRule(const Graph& g, const Op& op) {
+    OpShardingRule r;
+    const auto& in = operandDimsOf(g, op, 0);
+    const FactorKind reduced = op.attrs.reduceKind == ReduceKind::Add ? FactorKind::Reduction : FactorKind::Blocked;
+    std::vector<int32_t> map;
+    for (size_t d = 0; d < in.size(); ++d) {
+        const bool isReduced = contains(op.attrs.dimensions, static_cast<int64_t>(d));
+        const int32_t f = addFactor(r, in[d], isReduced ? reduced : FactorKind::PassThrough);
+        map.push_back(f);
+        if (!isReduced) r.resultDims.push_back(f);
+    }
+    r.operandDims.push_back(std::move(map));
+    // Remaining operands (init values, when present) are scalars.
+    for (size_t i = 1; i < op.operands.size(); ++i) r.operandDims.emplace_back(operandDimsOf(g, op, i).size(), kNoFactor);
+    return r;
+}
+
+// Factors in a fixed order: batch, lhs free, rhs free, contracting (FactorRole tells which).
+OpShardingRule dotRule(const Graph& g, const Op& op) {
+    OpShardingRule r;
+    const DotDimensionNumbers& d = op.attrs.dot;
+    const auto& lhs = operandDimsOf(g, op, 0);
+    const auto& rhs = operandDimsOf(g, op, 1);
+    std::vector<int32_t> lm(lhs.size(), kNoFactor), rm(rhs.size(), kNoFactor);
+    for (size_t k = 0; k < d.lhsBatch.size(); ++k) {
+        const auto l = static_cast<size_t>(d.lhsBatch[k]);
+        const int32_t f = addFactor(r, lhs[l], FactorKind::PassThrough, FactorRole::DotBatch);
+        lm[l] = f;
+        rm[static_cast<size_t>(d.rhsBatch[k])] = f;
+        r.resultDims.push_back(f);
+    }
+    for (size_t l = 0; l < lhs.size(); ++l) {
+        if (contains(d.lhsBatch, static_cast<int64_t>(l)) || contains(d.lhsContracting, static_cast<int64_t>(l))) continue;
+        lm[l] = addFactor(r, lhs[l], FactorKind::PassThrough, FactorRole::DotLhsFree);
+        r.resultDims.push_back(lm[l]);
+    }
+    for (size_t l = 0; l < rhs.size(); ++l) {
+        if (contains(d.rhsBatch, static_cast<int64_t>(l)) || contains(d.rhsContracting, static_cast<int64_t>(l))) continue;
+        rm[l] = addFactor(r, rhs[l], FactorKind::PassThrough, FactorRole::DotRhsFree);
+        r.resultDims.push_back(rm[l]);
+    }
+    for (size_t k = 0; k < d.lhsContracting.size(); ++k) {
+        const auto l = static_cast<size_t>(d.lhsContracting[k]);
+        const int32_t f = addFactor(r, lhs[l], FactorKind::Reduction, FactorRole::DotContracting);
+        lm[l] = f;
+        rm[static_cast<size_t>(d.rhsContracting[k])] = f;
+    }
+    r.operandDims.push_back(std::move(lm));
+    r.operandDims.push_back(std::move(rm));
+    return r;
+}
+
+// Result batch dims (non-offset) follow the index batch dims; offset dims follow the operand's
+// window dims (pass-through when the window is the whole dim). A collapsed, indexed table dim with
+// slice size 1 is a Reduction: vocab-parallel lookup, each device contributes its rows, zeros else.
+OpShardingRule gatherRule(const Graph& g, const Op& op) {
+    OpShardingRule r;
+    const GatherDimensionNumbers& gd = op.attrs.gather;
+    const auto& table = operandDimsOf(g, op, 0);
+    const auto& idx = operandDimsOf(g, op, 1);
+    std::vector<int32_t> tm(table.size(), kNoFactor), im(idx.size(), kNoFactor);
+    r.resultDims.assign(op.type.dims.size(), kNoFactor);
+    std::vector<int64_t> batchResultDims;
+    for (int64_t d = 0; d < op.type.rank(); ++d)
+        if (!contains(gd.offsetDims, d)) batchResultDims.push_back(d);
+    size_t next = 0;
+    for (int64_t d = 0; d < static_cast<int64_t>(idx.size()); ++d) {
+        if (d == gd.indexVectorDim) {
+            im[static_cast<size_t>(d)] = addFactor(r, idx[static_cast<size_t>(d)], FactorKind::Blocked);
+            continue;
+        }
+        const int32_t f = addFactor(r, idx[static_cast<size_t>(d)], FactorKind::PassThrough);
+        im[static_cast<size_t>(d)] = f;
+        if (next < batchResultDims.size()) r.resultDims[static_cast<size_t>(batchResultDims[next++])] = f;
+    }
+    size_t window = 0;
+    for (int64_t k = 0; k < static_cast<int64_t>(table.size()); ++k) {
+        const auto ku = static_cast<size_t>(k);
+        const int64_t sliceSize = ku < gd.sliceSizes.size() ? gd.sliceSizes[ku] : table[ku];
+        if (contains(gd.collapsedSliceDims, k)) {
+            const bool lookup = contains(gd.startIndexMap, k) && sliceSize == 1;
+            tm[ku] = addFactor(r, table[ku], lookup ? FactorKind::Reduction : FactorKind::Blocked);
+            continue;
+        }
+        const int64_t rd = window < gd.offsetDims.size() ? gd.offsetDims[window++] : -1;
+        if (sliceSize == table[ku] && rd >= 0) {
+            const int32_t f = addFactor(r, table[ku], FactorKind::PassThrough);
+            tm[ku] = f;
+            r.resultDims[static_cast<size_t>(rd)] = f;
+        } else {
+            tm[ku] = addFactor(r, table[ku], FactorKind::Blocked);
+            if (rd >= 0) r.resultDims[static_cast<size_t>(rd)] = addFactor(r, op.type.dims[static_cast<size_t>(rd)], FactorKind::Blocked);
+        }
+    }
+    for (auto& f : r.resultDims)
+        if (f == kNoFactor) f = addFactor(r, 1, FactorKind::Blocked);
+    r.operandDims.push_back(std::move(tm));
+    r.operandDims.push_back(std::move(im));
+    return r;
+}
+
+bool isZeroSplat(const Graph& g, OpId id) {
+    const Op* op = &g.op(id);
+    while (op->kind == OpKind::Broadcast || op->kind == OpKind::Convert) op = &g.op(op->operands[0]);
+    if (op->kind != OpKind::Constant) return false;
+    return std::all_of(op->attrs.literal.begin(), op->attrs.literal.end(), [](double v) { return v == 0.0; });
+}
+
+// Operand and result dims correspond one to one. Inserted (indexed) dims are pass-through between
+// operand and result: a device holding a range of rows applies only the updates landing in it.
+// The updates' scatter dims are a Reduction (partial sums of scatter-adds) when the combiner is add
+// and the operand is zeros — otherwise each device would add the operand once more.
+OpShardingRule scatterRule(const Graph& g, const Op& op) {
+    OpShardingRule r;
+    const ScatterDimensionNumbers& sd = op.attrs.scatter;
+    const auto& base = operandDimsOf(g, op, 0);
+    const auto& idx = operandDimsOf(g, op, 1);
+    const auto& upd = operandDimsOf(g, op, 2);
+    std::vector<int32_t> bm(base.size(), kNoFactor), im(idx.size(), kNoFactor), um(upd.size(), kNoFactor);
+    size_t window = 0;
+    for (int64_t k = 0; k < static_cast<int64_t>(base.size()); ++k) {
+        const auto ku = static_cast<size_t>(k);
+        if (contains(sd.insertedWindowDims, k)) {
+            bm[ku] = addFactor(r, base[ku], FactorKind::PassThrough);
+            continue;
+        }
+        const int64_t ud = window < sd.updateWindowDims.size() ? sd.updateWindowDims[window++] : -1;
+        if (ud >= 0 && upd[static_cast<size_t>(ud)] == base[ku]) {
+            const int32_t f = addFactor(r, base[ku], FactorKind::PassThrough);
+            bm[ku] = f;
+            um[static_cast<size_t>(ud)] = f;
+        } else {
+            bm[ku] = addFactor(r, base[ku], FactorKind::Blocked);
+        }
+    }
+    const FactorKind scattered = op.attrs.reduceKind == ReduceKind::Add && isZeroSplat(g, op.operands[0])
+                                     ? FactorKind::Reduction
+                                     : FactorKind::Blocked;
+    std::vector<int64_t> updateScatterDims;
+    for (int64_t d = 0; d < static_cast<int64_t>(upd.size()); ++d)
+        if (!contains(sd.updateWindowDims, d)) updateScatterDims.push_back(d);
+    size_t next = 0;
+    for (int64_t d = 0; d < static_cast<int64_t>(idx.size()); ++d) {
+        const auto du = static_cast<size_t>(d);
+        if (d == sd.indexVectorDim) {
+            im[du] = addFactor(r, idx[du], FactorKind::Blocked);
+            continue;
+        }
+        const int32_t f = addFactor(r, idx[du], scattered);
+        im[du] = f;
+        if (next < updateScatterDims.size()) um[static_cast<size_t>(updateScatterDims[next++])] = f;
+    }
+    for (auto& f : um)
+        if (f == kNoFactor) f = addFactor(r, 1, FactorKind::Blocked);
+    r.resultDims = bm;
+    r.operandDims.push_back(std::move(bm));
+    r.operandDims.push_back(std::move(im));
+    r.operandDims.push_back(std::move(um));
+    return r;
+}
+
+std::array<RuleFunction, kOpKindCount> makeRegistry() {
+    std::array<RuleFunction, kOpKindCount> t{};
+    for (int k = 0; k < kOpKindCount; ++k)
+        if (isElementwise(static_cast<OpKind>(k))) t[static_cast<size_t>(k)] = &elementwiseRule;
+    auto set = [&t](OpKind k, RuleFunction f) { t[static_cast<size_t>(k)] = f; };
+    set(OpKind::Parameter, &sourceRule);
+    set(OpKind::Constant, &sourceRule);
+    set(OpKind::Iota, &sourceRule);
+    set(OpKind::Broadcast, &broadcastRule);
+    set(OpKind::Reshape, &reshapeRule);
+    set(OpKind::Transpose, &transposeRule);
+    set(OpKind::Slice, &sliceRule);
+    set(OpKind::Concatenate, &concatenateRule);
+    set(OpKind::Reduce, &reduceRule);
+    set(OpKind::Dot, &dotRule);
+    set(OpKind::Gather, &gatherRule);
+    set(OpKind::Scatter, &scatterRule);
+    // CustomCall: opaque, no rule.
+    return t;
+}
+
+// ---- propagation helpers ----
+
+// Axes of `dim` in major-to-minor order; returns the count.
+int axesOnDim(const CompactSharding& s, int dim, std::array<int8_t, kMaxRuleMeshAxes>& out) {
+    int n = 0;
+    for (int p = 0; p < kMaxRuleMeshAxes; ++p) {
+        bool found = false;
+        for (int a = 0; a < kMaxRuleMeshAxes; ++a)
+            if (s.dimOf[static_cast<size_t>(a)] == dim && s.position[static_cast<size_t>(a)] == p) {
+                out[static_cast<size_t>(n++)] = static_cast<int8_t>(a);
+                found = true;
+                break;
+            }
+        if (!found) break;
+    }
+    return n;
+}
+
+int axesOnFactor(const FactorAssignment& fa, int f, std::array<int8_t, kMaxRuleMeshAxes>& out) {
+    int n = 0;
+    for (int p = 0; p < kMaxRuleMeshAxes; ++p) {
+        bool found = false;
+        for (int a = 0; a < kMaxRuleMeshAxes; ++a)
+            if (fa.factorOf[static_cast<size_t>(a)] == f && fa.position[static_cast<size_t>(a)] == p) {
+                out[static_cast<size_t>(n++)] = static_cast<int8_t>(a);
+                found = true;
+                break;
+            }
+        if (!found) break;
+    }
+    return n;
+}
+
+void setWhy(std::string* why, std::string text) {
+    if (why) *why = std::move(text);
+}
+
+bool checkDivisibility(const OpShardingRule& rule, const FactorAssignment& out, const MeshSizes& mesh, std::string* why) {
+    for (int32_t f = 0; f < rule.factorCount(); ++f) {
+        int64_t product = 1;
+        for (int a = 0; a < mesh.rank; ++a)
+            if (out.factorOf[static_cast<size_t>(a)] == f) product *= mesh.size[static_cast<size_t>(a)];
+        if (product > 1 && rule.factors[static_cast<size_t>(f)].size % product != 0) {
+            setWhy(why, "factor " + factorLetter(f) + " of size " + std::to_string(rule.factors[static_cast<size_t>(f)].size) +
+                            " is not divisible by its split " + std::to_string(product));
+            return false;
+        }
+    }
+    return true;
+}
+
+// Adds dim `axes` to factor f, or checks agreement when f already has a source.
+bool bindFactor(const OpShardingRule& rule, int32_t f, const std::array<int8_t, kMaxRuleMeshAxes>& axes, int n,
+                std::vector<char>& seen, FactorAssignment& out, const std::string& where, std::string* why) {
+    const Factor& factor = rule.factors[static_cast<size_t>(f)];
+    if (n > 0 && factor.kind == FactorKind::Blocked) {
+        setWhy(why, where + " splits blocked factor " + factorLetter(f));
+        return false;
+    }
+    if (seen[static_cast<size_t>(f)]) {
+        std::array<int8_t, kMaxRuleMeshAxes> have{};
+        const int m = axesOnFactor(out, f, have);
+        if (m != n || !std::equal(axes.begin(), axes.begin() + n, have.begin())) {
+            setWhy(why, where + " disagrees with another operand on factor " + factorLetter(f));
+            return false;
+        }
+        return true;
+    }
+    seen[static_cast<size_t>(f)] = 1;
+    for (int k = 0; k < n; ++k) {
+        const auto a = static_cast<size_t>(axes[static_cast<size_t>(k)]);
+        if (out.factorOf[a] != -1) {
+            setWhy(why, where + ": mesh axis " + std::to_string(a) + " would split two factors");
+            return false;
+        }
+        out.factorOf[a] = static_cast<int16_t>(f);
+        out.position[a] = static_cast<int8_t>(k);
+    }
+    return true;
+}
+
+Error needsCommunication(const std::string& why) { return makeError("rules.needs_communication", why); }
+
+}  // namespace
+
+std::string OpShardingRule::toString() const {
+    auto list = [](const std::vector<int32_t>& dims) {
+        std::string s = "[";
+        for (size_t d = 0; d < dims.size(); ++d) {
+            if (d) s += ",";
+            s += dims[d] == kNoFactor ? "_" : factorLetter(dims[d]);
+        }
+        return s + "]";
+    };
+    std::string s = "(";
+    for (size_t i = 0; i < operandDims.size(); ++i) {
+        if (i) s += ", ";
+        s += list(operandDims[i]);
+    }
+    s += ") -> " + list(resultDims) + " {";
+    for (int32_t f = 0; f < factorCount(); ++f) {
+        if (f) s += ", ";
+        s += factorLetter(f) + "=" + std::to_string(factors[static_cast<size_t>(f)].size);
+        if (factors[static_cast<size_t>(f)].kind != FactorKind::PassThrough)
+            s += " " + std::string(factorKindName(factors[static_cast<size_t>(f)].kind));
+    }
+    return s + "}";
+}
+
+const std::array<RuleFunction, kOpKindCount>& ruleRegistry() {
+    static const std::array<RuleFunction, kOpKindCount> registry = makeRegistry();
+    return registry;
+}
+
+bool hasShardingRule(OpKind kind) { return ruleRegistry()[static_cast<size_t>(kind)] != nullptr; }
+
+Result<OpShardingRule> shardingRuleFor(const Graph& graph, const Op& op) {
+    const RuleFunction fn = ruleRegistry()[static_cast<size_t>(op.kind)];
+    if (!fn) {
+        std::string what = "no sharding rule for " + std::string(opKindName(op.kind));
+        if (!op.attrs.target.empty()) what += " '" + op.attrs.target + "'";
+        return makeError("rules.no_rule", what, op.name);
+    }
+    return fn(graph, op);
+}
+
+CompactSharding CompactSharding::replicated(int64_t rank) {
+    CompactSharding s;
+    s.rank = static_cast<int8_t>(rank);
+    return s;
+}
+
+bool CompactSharding::isPartial() const {
+    return std::find(dimOf.begin(), dimOf.end(), kAxisPartial) != dimOf.end();
+}
+
+CompactSharding CompactSharding::withoutPartial() const {
+    CompactSharding s = *this;
+    for (size_t a = 0; a < s.dimOf.size(); ++a)
+        if (s.dimOf[a] == kAxisPartial) {
+            s.dimOf[a] = kAxisUnused;
+            s.position[a] = -1;
+        }
+    return s;
+}
+
+size_t CompactSharding::hash() const {
+    size_t h = 1469598103934665603ull;
+    auto mix = [&h](int8_t v) { h = (h ^ static_cast<uint8_t>(v)) * 1099511628211ull; };
+    mix(rank);
+    for (size_t a = 0; a < dimOf.size(); ++a) {
+        mix(dimOf[a]);
+        mix(position[a]);
+    }
+    return h;
+}
+
+Result<MeshSizes> meshSizes(const Mesh& mesh) {
+    if (mesh.rank() > kMaxRuleMeshAxes)
+        return makeError("rules.bad_mesh", "meshes of more than " + std::to_string(kMaxRuleMeshAxes) +
+                                               " axes are not supported, got " + std::to_string(mesh.rank()));
+    MeshSizes m;
+    m.rank = static_cast<int>(mesh.rank());
+    for (int a = 0; a < m.rank; ++a) m.size[static_cast<size_t>(a)] = mesh.axes()[static_cast<size_t>(a)].size;
+    return m;
+}
+
+Result<CompactSharding> toCompact(const TensorSharding& sharding, const Mesh& mesh) {
+    if (mesh.rank() > kMaxRuleMeshAxes) return makeError("rules.bad_mesh", "too many mesh axes");
+    CompactSharding c;
+    c.rank = static_cast<int8_t>(sharding.rank());
+    for (int64_t d = 0; d < sharding.rank(); ++d) {
+        const auto& axes = sharding.dimAxes(d);
+        for (size_t p = 0; p < axes.size(); ++p) {
+            auto a = mesh.axisIndex(axes[p]);
+            if (!a) return makeError("sharding.unknown_axis", "mesh " + mesh.toString() + " has no axis '" + axes[p] + "'");
+            c.dimOf[static_cast<size_t>(*a)] = static_cast<int8_t>(d);
+            c.position[static_cast<size_t>(*a)] = static_cast<int8_t>(p);
+        }
+    }
+    for (const auto& name : sharding.partialAxes()) {
+        auto a = mesh.axisIndex(name);
+        if (!a) return makeError("sharding.unknown_axis", "mesh " + mesh.toString() + " has no axis '" + name + "'");
+        c.dimOf[static_cast<size_t>(*a)] = CompactSharding::kAxisPartial;
+    }
+    return c;
+}
+
+TensorSharding fromCompact(const CompactSharding& c, const Mesh& mesh) {
+    std::vector<TensorSharding::AxisList> dims(static_cast<size_t>(c.rank));
+    TensorSharding::AxisList partial;
+    std::array<int8_t, kMaxRuleMeshAxes> axes{};
+    for (int d = 0; d < c.rank; ++d) {
+        const int n = axesOnDim(c, d, axes);
+        for (int k = 0; k < n; ++k) dims[static_cast<size_t>(d)].push_back(mesh.axes()[static_cast<size_t>(axes[static_cast<size_t>(k)])].name);
+    }
+    for (int a = 0; a < static_cast<int>(mesh.rank()) && a < kMaxRuleMeshAxes; ++a)
+        if (c.dimOf[static_cast<size_t>(a)] == CompactSharding::kAxisPartial) partial.push_back(mesh.axes()[static_cast<size_t>(a)].name);
+    auto s = TensorSharding::create(std::move(dims), std::move(partial));
+    return s ? *s : TensorSharding::replicated(c.rank);
+}
+
+bool assignFromOperands(const OpShardingRule& rule, std::span<const CompactSharding* const> operands,
+                        const MeshSizes& mesh, FactorAssignment& out, std::string* why) {
+    out = FactorAssignment{};
+    std::vector<char> seen(rule.factors.size(), 0);
+    std::array<int8_t, kMaxRuleMeshAxes> axes{};
+    for (size_t i = 0; i < operands.size() && i < rule.operandDims.size(); ++i) {
+        const CompactSharding* s = operands[i];
+        if (!s) continue;
+        const auto& map = rule.operandDims[i];
+        if (s->rank != static_cast<int8_t>(map.size())) {
+            setWhy(why, "operand " + std::to_string(i) + " sharding has rank " + std::to_string(s->rank) +
+                            ", the operand has rank " + std::to_string(map.size()));
+            return false;
+        }
+        if (s->isPartial()) {
+            setWhy(why, "operand " + std::to_string(i) + " is a pending partial sum");
+            return false;
+        }
+        for (size_t d = 0; d < map.size(); ++d) {
+            const int n = axesOnDim(*s, static_cast<int>(d), axes);
+            const std::string where = "operand " + std::to_string(i) + " dim " + std::to_string(d);
+            if (map[d] == kNoFactor) {
+                if (n > 0) {
+                    setWhy(why, where + " is split but maps to no factor");
+                    return false;
+                }
+                continue;
+            }
+            if (!bindFactor(rule, map[d], axes, n, seen, out, where, why)) return false;
+        }
+    }
+    return checkDivisibility(rule, out, mesh, why);
+}
+
+bool assignFromResult(const OpShardingRule& rule, const CompactSharding& result, const MeshSizes& mesh,
+                      FactorAssignment& out, std::string* why) {
+    out = FactorAssignment{};
+    if (result.rank != static_cast<int8_t>(rule.resultDims.size())) {
+        setWhy(why, "result sharding has the wrong rank");
+        return false;
+    }
+    std::vector<char> seen(rule.factors.size(), 0);
+    std::array<int8_t, kMaxRuleMeshAxes> axes{};
+    for (size_t d = 0; d < rule.resultDims.size(); ++d) {
+        const int n = axesOnDim(result, static_cast<int>(d), axes);
+        const std::string where = "result dim " + std::to_string(d);
+        if (rule.resultDims[d] == kNoFactor) {
+            if (n > 0) {
+                setWhy(why, where + " is split but maps to no factor");
+                return false;
+            }
+            continue;
+        }
+        if (!bindFactor(rule, rule.resultDims[d], axes, n, seen, out, where, why)) return false;
+    }
+    if (result.isPartial()) {
+        int32_t reduction = kNoFactor;
+        int count = 0;
+        for (int32_t f = 0; f < rule.factorCount(); ++f)
+            if (rule.factors[static_cast<size_t>(f)].kind == FactorKind::Reduction) {
+                reduction = f;
+                ++count;
+            }
+        if (count != 1) {
+            setWhy(why, "a partial result cannot be attributed to one reduction factor");
+            return false;
+        }
+        int8_t p = 0;
+        for (int a = 0; a < mesh.rank; ++a)
+            if (result.dimOf[static_cast<size_t>(a)] == CompactSharding::kAxisPartial) {
+                out.factorOf[static_cast<size_t>(a)] = static_cast<int16_t>(reduction);
+                out.position[static_cast<size_t>(a)] = p++;
+            }
+    }
+    return checkDivisibility(rule, out, mesh, why);
+}
+
+CompactSharding projectOperand(const OpShardingRule& rule, const FactorAssignment& fa, size_t operand) {
+    const auto& map = rule.operandDims.at(operand);
+    CompactSharding s = CompactSharding::replicated(static_cast<int64_t>(map.size()));
+    for (size_t a = 0; a < kMaxRuleMeshAxes; ++a) {
+        const int16_t f = fa.factorOf[a];
+        if (f < 0) continue;
+        for (size_t d = 0; d < map.size(); ++d)
+            if (map[d] == f) {
+                s.dimOf[a] = static_cast<int8_t>(d);
+                s.position[a] = fa.position[a];
+                break;
+            }
+    }
+    return s;
+}
+
+CompactSharding projectResult(const OpShardingRule& rule, const FactorAssignment& fa) {
+    CompactSharding s = CompactSharding::replicated(static_cast<int64_t>(rule.resultDims.size()));
+    for (size_t a = 0; a < kMaxRuleMeshAxes; ++a) {
+        const int16_t f = fa.factorOf[a];
+        if (f < 0) continue;
+        bool placed = false;
+        for (size_t d = 0; d < rule.resultDims.size(); ++d)
+            if (rule.resultDims[d] == f) {
+                s.dimOf[a] = static_cast<int8_t>(d);
+                s.position[a] = fa.position[a];
+                placed = true;
+                break;
+            }
+        if (!placed && rule.factors[static_cast<size_t>(f)].kind == FactorKind::Reduction)
+            s.dimOf[a] = CompactSharding::kAxisPartial;
+    }
+    return s;
+}
+
+Result<FactorAssignment> factorsFromOperands(const OpShardingRule& rule,
+                                             std::span<const std::optional<TensorSharding>> operands,
+                                             const Mesh& mesh) {
+    auto sizes = meshSizes(mesh);
+    if (!sizes) return sizes.error();
+    if (operands.size() != rule.operandDims.size())
+        return makeError("rules.bad_operands", "the rule has " + std::to_string(rule.operandDims.size()) +
+                                                   " operands, got " + std::to_string(operands.size()) + " shardings");
+    std::vector<CompactSharding> compact(operands.size());
+    std::vector<const CompactSharding*> ptrs(operands.size(), nullptr);
+    for (size_t i = 0; i < operands.size(); ++i) {
+        if (!operands[i]) continue;
+        auto c = toCompact(*operands[i], mesh);
+        if (!c) return c.error();
+        compact[i] = *c;
+        ptrs[i] = &compact[i];
+    }
+    FactorAssignment fa;
+    std::string why;
+    if (!assignFromOperands(rule, ptrs, *sizes, fa, &why)) return needsCommunication(why);
+    return fa;
+}
+
+Result<FactorAssignment> factorsFromResult(const OpShardingRule& rule, const TensorSharding& result, const Mesh& mesh) {
+    auto sizes = meshSizes(mesh);
+    if (!sizes) return sizes.error();
+    auto c = toCompact(result, mesh);
+    if (!c) return c.error();
+    FactorAssignment fa;
+    std::string why;
+    if (!assignFromResult(rule, *c, *sizes, fa, &why)) return needsCommunication(why);
+    return fa;
+}
+
+TensorSharding operandShardingFor(const OpShardingRule& rule, const FactorAssignment& a, size_t operand, const Mesh& mesh) {
+    return fromCompact(projectOperand(rule, a, operand), mesh);
+}
+
+TensorSharding resultShardingFor(const OpShardingRule& rule, const FactorAssignment& a, const Mesh& mesh) {
+    return fromCompact(projectResult(rule, a), mesh);
+}
+
+Result<TensorSharding> propagateForward(const OpShardingRule& rule,
+                                        std::span<const std::optional<TensorSharding>> operands, const Mesh& mesh) {
+    auto fa = factorsFromOperands(rule, operands, mesh);
+    if (!fa) return fa.error();
+    return resultShardingFor(rule, *fa, mesh);
+}
+
+Result<TensorSharding> propagateForward(const OpShardingRule& rule, std::span<const TensorSharding> operands,
+                                        const Mesh& mesh) {
+    std::vector<std::optional<TensorSharding>> known(operands.begin(), operands.end());
+    return propagateForward(rule, std::span<const std::optional<TensorSharding>>(known), mesh);
+}
+
+Result<std::vector<TensorSharding>> propagateBackward(const OpShardingRule& rule, const TensorSharding& result,
+                                                      const Mesh& mesh) {
+    auto fa = factorsFromResult(rule, result, mesh);
+    if (!fa) return fa.error();
+    std::vector<TensorSharding> out;
+    for (size_t i = 0; i < rule.operandDims.size(); ++i) out.push_back(operandShardingFor(rule, *fa, i, mesh));
+    return out;
+}
+
+}  // namespace cfp

@@ -1,0 +1,173 @@
+#pragma once
+// Per-op sharding rules as data: one registry of Shardy-style *factor* rules, and the one generic
+// propagation algorithm over them.
+//
+// A rule describes an op by its *factors*: the independent index spaces of the computation. Every
+// operand dimension and every result dimension maps to at most one factor (or to none). A sharding
+// of the op is an assignment of mesh axes to factors (each mesh axis to at most one factor, axes of
+// one factor ordered major to minor); the shardings of operands and result are its projections.
+//
+// Factor kinds:
+//   PassThrough  appears in the result (and in any number of operands). Splitting it splits the
+//                result the same way; operands that lack it are replicated along it (each device
+//                computes its slice). A factor that exists only in the result (broadcast's new dims,
+//                a source's dims) is therefore free to shard.
+//   Reduction    operand-only, combined by a SUM: dot contraction, reduce-add, a gather's collapsed
+//                table dim (vocab-parallel embedding: each device looks up its rows, zeros elsewhere),
+//                the scattered dims of a scatter-add into zeros. Splitting it leaves the result a
+//                pending partial sum over those axes.
+//   Blocked      cannot be split without communication: sliced or concatenated dims, reduce-max/min
+//                dims, reshape dims that are not the major-most dimension of their group, index
+//                vectors.
+//
+// Worked examples (printed with OpShardingRule::toString; factor letters in order of creation):
+//   dot X[8,1024,4096]·W[4096,16384], contracting {2},{0}:
+//       ([i,j,l], [l,k]) -> [i,j,k] {i=8, j=1024, k=16384, l=4096 reduction}
+//     (factors in the order batch, lhs free, rhs free, contracting)
+//     operands [{x},{},{}], [{},{}] → i on x → result [{x},{},{}]
+//     operands [{},{},{x}], [{x},{}] → l on x → result [{},{},{}] partial{x}
+//   reduce-max f32[8,16] over {1}:  ([i,j]) -> [i]  {i=8, j=16 blocked}; operand [{},{x}] → needs
+//     communication (rules.needs_communication).
+//   reshape [B,S,H]=[8,1024,4096] → [B,S,nh,hd]=[8,1024,32,128]: groups {B}↔{B}, {S}↔{S},
+//     {H}↔{nh,hd}. Only the major-most dims of a group correspond, through a factor of size
+//     gcd(H, nh) = 32; the minor result dim hd is its own blocked factor:
+//       ([i,j,k]) -> [i,j,k,l] {i=8, j=1024, k=32, l=128 blocked}
+//     operand [{},{},{x}] (x=8 divides 32) → result [{},{},{x},{}].
+//   broadcast f32[16] → f32[8,16] dims {1}: ([j]) -> [i,j] {i=8, j=16}; result-only factor i is free.
+//
+// Op kinds without a rule (custom-call) are reported with code rules.no_rule; analysis treats them as
+// block boundaries.
+//
+// Propagation works on n-D meshes of at most kMaxRuleMeshAxes axes. Forward propagation is strict:
+// every KNOWN operand dimension mapped to a factor must carry exactly the same ordered axes as every
+// other known dimension of that factor (an unsplit dimension next to a split one disagrees: that
+// would need at least a local slice on the edge); unknown operands (std::nullopt) adapt. Operands
+// must not be pending partial sums. Every factor's axes must divide its size. Failures are
+// Error{code "rules.needs_communication"} with a message naming the operand, dim and factor.
+//
+// Stable error codes: rules.no_rule, rules.needs_communication, rules.bad_mesh, rules.bad_operands.
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "ir/graph.h"
+#include "sharding/mesh.h"
+#include "sharding/sharding.h"
+#include "util/result.h"
+
+namespace cfp {
+
+inline constexpr int kMaxRuleMeshAxes = 8;
+inline constexpr int32_t kNoFactor = -1;
+
+enum class FactorKind : uint8_t { PassThrough, Reduction, Blocked };
+std::string_view factorKindName(FactorKind k);  // "pass", "reduction", "blocked"
+
+// What a dot factor is (other ops: Dim). Lets strategy enumeration pick rows/columns/contraction.
+enum class FactorRole : uint8_t { Dim, DotBatch, DotLhsFree, DotRhsFree, DotContracting };
+
+struct Factor {
+    int64_t size = 1;
+    FactorKind kind = FactorKind::PassThrough;
+    FactorRole role = FactorRole::Dim;
+    bool operator==(const Factor&) const = default;
+};
+
+struct OpShardingRule {
+    std::vector<Factor> factors;
+    std::vector<std::vector<int32_t>> operandDims;  // [operand][dim] → factor or kNoFactor
+    std::vector<int32_t> resultDims;                // [dim] → factor or kNoFactor
+
+    int32_t factorCount() const { return static_cast<int32_t>(factors.size()); }
+    // "([i,j,l], [l,k]) -> [i,j,k] {…}"; "_" = no factor.
+    std::string toString() const;
+    bool operator==(const OpShardingRule&) const = default;
+};
+
+// ---- registry ----
+
+// One rule function per OpKind (nullptr: no rule). The op's operands are looked up in `graph`.
+using RuleFunction = OpShardingRule (*)(const Graph& graph, const Op& op);
+const std::array<RuleFunction, kOpKindCount>& ruleRegistry();
+bool hasShardingRule(OpKind kind);
+
+// The rule of `op` (an op of `graph`), or rules.no_rule naming the op and its kind.
+Result<OpShardingRule> shardingRuleFor(const Graph& graph, const Op& op);
+
+// ---- factor assignments (the generic algorithm) ----
+
+// Mesh axes assigned to factors, by mesh axis index: factorOf[a] = factor (or kNoFactor),
+// position[a] = a's place among its factor's axes (0 = major). Fixed size: no allocation.
+struct FactorAssignment {
+    std::array<int16_t, kMaxRuleMeshAxes> factorOf{};
+    std::array<int8_t, kMaxRuleMeshAxes> position{};
+    FactorAssignment() { factorOf.fill(-1); position.fill(-1); }
+    bool operator==(const FactorAssignment&) const = default;
+};
+
+// A sharding in mesh-axis-index form (what the analysis stores): per mesh axis the dim it splits
+// (kAxisUnused, kAxisPartial, or ≥ 0) and its position in that dim's list. Fixed size.
+struct CompactSharding {
+    static constexpr int8_t kAxisUnused = -1;
+    static constexpr int8_t kAxisPartial = -2;
+    std::array<int8_t, kMaxRuleMeshAxes> dimOf{};
+    std::array<int8_t, kMaxRuleMeshAxes> position{};
+    int8_t rank = 0;
+    CompactSharding() { dimOf.fill(kAxisUnused); position.fill(-1); }
+    static CompactSharding replicated(int64_t rank);
+    bool isPartial() const;
+    CompactSharding withoutPartial() const;  // partial axes become unused
+    bool operator==(const CompactSharding&) const = default;
+    size_t hash() const;
+};
+
+// Mesh axis sizes, validated (at most kMaxRuleMeshAxes axes).
+struct MeshSizes {
+    std::array<int64_t, kMaxRuleMeshAxes> size{};
+    int rank = 0;
+};
+Result<MeshSizes> meshSizes(const Mesh& mesh);
+
+Result<CompactSharding> toCompact(const TensorSharding& sharding, const Mesh& mesh);
+TensorSharding fromCompact(const CompactSharding& sharding, const Mesh& mesh);
+
+// Compact core, used by the analysis hot path. Return false and fill `why` (when non-null) when
+// the shardings need communication.
+bool assignFromOperands(const OpShardingRule& rule, std::span<const CompactSharding* const> operands,
+                        const MeshSizes& mesh, FactorAssignment& out, std::string* why);
+bool assignFromResult(const OpShardingRule& rule, const CompactSharding& result, const MeshSizes& mesh,
+                      FactorAssignment& out, std::string* why);
+CompactSharding projectOperand(const OpShardingRule& rule, const FactorAssignment& a, size_t operand);
+// Result sharding; axes on Reduction factors become partial axes.
+CompactSharding projectResult(const OpShardingRule& rule, const FactorAssignment& a);
+
+// ---- public TensorSharding API ----
+
+// Factor assignment from operand shardings (std::nullopt = unknown, adapts), or from the result.
+Result<FactorAssignment> factorsFromOperands(const OpShardingRule& rule,
+                                             std::span<const std::optional<TensorSharding>> operands,
+                                             const Mesh& mesh);
+Result<FactorAssignment> factorsFromResult(const OpShardingRule& rule, const TensorSharding& result,
+                                           const Mesh& mesh);
+TensorSharding operandShardingFor(const OpShardingRule& rule, const FactorAssignment& a, size_t operand,
+                                  const Mesh& mesh);
+TensorSharding resultShardingFor(const OpShardingRule& rule, const FactorAssignment& a, const Mesh& mesh);
+
+// Result sharding that follows from the operand shardings without communication (it may be a
+// pending partial sum when a Reduction factor is split), or rules.needs_communication.
+Result<TensorSharding> propagateForward(const OpShardingRule& rule,
+                                        std::span<const std::optional<TensorSharding>> operands,
+                                        const Mesh& mesh);
+Result<TensorSharding> propagateForward(const OpShardingRule& rule, std::span<const TensorSharding> operands,
+                                        const Mesh& mesh);
+// Operand shardings that produce `result` without communication. Operands are replicated along
+// result-only factors and along Reduction factors, unless `result` is a partial sum and the rule has
+// exactly one Reduction factor, which then takes the partial axes.
+Result<std::vector<TensorSharding>> propagateBackward(const OpShardingRule& rule, const TensorSharding& result,
+                                                      const Mesh& mesh);
+
+}  // namespace cfp
