@@ -1,0 +1,522 @@
+#include "segments/segments.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <set>
+
+namespace cfp {
+
+namespace {
+
+constexpr int64_t kSat = std::numeric_limits<int64_t>::max();
+
+int64_t satMul(int64_t a, int64_t b) {
+    if (a == 0 || b == 0) return 0;
+    if (a > kSat / b) return kSat;
+    return a * b;
+}
+
+int64_t satAdd(int64_t a, int64_t b) { return a > kSat - b ? kSat : a + b; }
+
+// A distinct window (a candidate segment type).
+struct Candidate {
+    int length = 0;
+    int firstStart = 0;
+    int64_t combinations = 1;
+    std::vector<uint64_t> symbols;  // bitset over distinct single-block keys
+    std::vector<int> starts;        // every position where the window occurs
+    bool usable = false;            // singletons always; multi-block windows twice without overlap
+};
+
+// Hash of the edges between blocks of window [start, start+length), by position in the window.
+uint64_t windowEdgeHash(std::span<const BlockSignature> blocks, int start, int length) {
+    Fnv1a64 h;
+    for (int q = 0; q < length; ++q) {
+        for (const CrossBlockEdge& e : blocks[static_cast<size_t>(start + q)].incoming) {
+            int producer = q + e.offset;
+            if (producer < 0 || producer >= length) continue;
+            h.i64(q);
+            h.i64(producer);
+            h.i64(e.producerMember);
+            h.i64(e.consumerMember);
+            h.i64(e.operandSlot);
+        }
+    }
+    return h.value();
+}
+
+struct Windows {
+    int n = 0;
+    int maxLen = 0;
+    std::vector<int> keyAt;  // [start * maxLen + length - 1] → candidate id, -1 past the end
+    std::vector<Candidate> cands;
+    int symbolCount = 0;
+    std::vector<int> symbolOfCand;  // single-block candidates → dense symbol index, else -1
+
+    int key(int start, int length) const { return keyAt[static_cast<size_t>(start * maxLen + length - 1)]; }
+};
+
+Windows internWindows(std::span<const BlockSignature> blocks, int maxWindow) {
+    Windows w;
+    w.n = static_cast<int>(blocks.size());
+    w.maxLen = std::max(1, std::min(maxWindow, w.n));
+    w.keyAt.assign(static_cast<size_t>(w.n) * static_cast<size_t>(w.maxLen), -1);
+    std::map<std::vector<uint64_t>, int> ids;
+    std::vector<uint64_t> key;
+    for (int i = 0; i < w.n; ++i) {
+        key.clear();
+        for (int l = 1; l <= w.maxLen && i + l <= w.n; ++l) {
+            const BlockSignature& b = blocks[static_cast<size_t>(i + l - 1)];
+            key.push_back(b.fingerprint);
+            key.push_back(static_cast<uint64_t>(b.strategyCount));
+            std::vector<uint64_t> full = key;
+            full.push_back(windowEdgeHash(blocks, i, l));
+            auto [it, inserted] = ids.try_emplace(std::move(full), static_cast<int>(w.cands.size()));
+            if (inserted) {
+                Candidate c;
+                c.length = l;
+                c.firstStart = i;
+                for (int q = 0; q < l; ++q)
+                    c.combinations = satMul(c.combinations, blocks[static_cast<size_t>(i + q)].strategyCount);
+                w.cands.push_back(std::move(c));
+            }
+            w.cands[static_cast<size_t>(it->second)].starts.push_back(i);
+            w.keyAt[static_cast<size_t>(i * w.maxLen + l - 1)] = it->second;
+        }
+    }
+    // Symbols: the distinct single-block windows.
+    w.symbolOfCand.assign(w.cands.size(), -1);
+    for (size_t c = 0; c < w.cands.size(); ++c)
+        if (w.cands[c].length == 1) w.symbolOfCand[c] = w.symbolCount++;
+    const size_t words = (static_cast<size_t>(w.symbolCount) + 63) / 64;
+    for (Candidate& c : w.cands) {
+        c.symbols.assign(words, 0);
+        for (int q = 0; q < c.length; ++q) {
+            auto s = static_cast<size_t>(w.symbolOfCand[static_cast<size_t>(w.key(c.firstStart + q, 1))]);
+            c.symbols[s / 64] |= uint64_t{1} << (s % 64);
+        }
+        if (c.length == 1) {
+            c.usable = true;
+        } else {
+            int count = 0, freeFrom = 0;
+            for (int s : c.starts)
+                if (s >= freeFrom) {
+                    ++count;
+                    freeFrom = s + c.length;
+                }
+            c.usable = count >= 2;
+        }
+    }
+    return w;
+}
+
+// A cover as the sequence of (start, candidate) pairs.
+struct Partition {
+    std::vector<std::pair<int, int>> segments;
+};
+
+class CoverSearch {
+public:
+    CoverSearch(const Windows& w, int64_t workLimit) : m_w(w), m_limit(workLimit) {}
+
+    bool exhausted() const { return m_exhausted; }
+    int64_t work() const { return m_work; }
+
+    // Iterative deepening; returns the best type sets found at the first feasible level.
+    std::vector<std::vector<int>> run(std::vector<int> forced, int& levelOut) {
+        std::sort(forced.begin(), forced.end());
+        const int k0 = static_cast<int>(forced.size()) + (static_cast<int>(forced.size()) < m_w.symbolCount ? 1 : 0);
+        for (int k = k0; k <= m_w.symbolCount; ++k) {
+            m_level = k;
+            m_visited.clear();
+            dfs(forced);
+            if (!m_best.empty() || m_exhausted) {
+                levelOut = k;
+                return m_best;
+            }
+        }
+        levelOut = m_w.symbolCount;
+        return m_best;
+    }
+
+    // Forward reachability over (position, use counts of multi-block types capped at 2). Fills
+    // `states` when given. Returns whether (n, every multi-block type used twice) is reachable.
+    bool countsFeasible(const std::vector<int>& set, std::vector<std::vector<uint64_t>>* statesOut) {
+        std::vector<int> multiIndex(set.size(), -1);
+        int m = 0;
+        for (size_t i = 0; i < set.size(); ++i)
+            if (m_w.cands[static_cast<size_t>(set[i])].length > 1) multiIndex[i] = m++;
+        if (m > 32) {  // two bits per type in a 64-bit state
+            m_exhausted = true;
+            return false;
+        }
+        uint64_t full = 0;
+        for (int j = 0; j < m; ++j) full |= uint64_t{2} << (2 * j);
+        std::vector<std::vector<uint64_t>> states(static_cast<size_t>(m_w.n) + 1);
+        states[0].push_back(0);
+        for (int p = 0; p < m_w.n; ++p) {
+            auto& here = states[static_cast<size_t>(p)];
+            std::sort(here.begin(), here.end());
+            here.erase(std::unique(here.begin(), here.end()), here.end());
+            m_work += static_cast<int64_t>(here.size() * set.size()) + 1;
+            if (here.empty()) continue;
+            for (size_t i = 0; i < set.size(); ++i) {
+                const Candidate& c = m_w.cands[static_cast<size_t>(set[i])];
+                if (p + c.length > m_w.n || c.length > m_w.maxLen || m_w.key(p, c.length) != set[i]) continue;
+                auto& there = states[static_cast<size_t>(p + c.length)];
+                for (uint64_t s : here) {
+                    uint64_t next = s;
+                    if (multiIndex[i] >= 0) {
+                        const int shift = 2 * multiIndex[i];
+                        const uint64_t used = (s >> shift) & 3U;
+                        if (used < 2) next = s + (uint64_t{1} << shift);
+                    }
+                    there.push_back(next);
+                }
+            }
+        }
+        auto& last = states[static_cast<size_t>(m_w.n)];
+        std::sort(last.begin(), last.end());
+        last.erase(std::unique(last.begin(), last.end()), last.end());
+        const bool ok = std::binary_search(last.begin(), last.end(), full);
+        if (statesOut) *statesOut = std::move(states);
+        return ok;
+    }
+
+    // The cover using exactly the types of `set` (multi-block ones twice) with the fewest segments,
+    // then the lexicographically smallest boundaries.
+    Partition bestPartition(const std::vector<int>& set) {
+        std::vector<std::vector<uint64_t>> states;
+        countsFeasible(set, &states);
+        std::vector<int> multiIndex(set.size(), -1);
+        int m = 0;
+        for (size_t i = 0; i < set.size(); ++i)
+            if (m_w.cands[static_cast<size_t>(set[i])].length > 1) multiIndex[i] = m++;
+        uint64_t full = 0;
+        for (int j = 0; j < m; ++j) full |= uint64_t{2} << (2 * j);
+        constexpr int kInf = std::numeric_limits<int>::max();
+        auto bump = [&](uint64_t s, size_t i) {
+            if (multiIndex[i] < 0) return s;
+            const int shift = 2 * multiIndex[i];
+            return ((s >> shift) & 3U) < 2 ? s + (uint64_t{1} << shift) : s;
+        };
+        // f[p][j]: fewest segments from (p, states[p][j]) to (n, full).
+        std::vector<std::vector<int>> f(states.size());
+        auto lookup = [&](int p, uint64_t s) {
+            const auto& v = states[static_cast<size_t>(p)];
+            auto it = std::lower_bound(v.begin(), v.end(), s);
+            if (it == v.end() || *it != s) return kInf;
+            return f[static_cast<size_t>(p)][static_cast<size_t>(it - v.begin())];
+        };
+        for (int p = m_w.n; p >= 0; --p) {
+            const auto& here = states[static_cast<size_t>(p)];
+            auto& fp = f[static_cast<size_t>(p)];
+            fp.assign(here.size(), kInf);
+            for (size_t j = 0; j < here.size(); ++j) {
+                if (p == m_w.n) {
+                    fp[j] = here[j] == full ? 0 : kInf;
+                    continue;
+                }
+                for (size_t i = 0; i < set.size(); ++i) {
+                    const Candidate& c = m_w.cands[static_cast<size_t>(set[i])];
+                    if (p + c.length > m_w.n || m_w.key(p, c.length) != set[i]) continue;
+                    int rest = lookup(p + c.length, bump(here[j], i));
+                    if (rest != kInf) fp[j] = std::min(fp[j], rest + 1);
+                }
+            }
+        }
+        Partition out;
+        int p = 0;
+        uint64_t s = 0;
+        while (p < m_w.n) {
+            const int want = lookup(p, s) - 1;
+            int pickLen = kInf;
+            size_t pick = 0;
+            for (size_t i = 0; i < set.size(); ++i) {
+                const Candidate& c = m_w.cands[static_cast<size_t>(set[i])];
+                if (p + c.length > m_w.n || m_w.key(p, c.length) != set[i]) continue;
+                if (lookup(p + c.length, bump(s, i)) == want && c.length < pickLen) {
+                    pickLen = c.length;
+                    pick = i;
+                }
+            }
+            out.segments.emplace_back(p, set[pick]);
+            s = bump(s, pick);
+            p += pickLen;
+        }
+        return out;
+    }
+
+private:
+    std::pair<int64_t, int64_t> cost(const std::vector<int>& set) const {
+        int64_t combos = 0, blocks = 0;
+        for (int c : set) {
+            combos = satAdd(combos, m_w.cands[static_cast<size_t>(c)].combinations);
+            blocks += m_w.cands[static_cast<size_t>(c)].length;
+        }
+        return {combos, blocks};
+    }
+
+    void dfs(const std::vector<int>& set) {
+        if (m_exhausted) return;
+        if (m_work > m_limit) {
+            m_exhausted = true;
+            return;
+        }
+        if (!m_visited.insert(set).second) return;
+        const auto c = cost(set);
+        const bool leaf = static_cast<int>(set.size()) == m_level;
+        if (!m_best.empty() && (leaf ? c > m_bestCost : c >= m_bestCost)) return;  // children cost more
+        if (leaf) {
+            if (plainReach(set)[static_cast<size_t>(m_w.n)] && countsFeasible(set, nullptr)) {
+                if (m_best.empty() || c < m_bestCost) m_best.clear();
+                m_bestCost = c;
+                m_best.push_back(set);
+            }
+            return;
+        }
+        const std::vector<char> reach = plainReach(set);
+        const size_t words = (static_cast<size_t>(m_w.symbolCount) + 63) / 64;
+        std::vector<uint64_t> have(words, 0), all(words, 0);
+        for (int c2 : set)
+            for (size_t i = 0; i < words; ++i) have[i] |= m_w.cands[static_cast<size_t>(c2)].symbols[i];
+        for (int s = 0; s < m_w.symbolCount; ++s) all[static_cast<size_t>(s) / 64] |= uint64_t{1} << (s % 64);
+        const bool lastSlot = static_cast<int>(set.size()) + 1 == m_level;
+
+        std::vector<int> next;
+        for (int p = 0; p < m_w.n; ++p) {
+            if (!reach[static_cast<size_t>(p)]) continue;
+            m_work += m_w.maxLen;
+            for (int l = 1; l <= m_w.maxLen && p + l <= m_w.n; ++l) {
+                const int id = m_w.key(p, l);
+                const Candidate& cand = m_w.cands[static_cast<size_t>(id)];
+                if (!cand.usable || std::binary_search(set.begin(), set.end(), id)) continue;
+                if (lastSlot) {
+                    bool covers = true;
+                    for (size_t i = 0; i < words && covers; ++i) covers = (have[i] | cand.symbols[i]) == all[i];
+                    if (!covers) continue;
+                }
+                next.push_back(id);
+            }
+        }
+        std::sort(next.begin(), next.end(), [&](int a, int b) {
+            const Candidate& ca = m_w.cands[static_cast<size_t>(a)];
+            const Candidate& cb = m_w.cands[static_cast<size_t>(b)];
+            return std::tie(ca.combinations, ca.length, a) < std::tie(cb.combinations, cb.length, b);
+        });
+        next.erase(std::unique(next.begin(), next.end()), next.end());
+        for (int id : next) {
+            std::vector<int> child = set;
+            child.insert(std::upper_bound(child.begin(), child.end(), id), id);
+            dfs(child);
+            if (m_exhausted) return;
+        }
+    }
+
+    std::vector<char> plainReach(const std::vector<int>& set) {
+        std::vector<char> reach(static_cast<size_t>(m_w.n) + 1, 0);
+        reach[0] = 1;
+        m_work += static_cast<int64_t>(m_w.n) * static_cast<int64_t>(set.size()) + 1;
+        for (int p = 0; p < m_w.n; ++p) {
+            if (!reach[static_cast<size_t>(p)]) continue;
+            for (int id : set) {
+                const int l = m_w.cands[static_cast<size_t>(id)].length;
+                if (p + l <= m_w.n && m_w.key(p, l) == id) reach[static_cast<size_t>(p + l)] = 1;
+            }
+        }
+        return reach;
+    }
+
+    const Windows& m_w;
+    int64_t m_limit;
+    int64_t m_work = 0;
+    bool m_exhausted = false;
+    int m_level = 0;
+    std::set<std::vector<int>> m_visited;
+    std::vector<std::vector<int>> m_best;
+    std::pair<int64_t, int64_t> m_bestCost{kSat, 0};
+};
+
+SegmentCover buildCover(std::span<const BlockSignature> blocks, const Windows& w, const Partition& part) {
+    SegmentCover cover;
+    std::map<int, int> typeOfCand;
+    for (const auto& [start, cand] : part.segments) {
+        auto [it, inserted] = typeOfCand.try_emplace(cand, static_cast<int>(cover.types.size()));
+        if (inserted) {
+            SegmentType t;
+            t.id = it->second;
+            const Candidate& c = w.cands[static_cast<size_t>(cand)];
+            for (int q = 0; q < c.length; ++q) {
+                const BlockSignature& b = blocks[static_cast<size_t>(start + q)];
+                t.blockFingerprints.push_back(b.fingerprint);
+                t.strategyCounts.push_back(b.strategyCount);
+                t.combinations = satMul(t.combinations, b.strategyCount);
+                t.combinationsLog10 += std::log10(static_cast<double>(b.strategyCount));
+            }
+            t.firstSegment = static_cast<int>(cover.segments.size());
+            cover.types.push_back(std::move(t));
+        }
+        cover.types[static_cast<size_t>(it->second)].occurrences++;
+        cover.segments.push_back(Segment{it->second, start, w.cands[static_cast<size_t>(cand)].length});
+    }
+    return cover;
+}
+
+bool better(const Partition& a, const Partition& b, const Windows& w) {
+    if (a.segments.size() != b.segments.size()) return a.segments.size() < b.segments.size();
+    for (size_t i = 0; i < a.segments.size(); ++i) {
+        const int la = w.cands[static_cast<size_t>(a.segments[i].second)].length;
+        const int lb = w.cands[static_cast<size_t>(b.segments[i].second)].length;
+        if (la != lb) return la < lb;
+    }
+    return false;
+}
+
+}  // namespace
+
+std::string_view coverQualityName(CoverQuality q) {
+    switch (q) {
+        case CoverQuality::Optimal: return "optimal";
+        case CoverQuality::TypeCountOptimal: return "type_count_optimal";
+        case CoverQuality::Fallback: return "fallback";
+    }
+    return "unknown";
+}
+
+Result<SegmentCover> computeSegmentCover(std::span<const BlockSignature> blocks, const CoverOptions& options) {
+    if (options.maxWindowBlocks < 1)
+        return makeError("segments.bad_option", "maxWindowBlocks must be at least 1, got " +
+                                                    std::to_string(options.maxWindowBlocks),
+                         "maxWindowBlocks");
+    for (size_t b = 0; b < blocks.size(); ++b)
+        if (blocks[b].strategyCount < 1)
+            return makeError("segments.bad_block",
+                             "strategy count " + std::to_string(blocks[b].strategyCount) + " is below 1",
+                             "blocks/" + std::to_string(b));
+    if (blocks.empty()) return SegmentCover{};
+
+    const Windows w = internWindows(blocks, options.maxWindowBlocks);
+    // Blocks whose structure occurs once can only be singleton types.
+    std::vector<int> forced;
+    for (size_t c = 0; c < w.cands.size(); ++c)
+        if (w.cands[c].length == 1 && w.cands[c].starts.size() == 1) forced.push_back(static_cast<int>(c));
+
+    CoverSearch search(w, options.searchWorkLimit);
+    int level = 0;
+    const std::vector<std::vector<int>> sets = search.run(forced, level);
+
+    SegmentCover cover;
+    if (sets.empty()) {
+        Partition singletons;
+        for (int p = 0; p < w.n; ++p) singletons.segments.emplace_back(p, w.key(p, 1));
+        cover = buildCover(blocks, w, singletons);
+        cover.quality = CoverQuality::Fallback;
+    } else {
+        Partition best;
+        bool have = false;
+        for (const auto& set : sets) {
+            Partition p = search.bestPartition(set);
+            if (!have || better(p, best, w)) {
+                best = std::move(p);
+                have = true;
+            }
+        }
+        cover = buildCover(blocks, w, best);
+        cover.quality = search.exhausted() ? CoverQuality::TypeCountOptimal : CoverQuality::Optimal;
+    }
+    cover.searchWork = search.work();
+    return cover;
+}
+
+Result<SegmentCover> computeSegmentCover(std::span<const uint64_t> fingerprints, std::span<const int64_t> strategyCounts,
+                                         const CoverOptions& options) {
+    if (!strategyCounts.empty() && strategyCounts.size() != fingerprints.size())
+        return makeError("segments.bad_option",
+                         "got " + std::to_string(strategyCounts.size()) + " strategy counts for " +
+                             std::to_string(fingerprints.size()) + " blocks",
+                         "strategyCounts");
+    std::vector<BlockSignature> sigs(fingerprints.size());
+    for (size_t i = 0; i < sigs.size(); ++i) {
+        sigs[i].fingerprint = fingerprints[i];
+        sigs[i].strategyCount = strategyCounts.empty() ? 1 : strategyCounts[i];
+    }
+    return computeSegmentCover(std::span<const BlockSignature>(sigs), options);
+}
+
+std::vector<RepeatRun> repeatRuns(const SegmentCover& cover) {
+    std::vector<RepeatRun> runs;
+    for (size_t i = 0; i < cover.segments.size(); ++i) {
+        const Segment& s = cover.segments[i];
+        if (!runs.empty() && runs.back().type == s.type) {
+            runs.back().count++;
+            continue;
+        }
+        runs.push_back(RepeatRun{s.type, 1, static_cast<int>(i), s.firstBlock});
+    }
+    return runs;
+}
+
+std::string describeCover(const SegmentCover& cover) {
+    std::string out;
+    for (const RepeatRun& r : repeatRuns(cover)) {
+        if (!out.empty()) out += ", ";
+        const size_t blocks = cover.types[static_cast<size_t>(r.type)].blockFingerprints.size();
+        out += "T" + std::to_string(r.type) + "[" + std::to_string(blocks) + (blocks == 1 ? " block" : " blocks") +
+               "] x" + std::to_string(r.count) + " @" + std::to_string(r.firstBlock);
+    }
+    return out;
+}
+
+Status checkCover(std::span<const BlockSignature> blocks, const SegmentCover& cover, const CoverOptions& options) {
+    auto fail = [](std::string message, std::string where) {
+        return makeError("segments.bad_cover", std::move(message), std::move(where));
+    };
+    int next = 0;
+    std::vector<int> seen(cover.types.size(), 0);
+    std::vector<int> firstStart(cover.types.size(), -1);
+    int nextNewType = 0;
+    for (size_t i = 0; i < cover.segments.size(); ++i) {
+        const Segment& s = cover.segments[i];
+        const std::string where = "segments/" + std::to_string(i);
+        if (s.firstBlock != next) return fail("segment starts at block " + std::to_string(s.firstBlock) +
+                                                  ", expected " + std::to_string(next), where);
+        if (s.blockCount < 1 || s.blockCount > options.maxWindowBlocks ||
+            static_cast<size_t>(s.firstBlock + s.blockCount) > blocks.size())
+            return fail("bad window length " + std::to_string(s.blockCount), where);
+        if (s.type < 0 || static_cast<size_t>(s.type) >= cover.types.size()) return fail("unknown type", where);
+        const SegmentType& t = cover.types[static_cast<size_t>(s.type)];
+        if (seen[static_cast<size_t>(s.type)] == 0) {
+            if (s.type != nextNewType) return fail("type ids are not numbered by first occurrence", where);
+            ++nextNewType;
+            firstStart[static_cast<size_t>(s.type)] = s.firstBlock;
+        }
+        seen[static_cast<size_t>(s.type)]++;
+        if (t.blockFingerprints.size() != static_cast<size_t>(s.blockCount))
+            return fail("window length differs from its type", where);
+        for (int q = 0; q < s.blockCount; ++q) {
+            const BlockSignature& b = blocks[static_cast<size_t>(s.firstBlock + q)];
+            if (b.fingerprint != t.blockFingerprints[static_cast<size_t>(q)] ||
+                b.strategyCount != t.strategyCounts[static_cast<size_t>(q)])
+                return fail("block " + std::to_string(s.firstBlock + q) + " does not match type T" +
+                                std::to_string(s.type), where);
+        }
+        if (windowEdgeHash(blocks, s.firstBlock, s.blockCount) !=
+            windowEdgeHash(blocks, firstStart[static_cast<size_t>(s.type)], s.blockCount))
+            return fail("edges between the window's blocks differ from the type's first window", where);
+        next += s.blockCount;
+    }
+    if (static_cast<size_t>(next) != blocks.size())
+        return fail("segments cover " + std::to_string(next) + " of " + std::to_string(blocks.size()) + " blocks",
+                    "segments");
+    for (size_t t = 0; t < cover.types.size(); ++t) {
+        if (seen[t] != cover.types[t].occurrences)
+            return fail("occurrence count is wrong", "types/" + std::to_string(t));
+        if (cover.types[t].blockFingerprints.size() > 1 && seen[t] < 2)
+            return fail("a multi-block type occurs only once", "types/" + std::to_string(t));
+    }
+    return {};
+}
+
+}  // namespace cfp
