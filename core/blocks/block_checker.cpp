@@ -96,9 +96,34 @@ struct Checker {
             bool relaxed = false;
             while (progress) {
                 progress = false;
+                // In a relaxed step only the chosen member may proceed: the pending member with the
+                // most informative (split) derived operands, lowest id on ties.
+                int64_t chosen = -1;
+                if (relaxed) {
+                    int best = -1;
+                    for (size_t k = 0; k < n; ++k) {
+                        if (derived[k] || !forwardType[k]) continue;
+                        int info = 0;
+                        bool ready = true;
+                        auto pit = pairOf.find(b.members[k]);
+                        if (pit != pairOf.end()) {
+                            const int64_t f = idx(pit->second->forward);
+                            ready = f >= 0 && derived[static_cast<size_t>(f)].has_value();
+                        }
+                        for (OpId o : g.op(b.members[k]).operands) {
+                            const int64_t p = idx(o);
+                            if (p >= 0 && forwardType[static_cast<size_t>(p)] && !derived[static_cast<size_t>(p)]) ready = false;
+                            if (p >= 0 && derived[static_cast<size_t>(p)] && !derived[static_cast<size_t>(p)]->isReplicated()) ++info;
+                        }
+                        if (ready && info > best) {
+                            best = info;
+                            chosen = static_cast<int64_t>(k);
+                        }
+                    }
+                }
                 for (size_t k = 0; k < n; ++k) {
                     if (derived[k]) continue;
-                    if (relaxed && progress) break;
+                    if (relaxed && static_cast<int64_t>(k) != chosen) continue;
                     const Op& op = g.op(b.members[k]);
                     const OpShardingRule& rule = *rules[k];
                     if (op.id == b.entry) {
@@ -125,7 +150,20 @@ struct Checker {
                                 continue;
                             }
                             const int64_t p = idx(op.operands[i]);
-                            if (p < 0) continue;  // external: adapts
+                            if (p < 0) {
+                                // A paired backward dot reads its shared operand as its forward dot does.
+                                if (pit != pairOf.end()) {
+                                    const DotPair& pr = *pit->second;
+                                    const size_t fpos = pr.side == 0 ? 1 : 0;
+                                    const Op& fwd = g.op(pr.forward);
+                                    const int64_t f = idx(pr.forward);
+                                    if (i == fpos && fwd.operands[fpos] == op.operands[i] && f >= 0) {
+                                        if (!factors[static_cast<size_t>(f)]) { ready = false; break; }
+                                        in[i] = operandShardingFor(*rules[static_cast<size_t>(f)], *factors[static_cast<size_t>(f)], fpos, a.mesh);
+                                    }
+                                }
+                                continue;  // external: adapts
+                            }
                             if (!derived[static_cast<size_t>(p)]) {
                                 if (relaxed && !forwardType[static_cast<size_t>(p)]) continue;
                                 ready = false;
@@ -206,6 +244,8 @@ struct Checker {
                              have.toString() + " -> " + expected.toString());
                 }
             }
+            std::sort(collectives.collectives.begin(), collectives.collectives.end(),
+                      [](const OwnCollective& x, const OwnCollective& y) { return x.op < y.op; });
             if (collectives.collectives != st.ownCollectives)
                 fail(where + ": own collectives differ from the stored ones (" + std::to_string(st.ownCollectives.size()) +
                      " stored, " + std::to_string(collectives.collectives.size()) + " re-derived)");

@@ -193,6 +193,13 @@ private:
         return k == OpKind::Parameter || k == OpKind::Constant || k == OpKind::Iota;
     }
     bool pullable(OpId id) const { return m_static[static_cast<size_t>(id)] || isSource(id); }
+    // Operand i of a paired backward dot is the very operand its forward dot shares (dX reads the
+    // forward's operand 1, dW its operand 0); outside the block it is read as the forward reads it.
+    bool sharesForwardOperand(const DotPair& pair, size_t i) const {
+        const size_t fpos = pair.side == 0 ? 1 : 0;
+        return i == fpos && m_owner[static_cast<size_t>(pair.forward)] != -1 &&
+               m_g.op(pair.forward).operands[fpos] == m_g.op(pair.backward).operands[i];
+    }
     const OpShardingRule& rule(OpId id) const { return m_rules[static_cast<size_t>(id)]; }
     bool hasRule(OpId id) const { return m_hasRule[static_cast<size_t>(id)] != 0; }
 
@@ -358,12 +365,14 @@ bool BlockFinder::evaluate(Growing& b, OpId u, std::vector<Pending>& pending, Fa
         if (pair && static_cast<int32_t>(i) == pair->gradOperand) continue;
         const int32_t owner = m_owner[static_cast<size_t>(o)];
         if (owner == b.id || pullable(o)) continue;
+        if (pair && sharesForwardOperand(*pair, i)) continue;  // read as the forward dot reads it
         if (owner >= 0) otherBlocks.push_back(owner);
         why = {owner >= 0 ? UnassignedReason::MultiBlockInput : UnassignedReason::Unreached,
                "operand " + m_g.op(o).name + (owner >= 0 ? " belongs to block " + std::to_string(owner) : " is not in the block")};
         return false;
     }
     Pending self{u, {}, {}, {}};
+    CompactSharding sharedScratch;
     std::vector<const CompactSharding*> ptrs(op.operands.size(), nullptr);
     std::string reason;
     const auto& users = m_users;
@@ -375,6 +384,11 @@ bool BlockFinder::evaluate(Growing& b, OpId u, std::vector<Pending>& pending, Fa
                 ptrs[i] = &memberShard(b, pair->forward, s);  // dY carries the forward result's sharding
             else if (m_owner[static_cast<size_t>(o)] == b.id)
                 ptrs[i] = &memberShard(b, o, s);
+            else if (pair && sharesForwardOperand(*pair, i)) {
+                const size_t fpos = pair->side == 0 ? 1 : 0;
+                sharedScratch = projectOperand(rule(pair->forward), memberAssign(b, pair->forward, s), fpos);
+                ptrs[i] = &sharedScratch;
+            }
         }
         FactorAssignment fa;
         if (!assignFromOperands(r, ptrs, m_sizes, fa, &reason)) {
