@@ -27,7 +27,7 @@ struct Candidate {
     int64_t combinations = 1;
     std::vector<uint64_t> symbols;  // bitset over distinct single-block keys
     std::vector<int> starts;        // every position where the window occurs
-    bool usable = false;            // singletons always; multi-block windows twice without overlap
+    bool repeats = false;           // occurs twice without overlap (always true for single blocks)
 };
 
 // Hash of the edges between blocks of window [start, start+length), by position in the window.
@@ -98,7 +98,7 @@ Windows internWindows(std::span<const BlockSignature> blocks, int maxWindow) {
             c.symbols[s / 64] |= uint64_t{1} << (s % 64);
         }
         if (c.length == 1) {
-            c.usable = true;
+            c.repeats = true;
         } else {
             int count = 0, freeFrom = 0;
             for (int s : c.starts)
@@ -106,11 +106,44 @@ Windows internWindows(std::span<const BlockSignature> blocks, int maxWindow) {
                     ++count;
                     freeFrom = s + c.length;
                 }
-            c.usable = count >= 2;
+            c.repeats = count >= 2;
         }
     }
     return w;
 }
+
+// Uses of the multi-block types of a type set, two bits each: 0 unused, 1 used once inside,
+// 2 used once as the first or the last segment, 3 used at least twice. A state is accepted when
+// every multi-block type is used, none is a one-off inside, and one-offs at the ends come with at
+// least one repeated multi-block type (the head and tail of a stack of repeated layers).
+struct Uses {
+    Uses(const Windows& w, const std::vector<int>& set) : index(set.size(), -1) {
+        for (size_t i = 0; i < set.size(); ++i)
+            if (w.cands[static_cast<size_t>(set[i])].length > 1) index[i] = m++;
+        for (int j = 0; j < m; ++j) {
+            ones |= uint64_t{1} << (2 * j);
+        }
+    }
+    // State after using set[i] as the segment [start, end) of a sequence of n blocks.
+    uint64_t bump(uint64_t s, size_t i, int start, int end, int n) const {
+        if (index[i] < 0) return s;
+        const int shift = 2 * index[i];
+        const uint64_t field = (s >> shift) & 3U;
+        const uint64_t next = field != 0 ? 3 : (start == 0 || end == n) ? 2 : 1;
+        return (s & ~(uint64_t{3} << shift)) | (next << shift);
+    }
+    bool accept(uint64_t s) const {
+        const uint64_t low = s & ones, high = (s >> 1) & ones;  // per field: bit 0 and bit 1
+        if ((low | high) != ones) return false;                  // some type unused
+        if ((low & ~high & ones) != 0) return false;             // a one-off inside (field 1)
+        const bool edgeOneOff = (high & ~low & ones) != 0;       // field 2
+        const bool repeated = (high & low & ones) != 0;          // field 3
+        return !edgeOneOff || repeated;
+    }
+    std::vector<int> index;
+    int m = 0;
+    uint64_t ones = 0;
+};
 
 // A cover as the sequence of (start, candidate) pairs.
 struct Partition {
@@ -141,68 +174,44 @@ public:
         return m_best;
     }
 
-    // Forward reachability over (position, use counts of multi-block types capped at 2). Fills
-    // `states` when given. Returns whether (n, every multi-block type used twice) is reachable.
+    // Forward reachability over (position, uses of each multi-block type). Fills `states` when
+    // given. Returns whether some state at n is accepted (see Uses).
     bool countsFeasible(const std::vector<int>& set, std::vector<std::vector<uint64_t>>* statesOut) {
-        std::vector<int> multiIndex(set.size(), -1);
-        int m = 0;
-        for (size_t i = 0; i < set.size(); ++i)
-            if (m_w.cands[static_cast<size_t>(set[i])].length > 1) multiIndex[i] = m++;
-        if (m > 32) {  // two bits per type in a 64-bit state
+        const Uses uses(m_w, set);
+        if (uses.m > 32) {  // two bits per type in a 64-bit state
             m_exhausted = true;
             return false;
         }
-        uint64_t full = 0;
-        for (int j = 0; j < m; ++j) full |= uint64_t{2} << (2 * j);
         std::vector<std::vector<uint64_t>> states(static_cast<size_t>(m_w.n) + 1);
         states[0].push_back(0);
-        for (int p = 0; p < m_w.n; ++p) {
+        for (int p = 0; p <= m_w.n; ++p) {
             auto& here = states[static_cast<size_t>(p)];
             std::sort(here.begin(), here.end());
             here.erase(std::unique(here.begin(), here.end()), here.end());
+            if (p == m_w.n) break;
             m_work += static_cast<int64_t>(here.size() * set.size()) + 1;
             if (here.empty()) continue;
             for (size_t i = 0; i < set.size(); ++i) {
                 const Candidate& c = m_w.cands[static_cast<size_t>(set[i])];
-                if (p + c.length > m_w.n || c.length > m_w.maxLen || m_w.key(p, c.length) != set[i]) continue;
+                if (p + c.length > m_w.n || m_w.key(p, c.length) != set[i]) continue;
                 auto& there = states[static_cast<size_t>(p + c.length)];
-                for (uint64_t s : here) {
-                    uint64_t next = s;
-                    if (multiIndex[i] >= 0) {
-                        const int shift = 2 * multiIndex[i];
-                        const uint64_t used = (s >> shift) & 3U;
-                        if (used < 2) next = s + (uint64_t{1} << shift);
-                    }
-                    there.push_back(next);
-                }
+                for (uint64_t s : here) there.push_back(uses.bump(s, i, p, p + c.length, m_w.n));
             }
         }
-        auto& last = states[static_cast<size_t>(m_w.n)];
-        std::sort(last.begin(), last.end());
-        last.erase(std::unique(last.begin(), last.end()), last.end());
-        const bool ok = std::binary_search(last.begin(), last.end(), full);
+        const auto& last = states[static_cast<size_t>(m_w.n)];
+        const bool ok = std::any_of(last.begin(), last.end(), [&](uint64_t s) { return uses.accept(s); });
         if (statesOut) *statesOut = std::move(states);
         return ok;
     }
 
-    // The cover using exactly the types of `set` (multi-block ones twice) with the fewest segments,
+    // The cover using exactly the types of `set` under the repeat rule with the fewest segments,
     // then the lexicographically smallest boundaries.
     Partition bestPartition(const std::vector<int>& set) {
         std::vector<std::vector<uint64_t>> states;
         countsFeasible(set, &states);
-        std::vector<int> multiIndex(set.size(), -1);
-        int m = 0;
-        for (size_t i = 0; i < set.size(); ++i)
-            if (m_w.cands[static_cast<size_t>(set[i])].length > 1) multiIndex[i] = m++;
-        uint64_t full = 0;
-        for (int j = 0; j < m; ++j) full |= uint64_t{2} << (2 * j);
+        const Uses uses(m_w, set);
         constexpr int kInf = std::numeric_limits<int>::max();
-        auto bump = [&](uint64_t s, size_t i) {
-            if (multiIndex[i] < 0) return s;
-            const int shift = 2 * multiIndex[i];
-            return ((s >> shift) & 3U) < 2 ? s + (uint64_t{1} << shift) : s;
-        };
-        // f[p][j]: fewest segments from (p, states[p][j]) to (n, full).
+        // f[p][j]: fewest segments from (p, states[p][j]) to an accepted state at n.
         std::vector<std::vector<int>> f(states.size());
         auto lookup = [&](int p, uint64_t s) {
             const auto& v = states[static_cast<size_t>(p)];
@@ -216,13 +225,13 @@ public:
             fp.assign(here.size(), kInf);
             for (size_t j = 0; j < here.size(); ++j) {
                 if (p == m_w.n) {
-                    fp[j] = here[j] == full ? 0 : kInf;
+                    fp[j] = uses.accept(here[j]) ? 0 : kInf;
                     continue;
                 }
                 for (size_t i = 0; i < set.size(); ++i) {
                     const Candidate& c = m_w.cands[static_cast<size_t>(set[i])];
                     if (p + c.length > m_w.n || m_w.key(p, c.length) != set[i]) continue;
-                    int rest = lookup(p + c.length, bump(here[j], i));
+                    int rest = lookup(p + c.length, uses.bump(here[j], i, p, p + c.length, m_w.n));
                     if (rest != kInf) fp[j] = std::min(fp[j], rest + 1);
                 }
             }
@@ -237,13 +246,13 @@ public:
             for (size_t i = 0; i < set.size(); ++i) {
                 const Candidate& c = m_w.cands[static_cast<size_t>(set[i])];
                 if (p + c.length > m_w.n || m_w.key(p, c.length) != set[i]) continue;
-                if (lookup(p + c.length, bump(s, i)) == want && c.length < pickLen) {
+                if (lookup(p + c.length, uses.bump(s, i, p, p + c.length, m_w.n)) == want && c.length < pickLen) {
                     pickLen = c.length;
                     pick = i;
                 }
             }
             out.segments.emplace_back(p, set[pick]);
-            s = bump(s, pick);
+            s = uses.bump(s, pick, p, p + pickLen, m_w.n);
             p += pickLen;
         }
         return out;
@@ -292,7 +301,9 @@ private:
             for (int l = 1; l <= m_w.maxLen && p + l <= m_w.n; ++l) {
                 const int id = m_w.key(p, l);
                 const Candidate& cand = m_w.cands[static_cast<size_t>(id)];
-                if (!cand.usable || std::binary_search(set.begin(), set.end(), id)) continue;
+                // A window that does not repeat can only be the first or the last segment.
+                const bool atEnd = p == 0 || p + l == m_w.n;
+                if ((!cand.repeats && !atEnd) || std::binary_search(set.begin(), set.end(), id)) continue;
                 if (lastSlot) {
                     bool covers = true;
                     for (size_t i = 0; i < words && covers; ++i) covers = (have[i] | cand.symbols[i]) == all[i];
@@ -399,9 +410,15 @@ Result<SegmentCover> computeSegmentCover(std::span<const BlockSignature> blocks,
 
     const Windows w = internWindows(blocks, options.maxWindowBlocks);
     // Blocks whose structure occurs once can only be singleton types.
+    // A block whose structure occurs once, too far from both ends to be in a head or tail window,
+    // can only be a singleton type.
     std::vector<int> forced;
-    for (size_t c = 0; c < w.cands.size(); ++c)
-        if (w.cands[c].length == 1 && w.cands[c].starts.size() == 1) forced.push_back(static_cast<int>(c));
+    for (size_t c = 0; c < w.cands.size(); ++c) {
+        const Candidate& cand = w.cands[c];
+        if (cand.length == 1 && cand.starts.size() == 1 && cand.starts[0] >= w.maxLen &&
+            cand.starts[0] < w.n - w.maxLen)
+            forced.push_back(static_cast<int>(c));
+    }
 
     CoverSearch search(w, options.searchWorkLimit);
     int level = 0;
@@ -476,6 +493,7 @@ Status checkCover(std::span<const BlockSignature> blocks, const SegmentCover& co
     int next = 0;
     std::vector<int> seen(cover.types.size(), 0);
     std::vector<int> firstStart(cover.types.size(), -1);
+    std::vector<int> firstSegment(cover.types.size(), -1);
     int nextNewType = 0;
     for (size_t i = 0; i < cover.segments.size(); ++i) {
         const Segment& s = cover.segments[i];
@@ -491,6 +509,7 @@ Status checkCover(std::span<const BlockSignature> blocks, const SegmentCover& co
             if (s.type != nextNewType) return fail("type ids are not numbered by first occurrence", where);
             ++nextNewType;
             firstStart[static_cast<size_t>(s.type)] = s.firstBlock;
+            firstSegment[static_cast<size_t>(s.type)] = static_cast<int>(i);
         }
         seen[static_cast<size_t>(s.type)]++;
         if (t.blockFingerprints.size() != static_cast<size_t>(s.blockCount))
@@ -510,12 +529,23 @@ Status checkCover(std::span<const BlockSignature> blocks, const SegmentCover& co
     if (static_cast<size_t>(next) != blocks.size())
         return fail("segments cover " + std::to_string(next) + " of " + std::to_string(blocks.size()) + " blocks",
                     "segments");
+    bool repeated = false, edgeOneOff = false;
     for (size_t t = 0; t < cover.types.size(); ++t) {
         if (seen[t] != cover.types[t].occurrences)
             return fail("occurrence count is wrong", "types/" + std::to_string(t));
-        if (cover.types[t].blockFingerprints.size() > 1 && seen[t] < 2)
-            return fail("a multi-block type occurs only once", "types/" + std::to_string(t));
+        if (cover.types[t].blockFingerprints.size() < 2) continue;
+        if (seen[t] >= 2) {
+            repeated = true;
+            continue;
+        }
+        const int only = firstSegment[t];
+        if (only != 0 && only + 1 != static_cast<int>(cover.segments.size()))
+            return fail("a multi-block type occurs once and is neither the first nor the last segment",
+                        "types/" + std::to_string(t));
+        edgeOneOff = true;
     }
+    if (edgeOneOff && !repeated)
+        return fail("one-off head or tail windows without any repeated multi-block type", "types");
     return {};
 }
 

@@ -8,10 +8,12 @@
 // member-local indices). Edges from outside the window are already part of the block fingerprints
 // (producer kind and type).
 //
-// Which cover. Among all covers with windows of at most CoverOptions::maxWindowBlocks blocks in
-// which every multi-block type occurs at least twice (grouping blocks pays only where the group
-// repeats; a block whose structure occurs once is its own singleton type), the chosen cover
-// minimises, in this order:
+// Which cover. The admissible covers use windows of at most CoverOptions::maxWindowBlocks blocks
+// and follow the repeat rule: every multi-block type occurs at least twice, except that the first
+// and the last segment may be one-off multi-block windows (the head and tail of a stack) when the
+// cover has at least one repeated multi-block type. Grouping blocks pays only where the group
+// repeats; without any repetition every block is its own type. Among admissible covers the chosen
+// one minimises, in this order:
 //   1. the number of distinct segment types;
 //   2. the profiling work Σ over types of combinations (Π of its blocks' strategy counts,
 //      saturating at INT64_MAX);
@@ -20,31 +22,33 @@
 //   5. the segment boundaries, lexicographically (shorter windows first).
 // The order is total, so the cover is unique and does not depend on hash order or threads.
 //
-// Why this objective and not only "fewest types, then fewest segments": with the repeat rule and
-// criterion 2, `E (A B C D)×96 H L` gives E | ABCD ×96 | H | L (4 types). "Fewest segments" as the
-// second criterion would instead fold four layers into one 16-block window (3^16 combinations to
-// profile, not 3^4), and without the repeat rule `H L` or even `E A B C D` would become one-off
-// multi-block types.
+// Why this objective and not only "fewest types, then fewest segments": criterion 2 keeps a layer
+// a layer — `E (A B C D)×96 H L` gives E | ABCD ×96 | HL, whereas "fewest segments" would fold
+// four layers into one 16-block window (3^16 combinations to profile instead of 3^4) and absorb
+// layers into the head and tail. The head/tail exception keeps a stack whose first or last layer
+// differs (the last layer's residual gradient has no successor to accumulate) as "head, Layer ×
+// (N−1), tail" instead of breaking every layer into pieces that happen to repeat.
 //
 //   E A B C D A B C D … A B C D H L      (96 repeats, 3 strategies per block)
-//   types: T0 = [E] (3), T1 = [A B C D] (81), T2 = [H] (3), T3 = [L] (3)
-//   segments: T0@0, T1@1, T1@5, …, T1@381, T2@385, T3@386;  repeatRuns: T0×1, T1×96, T2×1, T3×1
+//   types: T0 = [E] (3), T1 = [A B C D] (81), T2 = [H L] (9, one-off tail window)
+//   segments: T0@0, T1@1, T1@5, …, T1@381, T2@385;  repeatRuns: T0×1, T1×96, T2×1
 //
 // Algorithm (exact). Window keys are interned per (start, length), so candidate types are the
-// distinct windows; a multi-block candidate must occur twice without overlap. Singletons of blocks
-// whose structure occurs once are forced. Then iterative deepening on the number of types k: a
-// depth-first search grows a type set D from the forced singletons, adding a candidate window
-// that starts at a position reachable from 0 by windows of D (plain word-break reachability). At
-// |D| = k, D is feasible if some cover uses only D's types with every multi-block type used twice
-// (a forward reachability over (position, use counts capped at 2)). Completeness: if D* is an
+// distinct windows; a multi-block candidate must occur twice without overlap, or start at 0 or end
+// at N. Singletons of blocks whose structure occurs once and that no head or tail window can reach
+// are forced. Then iterative deepening on the number of types k: a depth-first search grows a type
+// set D from the forced singletons, adding a candidate window that starts at a position reachable
+// from 0 by windows of D (plain word-break reachability). At |D| = k, D is feasible if some cover
+// uses exactly D's types under the repeat rule (a forward reachability over (position, uses per
+// multi-block type: none / once inside / once at an end / repeated)). Completeness: if D* is an
 // optimal type set and D ⊊ D*, the first segment of an optimal cover whose type is not in D starts
 // at a position reachable by D, so its type is among the candidates added to D; hence every
 // feasible set of k types is reached, and the first k with a feasible set is the minimum. All
 // feasible sets at that k are compared by criteria 2–3 (both only grow as types are added, which
-// prunes the search), and the best cover for each remaining set by criteria 4–5 (a DP over
-// (position, use counts)). Set dedup and pruning keep it fast on layered models: a 400-block
-// GPT-like sequence visits a few dozen type sets. Tests compare it with brute force over every cover
-// of every sequence of up to 10 blocks over 3 structures.
+// prunes the search), and the best cover of each remaining set by criteria 4–5 (a DP over
+// (position, uses)). Set dedup and pruning keep it fast on layered models: a 400-block GPT-like
+// sequence takes about a millisecond. Tests compare it with brute force over every cover of every
+// sequence of up to 10 blocks over 3 structures.
 //
 // Guarantee. quality == Optimal: the cover is the unique optimum above. The search counts its work
 // (positions × types scanned); past CoverOptions::searchWorkLimit it stops: if a feasible set with
@@ -114,7 +118,8 @@ std::string describeCover(const SegmentCover& cover);
 
 // Checks a cover against the blocks independently of the search: segments tile 0..N-1 in order,
 // windows within the limit, every segment's window matches its type, multi-block types occur at
-// least twice, type ids by first occurrence. Error "segments.bad_cover" names the first violation.
+// least twice (or once as the first or last segment of a cover that has a repeated multi-block
+// type), type ids by first occurrence. Error "segments.bad_cover" names the first violation.
 Status checkCover(std::span<const BlockSignature> blocks, const SegmentCover& cover, const CoverOptions& options = {});
 
 }  // namespace cfp
