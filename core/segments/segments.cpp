@@ -375,6 +375,30 @@ SegmentCover buildCover(std::span<const BlockSignature> blocks, const Windows& w
     return cover;
 }
 
+// Fallback when the search runs out of work: the longest tandem run of one window (period p ≤
+// maxLen, repeated at least twice) as one type, every other block a singleton.
+Partition periodicFallback(const Windows& w) {
+    int bestStart = 0, bestLen = 0, bestCount = 0;
+    for (int len = 2; len <= w.maxLen; ++len) {
+        for (int start = 0; start + 2 * len <= w.n; ++start) {
+            const int id = w.key(start, len);
+            int count = 1;
+            while (start + (count + 1) * len <= w.n && w.key(start + count * len, len) == id) ++count;
+            if (count >= 2 && count * len > bestCount * bestLen) {
+                bestStart = start;
+                bestLen = len;
+                bestCount = count;
+            }
+        }
+    }
+    Partition out;
+    if (bestCount < 2) return out;
+    for (int p = 0; p < bestStart; ++p) out.segments.emplace_back(p, w.key(p, 1));
+    for (int r = 0; r < bestCount; ++r) out.segments.emplace_back(bestStart + r * bestLen, w.key(bestStart, bestLen));
+    for (int p = bestStart + bestCount * bestLen; p < w.n; ++p) out.segments.emplace_back(p, w.key(p, 1));
+    return out;
+}
+
 bool better(const Partition& a, const Partition& b, const Windows& w) {
     if (a.segments.size() != b.segments.size()) return a.segments.size() < b.segments.size();
     for (size_t i = 0; i < a.segments.size(); ++i) {
@@ -420,15 +444,27 @@ Result<SegmentCover> computeSegmentCover(std::span<const BlockSignature> blocks,
             forced.push_back(static_cast<int>(c));
     }
 
+    Partition singletons;
+    for (int p = 0; p < w.n; ++p) singletons.segments.emplace_back(p, w.key(p, 1));
+    // Without any repeating multi-block window, no admissible cover groups blocks: the singleton
+    // cover is the only one (and the search would climb through every level to find it).
+    const bool anyRepeat = std::any_of(w.cands.begin(), w.cands.end(),
+                                       [](const Candidate& c) { return c.length > 1 && c.repeats; });
+    if (!anyRepeat) {
+        SegmentCover cover = buildCover(blocks, w, singletons);
+        cover.quality = CoverQuality::Optimal;
+        return cover;
+    }
+
     CoverSearch search(w, options.searchWorkLimit);
     int level = 0;
     const std::vector<std::vector<int>> sets = search.run(forced, level);
 
     SegmentCover cover;
     if (sets.empty()) {
-        Partition singletons;
-        for (int p = 0; p < w.n; ++p) singletons.segments.emplace_back(p, w.key(p, 1));
-        cover = buildCover(blocks, w, singletons);
+        Partition fallback = periodicFallback(w);
+        cover = buildCover(blocks, w, fallback.segments.empty() ? singletons : fallback);
+        if (cover.types.size() > static_cast<size_t>(w.symbolCount)) cover = buildCover(blocks, w, singletons);
         cover.quality = CoverQuality::Fallback;
     } else {
         Partition best;

@@ -410,6 +410,33 @@ private slots:
         for (const Segment& s : c.segments) QVERIFY(s.blockCount <= 4);
     }
 
+    void coverBudgetFallback() {
+        // A tiny work limit: the search gives up; the fallback is still an admissible cover and
+        // takes the longest tandem run (ABCD x96) as one type.
+        CoverOptions tiny;
+        tiny.searchWorkLimit = 100;
+        const SegmentCover c = coverOf(repeatPattern("E", "ABCD", 96, "HL"), 3, tiny);
+        QCOMPARE(c.quality, CoverQuality::Fallback);
+        QCOMPARE(QString::fromStdString(describeCover(c)),
+                 QStringLiteral("T0[1 block] x1 @0, T1[4 blocks] x96 @1, T2[1 block] x1 @385, T3[1 block] x1 @386"));
+        // Random blocks over 8 structures exhaust the default limit quickly; the result is valid.
+        std::mt19937 rng(1);
+        std::vector<int> random;
+        for (int i = 0; i < 400; ++i) random.push_back(static_cast<int>(rng() % 8));
+        QElapsedTimer timer;
+        timer.start();
+        const SegmentCover r = coverOf(random);  // checkCover inside
+        qInfo("random 400 blocks over 8 structures: %.1f ms, quality %s", double(timer.nsecsElapsed()) / 1e6,
+              std::string(coverQualityName(r.quality)).c_str());
+        QVERIFY(r.types.size() <= 8);
+        // No repetition at all: decided without a search.
+        std::vector<int> distinct;
+        for (int i = 0; i < 400; ++i) distinct.push_back(i);
+        const SegmentCover d = coverOf(distinct);
+        QCOMPARE(d.quality, CoverQuality::Optimal);
+        QCOMPARE(d.types.size(), size_t{400});
+    }
+
     void coverEmptyAndErrors() {
         auto empty = computeSegmentCover(std::span<const uint64_t>(), std::span<const int64_t>());
         QVERIFY(empty.ok());
@@ -587,6 +614,11 @@ private slots:
               describeCover(*cover).c_str());
         QVERIFY(checkCover(*sigs, *cover).ok());
         QCOMPARE(cover->quality, CoverQuality::Optimal);
+        // 9 scope blocks per layer; the last layer's residual block differs (no later layer adds
+        // into its gradient), so: head, one 9-block layer type x11, tail.
+        QCOMPARE(cover->types.size(), size_t{3});
+        QCOMPARE(cover->types[1].blockFingerprints.size(), size_t{9});
+        QCOMPARE(cover->types[1].occurrences, 11);
     }
 
     // ---------------- search-space report ----------------
