@@ -62,6 +62,21 @@ struct Checker {
         std::map<OpId, const DotPair*> pairOf;
         for (const auto& p : b.backwardPairs) pairOf[p.backward] = &p;
         auto idx = [&](OpId op) { return b.memberIndex(op); };
+        // Member-local wiring, computed once per block: operand → member index (or -1), and for
+        // each member the consuming members with the first operand slot that reads it (id order).
+        std::vector<std::vector<int64_t>> operandIndex(n);
+        std::vector<std::vector<std::pair<size_t, size_t>>> consumers(n);
+        for (size_t k = 0; k < n; ++k) {
+            const Op& op = g.op(b.members[k]);
+            operandIndex[k].reserve(op.operands.size());
+            for (size_t i = 0; i < op.operands.size(); ++i) {
+                const int64_t p = idx(op.operands[i]);
+                operandIndex[k].push_back(p);
+                if (p < 0) continue;
+                auto& list = consumers[static_cast<size_t>(p)];
+                if (list.empty() || list.back().first != k) list.emplace_back(k, i);
+            }
+        }
         // A member is derived forward when some operand is a member, or it is the entry or a
         // paired backward dot; otherwise backward from a consuming member.
         // Sources and static values (derived only from weights, optimizer state, constants, iota)
@@ -71,7 +86,7 @@ struct Checker {
             const Op& op = g.op(b.members[k]);
             const bool pulled = isSourceKind(op.kind) || m_static[static_cast<size_t>(op.id)];
             forwardType[k] = op.id == b.entry || pairOf.count(op.id) ||
-                             (!pulled && std::any_of(op.operands.begin(), op.operands.end(), [&](OpId o) { return idx(o) >= 0; }));
+                             (!pulled && std::any_of(operandIndex[k].begin(), operandIndex[k].end(), [](int64_t p) { return p >= 0; }));
         }
         for (size_t s = 0; s < b.strategies.size(); ++s) {
             const BlockStrategy& st = b.strategies[s];
@@ -110,8 +125,7 @@ struct Checker {
                             const int64_t f = idx(pit->second->forward);
                             ready = f >= 0 && derived[static_cast<size_t>(f)].has_value();
                         }
-                        for (OpId o : g.op(b.members[k]).operands) {
-                            const int64_t p = idx(o);
+                        for (const int64_t p : operandIndex[k]) {
                             if (p >= 0 && forwardType[static_cast<size_t>(p)] && !derived[static_cast<size_t>(p)]) ready = false;
                             if (p >= 0 && derived[static_cast<size_t>(p)] && !derived[static_cast<size_t>(p)]->isReplicated()) ++info;
                         }
@@ -149,7 +163,7 @@ struct Checker {
                                 in[i] = derived[static_cast<size_t>(f)];
                                 continue;
                             }
-                            const int64_t p = idx(op.operands[i]);
+                            const int64_t p = operandIndex[k][i];
                             if (p < 0) {
                                 // A paired backward dot reads its shared operand as its forward dot does.
                                 if (pit != pairOf.end()) {
@@ -183,15 +197,10 @@ struct Checker {
                         continue;
                     }
                     // Backward from the first consuming member that is derived.
-                    for (OpId user : b.members) {
-                        if (user <= op.id) continue;
-                        const int64_t u = idx(user);
-                        if (!factors[static_cast<size_t>(u)]) continue;
-                        const Op& uo = g.op(user);
-                        auto it = std::find(uo.operands.begin(), uo.operands.end(), op.id);
-                        if (it == uo.operands.end()) continue;
-                        const auto i = static_cast<size_t>(it - uo.operands.begin());
-                        const TensorSharding need = operandShardingFor(*rules[static_cast<size_t>(u)], *factors[static_cast<size_t>(u)], i, a.mesh);
+                    for (const auto& [u, i] : consumers[k]) {
+                        if (!factors[u]) continue;
+                        const Op& uo = g.op(b.members[u]);
+                        const TensorSharding need = operandShardingFor(*rules[u], *factors[u], i, a.mesh);
                         if (isSourceKind(op.kind)) {
                             factors[k] = FactorAssignment{};
                         } else {
@@ -230,7 +239,7 @@ struct Checker {
             for (size_t k = 0; k < n; ++k) {
                 const Op& op = g.op(b.members[k]);
                 for (size_t i = 0; i < op.operands.size(); ++i) {
-                    const int64_t p = idx(op.operands[i]);
+                    const int64_t p = operandIndex[k][i];
                     if (p < 0) continue;
                     const TensorSharding expected = operandShardingFor(*rules[k], *factors[k], i, a.mesh);
                     const TensorSharding& have = *derived[static_cast<size_t>(p)];

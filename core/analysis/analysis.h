@@ -1,0 +1,42 @@
+#pragma once
+// The CFP analysis pipeline in one call: ParallelBlocks on a mesh, the independent block checker,
+// repeated segments, and the search-space report. Used by `cfp analyze`, tests and the GUI.
+//
+//   auto mesh = parseMesh("dp=2,tp=4", 8);
+//   auto report = analyzeGraph(graph, *mesh);
+//   report->check.pass, report->cover.types.size(), report->space.blockLevelLog10 …
+
+#include <nlohmann/json.hpp>
+
+#include "blocks/block_checker.h"
+#include "blocks/blocks.h"
+#include "segments/search_space.h"
+#include "segments/segments.h"
+
+namespace cfp {
+
+struct AnalysisOptions {
+    CoverOptions cover;
+};
+
+struct AnalysisReport {
+    BlockAnalysis blocks;
+    BlockCheckReport check;
+    SegmentCover cover;
+    SearchSpaceReport space;
+    std::vector<int64_t> opStrategyCounts;  // per op: communication-free strategies on the mesh
+    double coverage = 0;                    // (ops in blocks + resolved later with a reason) / ops
+    double seconds = 0;                     // wall time of the whole analysis
+};
+
+// Communication-free strategies of one op on the mesh, Alpa-style: each mesh axis either splits
+// one shardable factor of the op's rule whose size it divides, or is unused; the product over
+// axes. Ops without a rule count 1. This is what the op-level search space multiplies.
+int64_t opStrategyCount(const Graph& graph, const Op& op, const Mesh& mesh);
+
+Result<AnalysisReport> analyzeGraph(const Graph& graph, const Mesh& mesh, const AnalysisOptions& options = {});
+
+// The `cfp analyze --json` document (documented in docs/analysis-format.md).
+nlohmann::ordered_json analysisToJson(const Graph& graph, const AnalysisReport& report);
+
+}  // namespace cfp
