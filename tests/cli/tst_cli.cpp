@@ -133,6 +133,39 @@ private slots:
         QVERIFY2(r.err.contains("/nodes/0"), r.err.constData());
     }
 
+    void analyzeReportsBlocksAndSegments() {
+        Run r = cfp({"analyze", "builtin:gpt3-350m", "--mesh", "8", "--json", "--batch", "8", "--seq", "64"});
+        QCOMPARE(r.exitCode, 0);
+        const QJsonObject j = json(r.out);
+        QCOMPARE(j["comm_free_check"].toString(), QString("pass"));
+        QCOMPARE(j["ops_covered_fraction"].toDouble(), 1.0);
+        QCOMPARE(j["blocks"].toInteger(), 24 * 4 + 1);
+        QVERIFY(j["segment_types"].toInteger() <= 4);
+        QVERIFY(j["search_space_log10"].toObject()["op_level"].toDouble() >
+                j["search_space_log10"].toObject()["block_level"].toDouble());
+        Run human = cfp({"analyze", "builtin:gpt3-350m", "--mesh", "dp=2,tp=4", "--batch", "8", "--seq", "64"});
+        QCOMPARE(human.exitCode, 0);
+        QVERIFY(human.out.contains("block check            pass"));
+        QVERIFY(human.out.contains("segments: 3 types"));
+    }
+
+    void analyzeRejectsBadMeshes_data() {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("needle");
+        QTest::newRow("device count") << QStringList{"--mesh", "3x3", "--devices", "8"} << "mesh.device_count";
+        QTest::newRow("zero axis") << QStringList{"--mesh", "0"} << "--mesh";
+        QTest::newRow("garbage") << QStringList{"--mesh", "dp=two"} << "--mesh";
+        QTest::newRow("straddles nodes") << QStringList{"--mesh", "3x4", "--gpus-per-node", "8"} << "--mesh";
+    }
+    void analyzeRejectsBadMeshes() {
+        QFETCH(QStringList, args);
+        QFETCH(QString, needle);
+        Run r = cfp(QStringList{"analyze", "builtin:gpt3-125m", "--batch", "1", "--seq", "32"} + args);
+        QCOMPARE(r.exitCode, 1);
+        QCOMPARE(r.err.count('\n'), 1);
+        QVERIFY2(r.err.contains(needle.toUtf8()), r.err.constData());
+    }
+
     void devicesReportsClearly() {
         Run r = cfp({"devices", "--json"});
         const QJsonObject j = json(r.out);
