@@ -9,15 +9,13 @@
 #include "models/models.h"
 #include "sharding/mesh.h"
 
+#include "must.h"
+
 using namespace cfp;
 
 namespace {
 
-Mesh mesh(const char* text) {
-    auto m = parseMesh(text);
-    if (!m) qFatal("bad mesh %s", text);
-    return *m;
-}
+Mesh mesh(const char* text) { return test::must(parseMesh(text), text); }
 
 ModelConfig tiny(const char* preset, int64_t layers) {
     ModelConfig c = presetConfig(preset).value();

@@ -11,15 +11,13 @@
 #include "ir/graph_builder.h"
 #include "models/models.h"
 
+#include "must.h"
+
 using namespace cfp;
 
 namespace {
 
-Mesh mesh(const char* text) {
-    auto r = parseMesh(text);
-    if (!r) qFatal("bad mesh %s", text);
-    return *r;
-}
+Mesh mesh(const char* text) { return test::must(parseMesh(text), text); }
 
 const DType kF = DType::F32;
 

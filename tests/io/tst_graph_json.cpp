@@ -19,6 +19,8 @@
 #include "io/graph_json.h"
 #include "ir/graph_builder.h"
 
+#include "must.h"
+
 using namespace cfp;
 
 Q_DECLARE_METATYPE(std::string)
@@ -27,11 +29,7 @@ namespace {
 
 const std::string kDataDir = std::string(CFP_TEST_DATA_DIR) + "/graphs";
 
-TensorType t(const char* text) {
-    auto r = parseTensorType(text);
-    if (!r) qFatal("bad test type %s", text);
-    return *r;
-}
+TensorType t(const char* text) { return test::must(parseTensorType(text), text); }
 
 QByteArray bytes(const std::string& s) { return QByteArray::fromStdString(s); }
 

@@ -6,17 +6,15 @@
 #include "ir/shape_inference.h"
 #include "util/checked_math.h"
 
+#include "must.h"
+
 using namespace cfp;
 
 Q_DECLARE_METATYPE(std::string)
 
 namespace {
 
-TensorType t(const char* text) {
-    auto r = parseTensorType(text);
-    if (!r) qFatal("bad test type %s", text);
-    return *r;
-}
+TensorType t(const char* text) { return test::must(parseTensorType(text), text); }
 
 Result<TensorType> infer(OpKind kind, std::vector<TensorType> operands, const OpAttrs& attrs = {},
                          const TensorType* declared = nullptr) {

@@ -4,21 +4,15 @@
 #include "ir/graph_builder.h"
 #include "rules/op_rules.h"
 
+#include "must.h"
+
 using namespace cfp;
 
 namespace {
 
-TensorSharding s(const std::string& text) {
-    auto r = parseSharding(text);
-    if (!r) qFatal("bad test sharding %s", text.c_str());
-    return *r;
-}
+TensorSharding s(const std::string& text) { return test::must(parseSharding(text), text); }
 
-Mesh mesh(const char* text) {
-    auto r = parseMesh(text);
-    if (!r) qFatal("bad mesh %s", text);
-    return *r;
-}
+Mesh mesh(const char* text) { return test::must(parseMesh(text), text); }
 
 // Small graphs with one op of interest, built by name.
 struct Case {

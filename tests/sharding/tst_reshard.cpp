@@ -10,29 +10,19 @@
 
 #include "sharding/reshard.h"
 
+#include "must.h"
+
 using namespace cfp;
 
 namespace {
 
 constexpr int64_t kMiB = int64_t{1} << 20;
 
-TensorSharding s(const std::string& text) {
-    auto r = parseSharding(text);
-    if (!r) qFatal("bad test sharding %s: %s", text.c_str(), r.error().toString().c_str());
-    return *r;
-}
+TensorSharding s(const std::string& text) { return test::must(parseSharding(text), text); }
 
-Mesh m(const char* text) {
-    auto r = parseMesh(text);
-    if (!r) qFatal("bad test mesh %s", text);
-    return *r;
-}
+Mesh m(const char* text) { return test::must(parseMesh(text), text); }
 
-TensorType t(const char* text) {
-    auto r = parseTensorType(text);
-    if (!r) qFatal("bad test type %s", text);
-    return *r;
-}
+TensorType t(const char* text) { return test::must(parseTensorType(text), text); }
 
 std::string bytesText(int64_t bytes) {
     if (bytes != 0 && bytes % kMiB == 0) return std::to_string(bytes / kMiB) + "Mi";

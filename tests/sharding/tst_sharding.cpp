@@ -7,27 +7,17 @@
 
 #include "sharding/sharding.h"
 
+#include "must.h"
+
 using namespace cfp;
 
 namespace {
 
-TensorSharding s(const char* text) {
-    auto r = parseSharding(text);
-    if (!r) qFatal("bad test sharding %s: %s", text, r.error().toString().c_str());
-    return *r;
-}
+TensorSharding s(const char* text) { return test::must(parseSharding(text), text); }
 
-Mesh m(const char* text) {
-    auto r = parseMesh(text);
-    if (!r) qFatal("bad test mesh %s", text);
-    return *r;
-}
+Mesh m(const char* text) { return test::must(parseMesh(text), text); }
 
-TensorType t(const char* text) {
-    auto r = parseTensorType(text);
-    if (!r) qFatal("bad test type %s", text);
-    return *r;
-}
+TensorType t(const char* text) { return test::must(parseTensorType(text), text); }
 
 }  // namespace
 
