@@ -25,11 +25,20 @@ int64_t opStrategyCount(const Graph& graph, const Op& op, const Mesh& mesh) {
 
 Result<AnalysisReport> analyzeGraph(const Graph& graph, const Mesh& mesh, const AnalysisOptions& options) {
     const auto start = std::chrono::steady_clock::now();
+    auto last = start;
+    auto lap = [&last] {
+        const auto now = std::chrono::steady_clock::now();
+        const double s = std::chrono::duration<double>(now - last).count();
+        last = now;
+        return s;
+    };
     AnalysisReport report;
     auto blocks = findParallelBlocks(graph, mesh);
     if (!blocks) return blocks.error();
     report.blocks = std::move(*blocks);
+    report.blocksSeconds = lap();
     report.check = checkBlocks(graph, report.blocks);
+    report.checkSeconds = lap();
 
     std::vector<BlockView> views;
     views.reserve(report.blocks.blocks.size());
@@ -40,6 +49,7 @@ Result<AnalysisReport> analyzeGraph(const Graph& graph, const Mesh& mesh, const 
     auto cover = computeSegmentCover(*signatures, options.cover);
     if (!cover) return cover.error();
     report.cover = std::move(*cover);
+    report.segmentsSeconds = lap();
 
     report.opStrategyCounts.reserve(static_cast<size_t>(graph.size()));
     for (const Op& op : graph.ops()) report.opStrategyCounts.push_back(opStrategyCount(graph, op, mesh));
@@ -47,6 +57,7 @@ Result<AnalysisReport> analyzeGraph(const Graph& graph, const Mesh& mesh, const 
     if (!space) return space.error();
     report.space = std::move(*space);
     report.coverage = report.blocks.coverage(graph);
+    report.spaceSeconds = lap();
     report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return report;
 }
@@ -109,6 +120,10 @@ nlohmann::ordered_json analysisToJson(const Graph& graph, const AnalysisReport& 
         unsupported.push_back({{"name", u.name}, {"kind", u.kind}, {"message", u.message}});
     j["unsupported_ops"] = unsupported;
     j["analysis_seconds"] = r.seconds;
+    j["stage_seconds"] = {{"blocks", r.blocksSeconds},
+                          {"check", r.checkSeconds},
+                          {"segments", r.segmentsSeconds},
+                          {"search_space", r.spaceSeconds}};
     return j;
 }
 

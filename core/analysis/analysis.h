@@ -27,6 +27,8 @@ struct AnalysisReport {
     std::vector<int64_t> opStrategyCounts;  // per op: communication-free strategies on the mesh
     double coverage = 0;                    // (ops in blocks + resolved later with a reason) / ops
     double seconds = 0;                     // wall time of the whole analysis
+    // Wall time of each stage: block discovery, independent check, segment cover, search space.
+    double blocksSeconds = 0, checkSeconds = 0, segmentsSeconds = 0, spaceSeconds = 0;
 };
 
 // Communication-free strategies of one op on the mesh, Alpa-style: each mesh axis either splits

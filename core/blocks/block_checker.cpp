@@ -12,20 +12,38 @@ namespace {
 
 bool isSourceKind(OpKind k) { return k == OpKind::Parameter || k == OpKind::Constant || k == OpKind::Iota; }
 
-std::vector<std::string> partialAxesInMeshOrder(const TensorSharding& s, const Mesh& mesh) {
-    std::vector<std::string> out;
-    for (const auto& axis : mesh.axes())
-        if (s.isPartialOver(axis.name)) out.push_back(axis.name);
+// Positions renumbered 0..n-1 within each dimension, so that two compact shardings that list the
+// same axes in the same order compare equal whatever positions produced them.
+CompactSharding normalized(const CompactSharding& c) {
+    CompactSharding out = c;
+    for (size_t a = 0; a < out.dimOf.size(); ++a) {
+        if (out.dimOf[a] < 0) {
+            out.position[a] = -1;
+            continue;
+        }
+        int8_t rank = 0;
+        for (size_t b = 0; b < out.dimOf.size(); ++b)
+            if (c.dimOf[b] == c.dimOf[a] && c.position[b] < c.position[a]) ++rank;
+        out.position[a] = rank;
+    }
     return out;
 }
 
+bool isReplicated(const CompactSharding& c) {
+    return std::all_of(c.dimOf.begin(), c.dimOf.end(), [](int8_t d) { return d == CompactSharding::kAxisUnused; });
+}
+
+// The checker works on compact (mesh-axis-index) shardings: fixed size, no allocation per edge.
+// Text forms are built only for messages.
 struct Checker {
     const Graph& g;
     const BlockAnalysis& a;
     BlockCheckReport report;
     std::vector<char> m_static;
+    MeshSizes m_sizes;
+    std::vector<CompactSharding> m_stored;  // a.shardings in compact form (for the comparison only)
 
-    void classify() {
+    void prepare() {
         m_static.assign(static_cast<size_t>(g.size()), 0);
         for (const Op& op : g.ops()) {
             bool st;
@@ -39,6 +57,21 @@ struct Checker {
             }
             m_static[static_cast<size_t>(op.id)] = st;
         }
+        auto sizes = meshSizes(a.mesh);
+        if (!sizes) {
+            fail(sizes.error().message);
+            return;
+        }
+        m_sizes = *sizes;
+        m_stored.reserve(a.shardings.size());
+        for (const TensorSharding& t : a.shardings) {
+            auto c = toCompact(t, a.mesh);
+            if (!c) {
+                fail("stored sharding " + t.toString() + ": " + c.error().message);
+                return;
+            }
+            m_stored.push_back(normalized(*c));
+        }
     }
 
     void fail(std::string text) {
@@ -48,9 +81,11 @@ struct Checker {
         }
     }
 
+    std::string text(const CompactSharding& c) const { return fromCompact(c, a.mesh).toString(); }
+
     void checkBlock(const ParallelBlock& b) {
         const size_t n = b.members.size();
-        std::vector<std::optional<OpShardingRule>> rules(n);
+        std::vector<OpShardingRule> rules(n);
         for (size_t k = 0; k < n; ++k) {
             auto r = shardingRuleFor(g, g.op(b.members[k]));
             if (!r) {
@@ -77,6 +112,21 @@ struct Checker {
                 if (list.empty() || list.back().first != k) list.emplace_back(k, i);
             }
         }
+        // Per member: its backward pairing (or null), its forward dot's index, and the operand slot
+        // it shares with that forward dot (or -1).
+        std::vector<const DotPair*> pairs(n, nullptr);
+        std::vector<int64_t> forwardOf(n, -1), sharedSlot(n, -1);
+        for (size_t k = 0; k < n; ++k) {
+            auto pit = pairOf.find(b.members[k]);
+            if (pit == pairOf.end()) continue;
+            const DotPair& pr = *pit->second;
+            pairs[k] = &pr;
+            forwardOf[k] = idx(pr.forward);
+            const Op& op = g.op(b.members[k]);
+            const size_t fpos = pr.side == 0 ? 1 : 0;
+            if (fpos < op.operands.size() && g.op(pr.forward).operands[fpos] == op.operands[fpos])
+                sharedSlot[k] = static_cast<int64_t>(fpos);
+        }
         // A member is derived forward when some operand is a member, or it is the entry or a
         // paired backward dot; otherwise backward from a consuming member.
         // Sources and static values (derived only from weights, optimizer state, constants, iota)
@@ -85,49 +135,80 @@ struct Checker {
         for (size_t k = 0; k < n; ++k) {
             const Op& op = g.op(b.members[k]);
             const bool pulled = isSourceKind(op.kind) || m_static[static_cast<size_t>(op.id)];
-            forwardType[k] = op.id == b.entry || pairOf.count(op.id) ||
+            forwardType[k] = op.id == b.entry || pairs[k] ||
                              (!pulled && std::any_of(operandIndex[k].begin(), operandIndex[k].end(), [](int64_t p) { return p >= 0; }));
         }
+
+        std::vector<CompactSharding> derived(n), operandBuffer;
+        std::vector<FactorAssignment> factors(n);
+        std::vector<char> hasDerived(n), hasFactors(n);
+        std::vector<const CompactSharding*> in;
+        std::vector<size_t> pending(n);
+        std::string why;
         for (size_t s = 0; s < b.strategies.size(); ++s) {
             const BlockStrategy& st = b.strategies[s];
-            const std::string where = "block " + std::to_string(b.id) + " strategy " + st.label;
-            std::vector<std::optional<TensorSharding>> derived(n);
-            std::vector<std::optional<FactorAssignment>> factors(n);
+            auto where = [&] { return "block " + std::to_string(b.id) + " strategy " + st.label; };
+            std::fill(hasDerived.begin(), hasDerived.end(), 0);
+            std::fill(hasFactors.begin(), hasFactors.end(), 0);
             StrategyCollectives collectives{b.id, st.label, {}};
-            auto finish = [&](size_t k, const TensorSharding& result) {
-                const auto axes = partialAxesInMeshOrder(result, a.mesh);
-                TensorSharding done = result;
-                if (!axes.empty()) {
-                    done = *result.withPartialAxes({});
-                    collectives.collectives.push_back(OwnCollective{b.members[k], CollectiveKind::AllReduce, axes,
-                                                                    g.op(b.members[k]).type.bytes()});
+            auto finish = [&](size_t k, const FactorAssignment& fa) {
+                factors[k] = fa;
+                hasFactors[k] = 1;
+                const CompactSharding result = projectResult(rules[k], fa);
+                if (result.isPartial()) {
+                    std::vector<std::string> axes;
+                    for (int x = 0; x < m_sizes.rank; ++x)
+                        if (result.dimOf[static_cast<size_t>(x)] == CompactSharding::kAxisPartial)
+                            axes.push_back(a.mesh.axes()[static_cast<size_t>(x)].name);
+                    collectives.collectives.push_back(
+                        OwnCollective{b.members[k], CollectiveKind::AllReduce, std::move(axes), g.op(b.members[k]).type.bytes()});
                 }
-                derived[k] = done;
+                derived[k] = normalized(result.withoutPartial());
+                hasDerived[k] = 1;
+            };
+            // Whether a forward-derived member has everything it reads.
+            auto forwardReady = [&](size_t k, bool relaxedStep) {
+                const std::vector<int64_t>& ops = operandIndex[k];
+                const int64_t f = forwardOf[k];
+                for (size_t i = 0; i < ops.size(); ++i) {
+                    if (pairs[k] && static_cast<int32_t>(i) == pairs[k]->gradOperand) {
+                        if (f < 0 || !hasDerived[static_cast<size_t>(f)]) return false;
+                        continue;
+                    }
+                    const int64_t p = ops[i];
+                    if (p < 0) {
+                        if (static_cast<int64_t>(i) == sharedSlot[k] && f >= 0 && !hasFactors[static_cast<size_t>(f)]) return false;
+                        continue;
+                    }
+                    if (!hasDerived[static_cast<size_t>(p)] && !(relaxedStep && !forwardType[static_cast<size_t>(p)])) return false;
+                }
+                return true;
             };
             // Strict passes wait for every in-block operand; when they stall, one relaxed step lets
-            // the lowest pending member treat not-yet-derived pulled operands as adapting (they are
-            // then derived backward from it), as a pulled weight adapts to its consumer.
+            // one pending member treat not-yet-derived pulled operands as adapting (they are then
+            // derived backward from it), as a pulled weight adapts to its consumer. Passes visit only
+            // the members still pending, in id order.
+            pending.resize(n);
+            for (size_t k = 0; k < n; ++k) pending[k] = k;
             bool progress = true;
             bool relaxed = false;
-            while (progress) {
+            while (progress && !pending.empty()) {
                 progress = false;
                 // In a relaxed step only the chosen member may proceed: the pending member with the
                 // most informative (split) derived operands, lowest id on ties.
                 int64_t chosen = -1;
                 if (relaxed) {
                     int best = -1;
-                    for (size_t k = 0; k < n; ++k) {
-                        if (derived[k] || !forwardType[k]) continue;
+                    for (const size_t k : pending) {
+                        if (!forwardType[k]) continue;
+                        if (pairs[k] && (forwardOf[k] < 0 || !hasDerived[static_cast<size_t>(forwardOf[k])])) continue;
                         int info = 0;
                         bool ready = true;
-                        auto pit = pairOf.find(b.members[k]);
-                        if (pit != pairOf.end()) {
-                            const int64_t f = idx(pit->second->forward);
-                            ready = f >= 0 && derived[static_cast<size_t>(f)].has_value();
-                        }
                         for (const int64_t p : operandIndex[k]) {
-                            if (p >= 0 && forwardType[static_cast<size_t>(p)] && !derived[static_cast<size_t>(p)]) ready = false;
-                            if (p >= 0 && derived[static_cast<size_t>(p)] && !derived[static_cast<size_t>(p)]->isReplicated()) ++info;
+                            if (p < 0) continue;
+                            const auto q = static_cast<size_t>(p);
+                            if (forwardType[q] && !hasDerived[q]) ready = false;
+                            if (hasDerived[q] && !isReplicated(derived[q])) ++info;
                         }
                         if (ready && info > best) {
                             best = info;
@@ -135,87 +216,85 @@ struct Checker {
                         }
                     }
                 }
-                for (size_t k = 0; k < n; ++k) {
-                    if (derived[k]) continue;
+                for (const size_t k : pending) {
+                    if (hasDerived[k]) continue;
                     if (relaxed && static_cast<int64_t>(k) != chosen) continue;
                     const Op& op = g.op(b.members[k]);
-                    const OpShardingRule& rule = *rules[k];
+                    const OpShardingRule& rule = rules[k];
                     if (op.id == b.entry) {
-                        std::vector<std::optional<TensorSharding>> in(st.entryOperands.begin(), st.entryOperands.end());
-                        auto fa = factorsFromOperands(rule, in, a.mesh);
-                        if (!fa) {
-                            fail(where + ": entry " + op.name + " strategy is invalid: " + fa.error().message);
+                        operandBuffer.clear();
+                        for (const TensorSharding& t : st.entryOperands) {
+                            auto c = toCompact(t, a.mesh);
+                            if (!c) {
+                                fail(where() + ": entry " + op.name + " operand sharding is invalid: " + c.error().message);
+                                return;
+                            }
+                            operandBuffer.push_back(*c);
+                        }
+                        if (operandBuffer.size() != rule.operandDims.size()) {
+                            fail(where() + ": entry " + op.name + " has " + std::to_string(operandBuffer.size()) +
+                                 " stored operand shardings for " + std::to_string(rule.operandDims.size()) + " operands");
                             return;
                         }
-                        factors[k] = *fa;
-                        finish(k, resultShardingFor(rule, *fa, a.mesh));
+                        in.assign(operandBuffer.size(), nullptr);
+                        for (size_t i = 0; i < operandBuffer.size(); ++i) in[i] = &operandBuffer[i];
+                        FactorAssignment fa;
+                        if (!assignFromOperands(rule, in, m_sizes, fa, &why)) {
+                            fail(where() + ": entry " + op.name + " strategy is invalid: " + why);
+                            return;
+                        }
+                        finish(k, fa);
                         progress = true;
                         continue;
                     }
                     if (forwardType[k]) {
-                        std::vector<std::optional<TensorSharding>> in(op.operands.size());
-                        bool ready = true;
-                        auto pit = pairOf.find(op.id);
+                        if (!forwardReady(k, relaxed)) continue;
+                        const int64_t f = forwardOf[k];
+                        CompactSharding shared;
+                        in.assign(op.operands.size(), nullptr);
                         for (size_t i = 0; i < op.operands.size(); ++i) {
-                            if (pit != pairOf.end() && static_cast<int32_t>(i) == pit->second->gradOperand) {
-                                const int64_t f = idx(pit->second->forward);
-                                if (f < 0 || !derived[static_cast<size_t>(f)]) { ready = false; break; }
-                                in[i] = derived[static_cast<size_t>(f)];
+                            if (pairs[k] && static_cast<int32_t>(i) == pairs[k]->gradOperand) {
+                                in[i] = &derived[static_cast<size_t>(f)];
                                 continue;
                             }
                             const int64_t p = operandIndex[k][i];
                             if (p < 0) {
                                 // A paired backward dot reads its shared operand as its forward dot does.
-                                if (pit != pairOf.end()) {
-                                    const DotPair& pr = *pit->second;
-                                    const size_t fpos = pr.side == 0 ? 1 : 0;
-                                    const Op& fwd = g.op(pr.forward);
-                                    const int64_t f = idx(pr.forward);
-                                    if (i == fpos && fwd.operands[fpos] == op.operands[i] && f >= 0) {
-                                        if (!factors[static_cast<size_t>(f)]) { ready = false; break; }
-                                        in[i] = operandShardingFor(*rules[static_cast<size_t>(f)], *factors[static_cast<size_t>(f)], fpos, a.mesh);
-                                    }
+                                if (static_cast<int64_t>(i) == sharedSlot[k] && f >= 0) {
+                                    shared = projectOperand(rules[static_cast<size_t>(f)], factors[static_cast<size_t>(f)], i);
+                                    in[i] = &shared;
                                 }
                                 continue;  // external: adapts
                             }
-                            if (!derived[static_cast<size_t>(p)]) {
-                                if (relaxed && !forwardType[static_cast<size_t>(p)]) continue;
-                                ready = false;
-                                break;
-                            }
-                            in[i] = derived[static_cast<size_t>(p)];
+                            if (hasDerived[static_cast<size_t>(p)]) in[i] = &derived[static_cast<size_t>(p)];
                         }
-                        if (!ready) continue;
-                        auto fa = factorsFromOperands(rule, in, a.mesh);
-                        if (!fa) {
-                            fail(where + ": " + op.name + " cannot be derived from its operands in the block: " + fa.error().message);
+                        FactorAssignment fa;
+                        if (!assignFromOperands(rule, in, m_sizes, fa, &why)) {
+                            fail(where() + ": " + op.name + " cannot be derived from its operands in the block: " + why);
                             return;
                         }
-                        factors[k] = *fa;
-                        finish(k, resultShardingFor(rule, *fa, a.mesh));
+                        finish(k, fa);
                         progress = true;
                         continue;
                     }
                     // Backward from the first consuming member that is derived.
                     for (const auto& [u, i] : consumers[k]) {
-                        if (!factors[u]) continue;
-                        const Op& uo = g.op(b.members[u]);
-                        const TensorSharding need = operandShardingFor(*rules[u], *factors[u], i, a.mesh);
+                        if (!hasFactors[u]) continue;
+                        const CompactSharding need = projectOperand(rules[u], factors[u], i);
                         if (isSourceKind(op.kind)) {
                             factors[k] = FactorAssignment{};
-                        } else {
-                            auto fa = factorsFromResult(rule, need, a.mesh);
-                            if (!fa) {
-                                fail(where + ": " + op.name + " cannot produce what " + uo.name + " needs: " + fa.error().message);
-                                return;
-                            }
-                            factors[k] = *fa;
+                        } else if (!assignFromResult(rule, need, m_sizes, factors[k], &why)) {
+                            fail(where() + ": " + op.name + " cannot produce what " + g.op(b.members[u]).name + " needs: " + why);
+                            return;
                         }
-                        derived[k] = need;
+                        hasFactors[k] = 1;
+                        derived[k] = normalized(need);
+                        hasDerived[k] = 1;
                         progress = true;
                         break;
                     }
                 }
+                std::erase_if(pending, [&](size_t k) { return hasDerived[k] != 0; });
                 if (!progress && !relaxed) {
                     relaxed = true;
                     progress = true;
@@ -225,13 +304,19 @@ struct Checker {
             }
             for (size_t k = 0; k < n; ++k) {
                 const Op& op = g.op(b.members[k]);
-                if (!derived[k]) {
-                    fail(where + ": member " + op.name + " cannot be derived from the entry");
+                if (!hasDerived[k]) {
+                    fail(where() + ": member " + op.name + " cannot be derived from the entry");
                     return;
                 }
-                const TensorSharding& stored = a.sharding(b, s, k);
-                if (!(stored == *derived[k])) {
-                    fail(where + ": member " + op.name + " stored " + stored.toString() + ", re-derived " + derived[k]->toString());
+                const uint32_t storedIndex = st.memberShardings.at(k);
+                if (storedIndex >= m_stored.size()) {
+                    fail(where() + ": member " + op.name + " refers to stored sharding " + std::to_string(storedIndex) +
+                         " of " + std::to_string(m_stored.size()));
+                    return;
+                }
+                if (!(m_stored[storedIndex] == derived[k])) {
+                    fail(where() + ": member " + op.name + " stored " + a.shardings[storedIndex].toString() +
+                         ", re-derived " + text(derived[k]));
                     return;
                 }
             }
@@ -241,22 +326,23 @@ struct Checker {
                 for (size_t i = 0; i < op.operands.size(); ++i) {
                     const int64_t p = operandIndex[k][i];
                     if (p < 0) continue;
-                    const TensorSharding expected = operandShardingFor(*rules[k], *factors[k], i, a.mesh);
-                    const TensorSharding& have = *derived[static_cast<size_t>(p)];
                     ++report.edgesChecked;
+                    const CompactSharding expected = normalized(projectOperand(rules[k], factors[k], i));
+                    const CompactSharding& have = derived[static_cast<size_t>(p)];
                     if (have == expected) continue;
-                    auto plan = planReshard(have, expected, a.mesh, g.op(op.operands[i]).type);
+                    const TensorSharding haveText = fromCompact(have, a.mesh), expectedText = fromCompact(expected, a.mesh);
+                    auto plan = planReshard(haveText, expectedText, a.mesh, g.op(op.operands[i]).type);
                     const int64_t steps = plan ? static_cast<int64_t>(plan->steps.size()) : 1;
                     report.reshardSteps += steps;
                     if (steps > 0)
-                        fail(where + ": edge " + g.op(op.operands[i]).name + " -> " + op.name + " needs resharding " +
-                             have.toString() + " -> " + expected.toString());
+                        fail(where() + ": edge " + g.op(op.operands[i]).name + " -> " + op.name + " needs resharding " +
+                             haveText.toString() + " -> " + expectedText.toString());
                 }
             }
             std::sort(collectives.collectives.begin(), collectives.collectives.end(),
                       [](const OwnCollective& x, const OwnCollective& y) { return x.op < y.op; });
             if (collectives.collectives != st.ownCollectives)
-                fail(where + ": own collectives differ from the stored ones (" + std::to_string(st.ownCollectives.size()) +
+                fail(where() + ": own collectives differ from the stored ones (" + std::to_string(st.ownCollectives.size()) +
                      " stored, " + std::to_string(collectives.collectives.size()) + " re-derived)");
             report.ownCollectives.push_back(std::move(collectives));
             if (!report.pass) return;
@@ -267,8 +353,9 @@ struct Checker {
 }  // namespace
 
 BlockCheckReport checkBlocks(const Graph& graph, const BlockAnalysis& analysis) {
-    Checker c{graph, analysis, {}, {}};
-    c.classify();
+    Checker c{graph, analysis, {}, {}, {}, {}};
+    c.prepare();
+    if (!c.report.pass) return c.report;
     std::vector<int32_t> seen(static_cast<size_t>(graph.size()), 0);
     for (const auto& b : analysis.blocks) {
         for (OpId m : b.members) {

@@ -393,28 +393,59 @@ bool checkDivisibility(const OpShardingRule& rule, const FactorAssignment& out, 
     return true;
 }
 
+// Factors already bound: a bit mask for up to 64 factors (every rule of the built-in ops), a vector
+// beyond. No allocation on the common path.
+class SeenFactors {
+public:
+    explicit SeenFactors(size_t count) {
+        if (count > 64) m_wide.assign(count, 0);
+    }
+    bool test(int32_t f) const {
+        return m_wide.empty() ? (m_bits >> f) & 1u : m_wide[static_cast<size_t>(f)] != 0;
+    }
+    void set(int32_t f) {
+        if (m_wide.empty())
+            m_bits |= uint64_t{1} << f;
+        else
+            m_wide[static_cast<size_t>(f)] = 1;
+    }
+
+private:
+    uint64_t m_bits = 0;
+    std::vector<char> m_wide;
+};
+
+// Where a dimension sits, for messages (text built only on failure).
+struct DimPlace {
+    int64_t operand = -1;  // -1: the result
+    size_t dim = 0;
+    std::string text() const {
+        return (operand < 0 ? std::string("result") : "operand " + std::to_string(operand)) + " dim " + std::to_string(dim);
+    }
+};
+
 // Adds dim `axes` to factor f, or checks agreement when f already has a source.
 bool bindFactor(const OpShardingRule& rule, int32_t f, const std::array<int8_t, kMaxRuleMeshAxes>& axes, int n,
-                std::vector<char>& seen, FactorAssignment& out, const std::string& where, std::string* why) {
+                SeenFactors& seen, FactorAssignment& out, const DimPlace& place, std::string* why) {
     const Factor& factor = rule.factors[static_cast<size_t>(f)];
     if (n > 0 && factor.kind == FactorKind::Blocked) {
-        setWhy(why, where + " splits blocked factor " + factorLetter(f));
+        setWhy(why, place.text() + " splits blocked factor " + factorLetter(f));
         return false;
     }
-    if (seen[static_cast<size_t>(f)]) {
+    if (seen.test(f)) {
         std::array<int8_t, kMaxRuleMeshAxes> have{};
         const int m = axesOnFactor(out, f, have);
         if (m != n || !std::equal(axes.begin(), axes.begin() + n, have.begin())) {
-            setWhy(why, where + " disagrees with another operand on factor " + factorLetter(f));
+            setWhy(why, place.text() + " disagrees with another operand on factor " + factorLetter(f));
             return false;
         }
         return true;
     }
-    seen[static_cast<size_t>(f)] = 1;
+    seen.set(f);
     for (int k = 0; k < n; ++k) {
         const auto a = static_cast<size_t>(axes[static_cast<size_t>(k)]);
         if (out.factorOf[a] != -1) {
-            setWhy(why, where + ": mesh axis " + std::to_string(a) + " would split two factors");
+            setWhy(why, place.text() + ": mesh axis " + std::to_string(a) + " would split two factors");
             return false;
         }
         out.factorOf[a] = static_cast<int16_t>(f);
@@ -547,7 +578,7 @@ TensorSharding fromCompact(const CompactSharding& c, const Mesh& mesh) {
 bool assignFromOperands(const OpShardingRule& rule, std::span<const CompactSharding* const> operands,
                         const MeshSizes& mesh, FactorAssignment& out, std::string* why) {
     out = FactorAssignment{};
-    std::vector<char> seen(rule.factors.size(), 0);
+    SeenFactors seen(rule.factors.size());
     std::array<int8_t, kMaxRuleMeshAxes> axes{};
     for (size_t i = 0; i < operands.size() && i < rule.operandDims.size(); ++i) {
         const CompactSharding* s = operands[i];
@@ -564,15 +595,15 @@ bool assignFromOperands(const OpShardingRule& rule, std::span<const CompactShard
         }
         for (size_t d = 0; d < map.size(); ++d) {
             const int n = axesOnDim(*s, static_cast<int>(d), axes);
-            const std::string where = "operand " + std::to_string(i) + " dim " + std::to_string(d);
+            const DimPlace place{static_cast<int64_t>(i), d};
             if (map[d] == kNoFactor) {
                 if (n > 0) {
-                    setWhy(why, where + " is split but maps to no factor");
+                    setWhy(why, place.text() + " is split but maps to no factor");
                     return false;
                 }
                 continue;
             }
-            if (!bindFactor(rule, map[d], axes, n, seen, out, where, why)) return false;
+            if (!bindFactor(rule, map[d], axes, n, seen, out, place, why)) return false;
         }
     }
     return checkDivisibility(rule, out, mesh, why);
@@ -585,19 +616,19 @@ bool assignFromResult(const OpShardingRule& rule, const CompactSharding& result,
         setWhy(why, "result sharding has the wrong rank");
         return false;
     }
-    std::vector<char> seen(rule.factors.size(), 0);
+    SeenFactors seen(rule.factors.size());
     std::array<int8_t, kMaxRuleMeshAxes> axes{};
     for (size_t d = 0; d < rule.resultDims.size(); ++d) {
         const int n = axesOnDim(result, static_cast<int>(d), axes);
-        const std::string where = "result dim " + std::to_string(d);
+        const DimPlace place{-1, d};
         if (rule.resultDims[d] == kNoFactor) {
             if (n > 0) {
-                setWhy(why, where + " is split but maps to no factor");
+                setWhy(why, place.text() + " is split but maps to no factor");
                 return false;
             }
             continue;
         }
-        if (!bindFactor(rule, rule.resultDims[d], axes, n, seen, out, where, why)) return false;
+        if (!bindFactor(rule, rule.resultDims[d], axes, n, seen, out, place, why)) return false;
     }
     if (result.isPartial()) {
         int32_t reduction = kNoFactor;
