@@ -7,6 +7,7 @@ CFP_PACKAGES=(
   cmake ninja-build g++ ccache pkg-config
   nlohmann-json3-dev
   qt6-base-dev libgl-dev
+  python3 python3-jsonschema
 )
 
 cfp_install_deps() {

@@ -1,0 +1,71 @@
+#pragma once
+// Hardware specifications: one GPU model and the links between GPUs, loaded from JSON
+// (resources/hardware/*.json, embedded in the binary at build time, or a user's own file).
+// The format is documented in docs/hardware-format.md.
+//
+// Numbers are per GPU: peak dense FLOP/s per dtype (tensor cores where the dtype uses them), HBM
+// bandwidth and capacity, and per link class the bandwidth one GPU can send per direction and the
+// latency of one hop. The cost model (core/cost) turns them into op and collective times.
+//
+// Stable error codes: hardware.unknown (no built-in spec of that name and no such file),
+// hardware.io (cannot read the file), hardware.syntax (not JSON, with line:column),
+// hardware.format (a field missing, of the wrong type, or out of range; `where` is the JSON path),
+// cluster.bad_nodes.
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ir/types.h"
+#include "util/result.h"
+
+namespace cfp {
+
+struct LinkSpec {
+    std::string name;                     // "NVLink 4 (NVSwitch)", "InfiniBand NDR 400 Gb/s"
+    double bytesPerSecond = 0;            // per GPU, per direction (the β⁻¹ of the α-β model)
+    double latencySeconds = 0;            // α: one hop of a ring step
+    bool supportsTree = false;            // all-reduce may use a (double binary) tree
+};
+
+struct HardwareSpec {
+    std::string id;                       // "h100-sxm" (file stem of the built-in spec)
+    std::string name;                     // "NVIDIA H100 SXM5 80GB"
+    int64_t memoryBytes = 0;              // HBM capacity per GPU
+    double hbmBytesPerSecond = 0;         // peak HBM bandwidth
+    std::map<DType, double> peakFlops;    // peak dense FLOP/s per dtype
+    double vectorFlops = 0;               // non-tensor-core FP32 FLOP/s (elementwise work)
+    double gemmEfficiency = 0.7;          // achieved / peak for large matmuls (0, 1]
+    double hbmEfficiency = 0.8;           // achieved / peak HBM bandwidth (0, 1]
+    double kernelLaunchSeconds = 3e-6;    // fixed cost of one kernel
+    int64_t gpusPerNode = 8;
+    LinkSpec intraNode;
+    LinkSpec interNode;
+    std::vector<std::string> sources;     // datasheets and references for the numbers
+
+    // Peak dense FLOP/s for `dtype`; falls back to fp32's entry, then to vectorFlops.
+    double peakFlopsFor(DType dtype) const;
+};
+
+// Built-in spec ids, sorted ("a100-pcie-40gb", …, "v100-sxm-32gb").
+std::vector<std::string> hardwareNames();
+
+// A built-in id ("h100-sxm") or a path to a JSON file (anything containing '/' or ending ".json").
+Result<HardwareSpec> loadHardware(std::string_view nameOrPath);
+// Parses spec JSON text; `origin` names it in errors (a file path or "builtin:h100-sxm").
+Result<HardwareSpec> parseHardware(std::string_view jsonText, std::string_view origin);
+
+struct Cluster {
+    HardwareSpec hardware;
+    int64_t nodes = 1;
+    int64_t devices() const { return nodes * hardware.gpusPerNode; }
+    // "16 × 8 NVIDIA H100 SXM5 80GB"
+    std::string toString() const;
+};
+
+// nodes ≥ 1 and devices within kMaxMeshDevices; error cluster.bad_nodes otherwise.
+Result<Cluster> makeCluster(HardwareSpec hardware, int64_t nodes);
+
+}  // namespace cfp

@@ -1,0 +1,120 @@
+#pragma once
+// A parallelization plan: what the planner (planner.h) returns, what the plan file
+// (plan_json.h, docs/plan-format.md) stores and what the exporters (core/export) read.
+//
+// A plan fixes one strategy per ParallelBlock; every op of the graph then has one sharding per
+// operand (as it consumes it) and one for its result (as it passes it on, after its own
+// collective). A result that the op's strategy leaves as a pending partial sum over some mesh axes
+// is completed by the op's own all-reduce over those axes (ownCollectiveAxes).
+//
+// Times are seconds per training step on one device (every device runs the same program);
+// memory is bytes per device. Every cost carries its provenance: "modelled" (analytic model) or
+// "measured" (profile DB values that replaced the model for matching ops).
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ir/graph.h"
+#include "sharding/mesh.h"
+#include "sharding/sharding.h"
+
+namespace cfp {
+
+enum class Provenance : uint8_t { Modelled, Measured, Mixed };
+std::string_view provenanceName(Provenance p);  // "modelled", "measured", "mixed"
+
+// Seconds split the way the reports and charts show them.
+struct CostBreakdown {
+    double computeSeconds = 0;        // kernels (roofline), launch overhead included
+    double collectiveSeconds = 0;     // the ops' own collectives (e.g. the dW all-reduce)
+    double reshardSeconds = 0;        // resharding on edges whose producer and consumer disagree
+    Provenance provenance = Provenance::Modelled;
+    double total() const { return computeSeconds + collectiveSeconds + reshardSeconds; }
+};
+
+// Per-device memory of a plan (bytes).
+struct MemoryBreakdown {
+    int64_t weights = 0;       // trainable parameters, local shards
+    int64_t gradients = 0;     // one gradient buffer per trainable parameter, sharded like it
+    int64_t optimizer = 0;     // optimizer-state parameters (AdamW moments, fp32 master weights)
+    int64_t activations = 0;   // data inputs and forward results kept for the backward pass
+    int64_t transient = 0;     // the largest single op's working set (operands + result)
+    int64_t total() const { return weights + gradients + optimizer + activations + transient; }
+};
+
+// One op's shardings under the plan.
+struct TensorPlan {
+    OpId op = kNoOp;
+    int32_t block = -1;                       // the block whose strategy decides it, or -1 (fixed)
+    TensorSharding result;                    // as passed on to consumers (no pending partial)
+    std::vector<TensorSharding> operands;     // as this op consumes them
+    std::vector<std::string> ownCollectiveAxes;  // all-reduce completing a partial result, mesh order
+};
+
+struct BlockChoice {
+    int32_t block = 0;
+    int32_t strategy = 0;   // index into ParallelBlock::strategies
+    std::string label;      // "x:rows"
+    bool pinned = false;
+};
+
+struct SegmentPlan {
+    int32_t index = 0;                    // position in the segment chain
+    int32_t type = 0;                     // segment type id
+    int32_t firstBlock = 0;
+    int32_t blockCount = 0;
+    std::vector<int32_t> combination;     // strategy index per block of the segment
+    CostBreakdown cost;                   // ops of this segment's blocks + edges into them
+    int64_t memoryBytes = 0;              // weights + gradients + optimizer + activations of its ops
+};
+
+struct Baseline {
+    std::string name;          // "data_parallel", "megatron"
+    std::string description;   // "batch split over all 128 devices"
+    bool feasible = false;     // the strategy exists on this mesh/model (e.g. batch divisible)
+    bool fits = false;         // and its memory fits the limit
+    double stepSeconds = 0;    // evaluator's step time (valid when feasible)
+    MemoryBreakdown memory;
+    std::string note;          // why not feasible / by how much it does not fit
+};
+
+// One interval of the predicted step, for the trace exporter. The evaluator lays the step out as
+// one compute stream plus one stream per mesh axis (collectives and resharding on that axis); ops
+// run in graph order and nothing overlaps (the cost model's assumption).
+struct TimelineEvent {
+    std::string name;          // op name, or "reshard <producer> -> <consumer>"
+    std::string track;         // "compute" or "comm:<axis>"
+    std::string category;      // "compute", "collective", "reshard"
+    double startSeconds = 0;
+    double durationSeconds = 0;
+    OpId op = kNoOp;           // the op it belongs to (the consumer for resharding)
+    std::string scope;         // the op's scope path
+    std::string detail;        // e.g. "all-reduce over x, 96 MiB"
+};
+
+struct Plan {
+    std::string model;                 // graph name
+    std::string modelSource;           // how to load it again ("builtin:gpt3-175b", a path)
+    int64_t batch = 0, seq = 0;        // for built-in models and configs (0: not applicable)
+    std::string hardware;              // hardware spec id or file
+    std::string hardwareName;          // its display name
+    int64_t nodes = 1;
+    int64_t gpusPerNode = 8;
+    Mesh mesh;                         // with link classes
+    int64_t memoryLimitBytes = 0;      // per device
+    std::vector<std::string> pins;     // as given on the command line
+    std::vector<BlockChoice> blocks;   // one per block, in block order
+    std::vector<SegmentPlan> segments; // the segment chain
+    std::vector<TensorPlan> tensors;   // one per op, in op order
+    CostBreakdown step;                // whole step (evaluator)
+    double predictedStepSeconds = 0;   // the search's objective
+    double evaluatorStepSeconds = 0;   // recomputed by the independent evaluator
+    MemoryBreakdown memory;            // per device (evaluator)
+    std::vector<Baseline> baselines;
+    double searchSeconds = 0;
+    bool searchExact = true;           // false when memory fronts were thinned (see planner.h)
+};
+
+}  // namespace cfp
