@@ -626,6 +626,7 @@ Result<BlockAnalysis> BlockFinder::run() {
             for (OpId m : pb.members) {
                 const size_t k = static_cast<size_t>(m_local[static_cast<size_t>(m)]) * S + s;
                 st.memberShardings.push_back(intern(g.shard[k]));
+                st.memberFactors.push_back(g.assign[k]);
                 if (g.partialMask[k]) {
                     OwnCollective c;
                     c.op = m;

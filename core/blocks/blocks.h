@@ -57,6 +57,7 @@
 #include "ir/graph.h"
 #include "sharding/mesh.h"
 #include "sharding/reshard.h"
+#include "rules/op_rules.h"
 #include "sharding/sharding.h"
 #include "util/result.h"
 
@@ -95,6 +96,7 @@ struct BlockStrategy {
     std::string label;                        // "x:rows", "dp:rows,tp:cols"
     std::vector<TensorSharding> entryOperands;  // the entry dot's operand shardings (the decision)
     std::vector<uint32_t> memberShardings;    // per member: index into BlockAnalysis::shardings
+    std::vector<FactorAssignment> memberFactors;  // per member: mesh axes on its rule's factors
     std::vector<OwnCollective> ownCollectives;  // in member order
 };
 

@@ -1,1 +1,165 @@
-// Filled in by the change that introduces this file.
+#include "cost/cost_model.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace cfp {
+
+bool isFusibleKind(OpKind kind) {
+    if (isElementwise(kind)) return true;
+    switch (kind) {
+        case OpKind::Broadcast:
+        case OpKind::Reshape:
+        case OpKind::Transpose:
+        case OpKind::Slice:
+        case OpKind::Concatenate:
+        case OpKind::Iota:
+            return true;
+        default:
+            return false;
+    }
+}
+
+bool fusesInto(OpKind producer, OpKind consumer) {
+    return isFusibleKind(producer) && producer != OpKind::Iota && (isFusibleKind(consumer) || consumer == OpKind::Reduce);
+}
+
+std::vector<int64_t> localDims(const TensorType& type, const CompactSharding& sharding, const MeshSizes& mesh) {
+    std::vector<int64_t> dims = type.dims;
+    for (int a = 0; a < mesh.rank; ++a) {
+        const int8_t d = sharding.dimOf[static_cast<size_t>(a)];
+        if (d >= 0 && static_cast<size_t>(d) < dims.size()) dims[static_cast<size_t>(d)] /= mesh.size[static_cast<size_t>(a)];
+    }
+    return dims;
+}
+
+int64_t localBytes(const TensorType& type, const CompactSharding& sharding, const MeshSizes& mesh) {
+    int64_t split = 1;
+    for (int a = 0; a < mesh.rank; ++a)
+        if (sharding.dimOf[static_cast<size_t>(a)] >= 0) split *= mesh.size[static_cast<size_t>(a)];
+    return type.bytes() / split;
+}
+
+namespace {
+
+struct Hasher {
+    uint64_t h = 1469598103934665603ull;
+    void add(uint64_t v) {
+        for (int i = 0; i < 8; ++i) {
+            h ^= (v >> (8 * i)) & 0xffu;
+            h *= 1099511628211ull;
+        }
+    }
+    void add(const std::vector<int64_t>& v) {
+        add(v.size());
+        for (int64_t x : v) add(static_cast<uint64_t>(x));
+    }
+};
+
+}  // namespace
+
+uint64_t opCostSignature(const Op& op, std::span<const std::vector<int64_t>> localOperandDims,
+                         std::span<const TensorType> operandTypes, const std::vector<int64_t>& localResultDims) {
+    Hasher h;
+    h.add(static_cast<uint64_t>(op.kind));
+    h.add(static_cast<uint64_t>(op.type.dtype));
+    h.add(localResultDims);
+    h.add(op.attrs.dimensions);
+    h.add(op.attrs.dot.lhsBatch);
+    h.add(op.attrs.dot.rhsBatch);
+    h.add(op.attrs.dot.lhsContracting);
+    h.add(op.attrs.dot.rhsContracting);
+    h.add(static_cast<uint64_t>(op.attrs.comparison));
+    h.add(static_cast<uint64_t>(op.attrs.reduceKind));
+    for (char c : op.attrs.target) h.add(static_cast<uint64_t>(c));
+    h.add(localOperandDims.size());
+    for (size_t i = 0; i < localOperandDims.size(); ++i) {
+        h.add(localOperandDims[i]);
+        if (i < operandTypes.size()) h.add(static_cast<uint64_t>(operandTypes[i].dtype));
+    }
+    return h.h;
+}
+
+Result<CostModel> CostModel::create(const HardwareSpec& hardware, const Mesh& mesh) {
+    if (!mesh.hasLinkClasses())
+        return makeError("cost.bad_mesh", "mesh " + mesh.toString() + " has no link classes (bind it to the hardware first)");
+    auto sizes = meshSizes(mesh);
+    if (!sizes) return sizes.error();
+    if (hardware.hbmBytesPerSecond <= 0 || hardware.hbmEfficiency <= 0 || hardware.gemmEfficiency <= 0)
+        return makeError("cost.bad_hardware", "hardware " + hardware.id + " has no usable HBM bandwidth or efficiency");
+    CostModel m;
+    m.m_hw = hardware;
+    m.m_mesh = mesh;
+    m.m_sizes = *sizes;
+    return m;
+}
+
+double CostModel::hbmSeconds(double bytes) const { return bytes / (m_hw.hbmBytesPerSecond * m_hw.hbmEfficiency); }
+
+double CostModel::kernelSeconds(OpKind kind, DType dtype, double localFlops, double localBytes) const {
+    const double memory = hbmSeconds(localBytes);
+    if (isFusibleKind(kind)) return memory + launchSeconds();
+    const double peak = m_hw.peakFlopsFor(dtype) * m_hw.gemmEfficiency;
+    const double compute = peak > 0 ? localFlops / peak : 0.0;
+    return std::max(compute, memory) + launchSeconds();
+}
+
+double CostModel::fusedEdgeSavingSeconds(int64_t localTensorBytes) const {
+    return hbmSeconds(2.0 * static_cast<double>(localTensorBytes)) + launchSeconds();
+}
+
+const LinkSpec& CostModel::link(size_t axis) const {
+    const auto& a = m_mesh.axes().at(axis);
+    return a.link && *a.link == LinkClass::InterNode ? m_hw.interNode : m_hw.intraNode;
+}
+
+double CostModel::collectiveSeconds(CollectiveKind kind, size_t axis, int64_t messageBytes) const {
+    const double n = static_cast<double>(m_sizes.size[axis]);
+    if (n <= 1 || kind == CollectiveKind::LocalSlice) return 0.0;
+    const LinkSpec& l = link(axis);
+    const double alpha = l.latencySeconds;
+    const double beta = 1.0 / l.bytesPerSecond;
+    const double b = static_cast<double>(messageBytes);
+    switch (kind) {
+        case CollectiveKind::AllGather:
+        case CollectiveKind::ReduceScatter:
+            return (n - 1) * alpha + (n - 1) / n * b * beta;
+        case CollectiveKind::AllReduce: {
+            const double ring = 2 * (n - 1) * alpha + 2 * (n - 1) / n * b * beta;
+            if (!l.supportsTree) return ring;
+            const double tree = 2 * std::ceil(std::log2(n)) * alpha + 2 * b * beta;
+            return std::min(ring, tree);
+        }
+        case CollectiveKind::AllToAll:
+            return (n - 1) * alpha + (n - 1) / (n * n) * b * beta;
+        case CollectiveKind::LocalSlice:
+            return 0.0;
+    }
+    return 0.0;
+}
+
+double CostModel::ownAllReduceSeconds(uint32_t partialMask, int64_t resultBytes) const {
+    double t = 0;
+    for (int a = 0; a < m_sizes.rank; ++a)
+        if (partialMask & (1u << a)) t += collectiveSeconds(CollectiveKind::AllReduce, static_cast<size_t>(a), resultBytes);
+    return t;
+}
+
+double CostModel::reshardSeconds(const ReshardPlan& plan) const {
+    double t = 0;
+    for (const CollectiveStep& s : plan.steps) {
+        auto axis = m_mesh.axisIndex(s.axis);
+        if (!axis) continue;
+        t += collectiveSeconds(s.kind, static_cast<size_t>(*axis), s.messageBytes);
+    }
+    return t;
+}
+
+void CostModel::setMeasured(uint64_t signature, double seconds) { m_measured[signature] = seconds; }
+
+const double* CostModel::measured(uint64_t signature) const {
+    auto it = m_measured.find(signature);
+    return it == m_measured.end() ? nullptr : &it->second;
+}
+
+}  // namespace cfp

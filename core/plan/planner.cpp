@@ -1,1 +1,985 @@
-// Filled in by the change that introduces this file.
+#include "plan/planner.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <map>
+#include <memory>
+#include <unordered_map>
+
+#include "stats/graph_stats.h"
+
+namespace cfp {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+bool isSource(OpKind k) { return k == OpKind::Parameter || k == OpKind::Constant || k == OpKind::Iota; }
+
+std::string gib(int64_t bytes) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.2f GiB", static_cast<double>(bytes) / (1024.0 * 1024.0 * 1024.0));
+    return buf;
+}
+
+// One op under one strategy of the block that decides it.
+struct OpState {
+    CompactSharding result;   // as passed on (no partial)
+    FactorAssignment factors;
+    uint32_t partialMask = 0; // axes of the own all-reduce
+    bool measured = false;
+    double kernel = 0;        // kernel seconds
+    double own = 0;           // own all-reduce seconds
+    int64_t memSum = 0;       // persistent bytes this op adds
+    int64_t memMax = 0;       // its working set
+};
+
+struct ReshardKey {
+    uint32_t type;
+    CompactSharding have, need;
+    bool operator==(const ReshardKey&) const = default;
+};
+struct ReshardKeyHash {
+    size_t operator()(const ReshardKey& k) const { return k.have.hash() * 31 + k.need.hash() * 1000003u + k.type; }
+};
+
+}  // namespace
+
+struct PlanProblem::Impl {
+    const Graph* g = nullptr;
+    AnalysisReport analysis;
+    std::optional<CostModel> modelStore;
+    const CostModel& model() const { return *modelStore; }
+    std::vector<std::optional<OpShardingRule>> rules;
+    std::vector<int32_t> owner;       // per op: block or -1 (fixed)
+    std::vector<size_t> stateOffset;  // per op: index of its state 0
+    std::vector<OpState> states;
+    std::vector<int32_t> uses;
+    std::vector<uint32_t> typeId;     // per op: interned result type
+    std::vector<int32_t> blockSegment;  // per block: segment index
+
+    // Decomposed terms.
+    double constTime = 0;
+    int64_t constMemSum = 0, constMemMax = 0;
+    std::vector<std::vector<double>> unaryTime;      // [block][strategy]
+    std::vector<std::vector<int64_t>> unaryMemSum, unaryMemMax;
+    struct Pair {
+        int a = 0, b = 0;            // a < b
+        std::vector<double> cost;    // [sa * d_b + sb]
+    };
+    std::vector<Pair> pairs;
+    std::map<std::pair<int, int>, size_t> pairIndex;
+
+    mutable std::unordered_map<ReshardKey, double, ReshardKeyHash> reshardCache;
+
+    int strategies(int b) const { return static_cast<int>(analysis.blocks.blocks[static_cast<size_t>(b)].strategies.size()); }
+    int nstates(OpId op) const { return owner[static_cast<size_t>(op)] < 0 ? 1 : strategies(owner[static_cast<size_t>(op)]); }
+    const OpState& st(OpId op, int s) const { return states[stateOffset[static_cast<size_t>(op)] + static_cast<size_t>(s)]; }
+    OpState& st(OpId op, int s) { return states[stateOffset[static_cast<size_t>(op)] + static_cast<size_t>(s)]; }
+
+    CompactSharding need(OpId v, int s, size_t i) const {
+        const auto& r = rules[static_cast<size_t>(v)];
+        if (!r) return CompactSharding::replicated(g->op(g->op(v).operands[i]).type.rank());
+        return projectOperand(*r, st(v, s).factors, i);
+    }
+
+    double reshard(OpId u, const CompactSharding& have, const CompactSharding& needed) const {
+        if (have == needed) return 0.0;
+        const ReshardKey key{typeId[static_cast<size_t>(u)], have, needed};
+        auto it = reshardCache.find(key);
+        if (it != reshardCache.end()) return it->second;
+        const Mesh& mesh = model().mesh();
+        auto plan = planReshard(fromCompact(have, mesh), fromCompact(needed, mesh), mesh, g->op(u).type);
+        const double s = plan ? model().reshardSeconds(*plan) : std::numeric_limits<double>::infinity();
+        reshardCache.emplace(key, s);
+        return s;
+    }
+
+    // Cost of edge u → v (operand i) with u in state su and v in state sv.
+    double edge(OpId u, int su, OpId v, int sv, size_t i) const {
+        const CompactSharding& have = st(u, su).result;
+        const CompactSharding n = need(v, sv, i);
+        if (have == n) {
+            const Op& pu = g->op(u);
+            if (fusesInto(pu.kind, g->op(v).kind) && uses[static_cast<size_t>(u)] == 1 && !st(u, su).measured &&
+                !st(v, sv).measured && !isSource(pu.kind))
+                return -model().fusedEdgeSavingSeconds(localBytes(pu.type, have, model().sizes()));
+            return 0.0;
+        }
+        return reshard(u, have, n);
+    }
+
+    Status buildStates(const std::vector<std::pair<uint64_t, double>>& measured);
+    void buildTerms();
+    void computeOpState(const Op& op, OpState& s);
+};
+
+PlanProblem::PlanProblem() : m(std::make_unique<Impl>()) {}
+PlanProblem::PlanProblem(PlanProblem&&) noexcept = default;
+PlanProblem& PlanProblem::operator=(PlanProblem&&) noexcept = default;
+PlanProblem::~PlanProblem() = default;
+
+const AnalysisReport& PlanProblem::analysis() const { return m->analysis; }
+const CostModel& PlanProblem::model() const { return m->model(); }
+int PlanProblem::blockCount() const { return static_cast<int>(m->analysis.blocks.blocks.size()); }
+int PlanProblem::strategyCount(int block) const { return m->strategies(block); }
+
+void PlanProblem::Impl::computeOpState(const Op& op, OpState& s) {
+    const MeshSizes& sizes = model().sizes();
+    const auto k = static_cast<size_t>(op.id);
+    const int64_t own = localBytes(op.type, s.result, sizes);
+    if (op.kind == OpKind::Parameter) {
+        s.memSum = op.role == ParamRole::Trainable ? 2 * own : own;
+        return;
+    }
+    if (isSource(op.kind)) {
+        s.memSum = own;
+        return;
+    }
+    // Working set, axes used, local shapes.
+    uint32_t axesUsed = s.partialMask;
+    auto addAxes = [&](const CompactSharding& c) {
+        for (int a = 0; a < sizes.rank; ++a)
+            if (c.dimOf[static_cast<size_t>(a)] >= 0) axesUsed |= 1u << a;
+    };
+    addAxes(s.result);
+    int64_t work = own;
+    double bytes = static_cast<double>(own);
+    std::vector<std::vector<int64_t>> operandDims;
+    std::vector<TensorType> operandTypes;
+    for (size_t i = 0; i < op.operands.size(); ++i) {
+        const TensorType& type = g->op(op.operands[i]).type;
+        const CompactSharding n = rules[k] ? projectOperand(*rules[k], s.factors, i) : CompactSharding::replicated(type.rank());
+        addAxes(n);
+        const int64_t b = localBytes(type, n, sizes);
+        work += b;
+        bytes += static_cast<double>(b);
+        if (model().hasMeasurements()) {
+            operandDims.push_back(localDims(type, n, sizes));
+            operandTypes.push_back(type);
+        }
+    }
+    s.memMax = work;
+    bool readByBackward = false;
+    (void)readByBackward;
+    double split = 1;
+    for (int a = 0; a < sizes.rank; ++a)
+        if (axesUsed & (1u << a)) split *= static_cast<double>(sizes.size[static_cast<size_t>(a)]);
+    const double flops = opFlops(*g, op) / split;
+    s.kernel = model().kernelSeconds(op.kind, op.type.dtype, flops, bytes);
+    if (model().hasMeasurements()) {
+        const uint64_t sig = opCostSignature(op, operandDims, operandTypes, localDims(op.type, s.result, sizes));
+        if (const double* t = model().measured(sig)) {
+            s.kernel = *t;
+            s.measured = true;
+        }
+    }
+    s.own = model().ownAllReduceSeconds(s.partialMask, own);
+}
+
+Status PlanProblem::Impl::buildStates(const std::vector<std::pair<uint64_t, double>>& measured) {
+    for (const auto& [sig, seconds] : measured) modelStore->setMeasured(sig, seconds);
+    const Graph& graph = *g;
+    const auto n = static_cast<size_t>(graph.size());
+    const BlockAnalysis& ba = analysis.blocks;
+    const MeshSizes& sizes = model().sizes();
+    rules.assign(n, std::nullopt);
+    owner.assign(n, -1);
+    stateOffset.assign(n, 0);
+    uses.assign(n, 0);
+    typeId.assign(n, 0);
+    std::map<TensorType, uint32_t, bool (*)(const TensorType&, const TensorType&)> types(
+        [](const TensorType& a, const TensorType& b) { return std::tie(a.dtype, a.dims) < std::tie(b.dtype, b.dims); });
+    std::vector<char> readByBackward(n, 0);
+    for (const Op& op : graph.ops()) {
+        for (OpId o : op.operands) {
+            ++uses[static_cast<size_t>(o)];
+            if (op.phase == Phase::Backward) readByBackward[static_cast<size_t>(o)] = 1;
+        }
+        auto it = types.try_emplace(op.type, static_cast<uint32_t>(types.size())).first;
+        typeId[static_cast<size_t>(op.id)] = it->second;
+        if (hasShardingRule(op.kind)) {
+            auto r = shardingRuleFor(graph, op);
+            if (r) rules[static_cast<size_t>(op.id)] = std::move(*r);
+        }
+    }
+    // Owners: block members first.
+    std::vector<int64_t> memberIndex(n, -1);
+    for (const ParallelBlock& b : ba.blocks)
+        for (size_t k = 0; k < b.members.size(); ++k) {
+            owner[static_cast<size_t>(b.members[k])] = b.id;
+            memberIndex[static_cast<size_t>(b.members[k])] = static_cast<int64_t>(k);
+        }
+    // Followers: in graph order, decide owner and followed operand.
+    std::vector<int32_t> follows(n, -1);
+    for (const Op& op : graph.ops()) {
+        const auto k = static_cast<size_t>(op.id);
+        if (memberIndex[k] >= 0 || isSource(op.kind) || !rules[k]) continue;
+        int32_t pick = -1;
+        for (size_t i = 0; i < op.operands.size() && pick < 0; ++i)
+            if (owner[static_cast<size_t>(op.operands[i])] >= 0) pick = static_cast<int32_t>(i);
+        for (size_t i = 0; i < op.operands.size() && pick < 0; ++i)
+            if (!isSource(graph.op(op.operands[i]).kind)) pick = static_cast<int32_t>(i);
+        follows[k] = pick;
+        if (pick >= 0) owner[k] = owner[static_cast<size_t>(op.operands[static_cast<size_t>(pick)])];
+    }
+    size_t total = 0;
+    for (size_t k = 0; k < n; ++k) {
+        stateOffset[k] = total;
+        total += static_cast<size_t>(nstates(static_cast<OpId>(k)));
+    }
+    states.assign(total, OpState{});
+    std::string why;
+    for (const Op& op : graph.ops()) {
+        const auto k = static_cast<size_t>(op.id);
+        const int S = nstates(op.id);
+        for (int s = 0; s < S; ++s) {
+            OpState& os = st(op.id, s);
+            if (memberIndex[k] >= 0) {
+                const ParallelBlock& b = ba.blocks[static_cast<size_t>(owner[k])];
+                const BlockStrategy& strat = b.strategies[static_cast<size_t>(s)];
+                const auto mi = static_cast<size_t>(memberIndex[k]);
+                os.factors = strat.memberFactors[mi];
+                auto stored = toCompact(ba.shardings[strat.memberShardings[mi]], model().mesh());
+                if (!stored) return stored.error();
+                os.result = *stored;
+                if (rules[k] && !isSource(op.kind)) {
+                    const CompactSharding full = projectResult(*rules[k], os.factors);
+                    for (int a = 0; a < sizes.rank; ++a)
+                        if (full.dimOf[static_cast<size_t>(a)] == CompactSharding::kAxisPartial) os.partialMask |= 1u << a;
+                }
+            } else if (follows[k] >= 0) {
+                const auto i = static_cast<size_t>(follows[k]);
+                std::vector<const CompactSharding*> known(op.operands.size(), nullptr);
+                known[i] = &st(op.operands[i], s).result;
+                if (!assignFromOperands(*rules[k], known, sizes, os.factors, &why)) os.factors = FactorAssignment{};
+                const CompactSharding full = projectResult(*rules[k], os.factors);
+                for (int a = 0; a < sizes.rank; ++a)
+                    if (full.dimOf[static_cast<size_t>(a)] == CompactSharding::kAxisPartial) os.partialMask |= 1u << a;
+                os.result = full.withoutPartial();
+            } else {
+                os.factors = FactorAssignment{};
+                os.result = CompactSharding::replicated(op.type.rank());
+            }
+            computeOpState(op, os);
+            if (op.phase == Phase::Forward && readByBackward[k] && !isSource(op.kind))
+                os.memSum += localBytes(op.type, os.result, sizes);
+        }
+    }
+    blockSegment.assign(ba.blocks.size(), 0);
+    for (size_t si = 0; si < analysis.cover.segments.size(); ++si) {
+        const Segment& seg = analysis.cover.segments[si];
+        for (int b = seg.firstBlock; b < seg.firstBlock + seg.blockCount; ++b) blockSegment[static_cast<size_t>(b)] = static_cast<int32_t>(si);
+    }
+    return {};
+}
+
+void PlanProblem::Impl::buildTerms() {
+    const Graph& graph = *g;
+    const size_t B = analysis.blocks.blocks.size();
+    unaryTime.assign(B, {});
+    unaryMemSum.assign(B, {});
+    unaryMemMax.assign(B, {});
+    for (size_t b = 0; b < B; ++b) {
+        const auto S = static_cast<size_t>(strategies(static_cast<int>(b)));
+        unaryTime[b].assign(S, 0.0);
+        unaryMemSum[b].assign(S, 0);
+        unaryMemMax[b].assign(S, 0);
+    }
+    // Node terms.
+    for (const Op& op : graph.ops()) {
+        const int32_t o = owner[static_cast<size_t>(op.id)];
+        if (o < 0) {
+            const OpState& s = st(op.id, 0);
+            constTime += s.kernel + s.own;
+            constMemSum += s.memSum;
+            constMemMax = std::max(constMemMax, s.memMax);
+            continue;
+        }
+        for (int s = 0; s < strategies(o); ++s) {
+            const OpState& os = st(op.id, s);
+            unaryTime[static_cast<size_t>(o)][static_cast<size_t>(s)] += os.kernel + os.own;
+            unaryMemSum[static_cast<size_t>(o)][static_cast<size_t>(s)] += os.memSum;
+            auto& mx = unaryMemMax[static_cast<size_t>(o)][static_cast<size_t>(s)];
+            mx = std::max(mx, os.memMax);
+        }
+    }
+    // Edge terms.
+    for (const Op& op : graph.ops()) {
+        const OpId v = op.id;
+        const int32_t ov = owner[static_cast<size_t>(v)];
+        for (size_t i = 0; i < op.operands.size(); ++i) {
+            const OpId u = op.operands[i];
+            const int32_t ou = owner[static_cast<size_t>(u)];
+            if (ou < 0 && ov < 0) {
+                constTime += edge(u, 0, v, 0, i);
+            } else if (ou < 0 || ov < 0 || ou == ov) {
+                const int32_t o = ou < 0 ? ov : ou;
+                for (int s = 0; s < strategies(o); ++s)
+                    unaryTime[static_cast<size_t>(o)][static_cast<size_t>(s)] += edge(u, ou < 0 ? 0 : s, v, ov < 0 ? 0 : s, i);
+            } else {
+                const int a = std::min(ou, ov), b = std::max(ou, ov);
+                auto [it, inserted] = pairIndex.try_emplace({a, b}, pairs.size());
+                if (inserted) {
+                    Pair p;
+                    p.a = a;
+                    p.b = b;
+                    p.cost.assign(static_cast<size_t>(strategies(a)) * static_cast<size_t>(strategies(b)), 0.0);
+                    pairs.push_back(std::move(p));
+                }
+                Pair& p = pairs[it->second];
+                const int db = strategies(b);
+                for (int su = 0; su < strategies(ou); ++su)
+                    for (int sv = 0; sv < strategies(ov); ++sv) {
+                        const int sa = ou == a ? su : sv, sb = ou == a ? sv : su;
+                        p.cost[static_cast<size_t>(sa) * static_cast<size_t>(db) + static_cast<size_t>(sb)] += edge(u, su, v, sv, i);
+                    }
+            }
+        }
+    }
+}
+
+Result<PlanProblem> PlanProblem::build(const Graph& graph, AnalysisReport analysis, const CostModel& model,
+                                       const std::vector<std::pair<uint64_t, double>>& measured) {
+    PlanProblem p;
+    p.m->g = &graph;
+    p.m->analysis = std::move(analysis);
+    p.m->modelStore = model;
+    for (const ParallelBlock& b : p.m->analysis.blocks.blocks)
+        if (b.strategies.empty() || b.strategies.front().memberFactors.size() != b.members.size())
+            return makeError("plan.internal", "block " + std::to_string(b.id) + " has no strategies with member factors");
+    CFP_TRY(p.m->buildStates(measured));
+    p.m->buildTerms();
+    return p;
+}
+
+double PlanProblem::objective(const std::vector<int32_t>& s) const {
+    double t = m->constTime;
+    for (size_t b = 0; b < m->unaryTime.size(); ++b) t += m->unaryTime[b][static_cast<size_t>(s[b])];
+    for (const auto& p : m->pairs)
+        t += p.cost[static_cast<size_t>(s[static_cast<size_t>(p.a)]) * static_cast<size_t>(m->strategies(p.b)) +
+                    static_cast<size_t>(s[static_cast<size_t>(p.b)])];
+    return t;
+}
+
+int64_t PlanProblem::memory(const std::vector<int32_t>& s) const {
+    int64_t sum = m->constMemSum, mx = m->constMemMax;
+    for (size_t b = 0; b < m->unaryMemSum.size(); ++b) {
+        sum += m->unaryMemSum[b][static_cast<size_t>(s[b])];
+        mx = std::max(mx, m->unaryMemMax[b][static_cast<size_t>(s[b])]);
+    }
+    return sum + mx;
+}
+
+Result<StrategyMask> PlanProblem::applyPins(const std::vector<std::string>& pins) const {
+    const auto& blocks = m->analysis.blocks.blocks;
+    const auto& cover = m->analysis.cover;
+    StrategyMask mask(blocks.size());
+    for (size_t b = 0; b < blocks.size(); ++b) mask[b].assign(blocks[b].strategies.size(), 1);
+    auto strategyOf = [&](int block, const std::string& text, const std::string& pin) -> Result<int> {
+        const auto& st = blocks[static_cast<size_t>(block)].strategies;
+        for (size_t s = 0; s < st.size(); ++s)
+            if (st[s].label == text) return static_cast<int>(s);
+        char* end = nullptr;
+        const long v = std::strtol(text.c_str(), &end, 10);
+        if (!text.empty() && end && *end == '\0' && v >= 0 && v < static_cast<long>(st.size())) return static_cast<int>(v);
+        std::string known;
+        for (size_t s = 0; s < st.size() && s < 12; ++s) known += (s ? ", " : "") + st[s].label;
+        return makeError("plan.bad_pin", "pin '" + pin + "': block " + std::to_string(block) + " has no strategy '" + text +
+                                             "' (strategies: " + known + (st.size() > 12 ? ", …" : "") + ")");
+    };
+    auto restrict = [&](int block, int s) {
+        for (size_t k = 0; k < mask[static_cast<size_t>(block)].size(); ++k)
+            mask[static_cast<size_t>(block)][k] = mask[static_cast<size_t>(block)][k] && static_cast<int>(k) == s;
+    };
+    for (const std::string& pin : pins) {
+        const auto eq = pin.find('=');
+        if (eq == std::string::npos || eq == 0 || eq + 1 == pin.size())
+            return makeError("plan.bad_pin", "pin '" + pin + "': expected SEGMENT=COMBO or bN=STRATEGY");
+        std::string lhs = pin.substr(0, eq);
+        const std::string rhs = pin.substr(eq + 1);
+        if (lhs.rfind("block:", 0) == 0) lhs = "b" + lhs.substr(6);
+        if (lhs[0] == 'b') {
+            char* end = nullptr;
+            const long b = std::strtol(lhs.c_str() + 1, &end, 10);
+            if (!end || *end != '\0' || lhs.size() < 2 || b < 0 || b >= static_cast<long>(blocks.size()))
+                return makeError("plan.bad_pin", "pin '" + pin + "': no block '" + lhs + "' (blocks b0…b" +
+                                                     std::to_string(blocks.size() - 1) + ")");
+            auto s = strategyOf(static_cast<int>(b), rhs, pin);
+            if (!s) return s.error();
+            restrict(static_cast<int>(b), *s);
+            continue;
+        }
+        std::vector<int> segs;
+        if (lhs[0] == 'T' || lhs[0] == 't') {
+            char* end = nullptr;
+            const long t = std::strtol(lhs.c_str() + 1, &end, 10);
+            if (!end || *end != '\0' || lhs.size() < 2 || t < 0 || t >= static_cast<long>(cover.types.size()))
+                return makeError("plan.bad_pin", "pin '" + pin + "': no segment type '" + lhs + "' (types T0…T" +
+                                                     std::to_string(cover.types.size() - 1) + ")");
+            for (size_t i = 0; i < cover.segments.size(); ++i)
+                if (cover.segments[i].type == t) segs.push_back(static_cast<int>(i));
+        } else {
+            char* end = nullptr;
+            const long sidx = std::strtol(lhs.c_str(), &end, 10);
+            if (!end || *end != '\0' || sidx < 0 || sidx >= static_cast<long>(cover.segments.size()))
+                return makeError("plan.bad_pin", "pin '" + pin + "': no segment '" + lhs + "' (segments 0…" +
+                                                     std::to_string(cover.segments.size() - 1) + ", or T<k> for a type)");
+            segs.push_back(static_cast<int>(sidx));
+        }
+        std::vector<std::string> parts;
+        size_t start = 0;
+        // Labels contain commas on multi-axis meshes ("x:rows,y:cols"), so entries are split on ';'
+        // when the pin has one, else on ','.
+        const char sep = rhs.find(';') != std::string::npos ? ';' : ',';
+        while (true) {
+            const auto next = rhs.find(sep, start);
+            parts.push_back(rhs.substr(start, next == std::string::npos ? std::string::npos : next - start));
+            if (next == std::string::npos) break;
+            start = next + 1;
+        }
+        for (int si : segs) {
+            const Segment& seg = cover.segments[static_cast<size_t>(si)];
+            if (static_cast<int>(parts.size()) != seg.blockCount)
+                return makeError("plan.bad_pin", "pin '" + pin + "': segment " + std::to_string(si) + " has " +
+                                                     std::to_string(seg.blockCount) + " blocks, the pin gives " +
+                                                     std::to_string(parts.size()) + " strategies (use ';' between multi-axis labels)");
+            for (int k = 0; k < seg.blockCount; ++k) {
+                if (parts[static_cast<size_t>(k)] == "*") continue;
+                auto s = strategyOf(seg.firstBlock + k, parts[static_cast<size_t>(k)], pin);
+                if (!s) return s.error();
+                restrict(seg.firstBlock + k, *s);
+            }
+        }
+    }
+    return mask;
+}
+
+namespace {
+
+struct Label {
+    double t;
+    int64_t m;
+    int64_t mx;
+    int32_t prevState;
+    int32_t prevLabel;
+    int32_t choice;
+};
+
+// Keeps the Pareto-minimal labels (time, memory sum, working set); thins to `cap` by spreading
+// over memory. Returns false when thinning dropped a non-dominated label.
+bool prune(std::vector<Label>& labels, int cap, bool timeOnly) {
+    if (labels.size() <= 1) return true;
+    std::sort(labels.begin(), labels.end(), [](const Label& a, const Label& b) {
+        if (a.t != b.t) return a.t < b.t;
+        if (a.m != b.m) return a.m < b.m;
+        return a.mx < b.mx;
+    });
+    if (timeOnly) {
+        labels.resize(1);
+        return true;
+    }
+    std::vector<Label> kept;
+    for (const Label& l : labels) {
+        bool dominated = false;
+        for (const Label& k : kept)
+            if (k.m <= l.m && k.mx <= l.mx) {
+                dominated = true;
+                break;
+            }
+        if (!dominated) kept.push_back(l);
+    }
+    bool exact = true;
+    if (static_cast<int>(kept.size()) > cap) {
+        exact = false;
+        // Keep the fastest, the smallest, and evenly spread ones in between (by time order).
+        std::vector<Label> thin;
+        const size_t n = kept.size();
+        for (int i = 0; i < cap; ++i) thin.push_back(kept[static_cast<size_t>(std::llround(static_cast<double>(i) * static_cast<double>(n - 1) / (cap - 1)))]);
+        auto smallest = std::min_element(kept.begin(), kept.end(), [](const Label& a, const Label& b) { return a.m + a.mx < b.m + b.mx; });
+        thin.back() = *smallest;
+        kept = std::move(thin);
+    }
+    labels = std::move(kept);
+    return exact;
+}
+
+}  // namespace
+
+Result<SearchResult> PlanProblem::search(int64_t limit, const StrategyMask& allowed, const PlannerOptions& options,
+                                         const std::string& meshLabel) const {
+    const Impl& P = *m;
+    const int B = blockCount();
+    auto allowedAt = [&](int b, int s) {
+        return allowed.empty() || allowed[static_cast<size_t>(b)].empty() || allowed[static_cast<size_t>(b)][static_cast<size_t>(s)];
+    };
+    for (int b = 0; b < B; ++b) {
+        bool any = false;
+        for (int s = 0; s < P.strategies(b); ++s) any = any || allowedAt(b, s);
+        if (!any) return makeError("plan.bad_pin", "block " + std::to_string(b) + " has no allowed strategy");
+    }
+    // Pairs by their later block; last use of each block.
+    std::vector<std::vector<const Impl::Pair*>> pairsInto(static_cast<size_t>(B));
+    std::vector<int> lastUse(static_cast<size_t>(B));
+    for (int b = 0; b < B; ++b) lastUse[static_cast<size_t>(b)] = b;
+    for (const auto& p : P.pairs) {
+        pairsInto[static_cast<size_t>(p.b)].push_back(&p);
+        lastUse[static_cast<size_t>(p.a)] = std::max(lastUse[static_cast<size_t>(p.a)], p.b);
+    }
+    std::vector<int64_t> minRemaining(static_cast<size_t>(B) + 1, 0);
+    for (int b = B - 1; b >= 0; --b) {
+        int64_t best = std::numeric_limits<int64_t>::max();
+        for (int s = 0; s < P.strategies(b); ++s)
+            if (allowedAt(b, s)) best = std::min(best, P.unaryMemSum[static_cast<size_t>(b)][static_cast<size_t>(s)]);
+        minRemaining[static_cast<size_t>(b)] = minRemaining[static_cast<size_t>(b) + 1] + best;
+    }
+
+    // memoryObjective: minimise memory alone (sum plus a tie-break on the working set), for the
+    // infeasibility report.
+    auto run = [&](bool timeOnly, bool memoryObjective, SearchResult& out) -> Status {
+        std::vector<int> frontier;                 // blocks, ascending
+        std::vector<std::vector<Label>> cur(1);     // labels per state
+        cur[0].push_back(Label{0.0, 0, 0, -1, -1, -1});
+        struct Step {
+            std::vector<std::vector<Label>> labels;
+            std::vector<int> frontierBefore;
+        };
+        std::vector<Step> steps(static_cast<size_t>(B));
+        bool exact = true;
+        for (int b = 0; b < B; ++b) {
+            if (options.cancel && options.cancel->load()) return makeError("plan.cancelled", "search cancelled");
+            std::vector<int> next;
+            for (int a : frontier)
+                if (lastUse[static_cast<size_t>(a)] > b) next.push_back(a);
+            if (lastUse[static_cast<size_t>(b)] > b) next.push_back(b);
+            // Radix of the new frontier.
+            int64_t count = 1;
+            for (int a : next) {
+                count *= P.strategies(a);
+                if (count > options.maxStates)
+                    return makeError("plan.too_large", "the search frontier at block " + std::to_string(b) + " has more than " +
+                                                           std::to_string(options.maxStates) + " states on mesh " + meshLabel);
+            }
+            std::vector<std::vector<Label>> nxt(static_cast<size_t>(count));
+            // Positions of frontier blocks in `next`.
+            std::vector<int> posInNext(frontier.size(), -1);
+            for (size_t i = 0; i < frontier.size(); ++i)
+                for (size_t j = 0; j < next.size(); ++j)
+                    if (next[j] == frontier[i]) posInNext[i] = static_cast<int>(j);
+            const int bPos = next.empty() || next.back() != b ? -1 : static_cast<int>(next.size()) - 1;
+            std::vector<int64_t> stride(next.size(), 1);
+            for (int j = static_cast<int>(next.size()) - 2; j >= 0; --j)
+                stride[static_cast<size_t>(j)] = stride[static_cast<size_t>(j) + 1] * P.strategies(next[static_cast<size_t>(j) + 1]);
+            // Pair terms of b, by frontier position.
+            std::vector<std::pair<int, const Impl::Pair*>> pb;
+            for (const Impl::Pair* p : pairsInto[static_cast<size_t>(b)])
+                for (size_t i = 0; i < frontier.size(); ++i)
+                    if (frontier[i] == p->a) pb.emplace_back(static_cast<int>(i), p);
+            std::vector<int> assign(frontier.size());
+            const int db = P.strategies(b);
+            for (size_t x = 0; x < cur.size(); ++x) {
+                if (cur[x].empty()) continue;
+                // Decode x over the current frontier.
+                int64_t rest = static_cast<int64_t>(x);
+                for (int i = static_cast<int>(frontier.size()) - 1; i >= 0; --i) {
+                    const int d = P.strategies(frontier[static_cast<size_t>(i)]);
+                    assign[static_cast<size_t>(i)] = static_cast<int>(rest % d);
+                    rest /= d;
+                }
+                int64_t baseY = 0;
+                for (size_t i = 0; i < frontier.size(); ++i)
+                    if (posInNext[i] >= 0) baseY += assign[i] * stride[static_cast<size_t>(posInNext[i])];
+                for (int s = 0; s < db; ++s) {
+                    if (!allowedAt(b, s)) continue;
+                    double t = P.unaryTime[static_cast<size_t>(b)][static_cast<size_t>(s)];
+                    if (memoryObjective)
+                        t = static_cast<double>(P.unaryMemSum[static_cast<size_t>(b)][static_cast<size_t>(s)]) +
+                            1e-3 * static_cast<double>(P.unaryMemMax[static_cast<size_t>(b)][static_cast<size_t>(s)]);
+                    else
+                        for (const auto& [i, p] : pb)
+                            t += p->cost[static_cast<size_t>(assign[static_cast<size_t>(i)]) * static_cast<size_t>(db) + static_cast<size_t>(s)];
+                    const int64_t y = baseY + (bPos >= 0 ? s * stride[static_cast<size_t>(bPos)] : 0);
+                    const int64_t ms = P.unaryMemSum[static_cast<size_t>(b)][static_cast<size_t>(s)];
+                    const int64_t mx = P.unaryMemMax[static_cast<size_t>(b)][static_cast<size_t>(s)];
+                    auto& bucket = nxt[static_cast<size_t>(y)];
+                    for (size_t li = 0; li < cur[x].size(); ++li) {
+                        const Label& l = cur[x][li];
+                        Label nl{l.t + t, l.m + ms, std::max(l.mx, mx), static_cast<int32_t>(x), static_cast<int32_t>(li), s};
+                        if (!timeOnly && limit > 0 &&
+                            nl.m + minRemaining[static_cast<size_t>(b) + 1] + P.constMemSum + std::max(nl.mx, P.constMemMax) > limit)
+                            continue;
+                        bucket.push_back(nl);
+                    }
+                    if (static_cast<int>(bucket.size()) > 4 * options.labelCap + 8) exact = prune(bucket, options.labelCap, timeOnly) && exact;
+                }
+            }
+            for (auto& bucket : nxt) exact = prune(bucket, options.labelCap, timeOnly) && exact;
+            steps[static_cast<size_t>(b)].frontierBefore = frontier;
+            steps[static_cast<size_t>(b)].labels = std::move(cur);
+            cur = std::move(nxt);
+            frontier = std::move(next);
+            if (options.progress && (b % 8 == 0 || b == B - 1)) {
+                PlanProgress pr;
+                pr.stage = "search";
+                pr.mesh = meshLabel;
+                pr.fraction = static_cast<double>(b + 1) / std::max(1, B);
+                options.progress(pr);
+            }
+        }
+        // Final: frontier is empty, one state.
+        const Label* best = nullptr;
+        int32_t bestIndex = -1;
+        if (!cur.empty())
+            for (size_t li = 0; li < cur[0].size(); ++li) {
+                const Label& l = cur[0][li];
+                const int64_t mem = l.m + P.constMemSum + std::max(l.mx, P.constMemMax);
+                if (!timeOnly && limit > 0 && mem > limit) continue;
+                if (!best || l.t < best->t) {
+                    best = &l;
+                    bestIndex = static_cast<int32_t>(li);
+                }
+            }
+        if (!best) return makeError("plan.infeasible", "no plan fits");
+        out.strategy.assign(static_cast<size_t>(B), 0);
+        int32_t state = 0, li = bestIndex;
+        std::vector<std::vector<Label>>* layer = &cur;
+        for (int b = B - 1; b >= 0; --b) {
+            const Label& l = (*layer)[static_cast<size_t>(state)][static_cast<size_t>(li)];
+            out.strategy[static_cast<size_t>(b)] = l.choice;
+            state = l.prevState;
+            li = l.prevLabel;
+            layer = &steps[static_cast<size_t>(b)].labels;
+        }
+        out.objectiveSeconds = best->t + P.constTime;
+        out.memoryBytes = best->m + P.constMemSum + std::max(best->mx, P.constMemMax);
+        out.exact = exact;
+        return {};
+    };
+
+    SearchResult fastest;
+    CFP_TRY(run(true, false, fastest));
+    if (limit <= 0 || fastest.memoryBytes <= limit) return fastest;
+    SearchResult constrained;
+    auto st = run(false, false, constrained);
+    if (st) return constrained;
+    if (st.error().code != "plan.infeasible") return st.error();
+    // Nothing fits: find the least memory any plan needs (a DP on memory alone).
+    SearchResult smallest;
+    CFP_TRY(run(true, true, smallest));
+    const int64_t need = memory(smallest.strategy);
+    return makeError("plan.infeasible", "no plan on mesh " + meshLabel + " fits in " + gib(limit) +
+                                            " per device: the smallest needs " + gib(need) + " (" + gib(need - limit) +
+                                            " short); use more devices, a larger memory limit, or a smaller batch");
+}
+
+void PlanProblem::fillPlan(const std::vector<int32_t>& strategy, const StrategyMask& pinned, Plan& plan) const {
+    const Impl& P = *m;
+    const Graph& graph = *P.g;
+    const Mesh& mesh = P.model().mesh();
+    plan.mesh = mesh;
+    plan.blocks.clear();
+    for (int b = 0; b < blockCount(); ++b) {
+        const auto& blk = P.analysis.blocks.blocks[static_cast<size_t>(b)];
+        const int s = strategy[static_cast<size_t>(b)];
+        bool isPinned = false;
+        if (!pinned.empty() && !pinned[static_cast<size_t>(b)].empty()) {
+            int allowed = 0;
+            for (char c : pinned[static_cast<size_t>(b)]) allowed += c != 0;
+            isPinned = allowed == 1;
+        }
+        plan.blocks.push_back({b, s, blk.strategies[static_cast<size_t>(s)].label, isPinned});
+    }
+    plan.tensors.clear();
+    plan.tensors.reserve(static_cast<size_t>(graph.size()));
+    for (const Op& op : graph.ops()) {
+        const int32_t o = P.owner[static_cast<size_t>(op.id)];
+        const int s = o < 0 ? 0 : strategy[static_cast<size_t>(o)];
+        const OpState& os = P.st(op.id, s);
+        TensorPlan t;
+        t.op = op.id;
+        t.block = o;
+        t.result = fromCompact(os.result, mesh);
+        for (size_t i = 0; i < op.operands.size(); ++i) t.operands.push_back(fromCompact(P.need(op.id, s, i), mesh));
+        for (int a = 0; a < P.model().sizes().rank; ++a)
+            if (os.partialMask & (1u << a)) t.ownCollectiveAxes.push_back(mesh.axes()[static_cast<size_t>(a)].name);
+        plan.tensors.push_back(std::move(t));
+    }
+    plan.segments.clear();
+    for (size_t si = 0; si < P.analysis.cover.segments.size(); ++si) {
+        const Segment& seg = P.analysis.cover.segments[si];
+        SegmentPlan sp;
+        sp.index = static_cast<int32_t>(si);
+        sp.type = seg.type;
+        sp.firstBlock = seg.firstBlock;
+        sp.blockCount = seg.blockCount;
+        for (int b = seg.firstBlock; b < seg.firstBlock + seg.blockCount; ++b) sp.combination.push_back(strategy[static_cast<size_t>(b)]);
+        plan.segments.push_back(std::move(sp));
+    }
+}
+
+std::vector<std::string> autoMeshes(int64_t devices, int64_t gpusPerNode) {
+    std::vector<std::vector<int64_t>> shapes;
+    if (devices <= 1) {
+        shapes.push_back({1});
+    } else {
+        shapes.push_back({devices});
+        for (int64_t a = 2; a < devices; ++a) {
+            if (devices % a) continue;
+            shapes.push_back({a, devices / a});
+        }
+        for (int64_t a = 2; a < devices; ++a) {
+            if (devices % a) continue;
+            for (int64_t b = 2; b < devices / a; ++b) {
+                if ((devices / a) % b) continue;
+                const int64_t c = devices / a / b;
+                if (c >= 2) shapes.push_back({a, b, c});
+            }
+        }
+    }
+    std::vector<std::string> out;
+    for (const auto& s : shapes) {
+        std::string text;
+        for (size_t i = 0; i < s.size(); ++i) text += (i ? "x" : "") + std::to_string(s[i]);
+        auto mesh = parseMesh(text, devices);
+        if (!mesh) continue;
+        if (!assignLinkClasses(*mesh, gpusPerNode)) continue;
+        out.push_back(text);
+    }
+    return out;
+}
+
+namespace {
+
+// Baseline restriction: the entry dot's lhs split on dim 0 over exactly `batchAxes` (mesh order)
+// and, when `weightAxis` is set, its rhs split over that axis (on any dim), otherwise replicated.
+StrategyMask baselineMask(const PlanProblem& problem, const std::vector<std::string>& batchAxes,
+                          const std::string& weightAxis, std::string& note) {
+    const auto& blocks = problem.analysis().blocks.blocks;
+    StrategyMask mask(blocks.size());
+    for (size_t b = 0; b < blocks.size(); ++b) {
+        mask[b].assign(blocks[b].strategies.size(), 0);
+        bool any = false;
+        for (size_t s = 0; s < blocks[b].strategies.size(); ++s) {
+            const auto& ops = blocks[b].strategies[s].entryOperands;
+            if (ops.size() < 2 || ops[0].rank() < 1) continue;
+            bool ok = ops[0].dimAxes(0) == batchAxes && !ops[0].isPartial();
+            for (int64_t d = 1; d < ops[0].rank() && ok; ++d)
+                for (const auto& a : ops[0].dimAxes(d))
+                    if (weightAxis.empty() || a != weightAxis) ok = false;
+            bool weightSplit = false;
+            for (int64_t d = 0; d < ops[1].rank(); ++d)
+                for (const auto& a : ops[1].dimAxes(d)) {
+                    if (a == weightAxis) weightSplit = true;
+                    else ok = false;
+                }
+            if (!weightAxis.empty() && !weightSplit) ok = false;
+            if (ok) {
+                mask[b][s] = 1;
+                any = true;
+            }
+        }
+        if (!any && !weightAxis.empty()) {
+            // Blocks without a weight to split (e.g. no weight operand) keep batch-only strategies.
+            std::string ignored;
+            auto batchOnly = baselineMask(problem, batchAxes, {}, ignored);
+            if (!batchOnly.empty() && !batchOnly[b].empty()) {
+                mask[b] = batchOnly[b];
+                any = std::any_of(mask[b].begin(), mask[b].end(), [](char c) { return c != 0; });
+            }
+        }
+        if (!any) {
+            note = "block " + std::to_string(b) + " has no such strategy (its batch dimension cannot be split that way)";
+            return {};
+        }
+    }
+    return mask;
+}
+
+struct MeshPlan {
+    std::optional<PlanProblem> problem;
+    SearchResult result;
+    StrategyMask mask;
+};
+
+Result<MeshPlan> planOnMesh(const Graph& graph, const Cluster& cluster, const Mesh& mesh, const PlannerOptions& options,
+                            int64_t limit, const std::function<Result<StrategyMask>(const PlanProblem&)>& restrict) {
+    auto analysis = analyzeGraph(graph, mesh);
+    if (!analysis) return analysis.error();
+    auto model = CostModel::create(cluster.hardware, mesh);
+    if (!model) return model.error();
+    auto problem = PlanProblem::build(graph, std::move(*analysis), *model, options.measured);
+    if (!problem) return problem.error();
+    MeshPlan mp;
+    auto mask = restrict(*problem);
+    if (!mask) return mask.error();
+    mp.mask = *mask;
+    auto r = problem->search(limit, mp.mask, options, mesh.toString());
+    if (!r) return r.error();
+    mp.result = *r;
+    mp.problem = std::move(*problem);
+    return mp;
+}
+
+}  // namespace
+
+Result<PlanOutcome> planGraph(const Graph& graph, const Cluster& cluster, const std::string& meshText,
+                              const PlannerOptions& options) {
+    const auto start = Clock::now();
+    const int64_t devices = cluster.devices();
+    const int64_t limit = options.memoryLimitBytes > 0 ? options.memoryLimitBytes : cluster.hardware.memoryBytes;
+    std::vector<std::string> meshes;
+    if (meshText.empty() || meshText == "auto") {
+        meshes = autoMeshes(devices, cluster.hardware.gpusPerNode);
+        if (meshes.empty()) return makeError("plan.bad_mesh", "no mesh of " + std::to_string(devices) + " devices aligns with nodes of " +
+                                                                  std::to_string(cluster.hardware.gpusPerNode) + " GPUs");
+    } else {
+        meshes = {meshText};
+    }
+    PlanOutcome out;
+    std::optional<MeshPlan> best;
+    Error lastError = makeError("plan.infeasible", "no mesh was planned");
+    for (size_t i = 0; i < meshes.size(); ++i) {
+        const auto t0 = Clock::now();
+        MeshCandidate cand;
+        auto parsed = parseMesh(meshes[i], devices);
+        if (!parsed) return parsed.error().withContext("--mesh");
+        auto mesh = assignLinkClasses(*parsed, cluster.hardware.gpusPerNode);
+        if (!mesh) return mesh.error().withContext("--mesh");
+        cand.mesh = mesh->toString();
+        if (options.progress) {
+            PlanProgress pr;
+            pr.stage = "analysis";
+            pr.mesh = cand.mesh;
+            pr.meshIndex = static_cast<int>(i);
+            pr.meshCount = static_cast<int>(meshes.size());
+            pr.bestSeconds = best ? best->result.objectiveSeconds : 0.0;
+            options.progress(pr);
+        }
+        auto mp = planOnMesh(graph, cluster, *mesh, options, limit,
+                             [&](const PlanProblem& p) { return p.applyPins(options.pins); });
+        cand.seconds = since(t0);
+        if (!mp) {
+            if (mp.error().code == "plan.cancelled" || mp.error().code == "plan.bad_pin" || meshes.size() == 1) return mp.error();
+            cand.note = mp.error().message;
+            lastError = mp.error();
+            out.candidates.push_back(cand);
+            continue;
+        }
+        cand.planned = true;
+        cand.stepSeconds = mp->result.objectiveSeconds;
+        cand.memoryBytes = mp->result.memoryBytes;
+        out.candidates.push_back(cand);
+        if (!best || mp->result.objectiveSeconds < best->result.objectiveSeconds) best = std::move(*mp);
+    }
+    if (!best) return lastError;
+
+    Plan& plan = out.plan;
+    plan.model = graph.name();
+    plan.hardware = cluster.hardware.id;
+    plan.hardwareName = cluster.hardware.name;
+    plan.nodes = cluster.nodes;
+    plan.gpusPerNode = cluster.hardware.gpusPerNode;
+    plan.memoryLimitBytes = limit;
+    plan.pins = options.pins;
+    best->problem->fillPlan(best->result.strategy, best->mask, plan);
+    plan.predictedStepSeconds = best->result.objectiveSeconds;
+    plan.searchExact = best->result.exact;
+    auto ev = evaluatePlan(graph, plan, best->problem->model(), true);
+    if (!ev) return ev.error().withContext("evaluator");
+    plan.step = ev->step;
+    plan.evaluatorStepSeconds = ev->step.total();
+    plan.memory = ev->memory;
+    // Per-segment costs from the evaluator's per-op costs (ops decided by the segment's blocks).
+    const auto& owner = best->problem->analysis().blocks.blockOf;
+    std::vector<int32_t> segOfBlock(best->problem->analysis().blocks.blocks.size(), -1);
+    for (const SegmentPlan& sp : plan.segments)
+        for (int b = sp.firstBlock; b < sp.firstBlock + sp.blockCount; ++b) segOfBlock[static_cast<size_t>(b)] = sp.index;
+    (void)owner;
+    for (const TensorPlan& t : plan.tensors) {
+        if (t.block < 0) continue;
+        SegmentPlan& sp = plan.segments[static_cast<size_t>(segOfBlock[static_cast<size_t>(t.block)])];
+        const CostBreakdown& c = ev->opCost[static_cast<size_t>(t.op)];
+        sp.cost.computeSeconds += c.computeSeconds;
+        sp.cost.collectiveSeconds += c.collectiveSeconds;
+        sp.cost.reshardSeconds += c.reshardSeconds;
+        if (c.provenance != Provenance::Modelled) sp.cost.provenance = Provenance::Mixed;
+        const Op& op = graph.op(t.op);
+        int64_t split = 1;
+        for (const auto& axes : t.result.dims())
+            for (const auto& a : axes) split *= plan.mesh.axisSize(a).value_or(1);
+        const int64_t own = op.type.bytes() / split;
+        if (op.kind == OpKind::Parameter) sp.memoryBytes += op.role == ParamRole::Trainable ? 2 * own : own;
+    }
+    out.evaluation = std::move(*ev);
+
+    if (options.baselines) {
+        if (options.progress) {
+            PlanProgress pr;
+            pr.stage = "baselines";
+            pr.fraction = 0;
+            options.progress(pr);
+        }
+        auto runBaseline = [&](const std::string& name, const std::string& description, const std::string& meshSpec,
+                               const std::vector<std::string>& batchAxes, const std::string& weightAxis) {
+            Baseline bl;
+            bl.name = name;
+            bl.description = description;
+            auto parsed = parseMesh(meshSpec, devices);
+            auto mesh = parsed ? assignLinkClasses(*parsed, cluster.hardware.gpusPerNode) : Result<Mesh>(parsed.error());
+            if (!mesh) {
+                bl.note = mesh.error().message;
+                plan.baselines.push_back(bl);
+                return;
+            }
+            std::string note;
+            PlannerOptions quiet = options;
+            quiet.progress = nullptr;
+            auto mp = planOnMesh(graph, cluster, *mesh, quiet, 0, [&](const PlanProblem& p) -> Result<StrategyMask> {
+                auto mask = baselineMask(p, batchAxes, weightAxis, note);
+                if (mask.empty()) return makeError("plan.baseline", note);
+                return mask;
+            });
+            if (!mp) {
+                bl.note = mp.error().message;
+                plan.baselines.push_back(bl);
+                return;
+            }
+            Plan bp;
+            mp->problem->fillPlan(mp->result.strategy, {}, bp);
+            auto bev = evaluatePlan(graph, bp, mp->problem->model(), false);
+            if (!bev) {
+                bl.note = bev.error().message;
+                plan.baselines.push_back(bl);
+                return;
+            }
+            bl.feasible = true;
+            bl.stepSeconds = bev->step.total();
+            bl.memory = bev->memory;
+            bl.fits = bev->memory.total() <= limit;
+            if (!bl.fits)
+                bl.note = "needs " + gib(bev->memory.total()) + " per device, " + gib(bev->memory.total() - limit) + " over the limit of " +
+                          gib(limit);
+            plan.baselines.push_back(bl);
+        };
+        runBaseline("data_parallel", "batch split over all " + std::to_string(devices) + " devices, weights replicated",
+                    "dp=" + std::to_string(devices), {"dp"}, "");
+        const int64_t g = std::min(cluster.hardware.gpusPerNode, devices);
+        if (cluster.nodes > 1)
+            runBaseline("megatron",
+                        "tensor parallel over the " + std::to_string(g) + " GPUs of a node, data parallel over " +
+                            std::to_string(cluster.nodes) + " nodes",
+                        "dp=" + std::to_string(cluster.nodes) + ",tp=" + std::to_string(g), {"dp"}, "tp");
+        else
+            runBaseline("megatron", "tensor parallel over the " + std::to_string(g) + " GPUs of the node",
+                        "tp=" + std::to_string(g), {}, "tp");
+    }
+    plan.searchSeconds = since(start);
+    return out;
+}
+
+}  // namespace cfp

@@ -1,0 +1,41 @@
+#pragma once
+// Independent plan evaluator: recomputes a plan's step time and per-device memory from scratch,
+// op by op and edge by edge, from the plan's per-op shardings only (Plan::tensors). It does not
+// read the planner's tables, strategies or caches; it shares only the cost primitives (kernel
+// roofline, α-β collectives, resharding planner) with it.
+//
+//   step = Σ ops  kernel(op)                       local flops and bytes (cost_model.h)
+//        + Σ ops  own all-reduce per partial axis  message = the op's local result
+//        + Σ edges resharding(producer result → consumer operand)
+//        − Σ fused edges  saving                   (cost_model.h, "Fusion")
+// Sources (parameters, constants) cost nothing to compute. Local flops are the op's flops over
+// the product of the sizes of every mesh axis its shardings use (each axis splits one factor).
+//
+// Memory per device (plan.h MemoryBreakdown): trainable parameters and one gradient buffer each,
+// sharded like the parameter; optimizer-state parameters; data inputs plus every forward result
+// that a backward op reads; plus the largest op's working set (its operands as it consumes them
+// and its result).
+
+#include <vector>
+
+#include "cost/cost_model.h"
+#include "plan/plan.h"
+
+namespace cfp {
+
+struct Evaluation {
+    CostBreakdown step;
+    MemoryBreakdown memory;
+    // Per op: kernel minus the savings of its fused operand edges (compute), its own collectives,
+    // and the resharding of its operands (edges are charged to the consumer).
+    std::vector<CostBreakdown> opCost;
+    std::vector<TimelineEvent> timeline;  // when requested
+    int64_t edgesResharded = 0;
+    int64_t edgesFused = 0;
+};
+
+// Errors: plan.mismatch (tensors do not match the graph), sharding.* (a sharding invalid on the
+// mesh), reshard.* (an edge that cannot be resharded, e.g. to a partial sum).
+Result<Evaluation> evaluatePlan(const Graph& graph, const Plan& plan, const CostModel& model, bool withTimeline = false);
+
+}  // namespace cfp

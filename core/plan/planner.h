@@ -1,0 +1,149 @@
+#pragma once
+// The planner: from a training graph, a cluster and a mesh (or every mesh that fits the cluster)
+// to the fastest plan whose per-device memory fits (DESIGN.md "Segment DP").
+//
+// 1. Analysis (analysis/analysis.h): ParallelBlocks with their strategies, the segment chain.
+// 2. Every op's sharding as a function of ONE block's strategy. Block members take the block's
+//    stored shardings. Every other op follows, in graph order, its first operand whose producer
+//    depends on a block (else its first non-source operand): its sharding propagates forward from
+//    that operand's sharding alone (other operands are read as the op then needs them; a result
+//    that becomes a partial sum is completed by the op's own all-reduce). Ops with no such
+//    operand, sources outside blocks and ops without a sharding rule are replicated and fixed.
+// 3. Costs (cost/cost_model.h) then split exactly into: a constant (fixed ops and the edges
+//    between them), a term per block and strategy (its ops' kernels and own collectives, edges
+//    within the block's ops and from fixed ops, memory), and a term per pair of blocks and pair of
+//    strategies (resharding and fusion on edges between their ops).
+// 4. Segment DP over the chain of segments. A segment's state is its combination (one strategy
+//    per block); the DP is carried out block by block in segment order, keeping as state only the
+//    strategies of the blocks whose edges cross the current position (the frontier), which is
+//    what the segment-to-segment transition depends on. That makes it exact and keeps the state
+//    small: for a GPT layer chain the frontier is a few blocks. Every state keeps the Pareto set
+//    of (time, memory sum, largest working set) labels, so the per-device memory limit is a true
+//    constraint; a first pass keeps only the fastest label and is enough whenever its plan fits.
+//    If a state's Pareto set exceeds PlannerOptions::labelCap the set is thinned (spread over
+//    memory) and the result is marked inexact (Plan::searchExact = false).
+// 5. The plan is assembled op by op and recomputed by the independent evaluator (evaluator.h);
+//    the DP's objective must equal the evaluator's step time (tests check it on every preset).
+//
+// Pins (restrictions of the DP): "SEG=COMBO" pins segment SEG (its index in the chain, or "T<k>"
+// for every segment of type k) to COMBO, a comma-separated list with one entry per block of the
+// segment: a strategy label ("x:rows") or index, or "*" for free; "b<N>=STRATEGY" (or
+// "block:N=…") pins block N. A pin that names no segment/block or no strategy is an error
+// (plan.bad_pin).
+//
+// Mesh auto: every factorization of the device count into 1–3 axes of size ≥ 2 (or the 1-D mesh
+// for one device) that assignLinkClasses accepts (aligned with node boundaries); each is planned
+// and the fastest fitting plan wins. Baselines: data parallel (batch split over one axis of all
+// devices, weights replicated) and Megatron-style (mesh dp=nodes × tp=GPUs per node: batch over
+// dp, every block splitting its weight over tp, the best such per block chosen by the same DP),
+// each recomputed by the evaluator with its memory against the limit.
+//
+// Errors: plan.bad_pin, plan.bad_mesh, plan.infeasible (nothing fits: the message gives the
+// smallest per-device memory any plan on the mesh needs, its breakdown, and the shortfall),
+// plan.too_large (a frontier beyond PlannerOptions::maxStates), plan.cancelled.
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analysis/analysis.h"
+#include "cost/cost_model.h"
+#include "hardware/hardware.h"
+#include "plan/evaluator.h"
+#include "plan/plan.h"
+
+namespace cfp {
+
+struct PlanProgress {
+    std::string stage;      // "analysis", "search", "baselines", "evaluate"
+    std::string mesh;       // the mesh being planned
+    int meshIndex = 0, meshCount = 1;
+    double fraction = 0;    // of this stage for this mesh
+    double bestSeconds = 0; // best step time found so far (0: none yet)
+};
+
+struct PlannerOptions {
+    int64_t memoryLimitBytes = 0;        // per device; 0 = the hardware's HBM capacity
+    std::vector<std::string> pins;
+    bool baselines = true;
+    int labelCap = 24;                   // Pareto labels kept per DP state
+    int64_t maxStates = 1 << 22;         // frontier states before plan.too_large
+    std::function<void(const PlanProgress&)> progress;  // called from the planning thread
+    const std::atomic<bool>* cancel = nullptr;          // checked between blocks; plan.cancelled
+    std::vector<std::pair<uint64_t, double>> measured;  // op cost signature → measured seconds
+};
+
+struct MeshCandidate {
+    std::string mesh;            // printed form with link classes
+    bool planned = false;        // a plan that fits was found
+    double stepSeconds = 0;
+    int64_t memoryBytes = 0;
+    double seconds = 0;          // analysis + search time for this mesh
+    std::string note;            // why not planned
+};
+
+struct PlanOutcome {
+    Plan plan;
+    Evaluation evaluation;                 // of the chosen plan, with the timeline
+    std::vector<MeshCandidate> candidates; // every mesh tried, in order
+};
+
+// Plans `graph` on `cluster`. `meshText` is a mesh ("8", "2x4", "dp=2,tp=4") or "auto".
+Result<PlanOutcome> planGraph(const Graph& graph, const Cluster& cluster, const std::string& meshText,
+                              const PlannerOptions& options = {});
+
+// ---- lower-level pieces (tests, tools) ----
+
+// The decomposed problem on one mesh (step 2–3 above).
+class PlanProblem;
+
+struct SearchResult {
+    std::vector<int32_t> strategy;   // per block
+    double objectiveSeconds = 0;     // constant + Σ block terms + Σ pair terms
+    int64_t memoryBytes = 0;         // the DP's memory (sum + largest working set)
+    bool exact = true;
+};
+
+// Domain restriction per block: allowed[b][s]; empty = all allowed.
+using StrategyMask = std::vector<std::vector<char>>;
+
+class PlanProblem {
+public:
+    static Result<PlanProblem> build(const Graph& graph, AnalysisReport analysis, const CostModel& model,
+                                     const std::vector<std::pair<uint64_t, double>>& measured = {});
+    PlanProblem(PlanProblem&&) noexcept;
+    PlanProblem& operator=(PlanProblem&&) noexcept;
+    ~PlanProblem();
+
+    const AnalysisReport& analysis() const;
+    const CostModel& model() const;
+    int blockCount() const;
+    int strategyCount(int block) const;
+
+    // The objective (time) and memory of a full assignment, from the decomposed terms.
+    double objective(const std::vector<int32_t>& strategy) const;
+    int64_t memory(const std::vector<int32_t>& strategy) const;
+
+    // Exact search (see above). `limit` = per-device memory limit in bytes.
+    Result<SearchResult> search(int64_t limit, const StrategyMask& allowed, const PlannerOptions& options,
+                                const std::string& meshLabel = {}) const;
+
+    // Restricts blocks by pins; plan.bad_pin on an unknown segment/block/strategy.
+    Result<StrategyMask> applyPins(const std::vector<std::string>& pins) const;
+
+    // Every op's shardings under the assignment (Plan::tensors) and the blocks/segments parts of a plan.
+    void fillPlan(const std::vector<int32_t>& strategy, const StrategyMask& pinned, Plan& plan) const;
+
+private:
+    PlanProblem();
+    struct Impl;
+    std::unique_ptr<Impl> m;
+};
+
+// Mesh candidates for `--mesh auto` on the cluster (printed forms, without link classes).
+std::vector<std::string> autoMeshes(int64_t devices, int64_t gpusPerNode);
+
+}  // namespace cfp
