@@ -1,1 +1,561 @@
-// Filled in by the change that introduces this file.
+#include "hardware/hardware.h"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <span>
+#include <system_error>
+#include <vector>
+
+#include "hardware/builtin_specs.h"
+#include "io/atomic_file.h"
+#include "sharding/mesh.h"
+
+namespace cfp {
+
+namespace {
+
+using Json = nlohmann::json;
+
+// A spec is a page of numbers; anything much larger is not one.
+constexpr int64_t kMaxSpecFileBytes = int64_t{1} << 20;
+
+constexpr double kBytesPerGib = 1024.0 * 1024.0 * 1024.0;
+constexpr double kFlopsPerTflops = 1e12;
+constexpr double kBytesPerTb = 1e12;
+constexpr double kBytesPerGb = 1e9;
+constexpr double kMicrosecondsPerSecond = 1e6;
+// memory_gib above this would overflow int64 bytes; no GPU is within a factor 1000 of it.
+constexpr double kMaxMemoryGib = 1024.0 * 1024.0;
+
+constexpr std::string_view kVectorKey = "vector_f32";
+
+std::string numberText(double v) {
+    // Whole numbers without a trailing ".0" ("989", not "989.0"), as a person writes them.
+    if (std::abs(v) < 1e15 && v == std::trunc(v)) return std::to_string(static_cast<int64_t>(v));
+    return Json(v).dump();  // shortest text that reads back to the same double
+}
+
+// ---------------------------------------------------------------------------------------------
+// Text to DOM. Comments are allowed (the built-in specs cite their sources next to the numbers);
+// a key repeated in one object is an error, since nlohmann's own DOM parser would silently keep
+// the last one and hide the typo.
+
+std::string escapePointerToken(std::string_view token) {
+    std::string out;
+    for (char c : token) {
+        if (c == '~') out += "~0";
+        else if (c == '/') out += "~1";
+        else out += c;
+    }
+    return out;
+}
+
+std::string childPointer(const std::string& parent, std::string_view key) {
+    return parent + "/" + escapePointerToken(key);
+}
+
+class DomBuilder : public nlohmann::json_sax<Json> {
+public:
+    explicit DomBuilder(Json& root) : m_root(root) {}
+
+    bool null() override { return add(Json(nullptr)); }
+    bool boolean(bool v) override { return add(Json(v)); }
+    bool number_integer(number_integer_t v) override { return add(Json(v)); }
+    bool number_unsigned(number_unsigned_t v) override { return add(Json(v)); }
+    bool number_float(number_float_t v, const string_t&) override { return add(Json(v)); }
+    bool string(string_t& v) override { return add(Json(std::move(v))); }
+    bool binary(binary_t& v) override { return add(Json::binary(std::move(v))); }
+    bool start_object(std::size_t) override { return open(Json::object()); }
+    bool start_array(std::size_t) override { return open(Json::array()); }
+    bool end_object() override { return close(); }
+    bool end_array() override { return close(); }
+    bool key(string_t& key) override {
+        Frame& top = m_stack.back();
+        if (top.container->contains(key)) {
+            duplicateKey = key;
+            duplicatePointer = childPointer(pointer(), key);
+            return false;  // stops the parse
+        }
+        top.key = std::move(key);
+        return true;
+    }
+    bool parse_error(std::size_t lastRead, const std::string&, const nlohmann::detail::exception& ex) override {
+        syntaxError = true;
+        position = lastRead;
+        message = ex.what();
+        return false;
+    }
+
+    std::optional<std::string> duplicateKey;
+    std::string duplicatePointer;
+    bool syntaxError = false;
+    size_t position = 0;  // 1-based index of the last byte read (size + 1 at end of input)
+    std::string message;
+
+private:
+    struct Frame {
+        Json* container;
+        std::string key;  // key of the member being read, for objects
+    };
+
+    Json* place(Json&& v) {
+        if (m_stack.empty()) {
+            m_root = std::move(v);
+            return &m_root;
+        }
+        Frame& top = m_stack.back();
+        if (top.container->is_array()) {
+            auto& array = top.container->get_ref<Json::array_t&>();
+            array.push_back(std::move(v));
+            return &array.back();
+        }
+        return &top.container->get_ref<Json::object_t&>().emplace(top.key, std::move(v)).first->second;
+    }
+    bool add(Json&& v) {
+        place(std::move(v));
+        return true;
+    }
+    bool open(Json&& container) {
+        m_stack.push_back(Frame{place(std::move(container)), {}});
+        return true;
+    }
+    bool close() {
+        m_stack.pop_back();
+        return true;
+    }
+    // Pointer of the innermost open container.
+    std::string pointer() const {
+        std::string out;
+        for (size_t i = 0; i + 1 < m_stack.size(); ++i) {
+            const Json& c = *m_stack[i].container;
+            out = c.is_array() ? out + "/" + std::to_string(c.size() - 1) : childPointer(out, m_stack[i].key);
+        }
+        return out;
+    }
+
+    Json& m_root;
+    std::vector<Frame> m_stack;
+};
+
+// "[json.exception.parse_error.101] parse error at line 1, column 2: syntax error …" → "syntax error …"
+std::string stripNlohmannPrefix(std::string text) {
+    if (auto p = text.find("] "); p != std::string::npos && text.rfind('[', 0) == 0) text.erase(0, p + 2);
+    if (text.rfind("parse error", 0) == 0)
+        if (auto p = text.find(": "); p != std::string::npos) text.erase(0, p + 2);
+    return text;
+}
+
+// "line:column" (1-based) of the byte at 1-based `position`, the form nlohmann's sax parser reports.
+std::string lineColumn(std::string_view text, size_t position) {
+    const size_t offset = std::min(position == 0 ? 0 : position - 1, text.size());
+    const std::string_view before = text.substr(0, offset);
+    const size_t line = 1 + static_cast<size_t>(std::count(before.begin(), before.end(), '\n'));
+    const size_t lastNewline = before.rfind('\n');
+    const size_t column = lastNewline == std::string_view::npos ? offset + 1 : offset - lastNewline;
+    return std::to_string(line) + ":" + std::to_string(column);
+}
+
+Status parseText(std::string_view text, std::string_view origin, Json& out) {
+    DomBuilder builder(out);
+    bool parsed = false;
+    try {
+        parsed = Json::sax_parse(text.begin(), text.end(), &builder, Json::input_format_t::json, /*strict=*/true,
+                                 /*ignore_comments=*/true);
+    } catch (const Json::exception& ex) {
+        return makeError("hardware.syntax", stripNlohmannPrefix(ex.what()), std::string(origin));
+    }
+    if (builder.syntaxError)
+        return makeError("hardware.syntax", stripNlohmannPrefix(builder.message),
+                         std::string(origin) + ":" + lineColumn(text, builder.position));
+    if (builder.duplicateKey)
+        return makeError("hardware.format",
+                         "key '" + *builder.duplicateKey + "' appears twice in one object (in " + std::string(origin) + ")",
+                         builder.duplicatePointer);
+    if (!parsed) return makeError("hardware.syntax", "the JSON text could not be parsed", std::string(origin));
+    return {};
+}
+
+// ---------------------------------------------------------------------------------------------
+// DOM to spec.
+
+size_t editDistance(std::string_view a, std::string_view b) {
+    std::vector<size_t> row(b.size() + 1);
+    for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+    for (size_t i = 1; i <= a.size(); ++i) {
+        size_t diagonal = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= b.size(); ++j) {
+            const size_t up = row[j];
+            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+            diagonal = up;
+        }
+    }
+    return row[b.size()];
+}
+
+#define CFP_HW_ASSIGN(lhs, expr)                            \
+    do {                                                    \
+        auto cfp_hw_result_ = (expr);                       \
+        if (!cfp_hw_result_) return cfp_hw_result_.error(); \
+        lhs = std::move(cfp_hw_result_.value());            \
+    } while (0)
+
+enum class Range {
+    Positive,     // > 0
+    NonNegative,  // ≥ 0
+    Fraction,     // (0, 1]
+};
+
+// Reads one spec document. Every error is hardware.format with the JSON Pointer of the bad value
+// as `where` and the origin named in the message.
+class SpecReader {
+public:
+    explicit SpecReader(std::string_view origin) : m_origin(origin) {}
+
+    Result<HardwareSpec> read(const Json& doc) {
+        HardwareSpec spec;
+        if (!doc.is_object()) return typeError("", "an object", doc);
+        std::string format;
+        CFP_HW_ASSIGN(format, requiredString(doc, "", "format"));
+        if (format != kHardwareFormatName)
+            return fail("/format", "format is '" + format + "', expected '" + std::string(kHardwareFormatName) + "'");
+        int64_t version = 0;
+        CFP_HW_ASSIGN(version, requiredInt(doc, "", "version"));
+        if (version != kHardwareFormatVersion)
+            return fail("/version", "version " + std::to_string(version) + " is not supported (this reader knows version " +
+                                        std::to_string(kHardwareFormatVersion) + ")");
+        // After format and version, so that another kind of document (a graph, a model config) is
+        // named as such rather than reported by its first unknown field.
+        static constexpr std::string_view kTopFields[] = {
+            "format", "version", "name", "sources", "memory_gib", "hbm_tb_per_s", "peak_tflops",
+            "gemm_efficiency", "hbm_efficiency", "kernel_launch_us", "gpus_per_node", "intra_node", "inter_node"};
+        CFP_TRY(checkKeys(doc, "", kTopFields));
+
+        CFP_HW_ASSIGN(spec.name, requiredString(doc, "", "name"));
+        if (spec.name.empty()) return fail("/name", "name is empty");
+        if (auto it = doc.find("sources"); it != doc.end()) CFP_HW_ASSIGN(spec.sources, stringList(*it, "/sources"));
+
+        double memoryGib = 0;
+        CFP_HW_ASSIGN(memoryGib, requiredNumber(doc, "", "memory_gib", Range::Positive));
+        if (memoryGib > kMaxMemoryGib)
+            return fail("/memory_gib", "must be at most " + numberText(kMaxMemoryGib) + " GiB, got " + doc.at("memory_gib").dump());
+        spec.memoryBytes = std::llround(memoryGib * kBytesPerGib);
+
+        double hbmTbPerSecond = 0;
+        CFP_HW_ASSIGN(hbmTbPerSecond, requiredNumber(doc, "", "hbm_tb_per_s", Range::Positive));
+        spec.hbmBytesPerSecond = hbmTbPerSecond * kBytesPerTb;
+
+        CFP_TRY(readPeakFlops(doc, spec));
+
+        if (doc.contains("gemm_efficiency"))
+            CFP_HW_ASSIGN(spec.gemmEfficiency, requiredNumber(doc, "", "gemm_efficiency", Range::Fraction));
+        if (doc.contains("hbm_efficiency"))
+            CFP_HW_ASSIGN(spec.hbmEfficiency, requiredNumber(doc, "", "hbm_efficiency", Range::Fraction));
+        if (doc.contains("kernel_launch_us")) {
+            double launchUs = 0;
+            CFP_HW_ASSIGN(launchUs, requiredNumber(doc, "", "kernel_launch_us", Range::NonNegative));
+            spec.kernelLaunchSeconds = launchUs / kMicrosecondsPerSecond;
+        }
+
+        CFP_HW_ASSIGN(spec.gpusPerNode, requiredInt(doc, "", "gpus_per_node"));
+        if (spec.gpusPerNode < 1 || spec.gpusPerNode > kMaxMeshDevices)
+            return fail("/gpus_per_node", "must be between 1 and " + std::to_string(kMaxMeshDevices) + ", got " +
+                                              std::to_string(spec.gpusPerNode));
+
+        CFP_HW_ASSIGN(spec.intraNode, link(doc, "intra_node"));
+        CFP_HW_ASSIGN(spec.interNode, link(doc, "inter_node"));
+        return spec;
+    }
+
+private:
+    Error fail(const std::string& ptr, const std::string& detail) const {
+        return makeError("hardware.format", detail + " (in " + m_origin + ")", ptr);
+    }
+
+    Error typeError(const std::string& ptr, std::string_view expected, const Json& j) const {
+        return fail(ptr, "expected " + std::string(expected) + ", got " + j.type_name());
+    }
+
+    Status checkKeys(const Json& obj, const std::string& ptr, std::span<const std::string_view> allowed) const {
+        for (auto it = obj.begin(); it != obj.end(); ++it) {
+            const std::string& key = it.key();
+            if (std::find(allowed.begin(), allowed.end(), key) != allowed.end()) continue;
+            std::string detail = "unknown field '" + key + "'";
+            // A near miss is most likely a typo or a unit mix-up ("memory_gb" for "memory_gib").
+            std::string_view best;
+            size_t bestDistance = 3;
+            for (std::string_view candidate : allowed) {
+                const size_t d = editDistance(key, candidate);
+                if (d < bestDistance) {
+                    bestDistance = d;
+                    best = candidate;
+                }
+            }
+            if (!best.empty()) detail += "; did you mean '" + std::string(best) + "'?";
+            return fail(childPointer(ptr, key), detail);
+        }
+        return {};
+    }
+
+    Result<const Json*> required(const Json& obj, const std::string& ptr, std::string_view key) const {
+        auto it = obj.find(key);
+        if (it == obj.end()) return fail(childPointer(ptr, key), "missing required field '" + std::string(key) + "'");
+        return &*it;
+    }
+
+    Result<std::string> requiredString(const Json& obj, const std::string& ptr, std::string_view key) const {
+        const Json* j = nullptr;
+        CFP_HW_ASSIGN(j, required(obj, ptr, key));
+        if (!j->is_string()) return typeError(childPointer(ptr, key), "a string", *j);
+        return j->get<std::string>();
+    }
+
+    Result<int64_t> requiredInt(const Json& obj, const std::string& ptr, std::string_view key) const {
+        const Json* j = nullptr;
+        CFP_HW_ASSIGN(j, required(obj, ptr, key));
+        const std::string at = childPointer(ptr, key);
+        if (j->is_number_unsigned()) {
+            const auto u = j->get<uint64_t>();
+            if (u > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
+                return fail(at, j->dump() + " does not fit a 64-bit signed integer");
+            return static_cast<int64_t>(u);
+        }
+        if (j->is_number_integer()) return j->get<int64_t>();
+        return typeError(at, "an integer", *j);
+    }
+
+    Result<bool> requiredBool(const Json& obj, const std::string& ptr, std::string_view key) const {
+        const Json* j = nullptr;
+        CFP_HW_ASSIGN(j, required(obj, ptr, key));
+        if (!j->is_boolean()) return typeError(childPointer(ptr, key), "true or false", *j);
+        return j->get<bool>();
+    }
+
+    Result<double> number(const Json& j, const std::string& at, Range range) const {
+        if (!j.is_number()) return typeError(at, "a number", j);
+        const double v = j.get<double>();
+        // JSON has no infinity and the parser rejects literals that overflow (1e999); checked here
+        // too, since an infinite rate would silently zero every time the cost model computes.
+        if (!std::isfinite(v)) return fail(at, "must be finite, got " + j.dump());
+        switch (range) {
+            case Range::Positive:
+                if (!(v > 0)) return fail(at, "must be > 0, got " + j.dump());
+                break;
+            case Range::NonNegative:
+                if (!(v >= 0)) return fail(at, "must be >= 0, got " + j.dump());
+                break;
+            case Range::Fraction:
+                if (!(v > 0 && v <= 1)) return fail(at, "must be in (0, 1], got " + j.dump());
+                break;
+        }
+        return v;
+    }
+
+    Result<double> requiredNumber(const Json& obj, const std::string& ptr, std::string_view key, Range range) const {
+        const Json* j = nullptr;
+        CFP_HW_ASSIGN(j, required(obj, ptr, key));
+        return number(*j, childPointer(ptr, key), range);
+    }
+
+    Result<std::vector<std::string>> stringList(const Json& j, const std::string& ptr) const {
+        if (!j.is_array()) return typeError(ptr, "an array of strings", j);
+        std::vector<std::string> out;
+        for (size_t i = 0; i < j.size(); ++i) {
+            if (!j[i].is_string()) return typeError(ptr + "/" + std::to_string(i), "a string", j[i]);
+            out.push_back(j[i].get<std::string>());
+        }
+        return out;
+    }
+
+    Status readPeakFlops(const Json& doc, HardwareSpec& spec) const {
+        const Json* peak = nullptr;
+        CFP_HW_ASSIGN(peak, required(doc, "", "peak_tflops"));
+        const std::string ptr = "/peak_tflops";
+        if (!peak->is_object()) return typeError(ptr, "an object", *peak);
+        for (auto it = peak->begin(); it != peak->end(); ++it) {
+            const std::string& key = it.key();
+            if (key == kVectorKey) continue;
+            const auto dtype = parseDType(key);
+            if (!dtype || !isFloating(*dtype))
+                return fail(childPointer(ptr, key), "unknown dtype '" + key +
+                                                        "' (expected bf16, f16, f32, f64 or vector_f32)");
+            double tflops = 0;
+            CFP_HW_ASSIGN(tflops, number(it.value(), childPointer(ptr, key), Range::Positive));
+            spec.peakFlops[*dtype] = tflops * kFlopsPerTflops;
+        }
+        double vectorTflops = 0;
+        CFP_HW_ASSIGN(vectorTflops, requiredNumber(*peak, ptr, kVectorKey, Range::Positive));
+        spec.vectorFlops = vectorTflops * kFlopsPerTflops;
+        return {};
+    }
+
+    Result<LinkSpec> link(const Json& doc, std::string_view key) const {
+        const Json* obj = nullptr;
+        CFP_HW_ASSIGN(obj, required(doc, "", key));
+        const std::string ptr = childPointer("", key);
+        if (!obj->is_object()) return typeError(ptr, "an object", *obj);
+        static constexpr std::string_view kLinkFields[] = {"name", "bandwidth_gb_per_s", "latency_us", "supports_tree"};
+        CFP_TRY(checkKeys(*obj, ptr, kLinkFields));
+
+        LinkSpec out;
+        CFP_HW_ASSIGN(out.name, requiredString(*obj, ptr, "name"));
+        if (out.name.empty()) return fail(ptr + "/name", "name is empty");
+        double gbPerSecond = 0;
+        CFP_HW_ASSIGN(gbPerSecond, requiredNumber(*obj, ptr, "bandwidth_gb_per_s", Range::Positive));
+        out.bytesPerSecond = gbPerSecond * kBytesPerGb;
+        double latencyUs = 0;
+        CFP_HW_ASSIGN(latencyUs, requiredNumber(*obj, ptr, "latency_us", Range::NonNegative));
+        out.latencySeconds = latencyUs / kMicrosecondsPerSecond;
+        CFP_HW_ASSIGN(out.supportsTree, requiredBool(*obj, ptr, "supports_tree"));
+        return out;
+    }
+
+    std::string m_origin;
+};
+
+#undef CFP_HW_ASSIGN
+
+// ---------------------------------------------------------------------------------------------
+// Names and files.
+
+constexpr std::string_view kBuiltinPrefix = "builtin:";
+
+std::string idFromOrigin(std::string_view origin) {
+    if (origin.substr(0, kBuiltinPrefix.size()) == kBuiltinPrefix) return std::string(origin.substr(kBuiltinPrefix.size()));
+    std::string stem = std::filesystem::path(std::string(origin)).stem().string();
+    return stem.empty() ? std::string(origin) : stem;
+}
+
+bool looksLikePath(std::string_view nameOrPath) {
+    constexpr std::string_view kExtension = ".json";
+    return nameOrPath.find('/') != std::string_view::npos ||
+           (nameOrPath.size() >= kExtension.size() &&
+            nameOrPath.substr(nameOrPath.size() - kExtension.size()) == kExtension);
+}
+
+std::string knownNamesText() {
+    std::string out;
+    for (const std::string& name : hardwareNames()) {
+        if (!out.empty()) out += ", ";
+        out += name;
+    }
+    return out;
+}
+
+}  // namespace
+
+double HardwareSpec::peakFlopsFor(DType dtype) const {
+    if (auto it = peakFlops.find(dtype); it != peakFlops.end()) return it->second;
+    if (auto it = peakFlops.find(DType::F32); it != peakFlops.end()) return it->second;
+    return vectorFlops;
+}
+
+std::vector<std::string> hardwareNames() {
+    std::vector<std::string> names;
+    for (const auto& spec : detail::embeddedHardwareSpecs()) names.emplace_back(spec.id);
+    std::sort(names.begin(), names.end());
+    return names;
+}
+
+std::optional<std::string_view> builtinHardwareJson(std::string_view id) {
+    for (const auto& spec : detail::embeddedHardwareSpecs())
+        if (spec.id == id) return spec.json;
+    return std::nullopt;
+}
+
+Result<HardwareSpec> parseHardware(std::string_view jsonText, std::string_view origin) {
+    const std::string originText(origin);
+    try {
+        Json doc;
+        CFP_TRY(parseText(jsonText, originText, doc));
+        auto spec = SpecReader(originText).read(doc);
+        if (!spec) return spec.error();
+        spec->id = idFromOrigin(origin);
+        return spec;
+    } catch (const std::bad_alloc&) {
+        return makeError("hardware.io", "out of memory while reading the hardware spec", originText);
+    } catch (const std::exception& ex) {
+        // Only a bug can get here (every DOM access is type-checked first); report it, never crash.
+        return makeError("hardware.format", std::string("internal error while reading the hardware spec: ") + ex.what(),
+                         originText);
+    }
+}
+
+Result<HardwareSpec> loadHardware(std::string_view nameOrPath) {
+    const std::string name(nameOrPath);
+    if (!looksLikePath(nameOrPath)) {
+        if (auto text = builtinHardwareJson(nameOrPath)) return parseHardware(*text, std::string(kBuiltinPrefix) + name);
+        return makeError("hardware.unknown",
+                         "unknown hardware '" + name + "'; built-in specs are " + knownNamesText() +
+                             ", or give the path of a JSON spec file (docs/hardware-format.md)");
+    }
+    std::error_code ec;
+    const bool exists = std::filesystem::exists(std::filesystem::path(name), ec);
+    if (!ec && !exists)
+        return makeError("hardware.unknown",
+                         "no hardware spec file '" + name + "'; built-in specs are " + knownNamesText(), name);
+    auto text = readFileLimited(name, kMaxSpecFileBytes);
+    // io.open / io.read / io.too_large: one code for "exists but cannot be read", the reason kept.
+    if (!text) return makeError("hardware.io", text.error().message, name);
+    return parseHardware(*text, name);
+}
+
+std::string writeHardwareJson(const HardwareSpec& spec) {
+    auto str = [](std::string_view s) { return Json(std::string(s)).dump(-1, ' ', false, Json::error_handler_t::replace); };
+    auto linkText = [&](const LinkSpec& link) {
+        return "{\n    \"name\": " + str(link.name) +
+               ",\n    \"bandwidth_gb_per_s\": " + numberText(link.bytesPerSecond / kBytesPerGb) +
+               ",\n    \"latency_us\": " + numberText(link.latencySeconds * kMicrosecondsPerSecond) +
+               ",\n    \"supports_tree\": " + (link.supportsTree ? "true" : "false") + "\n  }";
+    };
+
+    std::string out = "{\n";
+    out += "  \"format\": " + str(kHardwareFormatName) + ",\n";
+    out += "  \"version\": " + std::to_string(kHardwareFormatVersion) + ",\n";
+    out += "  \"name\": " + str(spec.name) + ",\n";
+    out += "  \"sources\": [";
+    for (size_t i = 0; i < spec.sources.size(); ++i) out += (i ? ",\n    " : "\n    ") + str(spec.sources[i]);
+    out += spec.sources.empty() ? "],\n" : "\n  ],\n";
+    out += "  \"memory_gib\": " + numberText(static_cast<double>(spec.memoryBytes) / kBytesPerGib) + ",\n";
+    out += "  \"hbm_tb_per_s\": " + numberText(spec.hbmBytesPerSecond / kBytesPerTb) + ",\n";
+    out += "  \"peak_tflops\": {";
+    std::string sep = "\n    ";
+    for (const auto& [dtype, flops] : spec.peakFlops) {
+        out += sep + str(dtypeName(dtype)) + ": " + numberText(flops / kFlopsPerTflops);
+        sep = ",\n    ";
+    }
+    out += sep + str(kVectorKey) + ": " + numberText(spec.vectorFlops / kFlopsPerTflops) + "\n  },\n";
+    out += "  \"gemm_efficiency\": " + numberText(spec.gemmEfficiency) + ",\n";
+    out += "  \"hbm_efficiency\": " + numberText(spec.hbmEfficiency) + ",\n";
+    out += "  \"kernel_launch_us\": " + numberText(spec.kernelLaunchSeconds * kMicrosecondsPerSecond) + ",\n";
+    out += "  \"gpus_per_node\": " + std::to_string(spec.gpusPerNode) + ",\n";
+    out += "  \"intra_node\": " + linkText(spec.intraNode) + ",\n";
+    out += "  \"inter_node\": " + linkText(spec.interNode) + "\n";
+    out += "}\n";
+    return out;
+}
+
+std::string Cluster::toString() const {
+    return std::to_string(nodes) + " × " + std::to_string(hardware.gpusPerNode) + " " + hardware.name;
+}
+
+Result<Cluster> makeCluster(HardwareSpec hardware, int64_t nodes) {
+    if (hardware.gpusPerNode < 1)
+        return makeError("cluster.bad_nodes", "hardware '" + hardware.id + "' has " + std::to_string(hardware.gpusPerNode) +
+                                                  " GPUs per node; it needs at least 1");
+    if (nodes < 1) return makeError("cluster.bad_nodes", "the node count must be at least 1, got " + std::to_string(nodes));
+    if (nodes > kMaxMeshDevices / hardware.gpusPerNode)
+        return makeError("cluster.bad_nodes", std::to_string(nodes) + " nodes of " + std::to_string(hardware.gpusPerNode) +
+                                                  " GPUs are more than the limit of " + std::to_string(kMaxMeshDevices) +
+                                                  " devices");
+    Cluster cluster;
+    cluster.hardware = std::move(hardware);
+    cluster.nodes = nodes;
+    return cluster;
+}
+
+}  // namespace cfp

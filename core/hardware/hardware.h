@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -49,13 +50,26 @@ struct HardwareSpec {
     double peakFlopsFor(DType dtype) const;
 };
 
+// The JSON format's name and version ("format": "cfp-hardware", "version": 1).
+inline constexpr std::string_view kHardwareFormatName = "cfp-hardware";
+inline constexpr int64_t kHardwareFormatVersion = 1;
+
 // Built-in spec ids, sorted ("a100-pcie-40gb", …, "v100-sxm-32gb").
 std::vector<std::string> hardwareNames();
 
 // A built-in id ("h100-sxm") or a path to a JSON file (anything containing '/' or ending ".json").
 Result<HardwareSpec> loadHardware(std::string_view nameOrPath);
 // Parses spec JSON text; `origin` names it in errors (a file path or "builtin:h100-sxm").
+// The spec's `id` is the stem of `origin`: "builtin:h100-sxm" → "h100-sxm", "./my-gpu.json" → "my-gpu".
 Result<HardwareSpec> parseHardware(std::string_view jsonText, std::string_view origin);
+
+// The embedded text of a built-in spec, comments and sources included (a starting point for a
+// user's own file), or nullopt when `id` is not a built-in.
+std::optional<std::string_view> builtinHardwareJson(std::string_view id);
+
+// `spec` as JSON in the format above (no comments, `id` not included: it comes from the file name).
+// parseHardware reads it back to the same spec, up to the last bit of the unit conversions.
+std::string writeHardwareJson(const HardwareSpec& spec);
 
 struct Cluster {
     HardwareSpec hardware;
