@@ -24,8 +24,10 @@ Result<ParsedArgs> parseArgs(const std::vector<std::string>& args, const OptionS
         } else if (spec.valued.count(name)) {
             if (inlineValue) {
                 out.values[name] = *inlineValue;
+                out.lists[name].push_back(*inlineValue);
             } else if (i + 1 < args.size()) {
                 out.values[name] = args[++i];
+                out.lists[name].push_back(out.values[name]);
             } else {
                 return makeError("cli.usage", "option " + name + " needs a value");
             }

@@ -19,10 +19,15 @@ struct OptionSpec {
 
 struct ParsedArgs {
     std::vector<std::string> positionals;
-    std::map<std::string, std::string> values;
+    std::map<std::string, std::string> values;             // the last value of each option
+    std::map<std::string, std::vector<std::string>> lists;  // every value, for repeatable options
     std::set<std::string> flags;
 
     bool has(const std::string& flag) const { return flags.count(flag) > 0; }
+    std::vector<std::string> all(const std::string& name) const {
+        auto it = lists.find(name);
+        return it == lists.end() ? std::vector<std::string>{} : it->second;
+    }
     std::optional<std::string> value(const std::string& name) const {
         auto it = values.find(name);
         if (it == values.end()) return std::nullopt;

@@ -10,8 +10,18 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdlib>
+
 #include "analysis/analysis.h"
 #include "args.h"
+#include "export/export.h"
+#include "hardware/hardware.h"
+#include "io/atomic_file.h"
+#include "plan/plan_json.h"
+#include "plan/planner.h"
 #include "format.h"
 #include "io/graph_json.h"
 #include "loader/model_loader.h"
@@ -37,6 +47,9 @@ Commands:
   describe MODEL   size of the model's training step: ops, parameters, FLOPs, activations
   analyze MODEL    ParallelBlocks, repeated segments and search space on a device mesh
   graph MODEL      write the model's training-step graph as native JSON (docs/graph-format.md)
+  plan MODEL       the fastest plan that fits: segment DP on a cluster, with baselines
+  export PLAN      write a plan for a training job (jax, dtensor, megatron, hlo-sharding, trace)
+  hardware         list the built-in hardware specs
   presets          list the built-in models
   devices          list the GPUs the profiler can use, or say why there are none
 
@@ -366,6 +379,305 @@ int cmdDevices(const std::vector<std::string>& argv) {
     return kExitOk;
 }
 
+// Memory sizes: plain bytes or with a unit (GiB, GB, MiB, MB, KiB, KB).
+Result<int64_t> parseBytes(const std::string& option, const std::string& text) {
+    char* end = nullptr;
+    const double v = std::strtod(text.c_str(), &end);
+    if (!end || end == text.c_str() || !(v > 0) || !std::isfinite(v))
+        return makeError("cli.usage", option + " expects a positive size such as 80GiB or 85899345920, got '" + text + "'");
+    const std::string unit(end);
+    double mult = 1;
+    if (unit.empty() || unit == "B") mult = 1;
+    else if (unit == "KiB") mult = 1024.0;
+    else if (unit == "MiB") mult = 1024.0 * 1024.0;
+    else if (unit == "GiB" || unit == "G") mult = 1024.0 * 1024.0 * 1024.0;
+    else if (unit == "TiB") mult = 1024.0 * 1024.0 * 1024.0 * 1024.0;
+    else if (unit == "KB") mult = 1e3;
+    else if (unit == "MB") mult = 1e6;
+    else if (unit == "GB") mult = 1e9;
+    else if (unit == "TB") mult = 1e12;
+    else return makeError("cli.usage", option + ": unknown unit '" + unit + "' (use B, KiB, MiB, GiB, TiB, KB, MB, GB, TB)");
+    const double bytes = v * mult;
+    if (bytes > 9.0e18) return makeError("cli.usage", option + " is too large: '" + text + "'");
+    return static_cast<int64_t>(bytes);
+}
+
+std::string ms(double seconds) { return cli::fixed(seconds * 1e3, 1) + " ms"; }
+
+Json costJson(const CostBreakdown& c) {
+    return {{"seconds", c.total()},
+            {"compute_seconds", c.computeSeconds},
+            {"collective_seconds", c.collectiveSeconds},
+            {"reshard_seconds", c.reshardSeconds},
+            {"provenance", std::string(provenanceName(c.provenance))}};
+}
+
+Json planSummaryJson(const PlanOutcome& o, const Graph& graph) {
+    const Plan& p = o.plan;
+    Json j;
+    j["model"] = graph.name();
+    j["hardware"] = p.hardware;
+    j["nodes"] = p.nodes;
+    j["devices"] = p.mesh.deviceCount();
+    j["mesh"] = p.mesh.toString();
+    j["predicted_step_seconds"] = p.predictedStepSeconds;
+    j["evaluator_step_seconds"] = p.evaluatorStepSeconds;
+    j["step"] = costJson(p.step);
+    j["memory_per_device_bytes"] = p.memory.total();
+    j["memory_limit_bytes"] = p.memoryLimitBytes;
+    j["memory_breakdown_bytes"] = {{"weights", p.memory.weights},
+                                   {"gradients", p.memory.gradients},
+                                   {"optimizer", p.memory.optimizer},
+                                   {"activations", p.memory.activations},
+                                   {"transient", p.memory.transient}};
+    Json segs = Json::array();
+    for (const SegmentPlan& s : p.segments) {
+        Json labels = Json::array();
+        for (int k = 0; k < s.blockCount; ++k) labels.push_back(p.blocks[static_cast<size_t>(s.firstBlock + k)].label);
+        Json c = costJson(s.cost);
+        segs.push_back({{"index", s.index},
+                        {"type", s.type},
+                        {"first_block", s.firstBlock},
+                        {"combination", s.combination},
+                        {"labels", labels},
+                        {"cost", c},
+                        {"memory_bytes", s.memoryBytes}});
+    }
+    j["segments"] = segs;
+    Json baselines = Json::object();
+    Json details = Json::array();
+    for (const Baseline& b : p.baselines) {
+        baselines[b.name] = b.feasible ? Json(b.stepSeconds) : Json(nullptr);
+        details.push_back({{"name", b.name},
+                           {"description", b.description},
+                           {"feasible", b.feasible},
+                           {"fits", b.fits},
+                           {"step_seconds", b.feasible ? Json(b.stepSeconds) : Json(nullptr)},
+                           {"memory_per_device_bytes", b.feasible ? Json(b.memory.total()) : Json(nullptr)},
+                           {"speedup_of_plan", b.feasible && p.evaluatorStepSeconds > 0 ? Json(b.stepSeconds / p.evaluatorStepSeconds) : Json(nullptr)},
+                           {"note", b.note}});
+    }
+    j["baselines"] = baselines;
+    j["baseline_details"] = details;
+    Json cands = Json::array();
+    for (const MeshCandidate& c : o.candidates)
+        cands.push_back({{"mesh", c.mesh},
+                         {"planned", c.planned},
+                         {"step_seconds", c.planned ? Json(c.stepSeconds) : Json(nullptr)},
+                         {"memory_bytes", c.planned ? Json(c.memoryBytes) : Json(nullptr)},
+                         {"seconds", c.seconds},
+                         {"note", c.note}});
+    j["meshes_tried"] = cands;
+    j["pins"] = p.pins;
+    j["search_exact"] = p.searchExact;
+    j["search_seconds"] = p.searchSeconds;
+    return j;
+}
+
+void printPlan(const PlanOutcome& o, const Graph& graph) {
+    const Plan& p = o.plan;
+    std::cout << graph.name() << " on " << p.nodes << " x " << p.gpusPerNode << " " << p.hardwareName << ", mesh "
+              << p.mesh.toString() << "\n\n";
+    std::cout << "  step time        " << ms(p.evaluatorStepSeconds) << "  (compute " << ms(p.step.computeSeconds)
+              << ", own collectives " << ms(p.step.collectiveSeconds) << ", resharding " << ms(p.step.reshardSeconds) << "; "
+              << provenanceName(p.step.provenance) << ")\n";
+    std::cout << "  search objective " << ms(p.predictedStepSeconds) << (p.searchExact ? "" : "  (memory fronts thinned: not proven optimal)")
+              << "\n";
+    std::cout << "  memory/device    " << cli::humanBytes(static_cast<double>(p.memory.total())) << " of "
+              << cli::humanBytes(static_cast<double>(p.memoryLimitBytes)) << "  (weights " << cli::humanBytes(static_cast<double>(p.memory.weights))
+              << ", grads " << cli::humanBytes(static_cast<double>(p.memory.gradients)) << ", optimizer "
+              << cli::humanBytes(static_cast<double>(p.memory.optimizer)) << ", activations "
+              << cli::humanBytes(static_cast<double>(p.memory.activations)) << ", largest op "
+              << cli::humanBytes(static_cast<double>(p.memory.transient)) << ")\n\n";
+    std::cout << "  segments (runs of one type and combination):\n";
+    size_t i = 0;
+    while (i < p.segments.size()) {
+        size_t j = i + 1;
+        while (j < p.segments.size() && p.segments[j].type == p.segments[i].type && p.segments[j].combination == p.segments[i].combination) ++j;
+        const SegmentPlan& s = p.segments[i];
+        std::string labels;
+        for (int k = 0; k < s.blockCount; ++k) labels += (k ? " | " : "") + p.blocks[static_cast<size_t>(s.firstBlock + k)].label;
+        std::cout << "    #" << i << (j - i > 1 ? "-" + std::to_string(j - 1) : std::string()) << "  T" << s.type << " x " << (j - i)
+                  << "  " << ms(s.cost.total()) << " each  [" << labels << "]\n";
+        i = j;
+    }
+    std::cout << "\n  baselines:\n";
+    for (const Baseline& b : p.baselines) {
+        std::cout << "    " << b.name << " (" << b.description << "): ";
+        if (!b.feasible) std::cout << "not possible: " << b.note << "\n";
+        else
+            std::cout << ms(b.stepSeconds) << ", " << cli::humanBytes(static_cast<double>(b.memory.total())) << "/device"
+                      << (b.fits ? "" : " — does not fit: " + b.note) << "; plan is " << cli::fixed(b.stepSeconds / p.evaluatorStepSeconds, 2)
+                      << "x faster\n";
+    }
+    if (o.candidates.size() > 1) {
+        std::cout << "\n  meshes tried:\n";
+        for (const MeshCandidate& c : o.candidates)
+            std::cout << "    " << c.mesh << ": " << (c.planned ? ms(c.stepSeconds) : "skipped — " + c.note) << "\n";
+    }
+    std::cout << "\n  planned in " << cli::fixed(p.searchSeconds, 2) << " s\n";
+}
+
+int cmdPlan(const std::vector<std::string>& argv) {
+    OptionSpec spec = modelOptionSpec();
+    spec.valued.insert({"--hardware", "--nodes", "--mesh", "--pin", "--memory-limit", "-o", "--output"});
+    spec.flags.insert({"--json", "--no-baselines", "--quiet"});
+    auto args = cli::parseArgs(argv, spec);
+    if (!args) return fail(args.error());
+    if (args->has("--help") || args->has("-h")) {
+        std::cout << "Usage: cfp plan [MODEL] [--hardware H] [--nodes N] [--mesh auto|SHAPE] [--pin P]... [--memory-limit SIZE] [-o PLAN] [--json]\n\n"
+                     "Finds the fastest plan that fits in memory: ParallelBlocks and segments on the mesh, the\n"
+                     "analytic cost model, and the segment DP; recomputes it with the independent evaluator and\n"
+                     "compares it with data-parallel and Megatron-style baselines.\n\n"
+                     "  --hardware H       built-in spec (see `cfp hardware`) or a JSON file (default h100-sxm)\n"
+                     "  --nodes N          nodes of the hardware's GPUs per node (default 1)\n"
+                     "  --mesh M           auto (default: every 1–3 axis mesh aligned with nodes) or 8, 2x4, dp=2,tp=4\n"
+                     "  --pin P            restrict the search; repeatable. SEG=COMBO pins segment SEG (index, or\n"
+                     "                     T<k> for every segment of type k) to one strategy per block, e.g.\n"
+                     "                     --pin 3=x:rows,x:cols,*,x:contract (';' between multi-axis labels);\n"
+                     "                     bN=STRATEGY pins block N\n"
+                     "  --memory-limit S   per-device memory, e.g. 40GiB (default: the GPU's HBM)\n"
+                     "  -o PLAN            write the plan file (docs/plan-format.md), atomically\n"
+                     "  --no-baselines     skip the baselines\n"
+                     "  --quiet            no progress on stderr\n"
+                  << kModelOptionsHelp << "  --json             machine-readable summary on stdout\n";
+        return kExitOk;
+    }
+    auto hw = loadHardware(args->value("--hardware").value_or("h100-sxm"));
+    if (!hw) return fail(hw.error().withContext("--hardware"));
+    int64_t nodes = 1;
+    if (auto v = args->value("--nodes")) {
+        auto n = cli::parsePositive("--nodes", *v);
+        if (!n) return fail(n.error());
+        nodes = *n;
+    }
+    auto cluster = makeCluster(*hw, nodes);
+    if (!cluster) return fail(cluster.error());
+    PlannerOptions options;
+    options.pins = args->all("--pin");
+    options.baselines = !args->has("--no-baselines");
+    if (auto v = args->value("--memory-limit")) {
+        auto b = parseBytes("--memory-limit", *v);
+        if (!b) return fail(b.error());
+        options.memoryLimitBytes = *b;
+    }
+    const bool progress = !args->has("--quiet") && isatty(STDERR_FILENO);
+    if (progress)
+        options.progress = [](const PlanProgress& p) {
+            std::fprintf(stderr, "\r\033[Kcfp: %s mesh %d/%d %s %3.0f%%", p.stage.c_str(), p.meshIndex + 1, p.meshCount,
+                         p.mesh.c_str(), p.fraction * 100.0);
+            std::fflush(stderr);
+        };
+    auto model = loadFromArgs(*args);
+    if (!model) return fail(model.error());
+    auto outcome = planGraph(model->graph, *cluster, args->value("--mesh").value_or("auto"), options);
+    if (progress) std::fprintf(stderr, "\r\033[K");
+    if (!outcome) return fail(outcome.error());
+    outcome->plan.modelSource = model->spec;
+    if (model->options) {
+        outcome->plan.batch = model->options->batch;
+        outcome->plan.seq = model->options->seq;
+    }
+    outcome->plan.hardware = args->value("--hardware").value_or("h100-sxm");
+    std::optional<std::string> out = args->value("-o");
+    if (!out) out = args->value("--output");
+    if (out) {
+        if (auto st = writePlanFile(*out, outcome->plan, model->graph); !st) return fail(st.error());
+    }
+    if (args->has("--json")) {
+        std::cout << planSummaryJson(*outcome, model->graph).dump(2) << '\n';
+    } else {
+        printPlan(*outcome, model->graph);
+        if (out) std::cout << "  plan written to " << *out << "\n";
+    }
+    return kExitOk;
+}
+
+int cmdExport(const std::vector<std::string>& argv) {
+    OptionSpec spec;
+    spec.valued = {"--format", "-o", "--output"};
+    spec.flags = {"--help", "-h"};
+    auto args = cli::parseArgs(argv, spec);
+    if (!args) return fail(args.error());
+    if (args->has("--help") || args->has("-h")) {
+        std::string formats;
+        for (const auto& f : exportFormatNames()) formats += (formats.empty() ? "" : ", ") + f;
+        std::cout << "Usage: cfp export PLAN --format F -o FILE\n\n"
+                     "Writes a plan (from `cfp plan -o PLAN`) for a training job. Formats: " << formats << ".\n"
+                     "The model is rebuilt from the plan's model source and checked against the plan.\n"
+                     "FILE '-' writes to stdout. See docs/exporters.md.\n";
+        return kExitOk;
+    }
+    if (args->positionals.size() != 1) return fail(makeError("cli.usage", "export needs one PLAN file"));
+    auto fmtText = args->value("--format");
+    if (!fmtText) return fail(makeError("cli.usage", "export needs --format F"));
+    auto format = parseExportFormat(*fmtText);
+    if (!format) return fail(format.error());
+    auto out = args->value("-o");
+    if (!out) out = args->value("--output");
+    if (!out) return fail(makeError("cli.usage", "export needs -o FILE (or -o - for stdout)"));
+    auto plan = readPlanFile(args->positionals[0]);
+    if (!plan) return fail(plan.error());
+    BuildOptions opt;
+    if (plan->batch > 0) opt.batch = plan->batch;
+    if (plan->seq > 0) opt.seq = plan->seq;
+    auto model = loadModel(plan->modelSource, opt);
+    if (!model) return fail(model.error().withContext("plan model '" + plan->modelSource + "'"));
+    if (auto st = checkPlanAgainstGraph(*plan, model->graph); !st) return fail(st.error());
+    std::vector<TimelineEvent> timeline;
+    if (*format == ExportFormat::Trace) {
+        auto hw = loadHardware(plan->hardware);
+        if (!hw) return fail(hw.error().withContext("plan hardware"));
+        auto cost = CostModel::create(*hw, plan->mesh);
+        if (!cost) return fail(cost.error());
+        auto ev = evaluatePlan(model->graph, *plan, *cost, true);
+        if (!ev) return fail(ev.error());
+        timeline = std::move(ev->timeline);
+    }
+    auto text = exportPlan(model->graph, *plan, *format, timeline);
+    if (!text) return fail(text.error());
+    if (*out == "-") {
+        std::cout << *text;
+        return kExitOk;
+    }
+    if (auto st = writeFileAtomically(*out, *text); !st) return fail(st.error());
+    std::cerr << "cfp: wrote " << *fmtText << " export to " << *out << '\n';
+    return kExitOk;
+}
+
+int cmdHardware(const std::vector<std::string>& argv) {
+    OptionSpec spec;
+    spec.flags = {"--json", "--help", "-h"};
+    auto args = cli::parseArgs(argv, spec);
+    if (!args) return fail(args.error());
+    if (args->has("--help") || args->has("-h")) {
+        std::cout << "Usage: cfp hardware [--json]\n\nLists the built-in hardware specs (docs/hardware-format.md).\n";
+        return kExitOk;
+    }
+    Json list = Json::array();
+    for (const std::string& name : hardwareNames()) {
+        auto h = loadHardware(name);
+        if (!h) return fail(h.error());
+        list.push_back({{"id", h->id},
+                        {"name", h->name},
+                        {"memory_bytes", h->memoryBytes},
+                        {"hbm_bytes_per_second", h->hbmBytesPerSecond},
+                        {"bf16_flops", h->peakFlopsFor(DType::BF16)},
+                        {"gpus_per_node", h->gpusPerNode},
+                        {"intra_node", h->intraNode.name},
+                        {"inter_node", h->interNode.name}});
+    }
+    if (args->has("--json")) {
+        std::cout << list.dump(2) << '\n';
+        return kExitOk;
+    }
+    for (const auto& h : list)
+        std::printf("  %-16s %-28s %9s  %6.0f TFLOP/s bf16  %s per node\n", h["id"].get<std::string>().c_str(),
+                    h["name"].get<std::string>().c_str(), cli::humanBytes(h["memory_bytes"].get<double>()).c_str(),
+                    h["bf16_flops"].get<double>() / 1e12, std::to_string(h["gpus_per_node"].get<int64_t>()).c_str());
+    return kExitOk;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -385,6 +697,9 @@ int main(int argc, char** argv) {
         if (command == "analyze") return cmdAnalyze(args);
         if (command == "graph") return cmdGraph(args);
         if (command == "presets") return cmdPresets(args);
+        if (command == "plan") return cmdPlan(args);
+        if (command == "export") return cmdExport(args);
+        if (command == "hardware") return cmdHardware(args);
         if (command == "devices") return cmdDevices(args);
     } catch (const std::bad_alloc&) {
         std::cerr << "cfp: error: out of memory while running '" << command << "' (try a smaller --batch/--seq)\n";

@@ -55,6 +55,18 @@ Result<Evaluation> evaluatePlan(const Graph& graph, const Plan& plan, const Cost
         }
     }
 
+    // Sources, and values computed from constants and iota alone (masks, one-hot iotas, position
+    // ids): folded into their consumers as a compiler does — no kernel and no buffer of their own;
+    // consumers take their piece locally.
+    std::vector<char> sourceLike(static_cast<size_t>(graph.size()), 0);
+    for (const Op& op : graph.ops()) {
+        bool c = op.kind == OpKind::Constant || op.kind == OpKind::Iota || op.kind == OpKind::Parameter;
+        if (!c && !op.operands.empty()) {
+            c = true;
+            for (OpId o : op.operands) c = c && sourceLike[static_cast<size_t>(o)] && graph.op(o).kind != OpKind::Parameter;
+        }
+        sourceLike[static_cast<size_t>(op.id)] = c;
+    }
     std::vector<int32_t> uses(static_cast<size_t>(graph.size()), 0);
     std::vector<char> readByBackward(static_cast<size_t>(graph.size()), 0);
     for (const Op& op : graph.ops())
@@ -74,7 +86,7 @@ Result<Evaluation> evaluatePlan(const Graph& graph, const Plan& plan, const Cost
     for (const Op& op : graph.ops()) {
         const auto k = static_cast<size_t>(op.id);
         const TensorPlan& t = plan.tensors[k];
-        if (isSource(op.kind)) continue;
+        if (sourceLike[k]) continue;
         std::set<std::string> axesUsed(t.ownCollectiveAxes.begin(), t.ownCollectiveAxes.end());
         for (const auto& axes : t.result.dims()) axesUsed.insert(axes.begin(), axes.end());
         double bytes = static_cast<double>(shardBytes(op.type, t.result, mesh));
@@ -131,7 +143,7 @@ Result<Evaluation> evaluatePlan(const Graph& graph, const Plan& plan, const Cost
             const TensorSharding& need = t.operands[i];
             if (have == need) {
                 if (fusesInto(producer.kind, op.kind) && uses[static_cast<size_t>(u)] == 1 && !measured[k] &&
-                    !measured[static_cast<size_t>(u)] && !isSource(producer.kind)) {
+                    !measured[static_cast<size_t>(u)] && !sourceLike[static_cast<size_t>(u)]) {
                     const int64_t b = shardBytes(producer.type, have, mesh);
                     const double saving = model.fusedEdgeSavingSeconds(b);
                     ev.step.computeSeconds -= saving;
@@ -170,10 +182,7 @@ Result<Evaluation> evaluatePlan(const Graph& graph, const Plan& plan, const Cost
             }
             continue;
         }
-        if (isSource(op.kind)) {
-            ev.memory.activations += own;
-            continue;
-        }
+        if (sourceLike[k]) continue;
         if (op.phase == Phase::Forward && readByBackward[k]) ev.memory.activations += own;
         int64_t work = own;
         for (size_t i = 0; i < op.operands.size(); ++i) work += shardBytes(graph.op(op.operands[i]).type, t.operands[i], mesh);
@@ -185,7 +194,7 @@ Result<Evaluation> evaluatePlan(const Graph& graph, const Plan& plan, const Cost
         double now = 0;
         for (const Op& op : graph.ops()) {
             const auto k = static_cast<size_t>(op.id);
-            if (isSource(op.kind)) continue;
+            if (sourceLike[k]) continue;
             for (const EdgeCost& e : reshardInto[k])
                 for (const CollectiveStep& step : e.plan.steps) {
                     auto a = mesh.axisIndex(step.axis);

@@ -62,6 +62,7 @@ struct PlanProblem::Impl {
     std::vector<int32_t> uses;
     std::vector<uint32_t> typeId;     // per op: interned result type
     std::vector<int32_t> blockSegment;  // per block: segment index
+    std::vector<char> sourceLike;       // sources and values computed from constants alone
 
     // Decomposed terms.
     double constTime = 0;
@@ -107,7 +108,7 @@ struct PlanProblem::Impl {
         if (have == n) {
             const Op& pu = g->op(u);
             if (fusesInto(pu.kind, g->op(v).kind) && uses[static_cast<size_t>(u)] == 1 && !st(u, su).measured &&
-                !st(v, sv).measured && !isSource(pu.kind))
+                !st(v, sv).measured && !sourceLike[static_cast<size_t>(u)])
                 return -model().fusedEdgeSavingSeconds(localBytes(pu.type, have, model().sizes()));
             return 0.0;
         }
@@ -116,6 +117,7 @@ struct PlanProblem::Impl {
 
     Status buildStates(const std::vector<std::pair<uint64_t, double>>& measured);
     void buildTerms();
+    void separatePairs();
     void computeOpState(const Op& op, OpState& s);
 };
 
@@ -137,10 +139,7 @@ void PlanProblem::Impl::computeOpState(const Op& op, OpState& s) {
         s.memSum = op.role == ParamRole::Trainable ? 2 * own : own;
         return;
     }
-    if (isSource(op.kind)) {
-        s.memSum = own;
-        return;
-    }
+    if (sourceLike[k]) return;  // folded into its consumers: no kernel, no buffer of its own
     // Working set, axes used, local shapes.
     uint32_t axesUsed = s.partialMask;
     auto addAxes = [&](const CompactSharding& c) {
@@ -208,25 +207,80 @@ Status PlanProblem::Impl::buildStates(const std::vector<std::pair<uint64_t, doub
             if (r) rules[static_cast<size_t>(op.id)] = std::move(*r);
         }
     }
+    // Values computed from constants and iota alone (masks, position ids) stay replicated and
+    // fixed: every device computes them without communication and consumers slice them locally.
+    std::vector<char> constantDerived(n, 0);  // computed from Constant/Iota alone (no parameter)
+    sourceLike.assign(n, 0);
+    for (const Op& op : graph.ops()) {
+        bool c = op.kind == OpKind::Constant || op.kind == OpKind::Iota;
+        if (!c && op.kind != OpKind::Parameter && !op.operands.empty()) {
+            c = true;
+            for (OpId o : op.operands) c = c && constantDerived[static_cast<size_t>(o)];
+        }
+        constantDerived[static_cast<size_t>(op.id)] = c;
+        sourceLike[static_cast<size_t>(op.id)] = c || op.kind == OpKind::Parameter;
+    }
     // Owners: block members first.
     std::vector<int64_t> memberIndex(n, -1);
     for (const ParallelBlock& b : ba.blocks)
         for (size_t k = 0; k < b.members.size(); ++k) {
+            if (constantDerived[static_cast<size_t>(b.members[k])]) continue;
             owner[static_cast<size_t>(b.members[k])] = b.id;
             memberIndex[static_cast<size_t>(b.members[k])] = static_cast<int64_t>(k);
         }
-    // Followers: in graph order, decide owner and followed operand.
+    // Ops outside blocks, in alternating passes until nothing changes:
+    //   forward (graph order): an op with an operand that depends on a block follows the most
+    //     recently computed such operand — the nearest producer, which keeps dependences local;
+    //   backward (reverse order): an op with none (e.g. computed from data inputs only, like a
+    //     one-hot of the labels, or from the loss seed) is pulled by its first consumer that
+    //     depends on a block and takes the sharding that consumer reads.
+    // The rest are fixed: they follow their first non-source operand, or are replicated.
     std::vector<int32_t> follows(n, -1);
+    std::vector<std::pair<OpId, int32_t>> pulledBy(n, {kNoOp, -1});
+    std::vector<std::vector<std::pair<OpId, int32_t>>> consumers(n);
+    for (const Op& op : graph.ops())
+        for (size_t i = 0; i < op.operands.size(); ++i) consumers[static_cast<size_t>(op.operands[i])].emplace_back(op.id, static_cast<int32_t>(i));
+    std::vector<OpId> order;  // members first, then in the order owners were decided
+    order.reserve(n);
+    for (const Op& op : graph.ops())
+        if (memberIndex[static_cast<size_t>(op.id)] >= 0) order.push_back(op.id);
+    auto free = [&](size_t k) { return memberIndex[k] < 0 && !sourceLike[k] && rules[k] && owner[k] < 0; };
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (const Op& op : graph.ops()) {
+            const auto k = static_cast<size_t>(op.id);
+            if (!free(k)) continue;
+            int32_t pick = -1;
+            for (size_t i = 0; i < op.operands.size(); ++i)
+                if (owner[static_cast<size_t>(op.operands[i])] >= 0 &&
+                    (pick < 0 || op.operands[i] > op.operands[static_cast<size_t>(pick)]))
+                    pick = static_cast<int32_t>(i);
+            if (pick < 0) continue;
+            follows[k] = pick;
+            owner[k] = owner[static_cast<size_t>(op.operands[static_cast<size_t>(pick)])];
+            order.push_back(op.id);
+            changed = true;
+        }
+        for (OpId id = graph.size() - 1; id >= 0; --id) {
+            const auto k = static_cast<size_t>(id);
+            if (!free(k)) continue;
+            for (const auto& [c, slot] : consumers[k]) {
+                if (owner[static_cast<size_t>(c)] < 0) continue;
+                pulledBy[k] = {c, slot};
+                owner[k] = owner[static_cast<size_t>(c)];
+                order.push_back(id);
+                changed = true;
+                break;
+            }
+        }
+    }
     for (const Op& op : graph.ops()) {
         const auto k = static_cast<size_t>(op.id);
-        if (memberIndex[k] >= 0 || isSource(op.kind) || !rules[k]) continue;
-        int32_t pick = -1;
-        for (size_t i = 0; i < op.operands.size() && pick < 0; ++i)
-            if (owner[static_cast<size_t>(op.operands[i])] >= 0) pick = static_cast<int32_t>(i);
-        for (size_t i = 0; i < op.operands.size() && pick < 0; ++i)
-            if (!isSource(graph.op(op.operands[i]).kind)) pick = static_cast<int32_t>(i);
-        follows[k] = pick;
-        if (pick >= 0) owner[k] = owner[static_cast<size_t>(op.operands[static_cast<size_t>(pick)])];
+        if (memberIndex[k] >= 0 || owner[k] >= 0) continue;
+        if (!sourceLike[k] && rules[k])
+            for (size_t i = 0; i < op.operands.size() && follows[k] < 0; ++i)
+                if (!sourceLike[static_cast<size_t>(op.operands[i])]) follows[k] = static_cast<int32_t>(i);
+        order.push_back(op.id);
     }
     size_t total = 0;
     for (size_t k = 0; k < n; ++k) {
@@ -235,8 +289,13 @@ Status PlanProblem::Impl::buildStates(const std::vector<std::pair<uint64_t, doub
     }
     states.assign(total, OpState{});
     std::string why;
-    for (const Op& op : graph.ops()) {
-        const auto k = static_cast<size_t>(op.id);
+    auto setPartial = [&](OpState& os, const CompactSharding& full) {
+        for (int a = 0; a < sizes.rank; ++a)
+            if (full.dimOf[static_cast<size_t>(a)] == CompactSharding::kAxisPartial) os.partialMask |= 1u << a;
+    };
+    for (const OpId id : order) {
+        const Op& op = graph.op(id);
+        const auto k = static_cast<size_t>(id);
         const int S = nstates(op.id);
         for (int s = 0; s < S; ++s) {
             OpState& os = st(op.id, s);
@@ -248,26 +307,28 @@ Status PlanProblem::Impl::buildStates(const std::vector<std::pair<uint64_t, doub
                 auto stored = toCompact(ba.shardings[strat.memberShardings[mi]], model().mesh());
                 if (!stored) return stored.error();
                 os.result = *stored;
-                if (rules[k] && !isSource(op.kind)) {
-                    const CompactSharding full = projectResult(*rules[k], os.factors);
-                    for (int a = 0; a < sizes.rank; ++a)
-                        if (full.dimOf[static_cast<size_t>(a)] == CompactSharding::kAxisPartial) os.partialMask |= 1u << a;
-                }
+                if (rules[k] && !isSource(op.kind)) setPartial(os, projectResult(*rules[k], os.factors));
+            } else if (pulledBy[k].first != kNoOp) {
+                const auto [c, slot] = pulledBy[k];
+                const CompactSharding wanted = need(c, s, static_cast<size_t>(slot));
+                if (!assignFromResult(*rules[k], wanted, sizes, os.factors, &why)) os.factors = FactorAssignment{};
+                const CompactSharding full = projectResult(*rules[k], os.factors);
+                setPartial(os, full);
+                os.result = full.withoutPartial();
             } else if (follows[k] >= 0) {
                 const auto i = static_cast<size_t>(follows[k]);
                 std::vector<const CompactSharding*> known(op.operands.size(), nullptr);
-                known[i] = &st(op.operands[i], s).result;
+                known[i] = &st(op.operands[i], owner[k] < 0 ? 0 : s).result;
                 if (!assignFromOperands(*rules[k], known, sizes, os.factors, &why)) os.factors = FactorAssignment{};
                 const CompactSharding full = projectResult(*rules[k], os.factors);
-                for (int a = 0; a < sizes.rank; ++a)
-                    if (full.dimOf[static_cast<size_t>(a)] == CompactSharding::kAxisPartial) os.partialMask |= 1u << a;
+                setPartial(os, full);
                 os.result = full.withoutPartial();
             } else {
                 os.factors = FactorAssignment{};
                 os.result = CompactSharding::replicated(op.type.rank());
             }
             computeOpState(op, os);
-            if (op.phase == Phase::Forward && readByBackward[k] && !isSource(op.kind))
+            if (op.phase == Phase::Forward && readByBackward[k] && !sourceLike[k])
                 os.memSum += localBytes(op.type, os.result, sizes);
         }
     }
@@ -333,6 +394,9 @@ void PlanProblem::Impl::buildTerms() {
                     pairs.push_back(std::move(p));
                 }
                 Pair& p = pairs[it->second];
+                if (inserted && b - a > 8 && std::getenv("CFP_DEBUG_PAIRS"))
+                    std::fprintf(stderr, "pair %d-%d: %s (%s, %s) -> %s (%s, %s)\n", a, b, graph.op(u).name.c_str(), graph.op(u).scope.c_str(),
+                                 std::string(phaseName(graph.op(u).phase)).c_str(), op.name.c_str(), op.scope.c_str(), std::string(phaseName(op.phase)).c_str());
                 const int db = strategies(b);
                 for (int su = 0; su < strategies(ou); ++su)
                     for (int sv = 0; sv < strategies(ov); ++sv) {
@@ -342,6 +406,32 @@ void PlanProblem::Impl::buildTerms() {
             }
         }
     }
+}
+
+// Moves pair terms that split into f(sa) + g(sb) (e.g. scalars, or edges whose cost depends on
+// one side only) into the two blocks' own terms, so that they do not widen the search frontier.
+void PlanProblem::Impl::separatePairs() {
+    auto& unary = unaryTime;
+    std::vector<Pair> kept;
+    for (auto& p : pairs) {
+        const size_t da = unary[static_cast<size_t>(p.a)].size(), db = unary[static_cast<size_t>(p.b)].size();
+        auto at = [&](size_t sa, size_t sb) { return p.cost[sa * db + sb]; };
+        double scale = 0;
+        for (double c : p.cost) scale = std::max(scale, std::abs(c));
+        bool separable = true;
+        for (size_t sa = 0; sa < da && separable; ++sa)
+            for (size_t sb = 0; sb < db && separable; ++sb)
+                if (std::abs(at(sa, sb) - at(sa, 0) - at(0, sb) + at(0, 0)) > 1e-12 * std::max(1.0, scale)) separable = false;
+        if (!separable) {
+            kept.push_back(std::move(p));
+            continue;
+        }
+        for (size_t sa = 0; sa < da; ++sa) unary[static_cast<size_t>(p.a)][sa] += at(sa, 0);
+        for (size_t sb = 0; sb < db; ++sb) unary[static_cast<size_t>(p.b)][sb] += at(0, sb) - at(0, 0);
+    }
+    pairs = std::move(kept);
+    pairIndex.clear();
+    for (size_t i = 0; i < pairs.size(); ++i) pairIndex[{pairs[i].a, pairs[i].b}] = i;
 }
 
 Result<PlanProblem> PlanProblem::build(const Graph& graph, AnalysisReport analysis, const CostModel& model,
@@ -355,6 +445,7 @@ Result<PlanProblem> PlanProblem::build(const Graph& graph, AnalysisReport analys
             return makeError("plan.internal", "block " + std::to_string(b.id) + " has no strategies with member factors");
     CFP_TRY(p.m->buildStates(measured));
     p.m->buildTerms();
+    p.m->separatePairs();
     return p;
 }
 
@@ -771,11 +862,13 @@ StrategyMask baselineMask(const PlanProblem& problem, const std::vector<std::str
             for (int64_t d = 1; d < ops[0].rank() && ok; ++d)
                 for (const auto& a : ops[0].dimAxes(d))
                     if (weightAxis.empty() || a != weightAxis) ok = false;
+            // The other operand: split over the weight axis (Megatron), or replicated, or — for a
+            // batched matmul such as attention — split like the lhs on its leading batch dim.
             bool weightSplit = false;
             for (int64_t d = 0; d < ops[1].rank(); ++d)
                 for (const auto& a : ops[1].dimAxes(d)) {
                     if (a == weightAxis) weightSplit = true;
-                    else ok = false;
+                    else if (!(d == 0 && ops[1].dimAxes(0) == batchAxes && !batchAxes.empty())) ok = false;
                 }
             if (!weightAxis.empty() && !weightSplit) ok = false;
             if (ok) {

@@ -5,7 +5,7 @@
 // 1. Analysis (analysis/analysis.h): ParallelBlocks with their strategies, the segment chain.
 // 2. Every op's sharding as a function of ONE block's strategy. Block members take the block's
 //    stored shardings. Every other op follows, in graph order, its first operand whose producer
-//    depends on a block (else its first non-source operand): its sharding propagates forward from
+//    depends on a block, the most recently computed one (else its first non-source operand): its sharding propagates forward from
 //    that operand's sharding alone (other operands are read as the op then needs them; a result
 //    that becomes a partial sum is completed by the op's own all-reduce). Ops with no such
 //    operand, sources outside blocks and ops without a sharding rule are replicated and fixed.
