@@ -1,1 +1,1078 @@
-// Filled in by the change that introduces this file.
+#include "plan/plan_json.h"
+
+#include <algorithm>
+#include <cmath>
+#include <initializer_list>
+#include <limits>
+#include <optional>
+#include <unordered_map>
+#include <utility>
+
+#include "io/atomic_file.h"
+
+namespace cfp {
+
+namespace {
+
+using OJson = nlohmann::ordered_json;
+using Json = nlohmann::json;
+
+constexpr int64_t kInt32Max = std::numeric_limits<int32_t>::max();
+constexpr int64_t kInt64Max = std::numeric_limits<int64_t>::max();
+
+// ---------------------------------------------------------------------------------------------
+// Shared helpers.
+
+// Sum of non-negative byte counts, saturating at INT64_MAX (writer and reader agree on it).
+int64_t memoryTotal(const MemoryBreakdown& m) {
+    int64_t total = 0;
+    for (int64_t part : {m.weights, m.gradients, m.optimizer, m.activations, m.transient}) {
+        if (__builtin_add_overflow(total, part, &total)) return part < 0 ? std::numeric_limits<int64_t>::min() : kInt64Max;
+    }
+    return total;
+}
+
+std::optional<Provenance> parseProvenance(std::string_view name) {
+    for (Provenance p : {Provenance::Modelled, Provenance::Measured, Provenance::Mixed})
+        if (provenanceName(p) == name) return p;
+    return std::nullopt;
+}
+
+std::string escapePointerToken(std::string_view token) {
+    std::string out;
+    for (char c : token) {
+        if (c == '~') out += "~0";
+        else if (c == '/') out += "~1";
+        else out += c;
+    }
+    return out;
+}
+
+std::string child(const std::string& parent, std::string_view key) { return parent + "/" + escapePointerToken(key); }
+std::string child(const std::string& parent, size_t index) { return parent + "/" + std::to_string(index); }
+
+// ---------------------------------------------------------------------------------------------
+// Writer: the document as ordered_json.
+
+// The string itself when it is valid UTF-8, else a copy with the bad bytes replaced by U+FFFD.
+std::string utf8Safe(const std::string& s) {
+    if (std::all_of(s.begin(), s.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; })) return s;
+    // nlohmann's dump validates UTF-8; with the replace handler bad bytes become U+FFFD.
+    const std::string quoted = OJson(s).dump(-1, ' ', false, OJson::error_handler_t::replace);
+    return Json::parse(quoted).get<std::string>();
+}
+
+OJson text(const std::string& s) { return OJson(utf8Safe(s)); }
+
+OJson number(double v) {
+    if (std::isnan(v)) return "nan";
+    if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+    return v;
+}
+
+OJson costJson(const CostBreakdown& c) {
+    OJson j = OJson::object();
+    j["compute_seconds"] = number(c.computeSeconds);
+    j["collective_seconds"] = number(c.collectiveSeconds);
+    j["reshard_seconds"] = number(c.reshardSeconds);
+    j["provenance"] = std::string(provenanceName(c.provenance));
+    return j;
+}
+
+OJson memoryJson(const MemoryBreakdown& m) {
+    OJson j = OJson::object();
+    j["weights"] = m.weights;
+    j["gradients"] = m.gradients;
+    j["optimizer"] = m.optimizer;
+    j["activations"] = m.activations;
+    j["transient"] = m.transient;
+    j["total"] = memoryTotal(m);
+    return j;
+}
+
+OJson stringArray(const std::vector<std::string>& v) {
+    OJson j = OJson::array();
+    for (const std::string& s : v) j.push_back(text(s));
+    return j;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Writer: printing. Objects and arrays that hold only scalars (or arrays of scalars) are printed on
+// one line when they are array elements (tensors, blocks, mesh axes); scalar arrays always are.
+
+bool isScalar(const OJson& j) { return !j.is_structured(); }
+
+bool isScalarArray(const OJson& j) {
+    return j.is_array() && std::all_of(j.begin(), j.end(), [](const OJson& e) { return isScalar(e); });
+}
+
+bool isFlatObject(const OJson& j) {
+    if (!j.is_object()) return false;
+    for (auto it = j.begin(); it != j.end(); ++it)
+        if (!isScalar(it.value()) && !isScalarArray(it.value())) return false;
+    return true;
+}
+
+bool isAscii(std::string_view s) {
+    return std::all_of(s.begin(), s.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; });
+}
+
+// Appends `s` (valid UTF-8) as a JSON string: quotes, backslashes and control characters escaped,
+// everything else as is (the same text nlohmann's dump gives without ensure_ascii).
+void appendEscaped(std::string& out, std::string_view s) {
+    static constexpr char kHex[] = "0123456789abcdef";
+    out += '"';
+    for (char c : s) {
+        switch (c) {
+            case '"': out += "\\\""; break;
+            case '\\': out += "\\\\"; break;
+            case '\b': out += "\\b"; break;
+            case '\f': out += "\\f"; break;
+            case '\n': out += "\\n"; break;
+            case '\r': out += "\\r"; break;
+            case '\t': out += "\\t"; break;
+            default:
+                if (static_cast<unsigned char>(c) < 0x20) {
+                    out += "\\u00";
+                    out += kHex[(c >> 4) & 0xf];
+                    out += kHex[c & 0xf];
+                } else {
+                    out += c;
+                }
+        }
+    }
+    out += '"';
+}
+
+// Any string: invalid UTF-8 is replaced first.
+void appendString(std::string& out, const std::string& s) {
+    if (isAscii(s)) appendEscaped(out, s);
+    else appendEscaped(out, utf8Safe(s));
+}
+
+void printScalar(std::string& out, const OJson& j) {
+    switch (j.type()) {
+        case OJson::value_t::string: appendString(out, j.get_ref<const std::string&>()); break;
+        case OJson::value_t::number_integer: out += std::to_string(j.get<int64_t>()); break;
+        case OJson::value_t::number_unsigned: out += std::to_string(j.get<uint64_t>()); break;
+        default: out += j.dump(); break;  // null, booleans, doubles (shortest text that reads back exactly)
+    }
+}
+
+void printValue(std::string& out, const OJson& j, size_t indent, bool oneLine);
+
+void printInline(std::string& out, const OJson& j) {
+    if (j.is_object()) {
+        out += '{';
+        bool first = true;
+        for (auto it = j.begin(); it != j.end(); ++it) {
+            if (!first) out += ", ";
+            first = false;
+            appendString(out, it.key());
+            out += ": ";
+            printInline(out, it.value());
+        }
+        out += '}';
+    } else if (j.is_array()) {
+        out += '[';
+        for (size_t i = 0; i < j.size(); ++i) {
+            if (i) out += ", ";
+            printInline(out, j[i]);
+        }
+        out += ']';
+    } else {
+        printScalar(out, j);
+    }
+}
+
+void printValue(std::string& out, const OJson& j, size_t indent, bool oneLine) {
+    if (oneLine || isScalar(j) || j.empty() || isScalarArray(j)) {
+        printInline(out, j);
+        return;
+    }
+    const std::string pad(indent + 2, ' ');
+    if (j.is_object()) {
+        out += "{\n";
+        size_t k = 0;
+        for (auto it = j.begin(); it != j.end(); ++it, ++k) {
+            out += pad;
+            appendString(out, it.key());
+            out += ": ";
+            printValue(out, it.value(), indent + 2, false);
+            out += k + 1 < j.size() ? ",\n" : "\n";
+        }
+        out += std::string(indent, ' ') + "}";
+    } else {
+        out += "[\n";
+        for (size_t i = 0; i < j.size(); ++i) {
+            out += pad;
+            printValue(out, j[i], indent + 2, isFlatObject(j[i]));
+            out += i + 1 < j.size() ? ",\n" : "\n";
+        }
+        out += std::string(indent, ' ') + "]";
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reader: text to DOM, rejecting repeated keys and locating syntax errors.
+
+class DomBuilder : public nlohmann::json_sax<Json> {
+public:
+    explicit DomBuilder(Json& root) : m_root(root) {}
+
+    bool null() override { return add(Json(nullptr)); }
+    bool boolean(bool v) override { return add(Json(v)); }
+    bool number_integer(number_integer_t v) override { return add(Json(v)); }
+    bool number_unsigned(number_unsigned_t v) override { return add(Json(v)); }
+    bool number_float(number_float_t v, const string_t&) override { return add(Json(v)); }
+    bool string(string_t& v) override { return add(Json(std::move(v))); }
+    bool binary(binary_t& v) override { return add(Json::binary(std::move(v))); }
+    bool start_object(std::size_t) override { return open(Json::object()); }
+    bool start_array(std::size_t) override { return open(Json::array()); }
+    bool end_object() override { return close(); }
+    bool end_array() override { return close(); }
+    bool key(string_t& key) override {
+        Frame& top = m_stack.back();
+        if (top.container->contains(key)) {
+            duplicateKey = key;
+            duplicatePointer = child(pointer(m_stack.size() - 1), key);
+            return false;
+        }
+        top.key = std::move(key);
+        return true;
+    }
+    bool parse_error(std::size_t lastRead, const std::string&, const nlohmann::detail::exception& ex) override {
+        syntaxError = true;
+        position = lastRead;
+        message = ex.what();
+        return false;
+    }
+
+    std::optional<std::string> duplicateKey;
+    std::string duplicatePointer;
+    bool syntaxError = false;
+    size_t position = 0;  // 1-based index of the last byte read
+    std::string message;
+
+private:
+    struct Frame {
+        Json* container;
+        std::string key;
+    };
+
+    Json* place(Json&& v) {
+        if (m_stack.empty()) {
+            m_root = std::move(v);
+            return &m_root;
+        }
+        Frame& top = m_stack.back();
+        if (top.container->is_array()) {
+            auto& array = top.container->get_ref<Json::array_t&>();
+            array.push_back(std::move(v));
+            return &array.back();
+        }
+        return &top.container->get_ref<Json::object_t&>().emplace(top.key, std::move(v)).first->second;
+    }
+    bool add(Json&& v) {
+        place(std::move(v));
+        return true;
+    }
+    bool open(Json&& container) {
+        m_stack.push_back(Frame{place(std::move(container)), {}});
+        return true;
+    }
+    bool close() {
+        m_stack.pop_back();
+        return true;
+    }
+    std::string pointer(size_t depth) const {
+        std::string out;
+        for (size_t i = 0; i < depth; ++i) {
+            const Json& c = *m_stack[i].container;
+            out = c.is_array() ? child(out, c.size() - 1) : child(out, m_stack[i].key);
+        }
+        return out;
+    }
+
+    Json& m_root;
+    std::vector<Frame> m_stack;
+};
+
+// "[json.exception.parse_error.101] parse error at line 1, column 2: syntax error …" → "syntax error …"
+std::string stripNlohmannPrefix(std::string message) {
+    if (auto p = message.find("] "); p != std::string::npos && message.rfind('[', 0) == 0) message.erase(0, p + 2);
+    if (message.rfind("parse error", 0) == 0)
+        if (auto p = message.find(": "); p != std::string::npos) message.erase(0, p + 2);
+    return message;
+}
+
+std::string lineColumn(std::string_view text, size_t position) {
+    const size_t offset = std::min(position == 0 ? 0 : position - 1, text.size());
+    const std::string_view before = text.substr(0, offset);
+    const size_t line = 1 + static_cast<size_t>(std::count(before.begin(), before.end(), '\n'));
+    const size_t lastNewline = before.rfind('\n');
+    const size_t column = lastNewline == std::string_view::npos ? offset + 1 : offset - lastNewline;
+    return std::to_string(line) + ":" + std::to_string(column);
+}
+
+Status parseText(std::string_view text, Json& out) {
+    DomBuilder builder(out);
+    bool parsed = false;
+    try {
+        parsed = Json::sax_parse(text.begin(), text.end(), &builder);
+    } catch (const Json::exception& ex) {
+        return makeError("plan.syntax", stripNlohmannPrefix(ex.what()));
+    }
+    if (builder.duplicateKey)
+        return makeError("plan.format", "key '" + *builder.duplicateKey + "' appears twice in one object",
+                         builder.duplicatePointer);
+    if (builder.syntaxError)
+        return makeError("plan.syntax", stripNlohmannPrefix(builder.message), lineColumn(text, builder.position));
+    if (!parsed) return makeError("plan.syntax", "the JSON text could not be parsed");
+    return {};
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reader: typed access to the DOM. Pointers are only built when an error is reported.
+
+#define CFP_PLAN_ASSIGN(lhs, expr)                               \
+    do {                                                         \
+        auto cfp_plan_result_ = (expr);                          \
+        if (!cfp_plan_result_) return cfp_plan_result_.error();  \
+        lhs = std::move(cfp_plan_result_.value());               \
+    } while (0)
+
+Error formatError(std::string message, std::string where) {
+    return makeError("plan.format", std::move(message), std::move(where));
+}
+
+Error typeError(const std::string& ptr, std::string_view expected, const Json& j) {
+    return formatError("expected " + std::string(expected) + ", got " + j.type_name(), ptr);
+}
+
+// An object at `ptr` whose members are exactly `keys` (all required).
+Status expectObject(const Json& j, const std::string& ptr, std::initializer_list<std::string_view> keys) {
+    if (!j.is_object()) return typeError(ptr, "an object", j);
+    for (std::string_view key : keys)
+        if (!j.contains(key)) return formatError("missing required field '" + std::string(key) + "'", child(ptr, key));
+    if (j.size() != keys.size()) {
+        for (auto it = j.begin(); it != j.end(); ++it)
+            if (std::find(keys.begin(), keys.end(), it.key()) == keys.end())
+                return formatError("unknown field '" + it.key() + "'", child(ptr, it.key()));
+    }
+    return {};
+}
+
+// Members of an object already checked by expectObject.
+const Json& at(const Json& obj, std::string_view key) { return *obj.find(key); }
+
+Result<int64_t> asInt(const Json& j, const std::string& ptr, int64_t min, int64_t max) {
+    int64_t v = 0;
+    if (j.is_number_unsigned()) {
+        const auto u = j.get<uint64_t>();
+        if (u > static_cast<uint64_t>(kInt64Max))
+            return formatError(std::to_string(u) + " is out of range [" + std::to_string(min) + ", " + std::to_string(max) + "]",
+                               ptr);
+        v = static_cast<int64_t>(u);
+    } else if (j.is_number_integer()) {
+        v = j.get<int64_t>();
+    } else {
+        return typeError(ptr, "an integer", j);
+    }
+    if (v < min || v > max)
+        return formatError(std::to_string(v) + " is out of range [" + std::to_string(min) + ", " + std::to_string(max) + "]",
+                           ptr);
+    return v;
+}
+
+Result<int64_t> intField(const Json& obj, const std::string& ptr, std::string_view key, int64_t min, int64_t max) {
+    const Json& v = at(obj, key);
+    if (v.is_number_integer() && !v.is_number_unsigned()) {  // fast path: no pointer string
+        const int64_t x = v.get<int64_t>();
+        if (x >= min && x <= max) return x;
+    }
+    return asInt(v, child(ptr, key), min, max);
+}
+
+Result<int32_t> int32Field(const Json& obj, const std::string& ptr, std::string_view key, int64_t min) {
+    int64_t v = 0;
+    CFP_PLAN_ASSIGN(v, intField(obj, ptr, key, min, kInt32Max));
+    return static_cast<int32_t>(v);
+}
+
+Result<double> asDouble(const Json& j, const std::string& ptr) {
+    if (j.is_number()) return j.get<double>();
+    if (j.is_string()) {
+        const auto& s = j.get_ref<const std::string&>();
+        if (s == "inf") return std::numeric_limits<double>::infinity();
+        if (s == "-inf") return -std::numeric_limits<double>::infinity();
+        if (s == "nan") return std::numeric_limits<double>::quiet_NaN();
+        return formatError("the only strings allowed for a number are \"inf\", \"-inf\" and \"nan\", got '" + s + "'", ptr);
+    }
+    return typeError(ptr, "a number", j);
+}
+
+Result<double> doubleField(const Json& obj, const std::string& ptr, std::string_view key) {
+    const Json& v = at(obj, key);
+    if (v.is_number()) return v.get<double>();
+    return asDouble(v, child(ptr, key));
+}
+
+Result<std::string> stringField(const Json& obj, const std::string& ptr, std::string_view key) {
+    const Json& v = at(obj, key);
+    if (!v.is_string()) return typeError(child(ptr, key), "a string", v);
+    return v.get<std::string>();
+}
+
+Result<bool> boolField(const Json& obj, const std::string& ptr, std::string_view key) {
+    const Json& v = at(obj, key);
+    if (!v.is_boolean()) return typeError(child(ptr, key), "a boolean", v);
+    return v.get<bool>();
+}
+
+Result<const Json*> arrayField(const Json& obj, const std::string& ptr, std::string_view key, std::string_view what) {
+    const Json& v = at(obj, key);
+    if (!v.is_array()) return typeError(child(ptr, key), what, v);
+    return &v;
+}
+
+Result<std::vector<std::string>> stringArrayField(const Json& obj, const std::string& ptr, std::string_view key) {
+    const Json* a = nullptr;
+    CFP_PLAN_ASSIGN(a, arrayField(obj, ptr, key, "an array of strings"));
+    std::vector<std::string> out;
+    out.reserve(a->size());
+    for (size_t i = 0; i < a->size(); ++i) {
+        const Json& e = (*a)[i];
+        if (!e.is_string()) return typeError(child(child(ptr, key), i), "a string", e);
+        out.push_back(e.get<std::string>());
+    }
+    return out;
+}
+
+Result<CostBreakdown> readCost(const Json& j, const std::string& ptr) {
+    CFP_TRY(expectObject(j, ptr, {"compute_seconds", "collective_seconds", "reshard_seconds", "provenance"}));
+    CostBreakdown c;
+    CFP_PLAN_ASSIGN(c.computeSeconds, doubleField(j, ptr, "compute_seconds"));
+    CFP_PLAN_ASSIGN(c.collectiveSeconds, doubleField(j, ptr, "collective_seconds"));
+    CFP_PLAN_ASSIGN(c.reshardSeconds, doubleField(j, ptr, "reshard_seconds"));
+    std::string provenance;
+    CFP_PLAN_ASSIGN(provenance, stringField(j, ptr, "provenance"));
+    auto p = parseProvenance(provenance);
+    if (!p)
+        return formatError("provenance is 'modelled', 'measured' or 'mixed', got '" + provenance + "'",
+                           child(ptr, "provenance"));
+    c.provenance = *p;
+    return c;
+}
+
+Result<MemoryBreakdown> readMemory(const Json& j, const std::string& ptr) {
+    CFP_TRY(expectObject(j, ptr, {"weights", "gradients", "optimizer", "activations", "transient", "total"}));
+    MemoryBreakdown m;
+    CFP_PLAN_ASSIGN(m.weights, intField(j, ptr, "weights", 0, kInt64Max));
+    CFP_PLAN_ASSIGN(m.gradients, intField(j, ptr, "gradients", 0, kInt64Max));
+    CFP_PLAN_ASSIGN(m.optimizer, intField(j, ptr, "optimizer", 0, kInt64Max));
+    CFP_PLAN_ASSIGN(m.activations, intField(j, ptr, "activations", 0, kInt64Max));
+    CFP_PLAN_ASSIGN(m.transient, intField(j, ptr, "transient", 0, kInt64Max));
+    int64_t total = 0;
+    CFP_PLAN_ASSIGN(total, intField(j, ptr, "total", 0, kInt64Max));
+    if (total != memoryTotal(m))
+        return formatError("total " + std::to_string(total) + " is not the sum of the parts (" +
+                               std::to_string(memoryTotal(m)) + ")",
+                           child(ptr, "total"));
+    return m;
+}
+
+// Wraps a parser error (mesh.*, sharding.*) as `code` located at `ptr`, quoting the parser's code.
+Error wrapped(std::string code, const std::string& what, const Error& inner, const std::string& ptr) {
+    return makeError(std::move(code), what + ": " + inner.message + " (" + inner.code + ")", ptr);
+}
+
+class PlanReader {
+public:
+    PlanReader(Plan& plan, std::vector<std::string>* names) : m_plan(plan), m_names(names) {}
+
+    Status read(const Json& doc);
+
+private:
+    Status readModel(const Json& j, int64_t& ops);
+    Status readHardware(const Json& j);
+    Status readMesh(const Json& j);
+    Status readBlocks(const Json& j);
+    Status readSegments(const Json& j);
+    Status readTensors(const Json& j, int64_t ops);
+    Status readBaselines(const Json& j);
+    Result<TensorSharding> sharding(const Json& j, const std::string& ptr);
+
+    Plan& m_plan;
+    std::vector<std::string>* m_names;
+    // Distinct sharding texts are few (a few hundred in a 10^5-op plan): parse each once.
+    std::unordered_map<std::string, TensorSharding> m_shardings;
+};
+
+Status PlanReader::read(const Json& doc) {
+    if (!doc.is_object()) return typeError("", "an object", doc);
+    auto format = doc.find("format");
+    if (format == doc.end()) return formatError("missing required field 'format' (not a cfp-plan document)", "/format");
+    if (!format->is_string() || format->get_ref<const std::string&>() != kPlanFormatName)
+        return formatError("format is " + format->dump(-1, ' ', false, Json::error_handler_t::replace) + ", expected \"" +
+                               std::string(kPlanFormatName) + "\"",
+                           "/format");
+    auto version = doc.find("version");
+    if (version == doc.end()) return formatError("missing required field 'version'", "/version");
+    int64_t v = 0;
+    CFP_PLAN_ASSIGN(v, asInt(*version, "/version", std::numeric_limits<int64_t>::min(), kInt64Max));
+    if (v != kPlanFormatVersion)
+        return makeError("plan.version",
+                         "plan format version " + std::to_string(v) + " is not supported; this reader supports version " +
+                             std::to_string(kPlanFormatVersion),
+                         "/version");
+
+    CFP_TRY(expectObject(doc, "",
+                         {"format", "version", "model", "hardware", "mesh", "memory_limit_bytes", "pins",
+                          "predicted_step_seconds", "evaluator_step_seconds", "step", "memory_per_device", "search",
+                          "segments", "blocks", "baselines", "tensors"}));
+    int64_t ops = 0;
+    CFP_TRY(readModel(at(doc, "model"), ops));
+    CFP_TRY(readHardware(at(doc, "hardware")));
+    CFP_TRY(readMesh(at(doc, "mesh")));
+    CFP_PLAN_ASSIGN(m_plan.memoryLimitBytes, intField(doc, "", "memory_limit_bytes", 0, kInt64Max));
+    CFP_PLAN_ASSIGN(m_plan.pins, stringArrayField(doc, "", "pins"));
+    CFP_PLAN_ASSIGN(m_plan.predictedStepSeconds, doubleField(doc, "", "predicted_step_seconds"));
+    CFP_PLAN_ASSIGN(m_plan.evaluatorStepSeconds, doubleField(doc, "", "evaluator_step_seconds"));
+    CFP_PLAN_ASSIGN(m_plan.step, readCost(at(doc, "step"), "/step"));
+    CFP_PLAN_ASSIGN(m_plan.memory, readMemory(at(doc, "memory_per_device"), "/memory_per_device"));
+    {
+        const Json& s = at(doc, "search");
+        CFP_TRY(expectObject(s, "/search", {"seconds", "exact"}));
+        CFP_PLAN_ASSIGN(m_plan.searchSeconds, doubleField(s, "/search", "seconds"));
+        CFP_PLAN_ASSIGN(m_plan.searchExact, boolField(s, "/search", "exact"));
+    }
+    CFP_TRY(readBlocks(at(doc, "blocks")));
+    CFP_TRY(readSegments(at(doc, "segments")));
+    CFP_TRY(readBaselines(at(doc, "baselines")));
+    CFP_TRY(readTensors(at(doc, "tensors"), ops));
+    return {};
+}
+
+Status PlanReader::readModel(const Json& j, int64_t& ops) {
+    const std::string ptr = "/model";
+    CFP_TRY(expectObject(j, ptr, {"name", "source", "batch", "seq", "ops"}));
+    CFP_PLAN_ASSIGN(m_plan.model, stringField(j, ptr, "name"));
+    CFP_PLAN_ASSIGN(m_plan.modelSource, stringField(j, ptr, "source"));
+    CFP_PLAN_ASSIGN(m_plan.batch, intField(j, ptr, "batch", 0, kInt64Max));
+    CFP_PLAN_ASSIGN(m_plan.seq, intField(j, ptr, "seq", 0, kInt64Max));
+    CFP_PLAN_ASSIGN(ops, intField(j, ptr, "ops", 0, kInt32Max));
+    return {};
+}
+
+Status PlanReader::readHardware(const Json& j) {
+    const std::string ptr = "/hardware";
+    CFP_TRY(expectObject(j, ptr, {"id", "name", "nodes", "gpus_per_node"}));
+    CFP_PLAN_ASSIGN(m_plan.hardware, stringField(j, ptr, "id"));
+    CFP_PLAN_ASSIGN(m_plan.hardwareName, stringField(j, ptr, "name"));
+    CFP_PLAN_ASSIGN(m_plan.nodes, intField(j, ptr, "nodes", 1, kMaxMeshDevices));
+    CFP_PLAN_ASSIGN(m_plan.gpusPerNode, intField(j, ptr, "gpus_per_node", 1, kMaxMeshDevices));
+    return {};
+}
+
+Status PlanReader::readMesh(const Json& j) {
+    const std::string ptr = "/mesh";
+    CFP_TRY(expectObject(j, ptr, {"text", "axes"}));
+    std::string meshText;
+    CFP_PLAN_ASSIGN(meshText, stringField(j, ptr, "text"));
+    auto mesh = parseMesh(meshText);
+    if (!mesh) return wrapped("plan.mesh", "mesh '" + meshText + "'", mesh.error(), ptr + "/text");
+    m_plan.mesh = std::move(*mesh);
+
+    const Json* axes = nullptr;
+    CFP_PLAN_ASSIGN(axes, arrayField(j, ptr, "axes", "an array of axes"));
+    const auto& expected = m_plan.mesh.axes();
+    if (axes->size() != expected.size())
+        return makeError("plan.mesh",
+                         std::to_string(axes->size()) + " axes listed but the mesh text " + m_plan.mesh.toString() + " has " +
+                             std::to_string(expected.size()),
+                         ptr + "/axes");
+    for (size_t k = 0; k < axes->size(); ++k) {
+        const std::string ap = child(ptr + "/axes", k);
+        const Json& a = (*axes)[k];
+        CFP_TRY(expectObject(a, ap, {"name", "size", "link"}));
+        std::string name;
+        CFP_PLAN_ASSIGN(name, stringField(a, ap, "name"));
+        int64_t size = 0;
+        CFP_PLAN_ASSIGN(size, intField(a, ap, "size", 1, kMaxMeshDevices));
+        const Json& link = at(a, "link");
+        std::optional<std::string> linkName;
+        if (link.is_string()) linkName = link.get<std::string>();
+        else if (!link.is_null()) return typeError(ap + "/link", "\"intra\", \"inter\" or null", link);
+        const MeshAxis& axis = expected[k];
+        if (name != axis.name)
+            return makeError("plan.mesh", "axis " + std::to_string(k) + " is named '" + name + "' here but '" + axis.name +
+                                              "' in the mesh text",
+                             ap + "/name");
+        if (size != axis.size)
+            return makeError("plan.mesh", "axis '" + name + "' has size " + std::to_string(size) + " here but " +
+                                              std::to_string(axis.size) + " in the mesh text",
+                             ap + "/size");
+        const std::optional<std::string> textLink =
+            axis.link ? std::optional<std::string>(std::string(linkClassName(*axis.link))) : std::nullopt;
+        if (linkName != textLink)
+            return makeError("plan.mesh", "axis '" + name + "' has link " + linkName.value_or("null") + " here but " +
+                                              textLink.value_or("null") + " in the mesh text",
+                             ap + "/link");
+    }
+    return {};
+}
+
+Status PlanReader::readBlocks(const Json& j) {
+    const std::string ptr = "/blocks";
+    if (!j.is_array()) return typeError(ptr, "an array of blocks", j);
+    m_plan.blocks.reserve(j.size());
+    for (size_t i = 0; i < j.size(); ++i) {
+        const std::string bp = child(ptr, i);
+        const Json& b = j[i];
+        CFP_TRY(expectObject(b, bp, {"block", "strategy", "label", "pinned"}));
+        BlockChoice c;
+        CFP_PLAN_ASSIGN(c.block, int32Field(b, bp, "block", 0));
+        if (static_cast<size_t>(c.block) != i)
+            return formatError("blocks are listed in block order: entry " + std::to_string(i) + " is block " +
+                                   std::to_string(c.block),
+                               bp + "/block");
+        CFP_PLAN_ASSIGN(c.strategy, int32Field(b, bp, "strategy", 0));
+        CFP_PLAN_ASSIGN(c.label, stringField(b, bp, "label"));
+        CFP_PLAN_ASSIGN(c.pinned, boolField(b, bp, "pinned"));
+        m_plan.blocks.push_back(std::move(c));
+    }
+    return {};
+}
+
+Status PlanReader::readSegments(const Json& j) {
+    const std::string ptr = "/segments";
+    if (!j.is_array()) return typeError(ptr, "an array of segments", j);
+    m_plan.segments.reserve(j.size());
+    const int64_t blockCount = static_cast<int64_t>(m_plan.blocks.size());
+    for (size_t i = 0; i < j.size(); ++i) {
+        const std::string sp = child(ptr, i);
+        const Json& s = j[i];
+        CFP_TRY(expectObject(s, sp, {"index", "type", "first_block", "blocks", "combination", "labels", "cost", "memory_bytes"}));
+        SegmentPlan seg;
+        CFP_PLAN_ASSIGN(seg.index, int32Field(s, sp, "index", 0));
+        if (static_cast<size_t>(seg.index) != i)
+            return formatError("segments are listed in chain order: entry " + std::to_string(i) + " has index " +
+                                   std::to_string(seg.index),
+                               sp + "/index");
+        CFP_PLAN_ASSIGN(seg.type, int32Field(s, sp, "type", 0));
+        CFP_PLAN_ASSIGN(seg.firstBlock, int32Field(s, sp, "first_block", 0));
+        CFP_PLAN_ASSIGN(seg.blockCount, int32Field(s, sp, "blocks", 0));
+        if (int64_t{seg.firstBlock} + seg.blockCount > blockCount)
+            return formatError("blocks " + std::to_string(seg.firstBlock) + ".." +
+                                   std::to_string(int64_t{seg.firstBlock} + seg.blockCount - 1) + " are not all in the " +
+                                   std::to_string(blockCount) + " blocks of the plan",
+                               sp + "/blocks");
+        const Json* combination = nullptr;
+        CFP_PLAN_ASSIGN(combination, arrayField(s, sp, "combination", "an array of strategy indices"));
+        if (combination->size() != static_cast<size_t>(seg.blockCount))
+            return formatError("combination has " + std::to_string(combination->size()) + " entries for " +
+                                   std::to_string(seg.blockCount) + " blocks",
+                               sp + "/combination");
+        const Json* labels = nullptr;
+        CFP_PLAN_ASSIGN(labels, arrayField(s, sp, "labels", "an array of strategy labels"));
+        if (labels->size() != static_cast<size_t>(seg.blockCount))
+            return formatError("labels has " + std::to_string(labels->size()) + " entries for " +
+                                   std::to_string(seg.blockCount) + " blocks",
+                               sp + "/labels");
+        seg.combination.reserve(combination->size());
+        for (size_t k = 0; k < combination->size(); ++k) {
+            const BlockChoice& choice = m_plan.blocks[static_cast<size_t>(seg.firstBlock) + k];
+            const std::string cp = child(sp + "/combination", k);
+            int64_t strategy = 0;
+            CFP_PLAN_ASSIGN(strategy, asInt((*combination)[k], cp, 0, kInt32Max));
+            if (strategy != choice.strategy)
+                return formatError("strategy " + std::to_string(strategy) + " differs from block " +
+                                       std::to_string(choice.block) + "'s strategy " + std::to_string(choice.strategy),
+                                   cp);
+            seg.combination.push_back(static_cast<int32_t>(strategy));
+            const Json& label = (*labels)[k];
+            const std::string lp = child(sp + "/labels", k);
+            if (!label.is_string()) return typeError(lp, "a string", label);
+            if (label.get_ref<const std::string&>() != choice.label)
+                return formatError("label '" + label.get<std::string>() + "' differs from block " +
+                                       std::to_string(choice.block) + "'s label '" + choice.label + "'",
+                                   lp);
+        }
+        CFP_PLAN_ASSIGN(seg.cost, readCost(at(s, "cost"), sp + "/cost"));
+        CFP_PLAN_ASSIGN(seg.memoryBytes, intField(s, sp, "memory_bytes", 0, kInt64Max));
+        m_plan.segments.push_back(std::move(seg));
+    }
+    return {};
+}
+
+Result<TensorSharding> PlanReader::sharding(const Json& j, const std::string& ptr) {
+    if (!j.is_string()) return typeError(ptr, "a sharding text", j);
+    const auto& textValue = j.get_ref<const std::string&>();
+    if (auto it = m_shardings.find(textValue); it != m_shardings.end()) return it->second;
+    auto parsed = parseSharding(textValue);
+    if (!parsed) return wrapped("plan.sharding", "sharding '" + textValue + "'", parsed.error(), ptr);
+    auto known = [&](const std::string& axis) -> Status {
+        if (!m_plan.mesh.findAxis(axis))
+            return makeError("plan.sharding",
+                             "sharding '" + textValue + "' names axis '" + axis + "', which the mesh " +
+                                 m_plan.mesh.toString() + " lacks",
+                             ptr);
+        return {};
+    };
+    for (const std::string& axis : parsed->splitAxes()) CFP_TRY(known(axis));
+    for (const std::string& axis : parsed->partialAxes()) CFP_TRY(known(axis));
+    m_shardings.emplace(textValue, *parsed);
+    return std::move(*parsed);
+}
+
+Status PlanReader::readTensors(const Json& j, int64_t ops) {
+    const std::string ptr = "/tensors";
+    if (!j.is_array()) return typeError(ptr, "an array of tensor entries", j);
+    if (static_cast<int64_t>(j.size()) != ops)
+        return formatError(std::to_string(j.size()) + " tensor entries but /model/ops says " + std::to_string(ops), ptr);
+    const int64_t blockCount = static_cast<int64_t>(m_plan.blocks.size());
+    m_plan.tensors.reserve(j.size());
+    if (m_names) m_names->reserve(j.size());
+    for (size_t i = 0; i < j.size(); ++i) {
+        const std::string tp = child(ptr, i);
+        const Json& t = j[i];
+        CFP_TRY(expectObject(t, tp, {"op", "name", "scope", "block", "result", "operands", "own_collective_axes"}));
+        TensorPlan tensor;
+        CFP_PLAN_ASSIGN(tensor.op, int32Field(t, tp, "op", 0));
+        if (static_cast<size_t>(tensor.op) != i)
+            return formatError("tensor entries are listed in op order: entry " + std::to_string(i) + " has op " +
+                                   std::to_string(tensor.op),
+                               tp + "/op");
+        std::string name;
+        CFP_PLAN_ASSIGN(name, stringField(t, tp, "name"));
+        if (!at(t, "scope").is_string()) return typeError(tp + "/scope", "a string", at(t, "scope"));
+        CFP_PLAN_ASSIGN(tensor.block, int32Field(t, tp, "block", -1));
+        if (tensor.block >= blockCount)
+            return formatError("block " + std::to_string(tensor.block) + " is not one of the " + std::to_string(blockCount) +
+                                   " blocks of the plan",
+                               tp + "/block");
+        CFP_PLAN_ASSIGN(tensor.result, sharding(at(t, "result"), tp + "/result"));
+        const Json* operands = nullptr;
+        CFP_PLAN_ASSIGN(operands, arrayField(t, tp, "operands", "an array of sharding texts"));
+        tensor.operands.reserve(operands->size());
+        for (size_t k = 0; k < operands->size(); ++k) {
+            TensorSharding s;
+            CFP_PLAN_ASSIGN(s, sharding((*operands)[k], child(tp + "/operands", k)));
+            tensor.operands.push_back(std::move(s));
+        }
+        CFP_PLAN_ASSIGN(tensor.ownCollectiveAxes, stringArrayField(t, tp, "own_collective_axes"));
+        for (size_t k = 0; k < tensor.ownCollectiveAxes.size(); ++k) {
+            const std::string& axis = tensor.ownCollectiveAxes[k];
+            if (!m_plan.mesh.findAxis(axis))
+                return makeError("plan.sharding", "own collective axis '" + axis + "' is not an axis of the mesh " +
+                                                      m_plan.mesh.toString(),
+                                 child(tp + "/own_collective_axes", k));
+            if (std::find(tensor.ownCollectiveAxes.begin(), tensor.ownCollectiveAxes.begin() + static_cast<ptrdiff_t>(k),
+                          axis) != tensor.ownCollectiveAxes.begin() + static_cast<ptrdiff_t>(k))
+                return makeError("plan.sharding", "own collective axis '" + axis + "' is listed twice",
+                                 child(tp + "/own_collective_axes", k));
+        }
+        m_plan.tensors.push_back(std::move(tensor));
+        if (m_names) m_names->push_back(std::move(name));
+    }
+    return {};
+}
+
+Status PlanReader::readBaselines(const Json& j) {
+    const std::string ptr = "/baselines";
+    if (!j.is_array()) return typeError(ptr, "an array of baselines", j);
+    m_plan.baselines.reserve(j.size());
+    for (size_t i = 0; i < j.size(); ++i) {
+        const std::string bp = child(ptr, i);
+        const Json& b = j[i];
+        CFP_TRY(expectObject(b, bp, {"name", "description", "feasible", "fits", "step_seconds", "memory_per_device", "note"}));
+        Baseline baseline;
+        CFP_PLAN_ASSIGN(baseline.name, stringField(b, bp, "name"));
+        CFP_PLAN_ASSIGN(baseline.description, stringField(b, bp, "description"));
+        CFP_PLAN_ASSIGN(baseline.feasible, boolField(b, bp, "feasible"));
+        CFP_PLAN_ASSIGN(baseline.fits, boolField(b, bp, "fits"));
+        const Json& step = at(b, "step_seconds");
+        if (baseline.feasible) {
+            CFP_PLAN_ASSIGN(baseline.stepSeconds, asDouble(step, bp + "/step_seconds"));
+        } else if (!step.is_null()) {
+            return typeError(bp + "/step_seconds", "null (the baseline is not feasible)", step);
+        }
+        CFP_PLAN_ASSIGN(baseline.memory, readMemory(at(b, "memory_per_device"), bp + "/memory_per_device"));
+        CFP_PLAN_ASSIGN(baseline.note, stringField(b, bp, "note"));
+        m_plan.baselines.push_back(std::move(baseline));
+    }
+    return {};
+}
+
+#undef CFP_PLAN_ASSIGN
+
+Error located(Error e, std::string_view origin) {
+    if (!origin.empty()) e.message += " (in " + std::string(origin) + ")";
+    return e;
+}
+
+Error ioError(const Error& inner, const std::string& path) {
+    return makeError("plan.io", inner.message + " (" + inner.code + ")", inner.where.empty() ? path : inner.where);
+}
+
+OJson headerJson(const Plan& plan, const Graph& graph) {
+    OJson doc = OJson::object();
+    doc["format"] = std::string(kPlanFormatName);
+    doc["version"] = kPlanFormatVersion;
+
+    OJson model = OJson::object();
+    model["name"] = text(plan.model);
+    model["source"] = text(plan.modelSource);
+    model["batch"] = plan.batch;
+    model["seq"] = plan.seq;
+    model["ops"] = graph.size();
+    doc["model"] = std::move(model);
+
+    OJson hardware = OJson::object();
+    hardware["id"] = text(plan.hardware);
+    hardware["name"] = text(plan.hardwareName);
+    hardware["nodes"] = plan.nodes;
+    hardware["gpus_per_node"] = plan.gpusPerNode;
+    doc["hardware"] = std::move(hardware);
+
+    OJson mesh = OJson::object();
+    mesh["text"] = text(plan.mesh.toString());
+    OJson axes = OJson::array();
+    for (const MeshAxis& a : plan.mesh.axes()) {
+        OJson axis = OJson::object();
+        axis["name"] = text(a.name);
+        axis["size"] = a.size;
+        axis["link"] = a.link ? OJson(std::string(linkClassName(*a.link))) : OJson(nullptr);
+        axes.push_back(std::move(axis));
+    }
+    mesh["axes"] = std::move(axes);
+    doc["mesh"] = std::move(mesh);
+
+    doc["memory_limit_bytes"] = plan.memoryLimitBytes;
+    doc["pins"] = stringArray(plan.pins);
+    doc["predicted_step_seconds"] = number(plan.predictedStepSeconds);
+    doc["evaluator_step_seconds"] = number(plan.evaluatorStepSeconds);
+    doc["step"] = costJson(plan.step);
+    doc["memory_per_device"] = memoryJson(plan.memory);
+    OJson search = OJson::object();
+    search["seconds"] = number(plan.searchSeconds);
+    search["exact"] = plan.searchExact;
+    doc["search"] = std::move(search);
+
+    OJson segments = OJson::array();
+    for (const SegmentPlan& s : plan.segments) {
+        OJson seg = OJson::object();
+        seg["index"] = s.index;
+        seg["type"] = s.type;
+        seg["first_block"] = s.firstBlock;
+        seg["blocks"] = s.blockCount;
+        seg["combination"] = s.combination;
+        OJson labels = OJson::array();
+        for (int32_t k = 0; k < s.blockCount; ++k) {
+            const int64_t b = int64_t{s.firstBlock} + k;
+            labels.push_back(b >= 0 && b < static_cast<int64_t>(plan.blocks.size())
+                                 ? text(plan.blocks[static_cast<size_t>(b)].label)
+                                 : OJson(""));
+        }
+        seg["labels"] = std::move(labels);
+        seg["cost"] = costJson(s.cost);
+        seg["memory_bytes"] = s.memoryBytes;
+        segments.push_back(std::move(seg));
+    }
+    doc["segments"] = std::move(segments);
+
+    OJson blocks = OJson::array();
+    for (const BlockChoice& b : plan.blocks) {
+        OJson block = OJson::object();
+        block["block"] = b.block;
+        block["strategy"] = b.strategy;
+        block["label"] = text(b.label);
+        block["pinned"] = b.pinned;
+        blocks.push_back(std::move(block));
+    }
+    doc["blocks"] = std::move(blocks);
+
+    OJson baselines = OJson::array();
+    for (const Baseline& b : plan.baselines) {
+        OJson baseline = OJson::object();
+        baseline["name"] = text(b.name);
+        baseline["description"] = text(b.description);
+        baseline["feasible"] = b.feasible;
+        baseline["fits"] = b.fits;
+        baseline["step_seconds"] = b.feasible ? number(b.stepSeconds) : OJson(nullptr);
+        baseline["memory_per_device"] = memoryJson(b.memory);
+        baseline["note"] = text(b.note);
+        baselines.push_back(std::move(baseline));
+    }
+    doc["baselines"] = std::move(baselines);
+
+    return doc;
+}
+
+}  // namespace
+
+nlohmann::ordered_json planToJson(const Plan& plan, const Graph& graph) {
+    OJson doc = headerJson(plan, graph);
+    OJson tensors = OJson::array();
+    for (const TensorPlan& t : plan.tensors) {
+        const bool known = t.op >= 0 && t.op < graph.size();
+        OJson tensor = OJson::object();
+        tensor["op"] = t.op;
+        tensor["name"] = known ? text(graph.op(t.op).name) : OJson("");
+        tensor["scope"] = known ? text(graph.op(t.op).scope) : OJson("");
+        tensor["block"] = t.block;
+        tensor["result"] = t.result.toString();
+        OJson operands = OJson::array();
+        for (const TensorSharding& s : t.operands) operands.push_back(s.toString());
+        tensor["operands"] = std::move(operands);
+        tensor["own_collective_axes"] = stringArray(t.ownCollectiveAxes);
+        tensors.push_back(std::move(tensor));
+    }
+    doc["tensors"] = std::move(tensors);
+    return doc;
+}
+
+std::string planToText(const Plan& plan, const Graph& graph) {
+    // The header through the generic printer; the tensor entries (nearly all of a large file)
+    // written directly, in the layout printValue would give them.
+    const OJson header = headerJson(plan, graph);
+    std::string out;
+    out.reserve(4096 + plan.tensors.size() * 200);
+    out += "{\n";
+    for (auto it = header.begin(); it != header.end(); ++it) {
+        out += "  ";
+        appendString(out, it.key());
+        out += ": ";
+        printValue(out, it.value(), 2, false);
+        out += ",\n";
+    }
+    out += "  \"tensors\": [";
+    for (size_t i = 0; i < plan.tensors.size(); ++i) {
+        const TensorPlan& t = plan.tensors[i];
+        const bool known = t.op >= 0 && t.op < graph.size();
+        out += i ? ",\n    {\"op\": " : "\n    {\"op\": ";
+        out += std::to_string(t.op);
+        out += ", \"name\": ";
+        appendString(out, known ? graph.op(t.op).name : std::string());
+        out += ", \"scope\": ";
+        appendString(out, known ? graph.op(t.op).scope : std::string());
+        out += ", \"block\": ";
+        out += std::to_string(t.block);
+        out += ", \"result\": ";
+        appendString(out, t.result.toString());
+        out += ", \"operands\": [";
+        for (size_t k = 0; k < t.operands.size(); ++k) {
+            if (k) out += ", ";
+            appendString(out, t.operands[k].toString());
+        }
+        out += "], \"own_collective_axes\": [";
+        for (size_t k = 0; k < t.ownCollectiveAxes.size(); ++k) {
+            if (k) out += ", ";
+            appendString(out, t.ownCollectiveAxes[k]);
+        }
+        out += "]}";
+    }
+    out += plan.tensors.empty() ? "]\n}\n" : "\n  ]\n}\n";
+    return out;
+}
+
+Result<Plan> planFromJson(std::string_view text, std::string_view origin, std::vector<std::string>* tensorNames) {
+    if (tensorNames) tensorNames->clear();
+    try {
+        Json doc;
+        if (auto s = parseText(text, doc); !s) return located(s.error(), origin);
+        Plan plan;
+        if (auto s = PlanReader(plan, tensorNames).read(doc); !s) {
+            if (tensorNames) tensorNames->clear();
+            return located(s.error(), origin);
+        }
+        return plan;
+    } catch (const std::bad_alloc&) {
+        if (tensorNames) tensorNames->clear();
+        return located(makeError("plan.format", "out of memory while reading the plan"), origin);
+    } catch (const std::exception& ex) {
+        // Only a bug can get here (every DOM access is type-checked first); report it, never crash.
+        if (tensorNames) tensorNames->clear();
+        return located(makeError("plan.format", std::string("internal error while reading the plan: ") + ex.what()), origin);
+    }
+}
+
+Result<Plan> readPlanFile(const std::string& path, std::vector<std::string>* tensorNames) {
+    if (tensorNames) tensorNames->clear();
+    auto bytes = readFileLimited(path, kMaxPlanFileBytes);
+    if (!bytes) return ioError(bytes.error(), path);
+    return planFromJson(*bytes, path, tensorNames);
+}
+
+Status checkPlanAgainstGraph(const Plan& plan, const Graph& graph, const std::vector<std::string>* tensorNames) {
+    auto mismatch = [](std::string message, std::string where) {
+        return makeError("plan.mismatch", std::move(message), std::move(where));
+    };
+    if (plan.model != graph.name())
+        return mismatch("the plan is for model '" + plan.model + "' but the graph is '" + graph.name() + "'", "/model/name");
+    if (static_cast<int64_t>(plan.tensors.size()) != graph.size())
+        return mismatch("the plan has " + std::to_string(plan.tensors.size()) + " tensor entries but the graph has " +
+                            std::to_string(graph.size()) + " ops",
+                        "/tensors");
+    if (tensorNames && tensorNames->size() != plan.tensors.size())
+        return mismatch(std::to_string(tensorNames->size()) + " tensor names for " + std::to_string(plan.tensors.size()) +
+                            " tensor entries",
+                        "/tensors");
+    const int64_t blockCount = static_cast<int64_t>(plan.blocks.size());
+    for (size_t i = 0; i < plan.tensors.size(); ++i) {
+        const TensorPlan& t = plan.tensors[i];
+        const std::string tp = child("/tensors", i);
+        const Op& op = graph.op(static_cast<OpId>(i));
+        const std::string who = "op " + std::to_string(i) + " '" + op.name + "'";
+        if (t.op != static_cast<OpId>(i))
+            return mismatch("tensor entry " + std::to_string(i) + " is for op " + std::to_string(t.op) + ", expected " + who,
+                            tp + "/op");
+        if (tensorNames && (*tensorNames)[i] != op.name)
+            return mismatch("tensor entry " + std::to_string(i) + " names '" + (*tensorNames)[i] + "' but the graph's " +
+                                who + " differs",
+                            tp + "/name");
+        if (t.block < -1 || t.block >= blockCount)
+            return mismatch(who + ": block " + std::to_string(t.block) + " is not one of the " + std::to_string(blockCount) +
+                                " blocks of the plan",
+                            tp + "/block");
+        if (auto s = validateSharding(t.result, plan.mesh, op.type); !s)
+            return mismatch(who + ": result sharding " + t.result.toString() + " does not fit " + op.type.toString() + ": " +
+                                s.error().message + " (" + s.error().code + ")",
+                            tp + "/result");
+        if (t.operands.size() != op.operands.size())
+            return mismatch(who + " has " + std::to_string(op.operands.size()) + " operands but the plan gives " +
+                                std::to_string(t.operands.size()) + " operand shardings",
+                            tp + "/operands");
+        for (size_t k = 0; k < t.operands.size(); ++k) {
+            const Op& operand = graph.op(op.operands[k]);
+            if (auto s = validateSharding(t.operands[k], plan.mesh, operand.type); !s)
+                return mismatch(who + ": operand " + std::to_string(k) + " ('" + operand.name + "') sharding " +
+                                    t.operands[k].toString() + " does not fit " + operand.type.toString() + ": " +
+                                    s.error().message + " (" + s.error().code + ")",
+                                child(tp + "/operands", k));
+        }
+        for (size_t k = 0; k < t.ownCollectiveAxes.size(); ++k)
+            if (!plan.mesh.findAxis(t.ownCollectiveAxes[k]))
+                return mismatch(who + ": own collective axis '" + t.ownCollectiveAxes[k] + "' is not an axis of the mesh " +
+                                    plan.mesh.toString(),
+                                child(tp + "/own_collective_axes", k));
+    }
+    return {};
+}
+
+Status writePlanFile(const std::string& path, const Plan& plan, const Graph& graph) {
+    try {
+        CFP_TRY(checkPlanAgainstGraph(plan, graph));
+        const std::string bytes = planToText(plan, graph);
+        // Never write a file that would not read back.
+        if (auto back = planFromJson(bytes, {}); !back)
+            return makeError(back.error().code, "the plan would not read back: " + back.error().message, back.error().where);
+        if (auto s = writeFileAtomically(path, bytes); !s) return ioError(s.error(), path);
+        return {};
+    } catch (const std::bad_alloc&) {
+        return makeError("plan.io", "out of memory while writing the plan", path);
+    }
+}
+
+}  // namespace cfp
