@@ -244,7 +244,12 @@ Status PlanProblem::Impl::buildStates(const std::vector<std::pair<uint64_t, doub
     order.reserve(n);
     for (const Op& op : graph.ops())
         if (memberIndex[static_cast<size_t>(op.id)] >= 0) order.push_back(op.id);
-    auto free = [&](size_t k) { return memberIndex[k] < 0 && !sourceLike[k] && rules[k] && owner[k] < 0; };
+    // Parameters outside blocks (optimizer state, norms' scales, data inputs) are pulled too: they
+    // are stored the way their first consumer reads them.
+    auto free = [&](size_t k) {
+        const bool param = graph.op(static_cast<OpId>(k)).kind == OpKind::Parameter;
+        return memberIndex[k] < 0 && owner[k] < 0 && (param || (!sourceLike[k] && rules[k]));
+    };
     for (bool changed = true; changed;) {
         changed = false;
         for (const Op& op : graph.ops()) {
@@ -308,6 +313,8 @@ Status PlanProblem::Impl::buildStates(const std::vector<std::pair<uint64_t, doub
                 if (!stored) return stored.error();
                 os.result = *stored;
                 if (rules[k] && !isSource(op.kind)) setPartial(os, projectResult(*rules[k], os.factors));
+            } else if (pulledBy[k].first != kNoOp && op.kind == OpKind::Parameter) {
+                os.result = need(pulledBy[k].first, s, static_cast<size_t>(pulledBy[k].second));
             } else if (pulledBy[k].first != kNoOp) {
                 const auto [c, slot] = pulledBy[k];
                 const CompactSharding wanted = need(c, s, static_cast<size_t>(slot));
@@ -456,6 +463,32 @@ double PlanProblem::objective(const std::vector<int32_t>& s) const {
         t += p.cost[static_cast<size_t>(s[static_cast<size_t>(p.a)]) * static_cast<size_t>(m->strategies(p.b)) +
                     static_cast<size_t>(s[static_cast<size_t>(p.b)])];
     return t;
+}
+
+MemoryBreakdown PlanProblem::memoryBreakdown(const std::vector<int32_t>& strategy) const {
+    const Impl& P = *m;
+    const Graph& graph = *P.g;
+    MemoryBreakdown mb;
+    for (const Op& op : graph.ops()) {
+        const auto k = static_cast<size_t>(op.id);
+        const int32_t o = P.owner[k];
+        const OpState& os = P.st(op.id, o < 0 ? 0 : strategy[static_cast<size_t>(o)]);
+        const int64_t own = localBytes(op.type, os.result, P.model().sizes());
+        if (op.kind == OpKind::Parameter) {
+            if (op.role == ParamRole::Trainable) {
+                mb.weights += own;
+                mb.gradients += own;
+            } else if (op.role == ParamRole::OptimizerState) {
+                mb.optimizer += own;
+            } else {
+                mb.activations += own;
+            }
+            continue;
+        }
+        mb.activations += os.memSum;
+        mb.transient = std::max(mb.transient, os.memMax);
+    }
+    return mb;
 }
 
 int64_t PlanProblem::memory(const std::vector<int32_t>& s) const {
@@ -763,9 +796,13 @@ Result<SearchResult> PlanProblem::search(int64_t limit, const StrategyMask& allo
     SearchResult smallest;
     CFP_TRY(run(true, true, smallest));
     const int64_t need = memory(smallest.strategy);
+    const MemoryBreakdown mb = memoryBreakdown(smallest.strategy);
     return makeError("plan.infeasible", "no plan on mesh " + meshLabel + " fits in " + gib(limit) +
                                             " per device: the smallest needs " + gib(need) + " (" + gib(need - limit) +
-                                            " short); use more devices, a larger memory limit, or a smaller batch");
+                                            " short: weights " + gib(mb.weights) + ", gradients " + gib(mb.gradients) +
+                                            ", optimizer " + gib(mb.optimizer) + ", activations " + gib(mb.activations) +
+                                            ", largest op " + gib(mb.transient) +
+                                            "); use more devices, a larger memory limit, or a smaller batch");
 }
 
 void PlanProblem::fillPlan(const std::vector<int32_t>& strategy, const StrategyMask& pinned, Plan& plan) const {

@@ -126,6 +126,7 @@ public:
     // The objective (time) and memory of a full assignment, from the decomposed terms.
     double objective(const std::vector<int32_t>& strategy) const;
     int64_t memory(const std::vector<int32_t>& strategy) const;
+    MemoryBreakdown memoryBreakdown(const std::vector<int32_t>& strategy) const;
 
     // Exact search (see above). `limit` = per-device memory limit in bytes.
     Result<SearchResult> search(int64_t limit, const StrategyMask& allowed, const PlannerOptions& options,
