@@ -1,0 +1,71 @@
+#pragma once
+// Exporters: turn a Plan (plan/plan.h) into files that real training jobs read. docs/exporters.md
+// describes every format with an excerpt; the conventions in short:
+//
+//   jax           Python module: `mesh`, PARTITION_SPECS (PartitionSpec per parameter path),
+//                 PARAM_SHAPES, named_shardings(mesh) and NAMED_SHARDINGS.
+//   dtensor       Python module for PyTorch: make_device_mesh(), PARALLELIZE_PLAN
+//                 (ColwiseParallel/RowwiseParallel per linear module path) and PLACEMENTS
+//                 (Shard/Replicate per mesh dim for every parameter, PyTorch's [out, in] layout
+//                 for linear weights).
+//   megatron      one line of Megatron-LM flags when every transformer layer follows the Megatron
+//                 tensor-parallel pattern; otherwise the error export.not_uniform says where not.
+//   hlo-sharding  one line per parameter: "<path> {devices=[…]…}" in XLA HloSharding text syntax.
+//   trace         Chrome Trace Event Format JSON of the predicted step (opens in Perfetto).
+//
+// Parameter path: every trainable parameter (ParamRole::Trainable) is named by its dotted module
+// path. The built-in models already name parameters "<scope>.<leaf>" ("layers.3.attn.qkv.weight"
+// in scope "layers.3.attn.qkv"), so the path is the op's name when it is the scope itself or starts
+// with "<scope>."; otherwise it is "<scope>.<name>" (just the name when the scope is empty).
+// Parameters are listed in graph (op id) order. A parameter's layout is its TensorPlan::result.
+//
+// Every exporter is deterministic (same input, same bytes) and its text ends with a newline.
+//
+// Stable error codes: export.bad_format (unknown format name), export.bad_plan (the plan does not
+// fit the graph: a trainable parameter without a sharding, a sharding that does not fit the mesh or
+// the parameter's type, a pending partial sum on a parameter, two parameters with one path),
+// export.not_uniform (megatron: the plan is not one Megatron-LM pattern, with the first place that
+// breaks it), export.bad_timeline (trace: a non-finite time or a negative duration).
+
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ir/graph.h"
+#include "plan/plan.h"
+#include "sharding/mesh.h"
+#include "sharding/sharding.h"
+#include "util/result.h"
+
+namespace cfp {
+
+enum class ExportFormat { Jax, DTensor, Megatron, HloSharding, Trace };
+
+// "jax", "dtensor", "megatron", "hlo-sharding", "trace" (exact, lower case); export.bad_format
+// lists the valid names otherwise.
+Result<ExportFormat> parseExportFormat(std::string_view name);
+// The names above, in enum order.
+std::vector<std::string> exportFormatNames();
+std::string_view exportFormatName(ExportFormat format);
+// Suggested file extension: ".py" (jax, dtensor), ".txt" (megatron, hlo-sharding), ".json" (trace).
+std::string_view exportFormatExtension(ExportFormat format);
+
+// Renders `plan` for `graph` in `format`. `timeline` is only used by Trace (the evaluator
+// produces it); the other formats ignore it.
+Result<std::string> exportPlan(const Graph& graph, const Plan& plan, ExportFormat format,
+                               std::span<const TimelineEvent> timeline = {});
+
+// The dotted path the exporters use for parameter `op` (rules above).
+std::string parameterPath(const Op& op);
+
+// XLA HloSharding text of one sharding on `mesh`: "{replicated}" when no axis of size > 1 splits
+// a dim, else "{devices=[t0,…,tn-1(,r)]d0,d1,… (last_tile_dim_replicate)}" with one tile dim per
+// tensor dim (product of the sizes of its axes), a trailing replication dim (product of the unused
+// axes of size > 1) and the device ids in tile order: row-major over the axes of dim 0 (major to
+// minor), then dim 1, …, then the unused axes in mesh order. Example: mesh {x=2, y=4}, f32[8,16]
+// with [{y},{x}] → "{devices=[4,2]0,4,1,5,2,6,3,7}". Errors (export.bad_plan): an axis the mesh
+// lacks, a pending partial sum (HloSharding cannot express one).
+Result<std::string> hloShardingText(const TensorSharding& sharding, const Mesh& mesh);
+
+}  // namespace cfp

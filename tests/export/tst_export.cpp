@@ -1,0 +1,669 @@
+// Exporters: JAX and DTensor modules (parsed and executed by Python against stub jax/torch
+// packages), Megatron-LM flags and their refusals, hand-checked XLA HloSharding strings, the Chrome
+// trace, format names and determinism. The plan is built by hand on a real 2-layer GPT-3 125M
+// training step: mesh dp=2,tp=4, Megatron-style weights (QKV and fc1 column-split on tp, attention
+// out and fc2 row-split on tp), data inputs batch-split on dp, everything else replicated.
+#include <QtTest>
+
+#include <QDir>
+#include <QFile>
+#include <QProcess>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <set>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "export/export.h"
+#include "models/models.h"
+#include "must.h"
+#include "sharding/mesh.h"
+#include "sharding/sharding.h"
+
+using namespace cfp;
+using cfp::test::must;
+
+namespace {
+
+QByteArray text(const Error& e) { return QByteArray::fromStdString(e.toString()); }
+
+bool endsWith(const std::string& s, std::string_view suffix) {
+    return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+bool contains(const std::string& s, std::string_view what) { return s.find(what) != std::string::npos; }
+
+struct Fixture {
+    BuiltModel model;
+    Plan plan;
+
+    const Graph& graph() const { return model.graph; }
+    TensorPlan& tensor(std::string_view opName) {
+        const OpId id = model.graph.find(opName);
+        if (id == kNoOp) qFatal("no op %s", std::string(opName).c_str());
+        return plan.tensors[static_cast<size_t>(id)];
+    }
+    void setResult(std::string_view opName, std::string_view sharding) {
+        tensor(opName).result = must(parseSharding(sharding), std::string(sharding));
+    }
+};
+
+bool scopeEndsWith(const Op& op, std::string_view leaf) { return endsWith(op.scope, leaf); }
+
+Fixture makeFixture(std::string_view meshText = "dp=2,tp=4") {
+    Fixture f;
+    ModelConfig cfg = must(presetConfig("gpt3-125m"), "preset");
+    cfg.numLayers = 2;
+    BuildOptions opt;
+    opt.batch = 8;
+    opt.seq = 128;
+    f.model = must(buildTrainingStep(cfg, opt), "build");
+    const Graph& g = f.model.graph;
+
+    Plan& p = f.plan;
+    p.model = g.name();
+    p.modelSource = "builtin:gpt3-125m";
+    p.batch = 8;
+    p.seq = 128;
+    p.hardware = "h100-sxm";
+    p.hardwareName = "NVIDIA H100 SXM";
+    p.nodes = 1;
+    p.gpusPerNode = 8;
+    p.mesh = must(parseMesh(meshText), "mesh");
+    p.memoryLimitBytes = int64_t{80} << 30;
+    p.predictedStepSeconds = 0.0123456;
+    p.evaluatorStepSeconds = 0.0123457;
+    p.memory.weights = int64_t{1} << 28;
+
+    for (const Op& op : g.ops()) {
+        TensorPlan t;
+        t.op = op.id;
+        t.result = TensorSharding::replicated(static_cast<int64_t>(op.type.dims.size()));
+        for (OpId o : op.operands)
+            t.operands.push_back(TensorSharding::replicated(static_cast<int64_t>(g.op(o).type.dims.size())));
+        p.tensors.push_back(std::move(t));
+    }
+
+    // Blocks: one per forward dot with a weight operand (the projections and the tied LM head), in
+    // op order; the weight, its bias and the dot carry the block. Segments: one per layer (four
+    // blocks each), then the LM head.
+    int32_t block = 0;
+    for (const Op& op : g.ops()) {
+        if (op.kind != OpKind::Dot || op.phase != Phase::Forward) continue;
+        const Op& rhs = g.op(op.operands[1]);
+        if (rhs.kind != OpKind::Parameter) continue;
+        p.tensors[static_cast<size_t>(op.id)].block = block;
+        p.tensors[static_cast<size_t>(rhs.id)].block = block;
+        const OpId bias = g.find(rhs.scope + ".bias");
+        if (bias != kNoOp && rhs.scope != "embed.tokens") p.tensors[static_cast<size_t>(bias)].block = block;
+        p.blocks.push_back(BlockChoice{block, 0, "tp:cols", false});
+        ++block;
+    }
+    for (int32_t s = 0; s * 4 < block; ++s) {
+        SegmentPlan seg;
+        seg.index = s;
+        seg.firstBlock = s * 4;
+        seg.blockCount = std::min(4, block - s * 4);
+        p.segments.push_back(seg);
+    }
+
+    const auto& axes = p.mesh.axes();
+    const bool megatronMesh = axes.size() == 2 && axes[0].name == "dp" && axes[1].name == "tp";
+    if (megatronMesh || meshText == "tp=4,dp=2") {
+        for (const Op& op : g.ops()) {
+            if (op.kind != OpKind::Parameter) continue;
+            const bool weight = endsWith(op.name, ".weight"), bias = endsWith(op.name, ".bias");
+            if (op.role == ParamRole::Input) f.setResult(op.name, "[{dp},{}]");
+            if (op.role != ParamRole::Trainable) continue;
+            if (scopeEndsWith(op, ".attn.qkv") || scopeEndsWith(op, ".mlp.fc1")) {
+                if (weight) f.setResult(op.name, "[{},{tp}]");
+                if (bias) f.setResult(op.name, "[{tp}]");
+            }
+            if ((scopeEndsWith(op, ".attn.out") || scopeEndsWith(op, ".mlp.fc2")) && weight)
+                f.setResult(op.name, "[{tp},{}]");
+        }
+    }
+    return f;
+}
+
+std::string exportOk(const Fixture& f, ExportFormat format, std::span<const TimelineEvent> timeline = {}) {
+    auto r = exportPlan(f.graph(), f.plan, format, timeline);
+    if (!r) qFatal("export %s: %s", std::string(exportFormatName(format)).c_str(), r.error().toString().c_str());
+    return std::move(r).value();
+}
+
+// ---- Python ---------------------------------------------------------------------------------
+
+QString python() { return QStandardPaths::findExecutable("python3"); }
+
+struct PyRun {
+    int exitCode = -1;
+    QByteArray out;
+};
+
+PyRun runPython(const QStringList& args, const QByteArray& input, const QString& pythonPath = {}) {
+    QProcess proc;
+    proc.setProcessChannelMode(QProcess::SeparateChannels);
+    if (!pythonPath.isEmpty()) {
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert("PYTHONPATH", pythonPath);
+        env.insert("PYTHONDONTWRITEBYTECODE", "1");
+        proc.setProcessEnvironment(env);
+    }
+    proc.start(python(), args);
+    if (!proc.waitForStarted(10000)) return {};
+    proc.write(input);
+    proc.closeWriteChannel();
+    proc.waitForFinished(60000);
+    PyRun r;
+    r.exitCode = proc.exitStatus() == QProcess::NormalExit ? proc.exitCode() : -1;
+    r.out = proc.readAllStandardOutput();
+    if (r.exitCode != 0) r.out += proc.readAllStandardError();
+    return r;
+}
+
+bool parsesAsPython(const std::string& source, QByteArray* error) {
+    PyRun r = runPython({"-c", "import ast,sys; ast.parse(sys.stdin.read())"}, QByteArray::fromStdString(source));
+    if (error) *error = r.out;
+    return r.exitCode == 0;
+}
+
+void writeFile(const QString& path, const char* content) {
+    QDir().mkpath(QFileInfo(path).absolutePath());
+    QFile file(path);
+    if (!file.open(QIODevice::WriteOnly)) qFatal("cannot write %s", qPrintable(path));
+    file.write(content);
+}
+
+// Minimal stand-ins for the jax and torch APIs the generated modules use, so the modules can be
+// executed here (neither library is installed on CI).
+void writeStubs(const QString& root) {
+    writeFile(root + "/jax/__init__.py", "from . import sharding, experimental\n");
+    writeFile(root + "/jax/sharding.py",
+              "class Mesh:\n"
+              "    def __init__(self, devices, axis_names):\n"
+              "        self.devices, self.axis_names = devices, tuple(axis_names)\n"
+              "class PartitionSpec(tuple):\n"
+              "    def __new__(cls, *parts):\n"
+              "        return tuple.__new__(cls, parts)\n"
+              "class NamedSharding:\n"
+              "    def __init__(self, mesh, spec):\n"
+              "        self.mesh, self.spec = mesh, spec\n");
+    writeFile(root + "/jax/experimental/__init__.py", "from . import mesh_utils\n");
+    writeFile(root + "/jax/experimental/mesh_utils.py",
+              "def create_device_mesh(shape, devices=None):\n"
+              "    return ('device-grid', tuple(shape))\n");
+    writeFile(root + "/torch/__init__.py", "");
+    writeFile(root + "/torch/distributed/__init__.py", "");
+    writeFile(root + "/torch/distributed/device_mesh.py",
+              "def init_device_mesh(device_type, shape, mesh_dim_names=None):\n"
+              "    return (device_type, tuple(shape), tuple(mesh_dim_names))\n");
+    writeFile(root + "/torch/distributed/tensor/__init__.py",
+              "class Shard:\n"
+              "    def __init__(self, dim):\n"
+              "        self.dim = dim\n"
+              "    def __repr__(self):\n"
+              "        return 'Shard(%d)' % self.dim\n"
+              "class Replicate:\n"
+              "    def __repr__(self):\n"
+              "        return 'Replicate()'\n");
+    writeFile(root + "/torch/distributed/tensor/parallel/__init__.py",
+              "class ColwiseParallel:\n"
+              "    def __repr__(self):\n"
+              "        return 'ColwiseParallel()'\n"
+              "class RowwiseParallel:\n"
+              "    def __repr__(self):\n"
+              "        return 'RowwiseParallel()'\n");
+}
+
+// Executes `source` as a module against the stubs and returns what `probe` (Python code with the
+// module bound to `m`) prints as JSON.
+nlohmann::json executeModule(const std::string& source, const char* probe) {
+    QTemporaryDir dir;
+    if (!dir.isValid()) qFatal("no temporary directory");
+    writeStubs(dir.path());
+    const QString modulePath = dir.path() + "/generated_plan.py";
+    QFile file(modulePath);
+    if (!file.open(QIODevice::WriteOnly)) qFatal("cannot write module");
+    file.write(QByteArray::fromStdString(source));
+    file.close();
+    const QString script = QString("import importlib.util, json, sys\n"
+                                   "spec = importlib.util.spec_from_file_location('generated_plan', sys.argv[1])\n"
+                                   "m = importlib.util.module_from_spec(spec)\n"
+                                   "spec.loader.exec_module(m)\n") +
+                           probe;
+    PyRun r = runPython({"-c", script, modulePath}, {}, dir.path());
+    if (r.exitCode != 0) qFatal("python failed: %s", r.out.constData());
+    return nlohmann::json::parse(r.out.toStdString());
+}
+
+std::vector<TimelineEvent> sampleTimeline() {
+    // Deliberately out of order; two tracks per mesh axis and compute.
+    std::vector<TimelineEvent> t;
+    t.push_back({"all-reduce dW layers.0.mlp.fc1", "comm:dp", "collective", 300e-6, 50e-6, kNoOp,
+                 "layers.0.mlp.fc1", "all-reduce over dp, 9 MiB"});
+    t.push_back({"dot.34", "compute", "compute", 0.0, 100e-6, 34, "layers.0.attn.qkv", ""});
+    t.push_back({"reshard a -> b", "comm:tp", "reshard", 100e-6, 20.5e-6, 40, "layers.0.attn.core",
+                 "all-gather over tp"});
+    t.push_back({"dot.82", "compute", "compute", 120.5e-6, 179.5e-6, 82, "layers.0.attn.out", ""});
+    t.push_back({"zero", "compute", "compute", 350e-6, 0.0, kNoOp, "", ""});
+    return t;
+}
+
+}  // namespace
+
+class TestExport : public QObject {
+    Q_OBJECT
+
+private slots:
+    // ---- names ----------------------------------------------------------------------------------
+    void formatNames() {
+        const std::vector<std::string> names = {"jax", "dtensor", "megatron", "hlo-sharding", "trace"};
+        QCOMPARE(exportFormatNames(), names);
+        for (size_t i = 0; i < names.size(); ++i) {
+            auto f = parseExportFormat(names[i]);
+            QVERIFY2(f.ok(), names[i].c_str());
+            QCOMPARE(static_cast<size_t>(*f), i);
+            QCOMPARE(std::string(exportFormatName(*f)), names[i]);
+        }
+        QCOMPARE(std::string(exportFormatExtension(ExportFormat::Jax)), std::string(".py"));
+        QCOMPARE(std::string(exportFormatExtension(ExportFormat::Trace)), std::string(".json"));
+        for (const char* bad : {"", "JAX", "pytorch", "hlo", "trace "}) {
+            auto f = parseExportFormat(bad);
+            QVERIFY2(!f.ok(), bad);
+            QCOMPARE(QString::fromStdString(f.error().code), QString("export.bad_format"));
+            for (const auto& n : names) QVERIFY2(contains(f.error().message, n), text(f.error()).constData());
+        }
+    }
+
+    void parameterPaths() {
+        Op op;
+        op.name = "layers.3.attn.qkv.weight";
+        op.scope = "layers.3.attn.qkv";
+        QCOMPARE(parameterPath(op), std::string("layers.3.attn.qkv.weight"));
+        op.name = "weight";
+        QCOMPARE(parameterPath(op), std::string("layers.3.attn.qkv.weight"));
+        op.name = "layers.3.attn.qkvx";  // a prefix of the name, but not a path component
+        QCOMPARE(parameterPath(op), std::string("layers.3.attn.qkv.layers.3.attn.qkvx"));
+        op.scope = "";
+        QCOMPARE(parameterPath(op), std::string("layers.3.attn.qkvx"));
+    }
+
+    // ---- jax ------------------------------------------------------------------------------------
+    void jaxModule() {
+        Fixture f = makeFixture();
+        f.setResult("embed.positions.weight", "[{dp,tp},{}]");
+        const std::string py = exportOk(f, ExportFormat::Jax);
+        QVERIFY(endsWith(py, "\n"));
+        QVERIFY(contains(py, "mesh = jax.sharding.Mesh(mesh_utils.create_device_mesh((2, 4)), (\"dp\", \"tp\"))\n"));
+        QVERIFY(contains(py, "    \"layers.0.attn.qkv.weight\": P(None, \"tp\"),\n"));
+        QVERIFY(contains(py, "    \"layers.0.attn.qkv.bias\": P(\"tp\"),\n"));
+        QVERIFY(contains(py, "    \"layers.1.mlp.fc2.weight\": P(\"tp\", None),\n"));
+        QVERIFY(contains(py, "    \"final_norm.weight\": P(),\n"));
+        QVERIFY(contains(py, "    \"embed.positions.weight\": P((\"dp\", \"tp\"), None),\n"));
+        QVERIFY(contains(py, "def named_shardings(mesh):"));
+        QVERIFY(contains(py, "NAMED_SHARDINGS = named_shardings(mesh)"));
+        QVERIFY(contains(py, "Mesh:      {dp=2, tp=4}, 8 devices"));
+        QVERIFY(contains(py, "Predicted step time: 12.346 ms"));
+        QVERIFY(contains(py, "gpt3-125m"));
+        // Optimizer state and data inputs are not trainable parameters.
+        QVERIFY(!contains(py, "adam_m"));
+        QVERIFY(!contains(py, "input_ids"));
+
+        if (python().isEmpty()) QSKIP("python3 not found");
+        QByteArray err;
+        QVERIFY2(parsesAsPython(py, &err), err.constData());
+        const auto j = executeModule(py,
+                                     "print(json.dumps({'specs': {k: [list(d) if isinstance(d, tuple) else d for d in v]\n"
+                                     "                            for k, v in m.PARTITION_SPECS.items()},\n"
+                                     "                  'named': len(m.NAMED_SHARDINGS), 'axes': list(m.mesh.axis_names),\n"
+                                     "                  'grid': list(m.mesh.devices[1]),\n"
+                                     "                  'shape': list(m.PARAM_SHAPES['layers.0.attn.qkv.weight'])}))\n");
+        const auto& specs = j.at("specs");
+        QCOMPARE(specs.size(), f.graph().parameters(ParamRole::Trainable).size());
+        QCOMPARE(j.at("named").get<size_t>(), specs.size());
+        QCOMPARE(j.at("axes").dump(), std::string(R"(["dp","tp"])"));
+        QCOMPARE(j.at("grid").dump(), std::string("[2,4]"));
+        QCOMPARE(j.at("shape").dump(), std::string("[768,2304]"));
+        QCOMPARE(specs.at("layers.0.attn.qkv.weight").dump(), std::string(R"([null,"tp"])"));
+        QCOMPARE(specs.at("layers.1.attn.out.weight").dump(), std::string(R"(["tp",null])"));
+        QCOMPARE(specs.at("embed.positions.weight").dump(), std::string(R"([["dp","tp"],null])"));
+        QCOMPARE(specs.at("embed.tokens.weight").dump(), std::string("[]"));
+    }
+
+    void jaxOneAxisMeshTuples() {
+        Fixture f = makeFixture("x=8");
+        f.setResult("embed.positions.weight", "[{x},{}]");
+        const std::string py = exportOk(f, ExportFormat::Jax);
+        QVERIFY(contains(py, "mesh = jax.sharding.Mesh(mesh_utils.create_device_mesh((8,)), (\"x\",))\n"));
+        QVERIFY(contains(py, "    \"embed.positions.weight\": P(\"x\", None),\n"));
+        if (python().isEmpty()) QSKIP("python3 not found");
+        QByteArray err;
+        QVERIFY2(parsesAsPython(py, &err), err.constData());
+    }
+
+    // ---- dtensor --------------------------------------------------------------------------------
+    void dtensorModule() {
+        Fixture f = makeFixture();
+        // A dim split over two axes, once in mesh order and once against it.
+        f.setResult("embed.positions.weight", "[{dp,tp},{}]");
+        f.setResult("embed.tokens.weight", "[{},{tp,dp}]");
+        const std::string py = exportOk(f, ExportFormat::DTensor);
+        QVERIFY(endsWith(py, "\n"));
+        QVERIFY(contains(py, "init_device_mesh(device_type, (2, 4), mesh_dim_names=(\"dp\", \"tp\"))"));
+        QVERIFY(contains(py, "TP_MESH_DIM = \"tp\"\n"));
+        QVERIFY(contains(py, "    \"layers.0.attn.qkv\": ColwiseParallel(),\n"));
+        QVERIFY(contains(py, "    \"layers.0.mlp.fc1\": ColwiseParallel(),\n"));
+        QVERIFY(contains(py, "    \"layers.1.attn.out\": RowwiseParallel(),\n"));
+        QVERIFY(contains(py, "    \"layers.1.mlp.fc2\": RowwiseParallel(),\n"));
+        // Graph W[in, out] column split (dim 1) is PyTorch weight[out, in] Shard(0); row split Shard(1).
+        QVERIFY(contains(py, "    \"layers.0.attn.qkv.weight\": [Replicate(), Shard(0)],\n"));
+        QVERIFY(contains(py, "    \"layers.0.mlp.fc2.weight\": [Replicate(), Shard(1)],\n"));
+        QVERIFY(contains(py, "    \"layers.0.attn.qkv.bias\": [Replicate(), Shard(0)],\n"));
+        QVERIFY(contains(py, "    \"layers.0.attn_norm.weight\": [Replicate(), Replicate()],\n"));
+        QVERIFY(contains(py, "    \"embed.positions.weight\": [Shard(0), Shard(0)],\n"));
+        // The tied embedding [vocab, hidden] is not transposed; its dim 1 is split tp-major.
+        QVERIFY(contains(py, "    \"embed.tokens.weight\": [Shard(1), Shard(1)],  # dim 1: plan order tp, dp"));
+        QVERIFY(contains(py, "graph stores a linear weight as W[in, out]"));
+
+        if (python().isEmpty()) QSKIP("python3 not found");
+        QByteArray err;
+        QVERIFY2(parsesAsPython(py, &err), err.constData());
+        const auto j = executeModule(py,
+                                     "print(json.dumps({'plan': {k: repr(v) for k, v in m.PARALLELIZE_PLAN.items()},\n"
+                                     "                  'other': len(m.OTHER_PARALLELIZE_PLANS),\n"
+                                     "                  'placements': {k: [repr(p) for p in v] for k, v in m.PLACEMENTS.items()},\n"
+                                     "                  'linear': sorted(m.LINEAR_WEIGHTS), 'tp': m.TP_MESH_DIM,\n"
+                                     "                  'mesh': repr(m.make_device_mesh())}))\n");
+        QCOMPARE(j.at("plan").size(), size_t(8));  // 4 projections x 2 layers
+        QCOMPARE(j.at("plan").at("layers.1.mlp.fc1").get<std::string>(), std::string("ColwiseParallel()"));
+        QCOMPARE(j.at("other").get<int>(), 0);
+        QCOMPARE(j.at("tp").get<std::string>(), std::string("tp"));
+        QCOMPARE(j.at("placements").size(), f.graph().parameters(ParamRole::Trainable).size());
+        QCOMPARE(j.at("placements").at("layers.1.attn.out.weight").dump(), std::string(R"js(["Replicate()","Shard(1)"])js"));
+        QCOMPARE(j.at("linear").size(), size_t(8));
+        QCOMPARE(j.at("mesh").get<std::string>(), std::string("('cuda', (2, 4), ('dp', 'tp'))"));
+    }
+
+    void dtensorOtherAxisPlans() {
+        Fixture f = makeFixture();
+        // Layer 1's fc1 column-parallel over dp instead: listed for the dp axis.
+        f.setResult("layers.1.mlp.fc1.weight", "[{},{dp}]");
+        // Split over both axes (FSDP-like on top of TP): in PLACEMENTS only.
+        f.setResult("layers.1.mlp.fc2.weight", "[{tp},{dp}]");
+        const std::string py = exportOk(f, ExportFormat::DTensor);
+        QVERIFY(contains(py, "TP_MESH_DIM = \"tp\"\n"));
+        QVERIFY(contains(py, "OTHER_PARALLELIZE_PLANS = {\n    \"dp\": {\n        \"layers.1.mlp.fc1\": ColwiseParallel(),\n    },\n}\n"));
+        QVERIFY(!contains(py, "\"layers.1.mlp.fc2\": RowwiseParallel()"));
+        QVERIFY(contains(py, "    \"layers.1.mlp.fc2.weight\": [Shard(0), Shard(1)],\n"));
+        if (python().isEmpty()) QSKIP("python3 not found");
+        QByteArray err;
+        QVERIFY2(parsesAsPython(py, &err), err.constData());
+    }
+
+    // ---- megatron -------------------------------------------------------------------------------
+    void megatronFlags() {
+        Fixture f = makeFixture();
+        QCOMPARE(exportOk(f, ExportFormat::Megatron), std::string("--tensor-model-parallel-size 4 --data-parallel-size 2\n"));
+    }
+
+    void megatronRefusesRowSplitFc1() {
+        Fixture f = makeFixture();
+        f.setResult("layers.1.mlp.fc1.weight", "[{tp},{}]");
+        auto r = exportPlan(f.graph(), f.plan, ExportFormat::Megatron);
+        QVERIFY(!r.ok());
+        QCOMPARE(QString::fromStdString(r.error().code), QString("export.not_uniform"));
+        const std::string& m = r.error().message;
+        QVERIFY2(contains(m, "segment 1 block 6 (layers.1.mlp.fc1) splits rows over tp, Megatron needs "
+                             "column-parallel over tp"),
+                 text(r.error()).constData());
+        QVERIFY(m.find('\n') == std::string::npos);
+    }
+
+    void megatronRefusals_data() {
+        QTest::addColumn<QString>("mesh");
+        QTest::addColumn<QString>("op");
+        QTest::addColumn<QString>("sharding");
+        QTest::addColumn<QString>("reason");
+        QTest::newRow("bias") << "dp=2,tp=4" << "layers.0.mlp.fc1.bias" << "[{}]"
+                              << "segment 0 block 2 (layers.0.mlp.fc1) is replicated (layers.0.mlp.fc1.bias)";
+        QTest::newRow("norm") << "dp=2,tp=4" << "layers.1.mlp_norm.weight" << "[{tp}]"
+                              << "(layers.1.mlp_norm) splits dim 0 over tp (layers.1.mlp_norm.weight), Megatron "
+                                 "replicates norm parameters";
+        QTest::newRow("fsdp-like") << "dp=2,tp=4" << "layers.0.attn.out.weight" << "[{tp},{dp}]"
+                                   << "segment 0 block 1 (layers.0.attn.out) splits rows over tp and columns over dp, "
+                                      "Megatron needs row-parallel over tp";
+        QTest::newRow("inputs") << "dp=2,tp=4" << "input_ids" << "[{},{}]"
+                                << "input input_ids is replicated, Megatron needs the batch split over dp only";
+        QTest::newRow("inputs over tp") << "dp=2,tp=4" << "labels" << "[{dp,tp},{}]"
+                                        << "input labels splits dim 0 over {dp,tp}";
+        QTest::newRow("tp outermost") << "tp=4,dp=2" << "" << "" << "tensor-parallel axis tp is not the innermost mesh axis";
+    }
+    void megatronRefusals() {
+        QFETCH(QString, mesh);
+        QFETCH(QString, op);
+        QFETCH(QString, sharding);
+        QFETCH(QString, reason);
+        Fixture f = makeFixture(mesh.toStdString());
+        if (!op.isEmpty()) f.setResult(op.toStdString(), sharding.toStdString());
+        auto r = exportPlan(f.graph(), f.plan, ExportFormat::Megatron);
+        QVERIFY(!r.ok());
+        QCOMPARE(QString::fromStdString(r.error().code), QString("export.not_uniform"));
+        QVERIFY2(contains(r.error().message, reason.toStdString()), text(r.error()).constData());
+    }
+
+    void megatronPureDataParallel() {
+        Fixture f = makeFixture("dp=2,tp=4");
+        for (const Op& op : f.graph().ops())
+            if (op.kind == OpKind::Parameter && op.role == ParamRole::Trainable)
+                f.tensor(op.name).result = TensorSharding::replicated(static_cast<int64_t>(op.type.dims.size()));
+        f.setResult("input_ids", "[{tp,dp},{}]");
+        f.setResult("labels", "[{dp,tp},{}]");
+        QCOMPARE(exportOk(f, ExportFormat::Megatron), std::string("--tensor-model-parallel-size 1 --data-parallel-size 8\n"));
+    }
+
+    void megatronSequenceParallel() {
+        Fixture f = makeFixture();
+        // Every [batch, seq, hidden] value in the layers' norms split along the sequence over tp.
+        for (const Op& op : f.graph().ops()) {
+            if (op.phase != Phase::Forward || op.type.dims.size() != 3) continue;
+            if (!endsWith(op.scope, "_norm") || !op.scope.starts_with("layers.")) continue;
+            f.setResult(op.name, "[{dp},{tp},{}]");
+        }
+        QCOMPARE(exportOk(f, ExportFormat::Megatron),
+                 std::string("--tensor-model-parallel-size 4 --data-parallel-size 2 --sequence-parallel\n"));
+        // One norm value not sequence-split: not clearly sequence parallel.
+        for (const Op& op : f.graph().ops())
+            if (op.phase == Phase::Forward && op.type.dims.size() == 3 && op.scope == "layers.1.mlp_norm") {
+                f.setResult(op.name, "[{dp},{},{}]");
+                break;
+            }
+        QCOMPARE(exportOk(f, ExportFormat::Megatron), std::string("--tensor-model-parallel-size 4 --data-parallel-size 2\n"));
+    }
+
+    // ---- hlo-sharding ---------------------------------------------------------------------------
+    void hloSharding_data() {
+        QTest::addColumn<QString>("mesh");
+        QTest::addColumn<QString>("sharding");
+        QTest::addColumn<QString>("expected");
+        // Device d on {x=2, y=4} has coordinates (x, y) = (d / 4, d % 4).
+        QTest::newRow("y rows, x cols") << "x=2,y=4" << "[{y},{x}]" << "{devices=[4,2]0,4,1,5,2,6,3,7}";
+        QTest::newRow("mesh order") << "x=2,y=4" << "[{x},{y}]" << "{devices=[2,4]0,1,2,3,4,5,6,7}";
+        QTest::newRow("replicated") << "x=2,y=4" << "[{},{}]" << "{replicated}";
+        QTest::newRow("scalar") << "x=2,y=4" << "[]" << "{replicated}";
+        QTest::newRow("x only") << "x=2,y=4" << "[{x},{}]" << "{devices=[2,1,4]0,1,2,3,4,5,6,7 last_tile_dim_replicate}";
+        QTest::newRow("y only") << "x=2,y=4" << "[{y},{}]" << "{devices=[4,1,2]0,4,1,5,2,6,3,7 last_tile_dim_replicate}";
+        QTest::newRow("cols over y") << "x=2,y=4" << "[{},{y}]" << "{devices=[1,4,2]0,4,1,5,2,6,3,7 last_tile_dim_replicate}";
+        QTest::newRow("two axes, mesh order") << "x=2,y=4" << "[{x,y},{}]" << "{devices=[8,1]0,1,2,3,4,5,6,7}";
+        QTest::newRow("two axes, reversed") << "x=2,y=4" << "[{y,x},{}]" << "{devices=[8,1]0,4,1,5,2,6,3,7}";
+        QTest::newRow("two axes on dim 1") << "x=2,y=4" << "[{},{y,x}]" << "{devices=[1,8]0,4,1,5,2,6,3,7}";
+        // {x=2, y=2, z=2}: device = 4x + 2y + z. Tiles z (dim 0), x (dim 1), y (replicated).
+        QTest::newRow("3-D with replication") << "2x2x2" << "[{z},{x}]"
+                                              << "{devices=[2,2,2]0,2,4,6,1,3,5,7 last_tile_dim_replicate}";
+        QTest::newRow("3-D two on one dim") << "2x2x2" << "[{z,x},{},{y}]" << "{devices=[4,1,2]0,2,4,6,1,3,5,7}";
+        QTest::newRow("1-D") << "4" << "[{},{x}]" << "{devices=[1,4]0,1,2,3}";
+        // Axes of size 1 split nothing.
+        QTest::newRow("size-1 axis only") << "x=1,y=4" << "[{x},{}]" << "{replicated}";
+        QTest::newRow("size-1 axis unused") << "x=1,y=4" << "[{},{y}]" << "{devices=[1,4]0,1,2,3}";
+    }
+    void hloSharding() {
+        QFETCH(QString, mesh);
+        QFETCH(QString, sharding);
+        QFETCH(QString, expected);
+        const Mesh m = must(parseMesh(mesh.toStdString()), "mesh");
+        const TensorSharding s = must(parseSharding(sharding.toStdString()), "sharding");
+        auto r = hloShardingText(s, m);
+        QVERIFY2(r.ok(), r.ok() ? "" : text(r.error()).constData());
+        QCOMPARE(QString::fromStdString(*r), expected);
+    }
+
+    void hloShardingErrors() {
+        const Mesh m = must(parseMesh("x=2,y=4"), "mesh");
+        auto partial = hloShardingText(must(parseSharding("[{x},{}] partial{y}"), "s"), m);
+        QVERIFY(!partial.ok());
+        QCOMPARE(QString::fromStdString(partial.error().code), QString("export.bad_plan"));
+        auto unknown = hloShardingText(must(parseSharding("[{z},{}]"), "s"), m);
+        QVERIFY(!unknown.ok());
+        QCOMPARE(QString::fromStdString(unknown.error().code), QString("export.bad_plan"));
+    }
+
+    void hloShardingExport() {
+        Fixture f = makeFixture();
+        const std::string out = exportOk(f, ExportFormat::HloSharding);
+        QVERIFY(endsWith(out, "\n"));
+        QVERIFY(out.starts_with("# "));
+        QVERIFY(contains(out, "\nlayers.0.attn.qkv.weight {devices=[1,4,2]0,4,1,5,2,6,3,7 last_tile_dim_replicate}\n"));
+        QVERIFY(contains(out, "\nlayers.0.attn.qkv.bias {devices=[4,2]0,4,1,5,2,6,3,7 last_tile_dim_replicate}\n"));
+        QVERIFY(contains(out, "\nlayers.1.mlp.fc2.weight {devices=[4,1,2]0,4,1,5,2,6,3,7 last_tile_dim_replicate}\n"));
+        QVERIFY(contains(out, "\nfinal_norm.weight {replicated}\n"));
+        // One line per trainable parameter plus the header.
+        const auto lines = std::count(out.begin(), out.end(), '\n');
+        QCOMPARE(static_cast<size_t>(lines), f.graph().parameters(ParamRole::Trainable).size() + 1);
+    }
+
+    // ---- trace ----------------------------------------------------------------------------------
+    void trace() {
+        Fixture f = makeFixture();
+        const auto timeline = sampleTimeline();
+        const std::string out = exportOk(f, ExportFormat::Trace, timeline);
+        QVERIFY(endsWith(out, "\n"));
+        const auto j = nlohmann::json::parse(out);  // throws (fails the test) on invalid JSON
+        QVERIFY(j.at("traceEvents").is_array());
+        QCOMPARE(j.at("displayTimeUnit").get<std::string>(), std::string("ns"));
+        QCOMPARE(j.at("otherData").at("model").get<std::string>(), std::string("gpt3-125m"));
+        QCOMPARE(j.at("otherData").at("mesh").get<std::string>(), std::string("{dp=2, tp=4}"));
+        QCOMPARE(j.at("otherData").at("timelineEvents").get<int>(), 5);
+
+        std::map<int, std::string> threads;
+        std::string process;
+        std::vector<nlohmann::json> complete;
+        for (const auto& e : j.at("traceEvents")) {
+            const std::string ph = e.at("ph");
+            QCOMPARE(e.at("pid").get<int>(), 1);
+            if (ph == "M") {
+                if (e.at("name") == "process_name") process = e.at("args").at("name");
+                if (e.at("name") == "thread_name") {
+                    const int tid = e.at("tid");
+                    QVERIFY(!threads.count(tid));
+                    threads[tid] = e.at("args").at("name");
+                }
+                continue;
+            }
+            QCOMPARE(ph, std::string("X"));
+            for (const char* key : {"name", "cat", "ts", "dur", "pid", "tid", "args"}) QVERIFY2(e.contains(key), key);
+            complete.push_back(e);
+        }
+        QCOMPARE(process, std::string("CFP predicted step: gpt3-125m on {dp=2, tp=4}"));
+        // One thread per track: compute first, then the communication axes in mesh order.
+        QCOMPARE(threads.size(), size_t(3));
+        QCOMPARE(threads[1], std::string("compute"));
+        QCOMPARE(threads[2], std::string("comm:dp"));
+        QCOMPARE(threads[3], std::string("comm:tp"));
+        QCOMPARE(complete.size(), timeline.size());
+        double last = -1;
+        for (const auto& e : complete) {
+            const double ts = e.at("ts"), dur = e.at("dur");
+            QVERIFY(ts >= last);
+            QVERIFY(dur >= 0);
+            last = ts;
+            QVERIFY(threads.count(e.at("tid").get<int>()));
+        }
+        // Microseconds; the op id resolves to the op's name.
+        QCOMPARE(complete[0].at("name").get<std::string>(), std::string("dot.34"));
+        QCOMPARE(complete[0].at("args").at("op").get<std::string>(), f.graph().op(34).name);
+        QCOMPARE(complete[2].at("name").get<std::string>(), std::string("dot.82"));
+        QCOMPARE(complete[2].at("ts").get<double>(), 120.5);
+        QCOMPARE(complete[2].at("dur").get<double>(), 179.5);
+        QCOMPARE(complete[3].at("cat").get<std::string>(), std::string("collective"));
+        QCOMPARE(threads[complete[3].at("tid").get<int>()], std::string("comm:dp"));
+        QCOMPARE(complete[3].at("args").at("detail").get<std::string>(), std::string("all-reduce over dp, 9 MiB"));
+    }
+
+    void traceRejectsBadEvents() {
+        Fixture f = makeFixture();
+        auto timeline = sampleTimeline();
+        timeline[1].durationSeconds = -1e-6;
+        auto r = exportPlan(f.graph(), f.plan, ExportFormat::Trace, timeline);
+        QVERIFY(!r.ok());
+        QCOMPARE(QString::fromStdString(r.error().code), QString("export.bad_timeline"));
+        timeline[1].durationSeconds = std::numeric_limits<double>::quiet_NaN();
+        r = exportPlan(f.graph(), f.plan, ExportFormat::Trace, timeline);
+        QVERIFY(!r.ok());
+        QCOMPARE(QString::fromStdString(r.error().code), QString("export.bad_timeline"));
+    }
+
+    void traceWithoutTimeline() {
+        Fixture f = makeFixture();
+        const auto j = nlohmann::json::parse(exportOk(f, ExportFormat::Trace));
+        QCOMPARE(j.at("traceEvents").size(), size_t(1));  // the process name only
+    }
+
+    // ---- errors and determinism -----------------------------------------------------------------
+    void badPlans() {
+        Fixture f = makeFixture();
+        Plan missing = f.plan;
+        missing.tensors.resize(10);
+        auto r = exportPlan(f.graph(), missing, ExportFormat::Jax);
+        QVERIFY(!r.ok());
+        QCOMPARE(QString::fromStdString(r.error().code), QString("export.bad_plan"));
+
+        Fixture wrongRank = makeFixture();
+        wrongRank.setResult("final_norm.weight", "[{},{}]");
+        r = exportPlan(wrongRank.graph(), wrongRank.plan, ExportFormat::HloSharding);
+        QVERIFY(!r.ok());
+        QCOMPARE(QString::fromStdString(r.error().code), QString("export.bad_plan"));
+        QVERIFY(contains(r.error().message, "final_norm.weight"));
+
+        Fixture uneven = makeFixture();
+        uneven.setResult("embed.tokens.weight", "[{dp},{}]");  // vocabulary 50257 is odd
+        r = exportPlan(uneven.graph(), uneven.plan, ExportFormat::DTensor);
+        QVERIFY(!r.ok());
+        QCOMPARE(QString::fromStdString(r.error().code), QString("export.bad_plan"));
+
+        Fixture partial = makeFixture();
+        partial.setResult("final_norm.weight", "[{}] partial{tp}");
+        r = exportPlan(partial.graph(), partial.plan, ExportFormat::Megatron);
+        QVERIFY(!r.ok());
+        QCOMPARE(QString::fromStdString(r.error().code), QString("export.bad_plan"));
+    }
+
+    void deterministic() {
+        const auto timeline = sampleTimeline();
+        for (const auto& name : exportFormatNames()) {
+            const ExportFormat format = *parseExportFormat(name);
+            Fixture a = makeFixture(), b = makeFixture();
+            const std::string first = exportOk(a, format, timeline);
+            QCOMPARE(exportOk(a, format, timeline), first);
+            QCOMPARE(exportOk(b, format, timeline), first);
+            QVERIFY2(endsWith(first, "\n"), name.c_str());
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestExport)
+#include "tst_export.moc"
