@@ -9,8 +9,6 @@ namespace cfp {
 
 namespace {
 
-bool isSource(OpKind k) { return k == OpKind::Parameter || k == OpKind::Constant || k == OpKind::Iota; }
-
 // Product of the sizes of the axes splitting the tensor's dims.
 int64_t splitFactor(const TensorSharding& s, const Mesh& mesh) {
     int64_t f = 1;
@@ -148,8 +146,10 @@ Result<Evaluation> evaluatePlan(const Graph& graph, const Plan& plan, const Cost
                     const double saving = model.fusedEdgeSavingSeconds(b);
                     ev.step.computeSeconds -= saving;
                     ev.opCost[k].computeSeconds -= saving;
-                    fusedSavingConsumer[k] += model.hbmSeconds(static_cast<double>(b)) + model.launchSeconds();
-                    fusedSavingProducer[static_cast<size_t>(u)] += model.hbmSeconds(static_cast<double>(b));
+                    // For the timeline: the consumer no longer reads the tensor; the producer no
+                    // longer writes it nor launches a kernel of its own (it runs in the consumer's).
+                    fusedSavingConsumer[k] += model.hbmSeconds(static_cast<double>(b));
+                    fusedSavingProducer[static_cast<size_t>(u)] += model.hbmSeconds(static_cast<double>(b)) + model.launchSeconds();
                     ++ev.edgesFused;
                 }
                 continue;

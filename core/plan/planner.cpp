@@ -665,16 +665,22 @@ Result<SearchResult> PlanProblem::search(int64_t limit, const StrategyMask& allo
 
     // memoryObjective: minimise memory alone (sum plus a tie-break on the working set), for the
     // infeasibility report.
+    // Labels of all states of one position, flat: state x owns labels[offset[x] .. offset[x+1]).
+    struct Layer {
+        std::vector<uint32_t> offset{0};
+        std::vector<Label> labels;
+        size_t states() const { return offset.size() - 1; }
+    };
     auto run = [&](bool timeOnly, bool memoryObjective, SearchResult& out) -> Status {
-        std::vector<int> frontier;                 // blocks, ascending
-        std::vector<std::vector<Label>> cur(1);     // labels per state
-        cur[0].push_back(Label{0.0, 0, 0, -1, -1, -1});
-        struct Step {
-            std::vector<std::vector<Label>> labels;
-            std::vector<int> frontierBefore;
-        };
-        std::vector<Step> steps(static_cast<size_t>(B));
+        std::vector<int> frontier;  // blocks, ascending
+        Layer cur;
+        cur.labels.push_back(Label{0.0, 0, 0, -1, -1, -1});
+        cur.offset.push_back(1);
+        std::vector<Layer> steps(static_cast<size_t>(B));
         bool exact = true;
+        constexpr double kEmpty = std::numeric_limits<double>::infinity();
+        std::vector<Label> bestOf;                  // time-only: one label per state
+        std::vector<std::vector<Label>> buckets;    // Pareto: candidates per state
         for (int b = 0; b < B; ++b) {
             if (options.cancel && options.cancel->load()) return makeError("plan.cancelled", "search cancelled");
             std::vector<int> next;
@@ -689,7 +695,11 @@ Result<SearchResult> PlanProblem::search(int64_t limit, const StrategyMask& allo
                     return makeError("plan.too_large", "the search frontier at block " + std::to_string(b) + " has more than " +
                                                            std::to_string(options.maxStates) + " states on mesh " + meshLabel);
             }
-            std::vector<std::vector<Label>> nxt(static_cast<size_t>(count));
+            if (timeOnly)
+                bestOf.assign(static_cast<size_t>(count), Label{kEmpty, 0, 0, -1, -1, -1});
+            else {
+                buckets.assign(static_cast<size_t>(count), {});
+            }
             // Positions of frontier blocks in `next`.
             std::vector<int> posInNext(frontier.size(), -1);
             for (size_t i = 0; i < frontier.size(); ++i)
@@ -706,8 +716,12 @@ Result<SearchResult> PlanProblem::search(int64_t limit, const StrategyMask& allo
                     if (frontier[i] == p->a) pb.emplace_back(static_cast<int>(i), p);
             std::vector<int> assign(frontier.size());
             const int db = P.strategies(b);
-            for (size_t x = 0; x < cur.size(); ++x) {
-                if (cur[x].empty()) continue;
+            const auto& uTime = P.unaryTime[static_cast<size_t>(b)];
+            const auto& uSum = P.unaryMemSum[static_cast<size_t>(b)];
+            const auto& uMax = P.unaryMemMax[static_cast<size_t>(b)];
+            for (size_t x = 0; x < cur.states(); ++x) {
+                const uint32_t l0 = cur.offset[x], l1 = cur.offset[x + 1];
+                if (l0 == l1) continue;
                 // Decode x over the current frontier.
                 int64_t rest = static_cast<int64_t>(x);
                 for (int i = static_cast<int>(frontier.size()) - 1; i >= 0; --i) {
@@ -720,31 +734,43 @@ Result<SearchResult> PlanProblem::search(int64_t limit, const StrategyMask& allo
                     if (posInNext[i] >= 0) baseY += assign[i] * stride[static_cast<size_t>(posInNext[i])];
                 for (int s = 0; s < db; ++s) {
                     if (!allowedAt(b, s)) continue;
-                    double t = P.unaryTime[static_cast<size_t>(b)][static_cast<size_t>(s)];
+                    const auto su = static_cast<size_t>(s);
+                    double t = uTime[su];
                     if (memoryObjective)
-                        t = static_cast<double>(P.unaryMemSum[static_cast<size_t>(b)][static_cast<size_t>(s)]) +
-                            1e-3 * static_cast<double>(P.unaryMemMax[static_cast<size_t>(b)][static_cast<size_t>(s)]);
+                        t = static_cast<double>(uSum[su]) + 1e-3 * static_cast<double>(uMax[su]);
                     else
                         for (const auto& [i, p] : pb)
-                            t += p->cost[static_cast<size_t>(assign[static_cast<size_t>(i)]) * static_cast<size_t>(db) + static_cast<size_t>(s)];
+                            t += p->cost[static_cast<size_t>(assign[static_cast<size_t>(i)]) * static_cast<size_t>(db) + su];
                     const int64_t y = baseY + (bPos >= 0 ? s * stride[static_cast<size_t>(bPos)] : 0);
-                    const int64_t ms = P.unaryMemSum[static_cast<size_t>(b)][static_cast<size_t>(s)];
-                    const int64_t mx = P.unaryMemMax[static_cast<size_t>(b)][static_cast<size_t>(s)];
-                    auto& bucket = nxt[static_cast<size_t>(y)];
-                    for (size_t li = 0; li < cur[x].size(); ++li) {
-                        const Label& l = cur[x][li];
-                        Label nl{l.t + t, l.m + ms, std::max(l.mx, mx), static_cast<int32_t>(x), static_cast<int32_t>(li), s};
-                        if (!timeOnly && limit > 0 &&
-                            nl.m + minRemaining[static_cast<size_t>(b) + 1] + P.constMemSum + std::max(nl.mx, P.constMemMax) > limit)
+                    for (uint32_t li = l0; li < l1; ++li) {
+                        const Label& l = cur.labels[li];
+                        const Label nl{l.t + t, l.m + uSum[su], std::max(l.mx, uMax[su]), static_cast<int32_t>(x),
+                                       static_cast<int32_t>(li - l0), s};
+                        if (timeOnly) {
+                            Label& slot = bestOf[static_cast<size_t>(y)];
+                            if (nl.t < slot.t || (nl.t == slot.t && nl.m < slot.m)) slot = nl;
                             continue;
+                        }
+                        if (limit > 0 && nl.m + minRemaining[static_cast<size_t>(b) + 1] + P.constMemSum + std::max(nl.mx, P.constMemMax) > limit)
+                            continue;
+                        auto& bucket = buckets[static_cast<size_t>(y)];
                         bucket.push_back(nl);
+                        if (static_cast<int>(bucket.size()) > 4 * options.labelCap + 8) exact = prune(bucket, options.labelCap, false) && exact;
                     }
-                    if (static_cast<int>(bucket.size()) > 4 * options.labelCap + 8) exact = prune(bucket, options.labelCap, timeOnly) && exact;
                 }
             }
-            for (auto& bucket : nxt) exact = prune(bucket, options.labelCap, timeOnly) && exact;
-            steps[static_cast<size_t>(b)].frontierBefore = frontier;
-            steps[static_cast<size_t>(b)].labels = std::move(cur);
+            Layer nxt;
+            nxt.offset.assign(static_cast<size_t>(count) + 1, 0);
+            for (size_t y = 0; y < static_cast<size_t>(count); ++y) {
+                if (timeOnly) {
+                    if (bestOf[y].t != kEmpty) nxt.labels.push_back(bestOf[y]);
+                } else {
+                    exact = prune(buckets[y], options.labelCap, false) && exact;
+                    nxt.labels.insert(nxt.labels.end(), buckets[y].begin(), buckets[y].end());
+                }
+                nxt.offset[y + 1] = static_cast<uint32_t>(nxt.labels.size());
+            }
+            steps[static_cast<size_t>(b)] = std::move(cur);
             cur = std::move(nxt);
             frontier = std::move(next);
             if (options.progress && (b % 8 == 0 || b == B - 1)) {
@@ -758,26 +784,26 @@ Result<SearchResult> PlanProblem::search(int64_t limit, const StrategyMask& allo
         // Final: frontier is empty, one state.
         const Label* best = nullptr;
         int32_t bestIndex = -1;
-        if (!cur.empty())
-            for (size_t li = 0; li < cur[0].size(); ++li) {
-                const Label& l = cur[0][li];
+        if (cur.states() == 1)
+            for (uint32_t li = cur.offset[0]; li < cur.offset[1]; ++li) {
+                const Label& l = cur.labels[li];
                 const int64_t mem = l.m + P.constMemSum + std::max(l.mx, P.constMemMax);
                 if (!timeOnly && limit > 0 && mem > limit) continue;
                 if (!best || l.t < best->t) {
                     best = &l;
-                    bestIndex = static_cast<int32_t>(li);
+                    bestIndex = static_cast<int32_t>(li - cur.offset[0]);
                 }
             }
         if (!best) return makeError("plan.infeasible", "no plan fits");
         out.strategy.assign(static_cast<size_t>(B), 0);
         int32_t state = 0, li = bestIndex;
-        std::vector<std::vector<Label>>* layer = &cur;
+        const Layer* layer = &cur;
         for (int b = B - 1; b >= 0; --b) {
-            const Label& l = (*layer)[static_cast<size_t>(state)][static_cast<size_t>(li)];
+            const Label& l = layer->labels[layer->offset[static_cast<size_t>(state)] + static_cast<uint32_t>(li)];
             out.strategy[static_cast<size_t>(b)] = l.choice;
             state = l.prevState;
             li = l.prevLabel;
-            layer = &steps[static_cast<size_t>(b)].labels;
+            layer = &steps[static_cast<size_t>(b)];
         }
         out.objectiveSeconds = best->t + P.constTime;
         out.memoryBytes = best->m + P.constMemSum + std::max(best->mx, P.constMemMax);

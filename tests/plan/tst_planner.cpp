@@ -1,0 +1,362 @@
+// Planner tests: the segment DP against the independent evaluator and against brute force, pins,
+// the memory constraint, and facts a practitioner knows.
+
+#include <QtTest>
+
+#include <cmath>
+#include <functional>
+
+#include "hardware/hardware.h"
+#include "models/models.h"
+#include "must.h"
+#include "plan/evaluator.h"
+#include "plan/planner.h"
+
+using namespace cfp;
+using cfp::test::must;
+
+namespace {
+
+constexpr int64_t kGiB = int64_t{1} << 30;
+
+bool close(double a, double b, double rel = 1e-9) { return std::abs(a - b) <= rel * std::max({1e-12, std::abs(a), std::abs(b)}); }
+
+Graph tinyGpt(int64_t layers, int64_t hidden = 64, int64_t batch = 8, int64_t seq = 16) {
+    ModelConfig c = must(presetConfig("gpt3-125m"), "preset");
+    c.numLayers = layers;
+    c.hiddenSize = hidden;
+    c.numHeads = 4;
+    c.numKvHeads = 4;
+    c.ffnSize = 4 * hidden;
+    c.vocabSize = 128;
+    c.maxPositions = seq;
+    BuildOptions o;
+    o.batch = batch;
+    o.seq = seq;
+    return must(buildTrainingStep(c, o), "tiny gpt").graph;
+}
+
+Graph preset(const std::string& name, int64_t layers = 0) {
+    ModelConfig c = must(presetConfig(name), name);
+    if (layers > 0) c.numLayers = layers;
+    return must(buildTrainingStep(c, BuildOptions{}), name).graph;
+}
+
+Cluster cluster(int64_t nodes, const std::string& hw = "h100-sxm") { return must(makeCluster(must(loadHardware(hw), hw), nodes), "cluster"); }
+
+PlanProblem problem(const Graph& g, const std::string& meshText, int64_t gpusPerNode = 8) {
+    const Mesh mesh = must(assignLinkClasses(must(parseMesh(meshText), "mesh"), gpusPerNode), "link classes");
+    auto analysis = must(analyzeGraph(g, mesh), "analysis");
+    auto model = must(CostModel::create(must(loadHardware("h100-sxm"), "hw"), mesh), "cost model");
+    return must(PlanProblem::build(g, std::move(analysis), model), "problem");
+}
+
+// Every assignment of strategies to blocks (the caller keeps the count small).
+void forEachAssignment(const PlanProblem& p, const std::function<void(const std::vector<int32_t>&)>& f) {
+    std::vector<int32_t> s(static_cast<size_t>(p.blockCount()), 0);
+    while (true) {
+        f(s);
+        int b = p.blockCount() - 1;
+        while (b >= 0 && ++s[static_cast<size_t>(b)] == p.strategyCount(b)) s[static_cast<size_t>(b--)] = 0;
+        if (b < 0) return;
+    }
+}
+
+}  // namespace
+
+class TestPlanner : public QObject {
+    Q_OBJECT
+
+private slots:
+    // The DP's objective equals the objective recomputed from its own terms and the evaluator's
+    // step time, from scratch, op by op, on every built-in preset.
+    void dpEqualsEvaluatorOnEveryPreset() {
+        for (const std::string& name : presetNames()) {
+            const Graph g = preset(name);
+            PlannerOptions o;
+            o.memoryLimitBytes = int64_t{1} << 50;  // the comparison is about time; memory is tested below
+            o.baselines = false;
+            auto out = planGraph(g, cluster(1), "8", o);
+            QVERIFY2(static_cast<bool>(out), (name + ": " + (out ? std::string() : out.error().toString())).c_str());
+            const Plan& plan = out->plan;
+            QVERIFY2(close(plan.predictedStepSeconds, plan.evaluatorStepSeconds),
+                     (name + ": DP " + std::to_string(plan.predictedStepSeconds) + " vs evaluator " +
+                      std::to_string(plan.evaluatorStepSeconds)).c_str());
+            QVERIFY(plan.evaluatorStepSeconds > 0);
+            QCOMPARE(static_cast<int64_t>(plan.tensors.size()), g.size());
+        }
+    }
+
+    void dpEqualsEvaluatorOnTwoDimensionalMeshes() {
+        const Graph g = preset("llama2-7b", 2);
+        for (const char* m : {"2x4", "4x2", "2x2x2"}) {
+            PlannerOptions o;
+            o.memoryLimitBytes = int64_t{1} << 50;
+            o.baselines = false;
+            auto out = planGraph(g, cluster(1), m, o);
+            QVERIFY2(static_cast<bool>(out), m);
+            QVERIFY2(close(out->plan.predictedStepSeconds, out->plan.evaluatorStepSeconds), m);
+        }
+    }
+
+    // On small graphs the DP equals brute force over every combination, with and without a memory
+    // limit that excludes the fastest plan.
+    void dpEqualsBruteForce() {
+        const Graph g = tinyGpt(1);
+        const PlanProblem p = problem(g, "4");
+        double combos = 1;
+        for (int b = 0; b < p.blockCount(); ++b) combos *= p.strategyCount(b);
+        QVERIFY2(combos <= 2e6, std::to_string(combos).c_str());
+        QVERIFY(combos >= 27);
+        double bestTime = INFINITY;
+        int64_t fastestMemory = 0, smallest = INT64_MAX;
+        forEachAssignment(p, [&](const std::vector<int32_t>& s) {
+            const double t = p.objective(s);
+            if (t < bestTime) {
+                bestTime = t;
+                fastestMemory = p.memory(s);
+            }
+            smallest = std::min(smallest, p.memory(s));
+        });
+        PlannerOptions o;
+        auto free = must(p.search(0, {}, o), "search");
+        QVERIFY(close(free.objectiveSeconds, bestTime));
+        QVERIFY(close(p.objective(free.strategy), free.objectiveSeconds));
+        QCOMPARE(p.memory(free.strategy), free.memoryBytes);
+
+        // A limit between the smallest plan and the fastest one.
+        QVERIFY(smallest < fastestMemory);
+        const int64_t limit = (smallest + fastestMemory) / 2;
+        double bestFitting = INFINITY;
+        forEachAssignment(p, [&](const std::vector<int32_t>& s) {
+            if (p.memory(s) <= limit) bestFitting = std::min(bestFitting, p.objective(s));
+        });
+        auto constrained = must(p.search(limit, {}, o), "constrained search");
+        QVERIFY(constrained.exact);
+        QVERIFY2(close(constrained.objectiveSeconds, bestFitting),
+                 (std::to_string(constrained.objectiveSeconds) + " vs " + std::to_string(bestFitting)).c_str());
+        QVERIFY(constrained.memoryBytes <= limit);
+        QCOMPARE(p.memory(constrained.strategy), constrained.memoryBytes);
+
+        // Below the smallest plan: infeasible, and the message names the smallest need.
+        auto none = p.search(smallest - 1, {}, o, "{x=4}");
+        QVERIFY(!none);
+        QCOMPARE(QString::fromStdString(none.error().code), QString("plan.infeasible"));
+        QVERIFY(QString::fromStdString(none.error().message).contains("short"));
+    }
+
+    void dpEqualsBruteForceOnTwoAxes() {
+        const Graph g = tinyGpt(1, 32, 4, 8);
+        const PlanProblem p = problem(g, "2x2");
+        double combos = 1;
+        for (int b = 0; b < p.blockCount(); ++b) combos *= p.strategyCount(b);
+        QVERIFY2(combos <= 3e6, std::to_string(combos).c_str());
+        QVERIFY(combos > 100);
+        double best = INFINITY;
+        forEachAssignment(p, [&](const std::vector<int32_t>& s) { best = std::min(best, p.objective(s)); });
+        PlannerOptions o;
+        auto r = must(p.search(0, {}, o), "search");
+        QVERIFY(close(r.objectiveSeconds, best));
+    }
+
+    void pinsAreHonouredAndChangeTheResult() {
+        const Graph g = preset("gpt3-125m", 4);
+        PlannerOptions o;
+        o.baselines = false;
+        auto free = must(planGraph(g, cluster(1), "8", o), "free plan");
+        // Pin every layer segment's first block to a strategy the free plan does not use.
+        const SegmentPlan* layer = nullptr;
+        for (const SegmentPlan& s : free.plan.segments)
+            if (s.index > 0 && s.blockCount > 1) layer = &s;
+        QVERIFY(layer);
+        const int first = layer->firstBlock;
+        const int chosen = free.plan.blocks[static_cast<size_t>(first)].strategy;
+        const int other = chosen == 0 ? 1 : 0;
+        o.pins = {"b" + std::to_string(first) + "=" + std::to_string(other)};
+        auto pinned = must(planGraph(g, cluster(1), "8", o), "pinned plan");
+        QCOMPARE(pinned.plan.blocks[static_cast<size_t>(first)].strategy, other);
+        QVERIFY(pinned.plan.blocks[static_cast<size_t>(first)].pinned);
+        QVERIFY(pinned.plan.evaluatorStepSeconds >= free.plan.evaluatorStepSeconds * (1 - 1e-12));
+        QVERIFY(close(pinned.plan.predictedStepSeconds, pinned.plan.evaluatorStepSeconds));
+
+        // A segment-type pin with labels applies to every segment of the type.
+        std::string combo;
+        for (int k = 0; k < layer->blockCount; ++k) combo += (k ? "," : "") + std::string(k == 0 ? free.plan.blocks[static_cast<size_t>(first)].label : "*");
+        o.pins = {"T" + std::to_string(layer->type) + "=" + combo};
+        auto typed = must(planGraph(g, cluster(1), "8", o), "type pin");
+        for (const SegmentPlan& s : typed.plan.segments)
+            if (s.type == layer->type) QCOMPARE(s.combination[0], chosen);
+
+        for (const std::string bad : {"b9999=0", "b0=nope", "T99=*", "3", "0=x:rows"}) {
+            o.pins = {bad};
+            auto r = planGraph(g, cluster(1), "8", o);
+            QVERIFY2(!r, bad.c_str());
+            QCOMPARE(QString::fromStdString(r.error().code), QString("plan.bad_pin"));
+        }
+    }
+
+    void impossibleMemoryLimitExplainsTheShortfall() {
+        const Graph g = preset("gpt3-125m", 2);
+        PlannerOptions o;
+        o.memoryLimitBytes = 64 << 20;
+        auto r = planGraph(g, cluster(1), "8", o);
+        QVERIFY(!r);
+        QCOMPARE(QString::fromStdString(r.error().code), QString("plan.infeasible"));
+        const QString msg = QString::fromStdString(r.error().message);
+        QVERIFY2(msg.contains("smallest needs") && msg.contains("short") && msg.contains("optimizer"), qPrintable(msg));
+    }
+
+    // A limit that excludes the fastest plan but not every plan: the constrained search finds a
+    // fitting plan, slower than the free one, and the evaluator agrees on its memory.
+    void memoryLimitForcesAnotherPlan() {
+        const Graph g = preset("gpt3-350m", 4);
+        PlannerOptions o;
+        o.baselines = false;
+        auto free = must(planGraph(g, cluster(1), "8", o), "free");
+        o.memoryLimitBytes = free.plan.memory.total() * 3 / 4;
+        auto r = planGraph(g, cluster(1), "8", o);
+        if (!r) {
+            QCOMPARE(QString::fromStdString(r.error().code), QString("plan.infeasible"));
+            return;
+        }
+        QVERIFY(r->plan.memory.total() <= o.memoryLimitBytes);
+        QVERIFY(r->plan.evaluatorStepSeconds >= free.plan.evaluatorStepSeconds * (1 - 1e-12));
+        QVERIFY(close(r->plan.predictedStepSeconds, r->plan.evaluatorStepSeconds));
+    }
+
+    // A small model on 8 GPUs with ample memory plans as data parallel: the plan's step time is
+    // the data-parallel baseline's (within 2%), and every layer block splits the batch.
+    void smallModelPlansAsDataParallel() {
+        const Graph g = preset("gpt3-125m");
+        auto out = must(planGraph(g, cluster(1), "8", PlannerOptions{}), "plan");
+        const Baseline* dp = nullptr;
+        for (const Baseline& b : out.plan.baselines)
+            if (b.name == "data_parallel") dp = &b;
+        QVERIFY(dp && dp->feasible && dp->fits);
+        QVERIFY2(out.plan.evaluatorStepSeconds <= dp->stepSeconds * 1.02,
+                 (std::to_string(out.plan.evaluatorStepSeconds) + " vs DP " + std::to_string(dp->stepSeconds)).c_str());
+        QVERIFY(out.plan.evaluatorStepSeconds >= dp->stepSeconds * 0.90);
+    }
+
+    // The plan is never slower than the better of the two baselines that fit (the auto mesh
+    // search contains both).
+    void neverSlowerThanTheBaselines() {
+        for (const std::string name : {"gpt3-125m", "llama2-7b", "mixtral-8x7b"}) {
+            const Graph g = preset(name, 2);
+            PlannerOptions o;
+            o.memoryLimitBytes = 1000 * kGiB;
+            auto out = must(planGraph(g, cluster(1), "auto", o), name);
+            QVERIFY(out.candidates.size() >= 3);
+            for (const Baseline& b : out.plan.baselines) {
+                if (!b.feasible || !b.fits) continue;
+                QVERIFY2(out.plan.evaluatorStepSeconds <= b.stepSeconds * (1 + 1e-9),
+                         (name + ": plan " + std::to_string(out.plan.evaluatorStepSeconds) + " vs " + b.name + " " +
+                          std::to_string(b.stepSeconds)).c_str());
+            }
+        }
+    }
+
+    // GPT-3 175B does not fit as pure data parallel on 8×H100: the report says so.
+    void gpt175bDoesNotFitAsDataParallel() {
+        const Graph g = preset("gpt3-175b", 4);  // 4 of 96 layers already exceed 80 GB replicated
+        PlannerOptions o;
+        o.memoryLimitBytes = int64_t{1} << 50;
+        auto out = must(planGraph(g, cluster(1), "8", o), "plan");
+        const Baseline* dp = nullptr;
+        for (const Baseline& b : out.plan.baselines)
+            if (b.name == "data_parallel") dp = &b;
+        QVERIFY(dp && dp->feasible);
+        QVERIFY2(dp->memory.total() > 80 * kGiB, std::to_string(dp->memory.total()).c_str());
+        // With the real limit the whole 4-layer model still fits in some plan, but not as DP.
+        o.memoryLimitBytes = 0;
+        auto real = planGraph(g, cluster(1), "8", o);
+        if (real) {
+            for (const Baseline& b : real->plan.baselines)
+                if (b.name == "data_parallel") {
+                    QVERIFY(!b.fits);
+                    QVERIFY(QString::fromStdString(b.note).contains("over the limit"));
+                }
+        }
+    }
+
+    // Measured values replace the model for matching ops and mark the provenance.
+    void measuredValuesOverrideTheModel() {
+        const Graph g = preset("gpt3-125m", 2);
+        PlannerOptions o;
+        o.baselines = false;
+        auto base = must(planGraph(g, cluster(1), "8", o), "plan");
+        QCOMPARE(base.plan.step.provenance, Provenance::Modelled);
+        // Measure every dot of the plan at 10 ms.
+        const Mesh& mesh = base.plan.mesh;
+        auto dims = [&](const TensorType& t, const TensorSharding& s) {
+            std::vector<int64_t> d = t.dims;
+            for (size_t i = 0; i < d.size(); ++i)
+                for (const auto& a : s.dims()[i]) d[i] /= *mesh.axisSize(a);
+            return d;
+        };
+        int dots = 0;
+        for (const Op& op : g.ops()) {
+            if (op.kind != OpKind::Dot) continue;
+            const TensorPlan& t = base.plan.tensors[static_cast<size_t>(op.id)];
+            std::vector<std::vector<int64_t>> od;
+            std::vector<TensorType> ot;
+            for (size_t i = 0; i < op.operands.size(); ++i) {
+                od.push_back(dims(g.op(op.operands[i]).type, t.operands[i]));
+                ot.push_back(g.op(op.operands[i]).type);
+            }
+            o.measured.emplace_back(opCostSignature(op, od, ot, dims(op.type, t.result)), 0.010);
+            ++dots;
+        }
+        QVERIFY(dots > 10);
+        // Keep the same strategies so that the measured shapes are the ones planned.
+        for (const BlockChoice& b : base.plan.blocks) o.pins.push_back("b" + std::to_string(b.block) + "=" + std::to_string(b.strategy));
+        auto measured = must(planGraph(g, cluster(1), "8", o), "measured plan");
+        QCOMPARE(measured.plan.step.provenance, Provenance::Mixed);
+        QVERIFY(measured.plan.evaluatorStepSeconds > base.plan.evaluatorStepSeconds + 0.010 * dots * 0.5);
+        QVERIFY(close(measured.plan.predictedStepSeconds, measured.plan.evaluatorStepSeconds));
+    }
+
+    void autoMeshesAlignWithNodes() {
+        const auto one = autoMeshes(8, 8);
+        QVERIFY(std::find(one.begin(), one.end(), "8") != one.end());
+        QVERIFY(std::find(one.begin(), one.end(), "2x4") != one.end());
+        QVERIFY(std::find(one.begin(), one.end(), "2x2x2") != one.end());
+        const auto many = autoMeshes(16, 8);
+        QVERIFY(std::find(many.begin(), many.end(), "2x8") != many.end());
+        // 16 = 8x2 puts a size-2 innermost axis and an 8-way axis across 2 nodes unevenly? It is
+        // valid (stride 2 divides 8); an axis of stride 3 would not be: 3 does not divide 16 anyway.
+        for (const auto& m : many) QVERIFY(static_cast<bool>(assignLinkClasses(must(parseMesh(m), m), 8)));
+        QCOMPARE(autoMeshes(1, 8), std::vector<std::string>{"1"});
+    }
+
+    void cancellation() {
+        const Graph g = preset("gpt3-125m", 2);
+        std::atomic<bool> cancel{true};
+        PlannerOptions o;
+        o.cancel = &cancel;
+        auto r = planGraph(g, cluster(1), "8", o);
+        QVERIFY(!r);
+        QCOMPARE(QString::fromStdString(r.error().code), QString("plan.cancelled"));
+    }
+
+    void timelineCoversTheStep() {
+        const Graph g = preset("gpt3-125m", 2);
+        PlannerOptions o;
+        o.baselines = false;
+        auto out = must(planGraph(g, cluster(1), "2x4", o), "plan");
+        const auto& tl = out.evaluation.timeline;
+        QVERIFY(!tl.empty());
+        double end = 0, total = 0;
+        for (const TimelineEvent& e : tl) {
+            QVERIFY(e.durationSeconds >= 0);
+            QVERIFY(e.startSeconds >= end - 1e-12);
+            end = e.startSeconds + e.durationSeconds;
+            total += e.durationSeconds;
+            QVERIFY(e.track == "compute" || e.track.rfind("comm:", 0) == 0);
+        }
+        QVERIFY2(close(end, out.plan.evaluatorStepSeconds, 1e-6), (std::to_string(end) + " vs " + std::to_string(out.plan.evaluatorStepSeconds)).c_str());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestPlanner)
+#include "tst_planner.moc"
