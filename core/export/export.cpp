@@ -706,8 +706,10 @@ Result<std::string> exportMegatron(const Context& ctx) {
     }
 
     const int64_t tpSize = tp.empty() ? 1 : *mesh.axisSize(tp);
-    std::string flags = "--tensor-model-parallel-size " + std::to_string(tpSize) + " --data-parallel-size " +
-                        std::to_string(dpSize);
+    // Megatron-LM derives the data-parallel size from WORLD_SIZE / (TP · PP · CP); it has no flag
+    // for it. The plan's data-parallel size (dpSize) is what WORLD_SIZE / TP must come to.
+    (void)dpSize;
+    std::string flags = "--tensor-model-parallel-size " + std::to_string(tpSize) + " --pipeline-model-parallel-size 1";
 
     // Sequence parallelism only when every [batch, seq, …] value in every layer's norms is split
     // along the sequence over exactly the tensor-parallel axis.

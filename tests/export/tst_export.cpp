@@ -409,7 +409,7 @@ private slots:
     // ---- megatron -------------------------------------------------------------------------------
     void megatronFlags() {
         Fixture f = makeFixture();
-        QCOMPARE(exportOk(f, ExportFormat::Megatron), std::string("--tensor-model-parallel-size 4 --data-parallel-size 2\n"));
+        QCOMPARE(exportOk(f, ExportFormat::Megatron), std::string("--tensor-model-parallel-size 4 --pipeline-model-parallel-size 1\n"));
     }
 
     void megatronRefusesRowSplitFc1() {
@@ -464,7 +464,7 @@ private slots:
                 f.tensor(op.name).result = TensorSharding::replicated(static_cast<int64_t>(op.type.dims.size()));
         f.setResult("input_ids", "[{tp,dp},{}]");
         f.setResult("labels", "[{dp,tp},{}]");
-        QCOMPARE(exportOk(f, ExportFormat::Megatron), std::string("--tensor-model-parallel-size 1 --data-parallel-size 8\n"));
+        QCOMPARE(exportOk(f, ExportFormat::Megatron), std::string("--tensor-model-parallel-size 1 --pipeline-model-parallel-size 1\n"));
     }
 
     void megatronSequenceParallel() {
@@ -476,14 +476,14 @@ private slots:
             f.setResult(op.name, "[{dp},{tp},{}]");
         }
         QCOMPARE(exportOk(f, ExportFormat::Megatron),
-                 std::string("--tensor-model-parallel-size 4 --data-parallel-size 2 --sequence-parallel\n"));
+                 std::string("--tensor-model-parallel-size 4 --pipeline-model-parallel-size 1 --sequence-parallel\n"));
         // One norm value not sequence-split: not clearly sequence parallel.
         for (const Op& op : f.graph().ops())
             if (op.phase == Phase::Forward && op.type.dims.size() == 3 && op.scope == "layers.1.mlp_norm") {
                 f.setResult(op.name, "[{dp},{},{}]");
                 break;
             }
-        QCOMPARE(exportOk(f, ExportFormat::Megatron), std::string("--tensor-model-parallel-size 4 --data-parallel-size 2\n"));
+        QCOMPARE(exportOk(f, ExportFormat::Megatron), std::string("--tensor-model-parallel-size 4 --pipeline-model-parallel-size 1\n"));
     }
 
     // ---- hlo-sharding ---------------------------------------------------------------------------
