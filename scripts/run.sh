@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Main job: install what is missing, build, and run CFP Explorer on its default built-in model.
-# Extra arguments are passed to `cfp describe` (e.g. builtin:gpt3-175b --json).
+# Plans GPT-3 1.3B on one node of 8×H100; extra arguments go to `cfp plan` (e.g. builtin:gpt3-13b --nodes 2 --json).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/deps.sh
@@ -8,4 +8,4 @@ cfp_install_deps
 
 cmake --preset default >/dev/null
 cmake --build --preset default --target cfp
-exec build/default/app/cli/cfp describe "$@"
+exec build/default/app/cli/cfp plan "$@"
