@@ -577,6 +577,8 @@ int cmdPlan(const std::vector<std::string>& argv) {
     if (model->options) {
         outcome->plan.batch = model->options->batch;
         outcome->plan.seq = model->options->seq;
+        outcome->plan.dtype = std::string(dtypeName(model->options->dtype));
+        outcome->plan.qkv = model->options->qkv == QkvLayout::Separate ? "separate" : "fused";
     }
     outcome->plan.hardware = args->value("--hardware").value_or("h100-sxm");
     std::optional<std::string> out = args->value("-o");
@@ -621,6 +623,12 @@ int cmdExport(const std::vector<std::string>& argv) {
     BuildOptions opt;
     if (plan->batch > 0) opt.batch = plan->batch;
     if (plan->seq > 0) opt.seq = plan->seq;
+    if (!plan->dtype.empty()) {
+        auto dt = parseDType(plan->dtype);
+        if (!dt) return fail(makeError("plan.format", "unknown dtype '" + plan->dtype + "'", "/model/dtype"));
+        opt.dtype = *dt;
+    }
+    if (plan->qkv == "separate") opt.qkv = QkvLayout::Separate;
     auto model = loadModel(plan->modelSource, opt);
     if (!model) return fail(model.error().withContext("plan model '" + plan->modelSource + "'"));
     if (auto st = checkPlanAgainstGraph(*plan, model->graph); !st) return fail(st.error());

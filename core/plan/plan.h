@@ -98,6 +98,8 @@ struct Plan {
     std::string model;                 // graph name
     std::string modelSource;           // how to load it again ("builtin:gpt3-175b", a path)
     int64_t batch = 0, seq = 0;        // for built-in models and configs (0: not applicable)
+    std::string dtype;                 // builder options: "bf16", "f32", … (empty: not applicable)
+    std::string qkv;                   // "fused" or "separate" (empty: not applicable)
     std::string hardware;              // hardware spec id or file
     std::string hardwareName;          // its display name
     int64_t nodes = 1;

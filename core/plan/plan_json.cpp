@@ -556,11 +556,13 @@ Status PlanReader::read(const Json& doc) {
 
 Status PlanReader::readModel(const Json& j, int64_t& ops) {
     const std::string ptr = "/model";
-    CFP_TRY(expectObject(j, ptr, {"name", "source", "batch", "seq", "ops"}));
+    CFP_TRY(expectObject(j, ptr, {"name", "source", "batch", "seq", "dtype", "qkv", "ops"}));
     CFP_PLAN_ASSIGN(m_plan.model, stringField(j, ptr, "name"));
     CFP_PLAN_ASSIGN(m_plan.modelSource, stringField(j, ptr, "source"));
     CFP_PLAN_ASSIGN(m_plan.batch, intField(j, ptr, "batch", 0, kInt64Max));
     CFP_PLAN_ASSIGN(m_plan.seq, intField(j, ptr, "seq", 0, kInt64Max));
+    CFP_PLAN_ASSIGN(m_plan.dtype, stringField(j, ptr, "dtype"));
+    CFP_PLAN_ASSIGN(m_plan.qkv, stringField(j, ptr, "qkv"));
     CFP_PLAN_ASSIGN(ops, intField(j, ptr, "ops", 0, kInt32Max));
     return {};
 }
@@ -826,6 +828,8 @@ OJson headerJson(const Plan& plan, const Graph& graph) {
     model["source"] = text(plan.modelSource);
     model["batch"] = plan.batch;
     model["seq"] = plan.seq;
+    model["dtype"] = text(plan.dtype);
+    model["qkv"] = text(plan.qkv);
     model["ops"] = graph.size();
     doc["model"] = std::move(model);
 
