@@ -401,9 +401,6 @@ void PlanProblem::Impl::buildTerms() {
                     pairs.push_back(std::move(p));
                 }
                 Pair& p = pairs[it->second];
-                if (inserted && b - a > 8 && std::getenv("CFP_DEBUG_PAIRS"))
-                    std::fprintf(stderr, "pair %d-%d: %s (%s, %s) -> %s (%s, %s)\n", a, b, graph.op(u).name.c_str(), graph.op(u).scope.c_str(),
-                                 std::string(phaseName(graph.op(u).phase)).c_str(), op.name.c_str(), op.scope.c_str(), std::string(phaseName(op.phase)).c_str());
                 const int db = strategies(b);
                 for (int su = 0; su < strategies(ou); ++su)
                     for (int sv = 0; sv < strategies(ov); ++sv) {
