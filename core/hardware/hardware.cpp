@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <limits>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <span>
@@ -12,6 +11,7 @@
 
 #include "hardware/builtin_specs.h"
 #include "io/atomic_file.h"
+#include "io/strict_json.h"
 #include "sharding/mesh.h"
 
 namespace cfp {
@@ -40,143 +40,19 @@ std::string numberText(double v) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Text to DOM. Comments are allowed (the built-in specs cite their sources next to the numbers);
-// a key repeated in one object is an error, since nlohmann's own DOM parser would silently keep
-// the last one and hide the typo.
+// Text to DOM (io/strict_json.h). Comments are allowed (the built-in specs cite their sources next
+// to the numbers); a key repeated in one object is an error, since nlohmann's own DOM parser would
+// silently keep the last one and hide the typo. Every error but a syntax error is hardware.format.
 
-std::string escapePointerToken(std::string_view token) {
-    std::string out;
-    for (char c : token) {
-        if (c == '~') out += "~0";
-        else if (c == '/') out += "~1";
-        else out += c;
-    }
-    return out;
-}
+constexpr std::string_view kSyntaxCode = "hardware.syntax";
+constexpr StrictJson kSpecJson = StrictJson::twoCodes(kSyntaxCode, "hardware.format", /*comments=*/true);
 
-std::string childPointer(const std::string& parent, std::string_view key) {
-    return parent + "/" + escapePointerToken(key);
-}
-
-class DomBuilder : public nlohmann::json_sax<Json> {
-public:
-    explicit DomBuilder(Json& root) : m_root(root) {}
-
-    bool null() override { return add(Json(nullptr)); }
-    bool boolean(bool v) override { return add(Json(v)); }
-    bool number_integer(number_integer_t v) override { return add(Json(v)); }
-    bool number_unsigned(number_unsigned_t v) override { return add(Json(v)); }
-    bool number_float(number_float_t v, const string_t&) override { return add(Json(v)); }
-    bool string(string_t& v) override { return add(Json(std::move(v))); }
-    bool binary(binary_t& v) override { return add(Json::binary(std::move(v))); }
-    bool start_object(std::size_t) override { return open(Json::object()); }
-    bool start_array(std::size_t) override { return open(Json::array()); }
-    bool end_object() override { return close(); }
-    bool end_array() override { return close(); }
-    bool key(string_t& key) override {
-        Frame& top = m_stack.back();
-        if (top.container->contains(key)) {
-            duplicateKey = key;
-            duplicatePointer = childPointer(pointer(), key);
-            return false;  // stops the parse
-        }
-        top.key = std::move(key);
-        return true;
-    }
-    bool parse_error(std::size_t lastRead, const std::string&, const nlohmann::detail::exception& ex) override {
-        syntaxError = true;
-        position = lastRead;
-        message = ex.what();
-        return false;
-    }
-
-    std::optional<std::string> duplicateKey;
-    std::string duplicatePointer;
-    bool syntaxError = false;
-    size_t position = 0;  // 1-based index of the last byte read (size + 1 at end of input)
-    std::string message;
-
-private:
-    struct Frame {
-        Json* container;
-        std::string key;  // key of the member being read, for objects
-    };
-
-    Json* place(Json&& v) {
-        if (m_stack.empty()) {
-            m_root = std::move(v);
-            return &m_root;
-        }
-        Frame& top = m_stack.back();
-        if (top.container->is_array()) {
-            auto& array = top.container->get_ref<Json::array_t&>();
-            array.push_back(std::move(v));
-            return &array.back();
-        }
-        return &top.container->get_ref<Json::object_t&>().emplace(top.key, std::move(v)).first->second;
-    }
-    bool add(Json&& v) {
-        place(std::move(v));
-        return true;
-    }
-    bool open(Json&& container) {
-        m_stack.push_back(Frame{place(std::move(container)), {}});
-        return true;
-    }
-    bool close() {
-        m_stack.pop_back();
-        return true;
-    }
-    // Pointer of the innermost open container.
-    std::string pointer() const {
-        std::string out;
-        for (size_t i = 0; i + 1 < m_stack.size(); ++i) {
-            const Json& c = *m_stack[i].container;
-            out = c.is_array() ? out + "/" + std::to_string(c.size() - 1) : childPointer(out, m_stack[i].key);
-        }
-        return out;
-    }
-
-    Json& m_root;
-    std::vector<Frame> m_stack;
-};
-
-// "[json.exception.parse_error.101] parse error at line 1, column 2: syntax error …" → "syntax error …"
-std::string stripNlohmannPrefix(std::string text) {
-    if (auto p = text.find("] "); p != std::string::npos && text.rfind('[', 0) == 0) text.erase(0, p + 2);
-    if (text.rfind("parse error", 0) == 0)
-        if (auto p = text.find(": "); p != std::string::npos) text.erase(0, p + 2);
-    return text;
-}
-
-// "line:column" (1-based) of the byte at 1-based `position`, the form nlohmann's sax parser reports.
-std::string lineColumn(std::string_view text, size_t position) {
-    const size_t offset = std::min(position == 0 ? 0 : position - 1, text.size());
-    const std::string_view before = text.substr(0, offset);
-    const size_t line = 1 + static_cast<size_t>(std::count(before.begin(), before.end(), '\n'));
-    const size_t lastNewline = before.rfind('\n');
-    const size_t column = lastNewline == std::string_view::npos ? offset + 1 : offset - lastNewline;
-    return std::to_string(line) + ":" + std::to_string(column);
-}
-
-Status parseText(std::string_view text, std::string_view origin, Json& out) {
-    DomBuilder builder(out);
-    bool parsed = false;
-    try {
-        parsed = Json::sax_parse(text.begin(), text.end(), &builder, Json::input_format_t::json, /*strict=*/true,
-                                 /*ignore_comments=*/true);
-    } catch (const Json::exception& ex) {
-        return makeError("hardware.syntax", stripNlohmannPrefix(ex.what()), std::string(origin));
-    }
-    if (builder.syntaxError)
-        return makeError("hardware.syntax", stripNlohmannPrefix(builder.message),
-                         std::string(origin) + ":" + lineColumn(text, builder.position));
-    if (builder.duplicateKey)
-        return makeError("hardware.format",
-                         "key '" + *builder.duplicateKey + "' appears twice in one object (in " + std::string(origin) + ")",
-                         builder.duplicatePointer);
-    if (!parsed) return makeError("hardware.syntax", "the JSON text could not be parsed", std::string(origin));
-    return {};
+// Names the spec an error is in: a syntax error in `where` ("<origin>:<line>:<column>", or just
+// the origin), any other error, whose `where` is a JSON Pointer, in the message.
+Error located(Error e, const std::string& origin) {
+    if (e.code == kSyntaxCode) e.where = e.where.empty() ? origin : origin + ":" + e.where;
+    else e.message += " (in " + origin + ")";
+    return e;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -211,14 +87,12 @@ enum class Range {
 };
 
 // Reads one spec document. Every error is hardware.format with the JSON Pointer of the bad value
-// as `where` and the origin named in the message.
+// as `where`; parseHardware names the origin in the message.
 class SpecReader {
 public:
-    explicit SpecReader(std::string_view origin) : m_origin(origin) {}
-
     Result<HardwareSpec> read(const Json& doc) {
         HardwareSpec spec;
-        if (!doc.is_object()) return typeError("", "an object", doc);
+        if (!doc.is_object()) return kSpecJson.typeError("", "an object", doc);
         std::string format;
         CFP_HW_ASSIGN(format, requiredString(doc, "", "format"));
         if (format != kHardwareFormatName)
@@ -273,70 +147,48 @@ public:
 
 private:
     Error fail(const std::string& ptr, const std::string& detail) const {
-        return makeError("hardware.format", detail + " (in " + m_origin + ")", ptr);
-    }
-
-    Error typeError(const std::string& ptr, std::string_view expected, const Json& j) const {
-        return fail(ptr, "expected " + std::string(expected) + ", got " + j.type_name());
+        return makeError("hardware.format", detail, ptr);
     }
 
     Status checkKeys(const Json& obj, const std::string& ptr, std::span<const std::string_view> allowed) const {
-        for (auto it = obj.begin(); it != obj.end(); ++it) {
-            const std::string& key = it.key();
-            if (std::find(allowed.begin(), allowed.end(), key) != allowed.end()) continue;
-            std::string detail = "unknown field '" + key + "'";
-            // A near miss is most likely a typo or a unit mix-up ("memory_gb" for "memory_gib").
-            std::string_view best;
-            size_t bestDistance = 3;
-            for (std::string_view candidate : allowed) {
-                const size_t d = editDistance(key, candidate);
-                if (d < bestDistance) {
-                    bestDistance = d;
-                    best = candidate;
-                }
+        const std::string* key = firstUnknownKey(obj, allowed);
+        if (!key) return {};
+        Error e = kSpecJson.unknownField(ptr, *key);
+        // A near miss is most likely a typo or a unit mix-up ("memory_gb" for "memory_gib").
+        std::string_view best;
+        size_t bestDistance = 3;
+        for (std::string_view candidate : allowed) {
+            const size_t d = editDistance(*key, candidate);
+            if (d < bestDistance) {
+                bestDistance = d;
+                best = candidate;
             }
-            if (!best.empty()) detail += "; did you mean '" + std::string(best) + "'?";
-            return fail(childPointer(ptr, key), detail);
         }
-        return {};
-    }
-
-    Result<const Json*> required(const Json& obj, const std::string& ptr, std::string_view key) const {
-        auto it = obj.find(key);
-        if (it == obj.end()) return fail(childPointer(ptr, key), "missing required field '" + std::string(key) + "'");
-        return &*it;
+        if (!best.empty()) e.message += "; did you mean '" + std::string(best) + "'?";
+        return e;
     }
 
     Result<std::string> requiredString(const Json& obj, const std::string& ptr, std::string_view key) const {
         const Json* j = nullptr;
-        CFP_HW_ASSIGN(j, required(obj, ptr, key));
-        if (!j->is_string()) return typeError(childPointer(ptr, key), "a string", *j);
-        return j->get<std::string>();
+        CFP_HW_ASSIGN(j, kSpecJson.member(obj, ptr, key));
+        return kSpecJson.string(*j, childPointer(ptr, key));
     }
 
     Result<int64_t> requiredInt(const Json& obj, const std::string& ptr, std::string_view key) const {
         const Json* j = nullptr;
-        CFP_HW_ASSIGN(j, required(obj, ptr, key));
-        const std::string at = childPointer(ptr, key);
-        if (j->is_number_unsigned()) {
-            const auto u = j->get<uint64_t>();
-            if (u > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
-                return fail(at, j->dump() + " does not fit a 64-bit signed integer");
-            return static_cast<int64_t>(u);
-        }
-        if (j->is_number_integer()) return j->get<int64_t>();
-        return typeError(at, "an integer", *j);
+        CFP_HW_ASSIGN(j, kSpecJson.member(obj, ptr, key));
+        return kSpecJson.int64(*j, childPointer(ptr, key));
     }
 
     Result<bool> requiredBool(const Json& obj, const std::string& ptr, std::string_view key) const {
         const Json* j = nullptr;
-        CFP_HW_ASSIGN(j, required(obj, ptr, key));
-        if (!j->is_boolean()) return typeError(childPointer(ptr, key), "true or false", *j);
+        CFP_HW_ASSIGN(j, kSpecJson.member(obj, ptr, key));
+        if (!j->is_boolean()) return kSpecJson.typeError(childPointer(ptr, key), "true or false", *j);
         return j->get<bool>();
     }
 
     Result<double> number(const Json& j, const std::string& at, Range range) const {
-        if (!j.is_number()) return typeError(at, "a number", j);
+        if (!j.is_number()) return kSpecJson.typeError(at, "a number", j);
         const double v = j.get<double>();
         // JSON has no infinity and the parser rejects literals that overflow (1e999); checked here
         // too, since an infinite rate would silently zero every time the cost model computes.
@@ -357,15 +209,15 @@ private:
 
     Result<double> requiredNumber(const Json& obj, const std::string& ptr, std::string_view key, Range range) const {
         const Json* j = nullptr;
-        CFP_HW_ASSIGN(j, required(obj, ptr, key));
+        CFP_HW_ASSIGN(j, kSpecJson.member(obj, ptr, key));
         return number(*j, childPointer(ptr, key), range);
     }
 
     Result<std::vector<std::string>> stringList(const Json& j, const std::string& ptr) const {
-        if (!j.is_array()) return typeError(ptr, "an array of strings", j);
+        if (!j.is_array()) return kSpecJson.typeError(ptr, "an array of strings", j);
         std::vector<std::string> out;
         for (size_t i = 0; i < j.size(); ++i) {
-            if (!j[i].is_string()) return typeError(ptr + "/" + std::to_string(i), "a string", j[i]);
+            if (!j[i].is_string()) return kSpecJson.typeError(childPointer(ptr, i), "a string", j[i]);
             out.push_back(j[i].get<std::string>());
         }
         return out;
@@ -373,9 +225,9 @@ private:
 
     Status readPeakFlops(const Json& doc, HardwareSpec& spec) const {
         const Json* peak = nullptr;
-        CFP_HW_ASSIGN(peak, required(doc, "", "peak_tflops"));
+        CFP_HW_ASSIGN(peak, kSpecJson.member(doc, "", "peak_tflops"));
         const std::string ptr = "/peak_tflops";
-        if (!peak->is_object()) return typeError(ptr, "an object", *peak);
+        if (!peak->is_object()) return kSpecJson.typeError(ptr, "an object", *peak);
         for (auto it = peak->begin(); it != peak->end(); ++it) {
             const std::string& key = it.key();
             if (key == kVectorKey) continue;
@@ -395,9 +247,9 @@ private:
 
     Result<LinkSpec> link(const Json& doc, std::string_view key) const {
         const Json* obj = nullptr;
-        CFP_HW_ASSIGN(obj, required(doc, "", key));
+        CFP_HW_ASSIGN(obj, kSpecJson.member(doc, "", key));
         const std::string ptr = childPointer("", key);
-        if (!obj->is_object()) return typeError(ptr, "an object", *obj);
+        if (!obj->is_object()) return kSpecJson.typeError(ptr, "an object", *obj);
         static constexpr std::string_view kLinkFields[] = {"name", "bandwidth_gb_per_s", "latency_us", "supports_tree"};
         CFP_TRY(checkKeys(*obj, ptr, kLinkFields));
 
@@ -413,8 +265,6 @@ private:
         CFP_HW_ASSIGN(out.supportsTree, requiredBool(*obj, ptr, "supports_tree"));
         return out;
     }
-
-    std::string m_origin;
 };
 
 #undef CFP_HW_ASSIGN
@@ -470,10 +320,10 @@ std::optional<std::string_view> builtinHardwareJson(std::string_view id) {
 Result<HardwareSpec> parseHardware(std::string_view jsonText, std::string_view origin) {
     const std::string originText(origin);
     try {
-        Json doc;
-        CFP_TRY(parseText(jsonText, originText, doc));
-        auto spec = SpecReader(originText).read(doc);
-        if (!spec) return spec.error();
+        auto doc = kSpecJson.parse(jsonText);
+        if (!doc) return located(doc.error(), originText);
+        auto spec = SpecReader().read(*doc);
+        if (!spec) return located(spec.error(), originText);
         spec->id = idFromOrigin(origin);
         return spec;
     } catch (const std::bad_alloc&) {

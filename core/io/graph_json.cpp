@@ -11,6 +11,7 @@
 #include <unordered_map>
 
 #include "io/atomic_file.h"
+#include "io/strict_json.h"
 
 namespace cfp {
 
@@ -197,150 +198,15 @@ void writeNode(std::string& out, const Graph& graph, const Op& op) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Parsing text into a DOM, with exact error locations.
-
-std::string escapePointerToken(std::string_view token) {
-    std::string out;
-    for (char c : token) {
-        if (c == '~') out += "~0";
-        else if (c == '/') out += "~1";
-        else out += c;
-    }
-    return out;
-}
-
-std::string childPointer(const std::string& parent, std::string_view key) {
-    return parent + "/" + escapePointerToken(key);
-}
-std::string childPointer(const std::string& parent, size_t index) { return parent + "/" + std::to_string(index); }
-
-// Builds the DOM from SAX events, rejecting an object that repeats a key (nlohmann's own DOM
-// parser silently keeps the last one, hiding typos and merge accidents) with the key's JSON
-// Pointer, and recording where a syntax error is. nlohmann's callback parser could check keys too,
-// but it rescans the parent container at every object end, which is quadratic in the node count.
-class DomBuilder : public nlohmann::json_sax<Json> {
-public:
-    explicit DomBuilder(Json& root) : m_root(root) {}
-
-    bool null() override { return add(Json(nullptr)); }
-    bool boolean(bool v) override { return add(Json(v)); }
-    bool number_integer(number_integer_t v) override { return add(Json(v)); }
-    bool number_unsigned(number_unsigned_t v) override { return add(Json(v)); }
-    bool number_float(number_float_t v, const string_t&) override { return add(Json(v)); }
-    bool string(string_t& v) override { return add(Json(std::move(v))); }
-    bool binary(binary_t& v) override { return add(Json::binary(std::move(v))); }
-    bool start_object(std::size_t) override { return open(Json::object()); }
-    bool start_array(std::size_t) override { return open(Json::array()); }
-    bool end_object() override { return close(); }
-    bool end_array() override { return close(); }
-    bool key(string_t& key) override {
-        Frame& top = m_stack.back();
-        if (top.container->contains(key)) {
-            duplicateKey = key;
-            duplicatePointer = childPointer(pointer(m_stack.size() - 1), key);
-            return false;  // stops the parse
-        }
-        top.key = std::move(key);
-        return true;
-    }
-    bool parse_error(std::size_t lastRead, const std::string&, const nlohmann::detail::exception& ex) override {
-        // nlohmann's `last_token` is not reliable enough to find the token's start (it may hold
-        // earlier text or a placeholder like "<end of input>"), so the location is where the
-        // parser stopped: the last byte of the offending token, or just past the end of the input.
-        syntaxError = true;
-        position = lastRead;
-        message = ex.what();
-        return false;
-    }
-
-    std::optional<std::string> duplicateKey;
-    std::string duplicatePointer;
-    bool syntaxError = false;
-    size_t position = 0;  // 1-based index of the last byte read (size + 1 at end of input)
-    std::string message;
-
-private:
-    struct Frame {
-        Json* container;
-        std::string key;  // key of the member being read, for objects
-    };
-
-    // Places `v` in the innermost open container (or as the root) and returns where it lives.
-    Json* place(Json&& v) {
-        if (m_stack.empty()) {
-            m_root = std::move(v);
-            return &m_root;
-        }
-        Frame& top = m_stack.back();
-        if (top.container->is_array()) {
-            top.container->get_ref<Json::array_t&>().push_back(std::move(v));
-            return &top.container->get_ref<Json::array_t&>().back();
-        }
-        return &top.container->get_ref<Json::object_t&>().emplace(top.key, std::move(v)).first->second;
-    }
-    bool add(Json&& v) {
-        place(std::move(v));
-        return true;
-    }
-    bool open(Json&& container) {
-        m_stack.push_back(Frame{place(std::move(container)), {}});
-        return true;
-    }
-    bool close() {
-        m_stack.pop_back();
-        return true;
-    }
-    // Pointer of the container in frame `depth` (the element being filled is each array's last).
-    std::string pointer(size_t depth) const {
-        std::string out;
-        for (size_t i = 0; i < depth; ++i) {
-            const Json& c = *m_stack[i].container;
-            out = c.is_array() ? childPointer(out, c.size() - 1) : childPointer(out, m_stack[i].key);
-        }
-        return out;
-    }
-
-    Json& m_root;
-    std::vector<Frame> m_stack;
-};
-
-// "[json.exception.parse_error.101] parse error at line 1, column 2: syntax error …" → "syntax error …"
-std::string stripNlohmannPrefix(std::string text) {
-    if (auto p = text.find("] "); p != std::string::npos && text.rfind('[', 0) == 0) text.erase(0, p + 2);
-    if (text.rfind("parse error", 0) == 0)
-        if (auto p = text.find(": "); p != std::string::npos) text.erase(0, p + 2);
-    return text;
-}
-
-// 1-based line and column of the byte at 1-based `position`.
-std::string lineColumn(std::string_view text, size_t position) {
-    const size_t offset = std::min(position == 0 ? 0 : position - 1, text.size());
-    const std::string_view before = text.substr(0, offset);
-    const size_t line = 1 + static_cast<size_t>(std::count(before.begin(), before.end(), '\n'));
-    const size_t lastNewline = before.rfind('\n');
-    const size_t column = lastNewline == std::string_view::npos ? offset + 1 : offset - lastNewline;
-    return std::to_string(line) + ":" + std::to_string(column);
-}
-
-Status parseText(std::string_view text, Json& out) {
-    DomBuilder builder(out);
-    bool parsed = false;
-    try {
-        parsed = Json::sax_parse(text.begin(), text.end(), &builder);
-    } catch (const Json::exception& ex) {
-        return makeError("json.parse", stripNlohmannPrefix(ex.what()));
-    }
-    if (builder.duplicateKey)
-        return makeError("json.duplicate_key", "key '" + *builder.duplicateKey + "' appears twice in one object",
-                         builder.duplicatePointer);
-    if (builder.syntaxError)
-        return makeError("json.parse", stripNlohmannPrefix(builder.message), lineColumn(text, builder.position));
-    if (!parsed) return makeError("json.parse", "the JSON text could not be parsed");
-    return {};
-}
-
-// ---------------------------------------------------------------------------------------------
 // Reading the DOM into a graph.
+
+// The graph format's codes for the strict reader's errors (io/strict_json.h).
+constexpr StrictJson kGraphJson{.syntaxCode = "json.parse",
+                                .duplicateKeyCode = "json.duplicate_key",
+                                .typeCode = "json.type",
+                                .missingFieldCode = "json.missing_field",
+                                .unknownFieldCode = "json.unknown_field",
+                                .outOfRangeCode = "json.out_of_range"};
 
 #define CFP_IO_ASSIGN(lhs, expr)                     \
     do {                                             \
@@ -351,52 +217,26 @@ Status parseText(std::string_view text, Json& out) {
 
 enum class Need { Required, Optional };
 
-Error typeError(const std::string& ptr, std::string_view expected, const Json& j) {
-    return makeError("json.type", "expected " + std::string(expected) + ", got " + j.type_name(), ptr);
-}
-
 // The member `key` of `obj` (at `ptr`), nullptr when optional and absent.
 Result<const Json*> member(const Json& obj, const std::string& ptr, std::string_view key, Need need) {
     auto it = obj.find(key);
-    if (it == obj.end()) {
-        if (need == Need::Optional) return static_cast<const Json*>(nullptr);
-        return makeError("json.missing_field", "missing required field '" + std::string(key) + "'",
-                         childPointer(ptr, key));
-    }
-    return &*it;
+    if (it != obj.end()) return &*it;
+    if (need == Need::Optional) return static_cast<const Json*>(nullptr);
+    return kGraphJson.missingField(ptr, key);
 }
 
 Status checkKeys(const Json& obj, const std::string& ptr, std::span<const std::string_view> allowed,
                  std::string_view owner) {
-    for (auto it = obj.begin(); it != obj.end(); ++it) {
-        const std::string& key = it.key();
-        if (std::find(allowed.begin(), allowed.end(), key) != allowed.end()) continue;
-        std::string message = isAnyAttributeField(key) && !owner.empty()
-                                  ? std::string(owner) + " does not take attribute '" + key + "'"
-                                  : "unknown field '" + key + "'";
-        return makeError("json.unknown_field", std::move(message), childPointer(ptr, key));
-    }
-    return {};
-}
-
-Result<std::string> asString(const Json& j, const std::string& ptr) {
-    if (!j.is_string()) return typeError(ptr, "a string", j);
-    return j.get<std::string>();
-}
-
-Result<int64_t> asInt(const Json& j, const std::string& ptr) {
-    if (j.is_number_unsigned()) {
-        const auto u = j.get<uint64_t>();
-        if (u > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
-            return makeError("json.out_of_range", std::to_string(u) + " does not fit a 64-bit signed integer", ptr);
-        return static_cast<int64_t>(u);
-    }
-    if (j.is_number_integer()) return j.get<int64_t>();
-    return typeError(ptr, "an integer", j);
+    const std::string* key = firstUnknownKey(obj, allowed);
+    if (!key) return {};
+    Error e = kGraphJson.unknownField(ptr, *key);
+    if (isAnyAttributeField(*key) && !owner.empty())
+        e.message = std::string(owner) + " does not take attribute '" + *key + "'";
+    return e;
 }
 
 Result<std::vector<int64_t>> asIntList(const Json& j, const std::string& ptr) {
-    if (!j.is_array()) return typeError(ptr, "an array of integers", j);
+    if (!j.is_array()) return kGraphJson.typeError(ptr, "an array of integers", j);
     std::vector<int64_t> out;
     out.reserve(j.size());
     for (size_t i = 0; i < j.size(); ++i) {
@@ -405,7 +245,7 @@ Result<std::vector<int64_t>> asIntList(const Json& j, const std::string& ptr) {
             continue;
         }
         int64_t v = 0;
-        CFP_IO_ASSIGN(v, asInt(j[i], childPointer(ptr, i)));
+        CFP_IO_ASSIGN(v, kGraphJson.int64(j[i], childPointer(ptr, i)));
         out.push_back(v);
     }
     return out;
@@ -415,7 +255,7 @@ template <typename Enum>
 Result<Enum> asEnum(const Json& j, const std::string& ptr, std::optional<Enum> (*parse)(std::string_view),
                     std::string_view what) {
     std::string text;
-    CFP_IO_ASSIGN(text, asString(j, ptr));
+    CFP_IO_ASSIGN(text, kGraphJson.string(j, ptr));
     auto v = parse(text);
     if (!v) return makeError("json.bad_value", "unknown " + std::string(what) + " '" + text + "'", ptr);
     return *v;
@@ -430,7 +270,7 @@ Result<double> asLiteralValue(const Json& j, const std::string& ptr) {
         if (s == "-inf") return -std::numeric_limits<double>::infinity();
         return makeError("json.bad_value", "literal strings are \"nan\", \"inf\" and \"-inf\", got '" + s + "'", ptr);
     }
-    return typeError(ptr, "a number (or \"nan\", \"inf\", \"-inf\")", j);
+    return kGraphJson.typeError(ptr, "a number (or \"nan\", \"inf\", \"-inf\")", j);
 }
 
 // Reads an object of integer lists and integers; `lists` default to [] when absent, `ints` are
@@ -447,7 +287,7 @@ struct IntField {
 
 Status readDimensionObject(const Json& j, const std::string& ptr, std::span<const IntListField> lists,
                            std::span<const IntField> ints) {
-    if (!j.is_object()) return typeError(ptr, "an object", j);
+    if (!j.is_object()) return kGraphJson.typeError(ptr, "an object", j);
     std::vector<std::string_view> allowed;
     for (const auto& f : lists) allowed.push_back(f.name);
     for (const auto& f : ints) allowed.push_back(f.name);
@@ -460,7 +300,7 @@ Status readDimensionObject(const Json& j, const std::string& ptr, std::span<cons
     for (const auto& f : ints) {
         const Json* v = nullptr;
         CFP_IO_ASSIGN(v, member(j, ptr, f.name, Need::Required));
-        CFP_IO_ASSIGN(*f.target, asInt(*v, childPointer(ptr, f.name)));
+        CFP_IO_ASSIGN(*f.target, kGraphJson.int64(*v, childPointer(ptr, f.name)));
     }
     return {};
 }
@@ -497,7 +337,7 @@ Status DocumentReader::readAttributes(const Json& j, const std::string& ptr, Op&
         case OpKind::Constant: {
             CFP_IO_ASSIGN(v, field("literal"));
             const std::string lp = ptr + "/literal";
-            if (!v->is_array()) return typeError(lp, "an array of numbers", *v);
+            if (!v->is_array()) return kGraphJson.typeError(lp, "an array of numbers", *v);
             if (static_cast<int64_t>(v->size()) > m_limits.maxLiteralValues)
                 return makeError("json.limit", "literal has " + std::to_string(v->size()) + " values, more than the limit of " +
                                                    std::to_string(m_limits.maxLiteralValues), lp);
@@ -516,7 +356,7 @@ Status DocumentReader::readAttributes(const Json& j, const std::string& ptr, Op&
         case OpKind::Iota: {
             CFP_IO_ASSIGN(v, field("iota_dimension"));
             int64_t dim = 0;
-            CFP_IO_ASSIGN(dim, asInt(*v, ptr + "/iota_dimension"));
+            CFP_IO_ASSIGN(dim, kGraphJson.int64(*v, ptr + "/iota_dimension"));
             a.dimensions = {dim};
             break;
         }
@@ -578,7 +418,7 @@ Status DocumentReader::readAttributes(const Json& j, const std::string& ptr, Op&
         }
         case OpKind::CustomCall:
             CFP_IO_ASSIGN(v, field("custom_call_target"));
-            CFP_IO_ASSIGN(a.target, asString(*v, ptr + "/custom_call_target"));
+            CFP_IO_ASSIGN(a.target, kGraphJson.string(*v, ptr + "/custom_call_target"));
             break;
         default: break;
     }
@@ -586,17 +426,17 @@ Status DocumentReader::readAttributes(const Json& j, const std::string& ptr, Op&
 }
 
 Status DocumentReader::readNode(const Json& j, const std::string& ptr, Draft& d) const {
-    if (!j.is_object()) return typeError(ptr, "an object", j);
+    if (!j.is_object()) return kGraphJson.typeError(ptr, "an object", j);
     Op& op = d.op;
     const Json* v = nullptr;
 
     CFP_IO_ASSIGN(v, member(j, ptr, "name", Need::Required));
-    CFP_IO_ASSIGN(op.name, asString(*v, ptr + "/name"));
+    CFP_IO_ASSIGN(op.name, kGraphJson.string(*v, ptr + "/name"));
     if (op.name.empty()) return makeError("graph.bad_name", "node name is empty", ptr + "/name");
 
     CFP_IO_ASSIGN(v, member(j, ptr, "op", Need::Required));
     std::string kindName;
-    CFP_IO_ASSIGN(kindName, asString(*v, ptr + "/op"));
+    CFP_IO_ASSIGN(kindName, kGraphJson.string(*v, ptr + "/op"));
     auto kind = parseOpKind(kindName);
     if (!kind) return makeError("graph.unknown_op", "unknown op kind '" + kindName + "'", ptr + "/op");
     op.kind = *kind;
@@ -607,7 +447,7 @@ Status DocumentReader::readNode(const Json& j, const std::string& ptr, Draft& d)
 
     CFP_IO_ASSIGN(v, member(j, ptr, "type", Need::Required));
     std::string typeText;
-    CFP_IO_ASSIGN(typeText, asString(*v, ptr + "/type"));
+    CFP_IO_ASSIGN(typeText, kGraphJson.string(*v, ptr + "/type"));
     auto type = parseTensorType(typeText);
     if (!type) return makeError(type.error().code, type.error().message, ptr + "/type");
     op.type = std::move(*type);
@@ -615,7 +455,7 @@ Status DocumentReader::readNode(const Json& j, const std::string& ptr, Draft& d)
     CFP_IO_ASSIGN(v, member(j, ptr, "operands", Need::Optional));
     if (v) {
         const std::string optr = ptr + "/operands";
-        if (!v->is_array()) return typeError(optr, "an array of node names", *v);
+        if (!v->is_array()) return kGraphJson.typeError(optr, "an array of node names", *v);
         d.operandNames.reserve(v->size());
         for (size_t i = 0; i < v->size(); ++i) {
             if ((*v)[i].is_string()) {  // fast path: no pointer string
@@ -623,7 +463,7 @@ Status DocumentReader::readNode(const Json& j, const std::string& ptr, Draft& d)
                 continue;
             }
             std::string name;
-            CFP_IO_ASSIGN(name, asString((*v)[i], childPointer(optr, i)));
+            CFP_IO_ASSIGN(name, kGraphJson.string((*v)[i], childPointer(optr, i)));
             d.operandNames.push_back(std::move(name));
         }
     }
@@ -631,16 +471,16 @@ Status DocumentReader::readNode(const Json& j, const std::string& ptr, Draft& d)
     CFP_IO_ASSIGN(v, member(j, ptr, "phase", Need::Optional));
     if (v) CFP_IO_ASSIGN(op.phase, asEnum<Phase>(*v, ptr + "/phase", parsePhase, "phase"));
     CFP_IO_ASSIGN(v, member(j, ptr, "scope", Need::Optional));
-    if (v) CFP_IO_ASSIGN(op.scope, asString(*v, ptr + "/scope"));
+    if (v) CFP_IO_ASSIGN(op.scope, kGraphJson.string(*v, ptr + "/scope"));
 
     CFP_TRY(readAttributes(j, ptr, op));
 
     CFP_IO_ASSIGN(v, member(j, ptr, "derived_from", Need::Optional));
-    if (v) CFP_IO_ASSIGN(d.derivedFromName, asString(*v, ptr + "/derived_from"));
+    if (v) CFP_IO_ASSIGN(d.derivedFromName, kGraphJson.string(*v, ptr + "/derived_from"));
     CFP_IO_ASSIGN(v, member(j, ptr, "derived_operand", Need::Optional));
     if (v) {
         int64_t operand = 0;
-        CFP_IO_ASSIGN(operand, asInt(*v, ptr + "/derived_operand"));
+        CFP_IO_ASSIGN(operand, kGraphJson.int64(*v, ptr + "/derived_operand"));
         if (operand < std::numeric_limits<int32_t>::min() || operand > std::numeric_limits<int32_t>::max())
             return makeError("json.out_of_range", "derived_operand " + std::to_string(operand) + " does not fit 32 bits",
                              ptr + "/derived_operand");
@@ -652,18 +492,18 @@ Status DocumentReader::readNode(const Json& j, const std::string& ptr, Draft& d)
 std::string nodePointer(size_t index) { return "/nodes/" + std::to_string(index); }
 
 Result<Graph> DocumentReader::read(const Json& doc) {
-    if (!doc.is_object()) return typeError("", "an object", doc);
+    if (!doc.is_object()) return kGraphJson.typeError("", "an object", doc);
     const Json* v = nullptr;
 
     CFP_IO_ASSIGN(v, member(doc, "", "format", Need::Required));
     std::string format;
-    CFP_IO_ASSIGN(format, asString(*v, "/format"));
+    CFP_IO_ASSIGN(format, kGraphJson.string(*v, "/format"));
     if (format != kGraphFormatName)
         return makeError("json.bad_format", "format is '" + format + "', expected '" + std::string(kGraphFormatName) + "'",
                          "/format");
     CFP_IO_ASSIGN(v, member(doc, "", "version", Need::Required));
     int64_t version = 0;
-    CFP_IO_ASSIGN(version, asInt(*v, "/version"));
+    CFP_IO_ASSIGN(version, kGraphJson.int64(*v, "/version"));
     if (version != kGraphFormatVersion)
         return makeError("json.unsupported_version", "version " + std::to_string(version) + " is not supported (this reader knows version " +
                                                          std::to_string(kGraphFormatVersion) + ")",
@@ -675,13 +515,13 @@ Result<Graph> DocumentReader::read(const Json& doc) {
     CFP_IO_ASSIGN(v, member(doc, "", "name", Need::Optional));
     if (v) {
         std::string name;
-        CFP_IO_ASSIGN(name, asString(*v, "/name"));
+        CFP_IO_ASSIGN(name, kGraphJson.string(*v, "/name"));
         graph.setName(std::move(name));
     }
 
     CFP_IO_ASSIGN(v, member(doc, "", "nodes", Need::Required));
     const Json& nodes = *v;
-    if (!nodes.is_array()) return typeError("/nodes", "an array of nodes", nodes);
+    if (!nodes.is_array()) return kGraphJson.typeError("/nodes", "an array of nodes", nodes);
     const int64_t maxNodes = std::min<int64_t>(m_limits.maxNodes, std::numeric_limits<OpId>::max());
     if (static_cast<int64_t>(nodes.size()) > maxNodes)
         return makeError("json.limit", std::to_string(nodes.size()) + " nodes, more than the limit of " +
@@ -783,10 +623,10 @@ Result<Graph> DocumentReader::read(const Json& doc) {
     std::vector<int32_t> outputs;
     CFP_IO_ASSIGN(v, member(doc, "", "outputs", Need::Optional));
     if (v) {
-        if (!v->is_array()) return typeError("/outputs", "an array of node names", *v);
+        if (!v->is_array()) return kGraphJson.typeError("/outputs", "an array of node names", *v);
         for (size_t k = 0; k < v->size(); ++k) {
             std::string name;
-            CFP_IO_ASSIGN(name, asString((*v)[k], childPointer("/outputs", k)));
+            CFP_IO_ASSIGN(name, kGraphJson.string((*v)[k], childPointer("/outputs", k)));
             const int32_t idx = lookup(name);
             if (idx < 0)
                 return makeError("graph.dangling_output", "output '" + name + "' names no node", childPointer("/outputs", k));
@@ -829,9 +669,9 @@ Error located(Error e, const std::string& sourceName) {
 
 Result<Graph> readGraphJson(std::string_view text, const std::string& sourceName, const GraphReadLimits& limits) {
     try {
-        Json doc;
-        if (auto s = parseText(text, doc); !s) return located(s.error(), sourceName);
-        auto graph = DocumentReader(limits).read(doc);
+        auto doc = kGraphJson.parse(text);
+        if (!doc) return located(doc.error(), sourceName);
+        auto graph = DocumentReader(limits).read(*doc);
         if (!graph) return located(graph.error(), sourceName);
         return graph;
     } catch (const std::bad_alloc&) {

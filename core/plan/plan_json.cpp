@@ -5,10 +5,12 @@
 #include <initializer_list>
 #include <limits>
 #include <optional>
+#include <span>
 #include <unordered_map>
 #include <utility>
 
 #include "io/atomic_file.h"
+#include "io/strict_json.h"
 
 namespace cfp {
 
@@ -37,19 +39,6 @@ std::optional<Provenance> parseProvenance(std::string_view name) {
         if (provenanceName(p) == name) return p;
     return std::nullopt;
 }
-
-std::string escapePointerToken(std::string_view token) {
-    std::string out;
-    for (char c : token) {
-        if (c == '~') out += "~0";
-        else if (c == '/') out += "~1";
-        else out += c;
-    }
-    return out;
-}
-
-std::string child(const std::string& parent, std::string_view key) { return parent + "/" + escapePointerToken(key); }
-std::string child(const std::string& parent, size_t index) { return parent + "/" + std::to_string(index); }
 
 // ---------------------------------------------------------------------------------------------
 // Writer: the document as ordered_json.
@@ -214,123 +203,10 @@ void printValue(std::string& out, const OJson& j, size_t indent, bool oneLine) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Reader: text to DOM, rejecting repeated keys and locating syntax errors.
+// Reader: text to DOM (io/strict_json.h), rejecting repeated keys and locating syntax errors.
+// Every error but a syntax error is plan.format.
 
-class DomBuilder : public nlohmann::json_sax<Json> {
-public:
-    explicit DomBuilder(Json& root) : m_root(root) {}
-
-    bool null() override { return add(Json(nullptr)); }
-    bool boolean(bool v) override { return add(Json(v)); }
-    bool number_integer(number_integer_t v) override { return add(Json(v)); }
-    bool number_unsigned(number_unsigned_t v) override { return add(Json(v)); }
-    bool number_float(number_float_t v, const string_t&) override { return add(Json(v)); }
-    bool string(string_t& v) override { return add(Json(std::move(v))); }
-    bool binary(binary_t& v) override { return add(Json::binary(std::move(v))); }
-    bool start_object(std::size_t) override { return open(Json::object()); }
-    bool start_array(std::size_t) override { return open(Json::array()); }
-    bool end_object() override { return close(); }
-    bool end_array() override { return close(); }
-    bool key(string_t& key) override {
-        Frame& top = m_stack.back();
-        if (top.container->contains(key)) {
-            duplicateKey = key;
-            duplicatePointer = child(pointer(m_stack.size() - 1), key);
-            return false;
-        }
-        top.key = std::move(key);
-        return true;
-    }
-    bool parse_error(std::size_t lastRead, const std::string&, const nlohmann::detail::exception& ex) override {
-        syntaxError = true;
-        position = lastRead;
-        message = ex.what();
-        return false;
-    }
-
-    std::optional<std::string> duplicateKey;
-    std::string duplicatePointer;
-    bool syntaxError = false;
-    size_t position = 0;  // 1-based index of the last byte read
-    std::string message;
-
-private:
-    struct Frame {
-        Json* container;
-        std::string key;
-    };
-
-    Json* place(Json&& v) {
-        if (m_stack.empty()) {
-            m_root = std::move(v);
-            return &m_root;
-        }
-        Frame& top = m_stack.back();
-        if (top.container->is_array()) {
-            auto& array = top.container->get_ref<Json::array_t&>();
-            array.push_back(std::move(v));
-            return &array.back();
-        }
-        return &top.container->get_ref<Json::object_t&>().emplace(top.key, std::move(v)).first->second;
-    }
-    bool add(Json&& v) {
-        place(std::move(v));
-        return true;
-    }
-    bool open(Json&& container) {
-        m_stack.push_back(Frame{place(std::move(container)), {}});
-        return true;
-    }
-    bool close() {
-        m_stack.pop_back();
-        return true;
-    }
-    std::string pointer(size_t depth) const {
-        std::string out;
-        for (size_t i = 0; i < depth; ++i) {
-            const Json& c = *m_stack[i].container;
-            out = c.is_array() ? child(out, c.size() - 1) : child(out, m_stack[i].key);
-        }
-        return out;
-    }
-
-    Json& m_root;
-    std::vector<Frame> m_stack;
-};
-
-// "[json.exception.parse_error.101] parse error at line 1, column 2: syntax error …" → "syntax error …"
-std::string stripNlohmannPrefix(std::string message) {
-    if (auto p = message.find("] "); p != std::string::npos && message.rfind('[', 0) == 0) message.erase(0, p + 2);
-    if (message.rfind("parse error", 0) == 0)
-        if (auto p = message.find(": "); p != std::string::npos) message.erase(0, p + 2);
-    return message;
-}
-
-std::string lineColumn(std::string_view text, size_t position) {
-    const size_t offset = std::min(position == 0 ? 0 : position - 1, text.size());
-    const std::string_view before = text.substr(0, offset);
-    const size_t line = 1 + static_cast<size_t>(std::count(before.begin(), before.end(), '\n'));
-    const size_t lastNewline = before.rfind('\n');
-    const size_t column = lastNewline == std::string_view::npos ? offset + 1 : offset - lastNewline;
-    return std::to_string(line) + ":" + std::to_string(column);
-}
-
-Status parseText(std::string_view text, Json& out) {
-    DomBuilder builder(out);
-    bool parsed = false;
-    try {
-        parsed = Json::sax_parse(text.begin(), text.end(), &builder);
-    } catch (const Json::exception& ex) {
-        return makeError("plan.syntax", stripNlohmannPrefix(ex.what()));
-    }
-    if (builder.duplicateKey)
-        return makeError("plan.format", "key '" + *builder.duplicateKey + "' appears twice in one object",
-                         builder.duplicatePointer);
-    if (builder.syntaxError)
-        return makeError("plan.syntax", stripNlohmannPrefix(builder.message), lineColumn(text, builder.position));
-    if (!parsed) return makeError("plan.syntax", "the JSON text could not be parsed");
-    return {};
-}
+constexpr StrictJson kPlanJson = StrictJson::twoCodes("plan.syntax", "plan.format");
 
 // ---------------------------------------------------------------------------------------------
 // Reader: typed access to the DOM. Pointers are only built when an error is reported.
@@ -346,20 +222,14 @@ Error formatError(std::string message, std::string where) {
     return makeError("plan.format", std::move(message), std::move(where));
 }
 
-Error typeError(const std::string& ptr, std::string_view expected, const Json& j) {
-    return formatError("expected " + std::string(expected) + ", got " + j.type_name(), ptr);
-}
-
 // An object at `ptr` whose members are exactly `keys` (all required).
 Status expectObject(const Json& j, const std::string& ptr, std::initializer_list<std::string_view> keys) {
-    if (!j.is_object()) return typeError(ptr, "an object", j);
+    if (!j.is_object()) return kPlanJson.typeError(ptr, "an object", j);
     for (std::string_view key : keys)
-        if (!j.contains(key)) return formatError("missing required field '" + std::string(key) + "'", child(ptr, key));
-    if (j.size() != keys.size()) {
-        for (auto it = j.begin(); it != j.end(); ++it)
-            if (std::find(keys.begin(), keys.end(), it.key()) == keys.end())
-                return formatError("unknown field '" + it.key() + "'", child(ptr, it.key()));
-    }
+        if (!j.contains(key)) return kPlanJson.missingField(ptr, key);
+    if (j.size() != keys.size())
+        if (const std::string* key = firstUnknownKey(j, std::span(keys.begin(), keys.size())))
+            return kPlanJson.unknownField(ptr, *key);
     return {};
 }
 
@@ -377,7 +247,7 @@ Result<int64_t> asInt(const Json& j, const std::string& ptr, int64_t min, int64_
     } else if (j.is_number_integer()) {
         v = j.get<int64_t>();
     } else {
-        return typeError(ptr, "an integer", j);
+        return kPlanJson.typeError(ptr, "an integer", j);
     }
     if (v < min || v > max)
         return formatError(std::to_string(v) + " is out of range [" + std::to_string(min) + ", " + std::to_string(max) + "]",
@@ -391,7 +261,7 @@ Result<int64_t> intField(const Json& obj, const std::string& ptr, std::string_vi
         const int64_t x = v.get<int64_t>();
         if (x >= min && x <= max) return x;
     }
-    return asInt(v, child(ptr, key), min, max);
+    return asInt(v, childPointer(ptr, key), min, max);
 }
 
 Result<int32_t> int32Field(const Json& obj, const std::string& ptr, std::string_view key, int64_t min) {
@@ -409,30 +279,30 @@ Result<double> asDouble(const Json& j, const std::string& ptr) {
         if (s == "nan") return std::numeric_limits<double>::quiet_NaN();
         return formatError("the only strings allowed for a number are \"inf\", \"-inf\" and \"nan\", got '" + s + "'", ptr);
     }
-    return typeError(ptr, "a number", j);
+    return kPlanJson.typeError(ptr, "a number", j);
 }
 
 Result<double> doubleField(const Json& obj, const std::string& ptr, std::string_view key) {
     const Json& v = at(obj, key);
     if (v.is_number()) return v.get<double>();
-    return asDouble(v, child(ptr, key));
+    return asDouble(v, childPointer(ptr, key));
 }
 
 Result<std::string> stringField(const Json& obj, const std::string& ptr, std::string_view key) {
     const Json& v = at(obj, key);
-    if (!v.is_string()) return typeError(child(ptr, key), "a string", v);
+    if (!v.is_string()) return kPlanJson.typeError(childPointer(ptr, key), "a string", v);
     return v.get<std::string>();
 }
 
 Result<bool> boolField(const Json& obj, const std::string& ptr, std::string_view key) {
     const Json& v = at(obj, key);
-    if (!v.is_boolean()) return typeError(child(ptr, key), "a boolean", v);
+    if (!v.is_boolean()) return kPlanJson.typeError(childPointer(ptr, key), "a boolean", v);
     return v.get<bool>();
 }
 
 Result<const Json*> arrayField(const Json& obj, const std::string& ptr, std::string_view key, std::string_view what) {
     const Json& v = at(obj, key);
-    if (!v.is_array()) return typeError(child(ptr, key), what, v);
+    if (!v.is_array()) return kPlanJson.typeError(childPointer(ptr, key), what, v);
     return &v;
 }
 
@@ -443,7 +313,7 @@ Result<std::vector<std::string>> stringArrayField(const Json& obj, const std::st
     out.reserve(a->size());
     for (size_t i = 0; i < a->size(); ++i) {
         const Json& e = (*a)[i];
-        if (!e.is_string()) return typeError(child(child(ptr, key), i), "a string", e);
+        if (!e.is_string()) return kPlanJson.typeError(childPointer(childPointer(ptr, key), i), "a string", e);
         out.push_back(e.get<std::string>());
     }
     return out;
@@ -460,7 +330,7 @@ Result<CostBreakdown> readCost(const Json& j, const std::string& ptr) {
     auto p = parseProvenance(provenance);
     if (!p)
         return formatError("provenance is 'modelled', 'measured' or 'mixed', got '" + provenance + "'",
-                           child(ptr, "provenance"));
+                           childPointer(ptr, "provenance"));
     c.provenance = *p;
     return c;
 }
@@ -478,7 +348,7 @@ Result<MemoryBreakdown> readMemory(const Json& j, const std::string& ptr) {
     if (total != memoryTotal(m))
         return formatError("total " + std::to_string(total) + " is not the sum of the parts (" +
                                std::to_string(memoryTotal(m)) + ")",
-                           child(ptr, "total"));
+                           childPointer(ptr, "total"));
     return m;
 }
 
@@ -510,7 +380,7 @@ private:
 };
 
 Status PlanReader::read(const Json& doc) {
-    if (!doc.is_object()) return typeError("", "an object", doc);
+    if (!doc.is_object()) return kPlanJson.typeError("", "an object", doc);
     auto format = doc.find("format");
     if (format == doc.end()) return formatError("missing required field 'format' (not a cfp-plan document)", "/format");
     if (!format->is_string() || format->get_ref<const std::string&>() != kPlanFormatName)
@@ -595,7 +465,7 @@ Status PlanReader::readMesh(const Json& j) {
                              std::to_string(expected.size()),
                          ptr + "/axes");
     for (size_t k = 0; k < axes->size(); ++k) {
-        const std::string ap = child(ptr + "/axes", k);
+        const std::string ap = childPointer(ptr + "/axes", k);
         const Json& a = (*axes)[k];
         CFP_TRY(expectObject(a, ap, {"name", "size", "link"}));
         std::string name;
@@ -605,7 +475,7 @@ Status PlanReader::readMesh(const Json& j) {
         const Json& link = at(a, "link");
         std::optional<std::string> linkName;
         if (link.is_string()) linkName = link.get<std::string>();
-        else if (!link.is_null()) return typeError(ap + "/link", "\"intra\", \"inter\" or null", link);
+        else if (!link.is_null()) return kPlanJson.typeError(ap + "/link", "\"intra\", \"inter\" or null", link);
         const MeshAxis& axis = expected[k];
         if (name != axis.name)
             return makeError("plan.mesh", "axis " + std::to_string(k) + " is named '" + name + "' here but '" + axis.name +
@@ -627,10 +497,10 @@ Status PlanReader::readMesh(const Json& j) {
 
 Status PlanReader::readBlocks(const Json& j) {
     const std::string ptr = "/blocks";
-    if (!j.is_array()) return typeError(ptr, "an array of blocks", j);
+    if (!j.is_array()) return kPlanJson.typeError(ptr, "an array of blocks", j);
     m_plan.blocks.reserve(j.size());
     for (size_t i = 0; i < j.size(); ++i) {
-        const std::string bp = child(ptr, i);
+        const std::string bp = childPointer(ptr, i);
         const Json& b = j[i];
         CFP_TRY(expectObject(b, bp, {"block", "strategy", "label", "pinned"}));
         BlockChoice c;
@@ -649,11 +519,11 @@ Status PlanReader::readBlocks(const Json& j) {
 
 Status PlanReader::readSegments(const Json& j) {
     const std::string ptr = "/segments";
-    if (!j.is_array()) return typeError(ptr, "an array of segments", j);
+    if (!j.is_array()) return kPlanJson.typeError(ptr, "an array of segments", j);
     m_plan.segments.reserve(j.size());
     const int64_t blockCount = static_cast<int64_t>(m_plan.blocks.size());
     for (size_t i = 0; i < j.size(); ++i) {
-        const std::string sp = child(ptr, i);
+        const std::string sp = childPointer(ptr, i);
         const Json& s = j[i];
         CFP_TRY(expectObject(s, sp, {"index", "type", "first_block", "blocks", "combination", "labels", "cost", "memory_bytes"}));
         SegmentPlan seg;
@@ -685,7 +555,7 @@ Status PlanReader::readSegments(const Json& j) {
         seg.combination.reserve(combination->size());
         for (size_t k = 0; k < combination->size(); ++k) {
             const BlockChoice& choice = m_plan.blocks[static_cast<size_t>(seg.firstBlock) + k];
-            const std::string cp = child(sp + "/combination", k);
+            const std::string cp = childPointer(sp + "/combination", k);
             int64_t strategy = 0;
             CFP_PLAN_ASSIGN(strategy, asInt((*combination)[k], cp, 0, kInt32Max));
             if (strategy != choice.strategy)
@@ -694,8 +564,8 @@ Status PlanReader::readSegments(const Json& j) {
                                    cp);
             seg.combination.push_back(static_cast<int32_t>(strategy));
             const Json& label = (*labels)[k];
-            const std::string lp = child(sp + "/labels", k);
-            if (!label.is_string()) return typeError(lp, "a string", label);
+            const std::string lp = childPointer(sp + "/labels", k);
+            if (!label.is_string()) return kPlanJson.typeError(lp, "a string", label);
             if (label.get_ref<const std::string&>() != choice.label)
                 return formatError("label '" + label.get<std::string>() + "' differs from block " +
                                        std::to_string(choice.block) + "'s label '" + choice.label + "'",
@@ -709,7 +579,7 @@ Status PlanReader::readSegments(const Json& j) {
 }
 
 Result<TensorSharding> PlanReader::sharding(const Json& j, const std::string& ptr) {
-    if (!j.is_string()) return typeError(ptr, "a sharding text", j);
+    if (!j.is_string()) return kPlanJson.typeError(ptr, "a sharding text", j);
     const auto& textValue = j.get_ref<const std::string&>();
     if (auto it = m_shardings.find(textValue); it != m_shardings.end()) return it->second;
     auto parsed = parseSharding(textValue);
@@ -730,14 +600,14 @@ Result<TensorSharding> PlanReader::sharding(const Json& j, const std::string& pt
 
 Status PlanReader::readTensors(const Json& j, int64_t ops) {
     const std::string ptr = "/tensors";
-    if (!j.is_array()) return typeError(ptr, "an array of tensor entries", j);
+    if (!j.is_array()) return kPlanJson.typeError(ptr, "an array of tensor entries", j);
     if (static_cast<int64_t>(j.size()) != ops)
         return formatError(std::to_string(j.size()) + " tensor entries but /model/ops says " + std::to_string(ops), ptr);
     const int64_t blockCount = static_cast<int64_t>(m_plan.blocks.size());
     m_plan.tensors.reserve(j.size());
     if (m_names) m_names->reserve(j.size());
     for (size_t i = 0; i < j.size(); ++i) {
-        const std::string tp = child(ptr, i);
+        const std::string tp = childPointer(ptr, i);
         const Json& t = j[i];
         CFP_TRY(expectObject(t, tp, {"op", "name", "scope", "block", "result", "operands", "own_collective_axes"}));
         TensorPlan tensor;
@@ -748,7 +618,7 @@ Status PlanReader::readTensors(const Json& j, int64_t ops) {
                                tp + "/op");
         std::string name;
         CFP_PLAN_ASSIGN(name, stringField(t, tp, "name"));
-        if (!at(t, "scope").is_string()) return typeError(tp + "/scope", "a string", at(t, "scope"));
+        if (!at(t, "scope").is_string()) return kPlanJson.typeError(tp + "/scope", "a string", at(t, "scope"));
         CFP_PLAN_ASSIGN(tensor.block, int32Field(t, tp, "block", -1));
         if (tensor.block >= blockCount)
             return formatError("block " + std::to_string(tensor.block) + " is not one of the " + std::to_string(blockCount) +
@@ -760,7 +630,7 @@ Status PlanReader::readTensors(const Json& j, int64_t ops) {
         tensor.operands.reserve(operands->size());
         for (size_t k = 0; k < operands->size(); ++k) {
             TensorSharding s;
-            CFP_PLAN_ASSIGN(s, sharding((*operands)[k], child(tp + "/operands", k)));
+            CFP_PLAN_ASSIGN(s, sharding((*operands)[k], childPointer(tp + "/operands", k)));
             tensor.operands.push_back(std::move(s));
         }
         CFP_PLAN_ASSIGN(tensor.ownCollectiveAxes, stringArrayField(t, tp, "own_collective_axes"));
@@ -769,11 +639,11 @@ Status PlanReader::readTensors(const Json& j, int64_t ops) {
             if (!m_plan.mesh.findAxis(axis))
                 return makeError("plan.sharding", "own collective axis '" + axis + "' is not an axis of the mesh " +
                                                       m_plan.mesh.toString(),
-                                 child(tp + "/own_collective_axes", k));
+                                 childPointer(tp + "/own_collective_axes", k));
             if (std::find(tensor.ownCollectiveAxes.begin(), tensor.ownCollectiveAxes.begin() + static_cast<ptrdiff_t>(k),
                           axis) != tensor.ownCollectiveAxes.begin() + static_cast<ptrdiff_t>(k))
                 return makeError("plan.sharding", "own collective axis '" + axis + "' is listed twice",
-                                 child(tp + "/own_collective_axes", k));
+                                 childPointer(tp + "/own_collective_axes", k));
         }
         m_plan.tensors.push_back(std::move(tensor));
         if (m_names) m_names->push_back(std::move(name));
@@ -783,10 +653,10 @@ Status PlanReader::readTensors(const Json& j, int64_t ops) {
 
 Status PlanReader::readBaselines(const Json& j) {
     const std::string ptr = "/baselines";
-    if (!j.is_array()) return typeError(ptr, "an array of baselines", j);
+    if (!j.is_array()) return kPlanJson.typeError(ptr, "an array of baselines", j);
     m_plan.baselines.reserve(j.size());
     for (size_t i = 0; i < j.size(); ++i) {
-        const std::string bp = child(ptr, i);
+        const std::string bp = childPointer(ptr, i);
         const Json& b = j[i];
         CFP_TRY(expectObject(b, bp, {"name", "description", "feasible", "fits", "step_seconds", "memory_per_device", "note"}));
         Baseline baseline;
@@ -798,7 +668,7 @@ Status PlanReader::readBaselines(const Json& j) {
         if (baseline.feasible) {
             CFP_PLAN_ASSIGN(baseline.stepSeconds, asDouble(step, bp + "/step_seconds"));
         } else if (!step.is_null()) {
-            return typeError(bp + "/step_seconds", "null (the baseline is not feasible)", step);
+            return kPlanJson.typeError(bp + "/step_seconds", "null (the baseline is not feasible)", step);
         }
         CFP_PLAN_ASSIGN(baseline.memory, readMemory(at(b, "memory_per_device"), bp + "/memory_per_device"));
         CFP_PLAN_ASSIGN(baseline.note, stringField(b, bp, "note"));
@@ -984,10 +854,10 @@ std::string planToText(const Plan& plan, const Graph& graph) {
 Result<Plan> planFromJson(std::string_view text, std::string_view origin, std::vector<std::string>* tensorNames) {
     if (tensorNames) tensorNames->clear();
     try {
-        Json doc;
-        if (auto s = parseText(text, doc); !s) return located(s.error(), origin);
+        auto doc = kPlanJson.parse(text);
+        if (!doc) return located(doc.error(), origin);
         Plan plan;
-        if (auto s = PlanReader(plan, tensorNames).read(doc); !s) {
+        if (auto s = PlanReader(plan, tensorNames).read(*doc); !s) {
             if (tensorNames) tensorNames->clear();
             return located(s.error(), origin);
         }
@@ -1026,7 +896,7 @@ Status checkPlanAgainstGraph(const Plan& plan, const Graph& graph, const std::ve
     const int64_t blockCount = static_cast<int64_t>(plan.blocks.size());
     for (size_t i = 0; i < plan.tensors.size(); ++i) {
         const TensorPlan& t = plan.tensors[i];
-        const std::string tp = child("/tensors", i);
+        const std::string tp = childPointer("/tensors", i);
         const Op& op = graph.op(static_cast<OpId>(i));
         const std::string who = "op " + std::to_string(i) + " '" + op.name + "'";
         if (t.op != static_cast<OpId>(i))
@@ -1054,13 +924,13 @@ Status checkPlanAgainstGraph(const Plan& plan, const Graph& graph, const std::ve
                 return mismatch(who + ": operand " + std::to_string(k) + " ('" + operand.name + "') sharding " +
                                     t.operands[k].toString() + " does not fit " + operand.type.toString() + ": " +
                                     s.error().message + " (" + s.error().code + ")",
-                                child(tp + "/operands", k));
+                                childPointer(tp + "/operands", k));
         }
         for (size_t k = 0; k < t.ownCollectiveAxes.size(); ++k)
             if (!plan.mesh.findAxis(t.ownCollectiveAxes[k]))
                 return mismatch(who + ": own collective axis '" + t.ownCollectiveAxes[k] + "' is not an axis of the mesh " +
                                     plan.mesh.toString(),
-                                child(tp + "/own_collective_axes", k));
+                                childPointer(tp + "/own_collective_axes", k));
     }
     return {};
 }
