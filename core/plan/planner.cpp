@@ -652,6 +652,35 @@ Result<SearchResult> PlanProblem::search(int64_t limit, const StrategyMask& allo
         pairsInto[static_cast<size_t>(p.b)].push_back(&p);
         lastUse[static_cast<size_t>(p.a)] = std::max(lastUse[static_cast<size_t>(p.a)], p.b);
     }
+    // Strategy classes: while block a waits in the frontier after position b, two of its
+    // strategies whose pair costs with every block after b are equal are interchangeable for the
+    // rest of the search, so the frontier keeps one state per class (labels remember the strategy).
+    // The classes only coarsen as b advances. Exact; it keeps the state small when a block waits
+    // long for one distant partner (the tied embedding of a GPT, read again by the LM head).
+    std::vector<std::vector<const Impl::Pair*>> pairsFrom(static_cast<size_t>(B));
+    for (const auto& p : P.pairs) pairsFrom[static_cast<size_t>(p.a)].push_back(&p);
+    struct Classes {
+        std::vector<int> classOf;         // per strategy
+        std::vector<int> representative;  // per class: its first strategy
+    };
+    auto classesAfter = [&](int a, int after) {
+        Classes c;
+        std::map<std::vector<double>, int> seen;
+        const int da = P.strategies(a);
+        for (int s = 0; s < da; ++s) {
+            std::vector<double> row;
+            for (const Impl::Pair* p : pairsFrom[static_cast<size_t>(a)]) {
+                if (p->b <= after) continue;
+                const auto dc = static_cast<size_t>(P.strategies(p->b));
+                row.insert(row.end(), p->cost.begin() + static_cast<std::ptrdiff_t>(static_cast<size_t>(s) * dc),
+                           p->cost.begin() + static_cast<std::ptrdiff_t>(static_cast<size_t>(s + 1) * dc));
+            }
+            auto [it, inserted] = seen.try_emplace(std::move(row), static_cast<int>(c.representative.size()));
+            if (inserted) c.representative.push_back(s);
+            c.classOf.push_back(it->second);
+        }
+        return c;
+    };
     std::vector<int64_t> minRemaining(static_cast<size_t>(B) + 1, 0);
     for (int b = B - 1; b >= 0; --b) {
         int64_t best = std::numeric_limits<int64_t>::max();
@@ -670,6 +699,7 @@ Result<SearchResult> PlanProblem::search(int64_t limit, const StrategyMask& allo
     };
     auto run = [&](bool timeOnly, bool memoryObjective, SearchResult& out) -> Status {
         std::vector<int> frontier;  // blocks, ascending
+        std::vector<Classes> frontierClasses;  // per frontier block, w.r.t. the blocks still to come
         Layer cur;
         cur.labels.push_back(Label{0.0, 0, 0, -1, -1, -1});
         cur.offset.push_back(1);
@@ -684,13 +714,17 @@ Result<SearchResult> PlanProblem::search(int64_t limit, const StrategyMask& allo
             for (int a : frontier)
                 if (lastUse[static_cast<size_t>(a)] > b) next.push_back(a);
             if (lastUse[static_cast<size_t>(b)] > b) next.push_back(b);
-            // Radix of the new frontier.
+            // Classes of the new frontier, and its radix.
+            std::vector<Classes> nextClasses;
+            for (int a : next) nextClasses.push_back(classesAfter(a, b));
             int64_t count = 1;
-            for (int a : next) {
-                count *= P.strategies(a);
+            for (const Classes& c : nextClasses) {
+                count *= static_cast<int64_t>(c.representative.size());
                 if (count > options.maxStates)
                     return makeError("plan.too_large", "the search frontier at block " + std::to_string(b) + " has more than " +
-                                                           std::to_string(options.maxStates) + " states on mesh " + meshLabel);
+                                                           std::to_string(options.maxStates) + " states on mesh " + meshLabel +
+                                                           " (too many strategy combinations to search exactly); use a mesh "
+                                                           "with fewer axes, or pin blocks with --pin");
             }
             if (timeOnly)
                 bestOf.assign(static_cast<size_t>(count), Label{kEmpty, 0, 0, -1, -1, -1});
@@ -705,7 +739,8 @@ Result<SearchResult> PlanProblem::search(int64_t limit, const StrategyMask& allo
             const int bPos = next.empty() || next.back() != b ? -1 : static_cast<int>(next.size()) - 1;
             std::vector<int64_t> stride(next.size(), 1);
             for (int j = static_cast<int>(next.size()) - 2; j >= 0; --j)
-                stride[static_cast<size_t>(j)] = stride[static_cast<size_t>(j) + 1] * P.strategies(next[static_cast<size_t>(j) + 1]);
+                stride[static_cast<size_t>(j)] = stride[static_cast<size_t>(j) + 1] *
+                                                 static_cast<int64_t>(nextClasses[static_cast<size_t>(j) + 1].representative.size());
             // Pair terms of b, by frontier position.
             std::vector<std::pair<int, const Impl::Pair*>> pb;
             for (const Impl::Pair* p : pairsInto[static_cast<size_t>(b)])
@@ -722,13 +757,18 @@ Result<SearchResult> PlanProblem::search(int64_t limit, const StrategyMask& allo
                 // Decode x over the current frontier.
                 int64_t rest = static_cast<int64_t>(x);
                 for (int i = static_cast<int>(frontier.size()) - 1; i >= 0; --i) {
-                    const int d = P.strategies(frontier[static_cast<size_t>(i)]);
-                    assign[static_cast<size_t>(i)] = static_cast<int>(rest % d);
+                    const auto& fc = frontierClasses[static_cast<size_t>(i)];
+                    const int d = static_cast<int>(fc.representative.size());
+                    // The class's representative strategy: every strategy of the class costs the same
+                    // with b and with every later block.
+                    assign[static_cast<size_t>(i)] = fc.representative[static_cast<size_t>(rest % d)];
                     rest /= d;
                 }
                 int64_t baseY = 0;
                 for (size_t i = 0; i < frontier.size(); ++i)
-                    if (posInNext[i] >= 0) baseY += assign[i] * stride[static_cast<size_t>(posInNext[i])];
+                    if (posInNext[i] >= 0)
+                        baseY += nextClasses[static_cast<size_t>(posInNext[i])].classOf[static_cast<size_t>(assign[i])] *
+                                 stride[static_cast<size_t>(posInNext[i])];
                 for (int s = 0; s < db; ++s) {
                     if (!allowedAt(b, s)) continue;
                     const auto su = static_cast<size_t>(s);
@@ -738,7 +778,8 @@ Result<SearchResult> PlanProblem::search(int64_t limit, const StrategyMask& allo
                     else
                         for (const auto& [i, p] : pb)
                             t += p->cost[static_cast<size_t>(assign[static_cast<size_t>(i)]) * static_cast<size_t>(db) + su];
-                    const int64_t y = baseY + (bPos >= 0 ? s * stride[static_cast<size_t>(bPos)] : 0);
+                    const int64_t y =
+                        baseY + (bPos >= 0 ? nextClasses[static_cast<size_t>(bPos)].classOf[su] * stride[static_cast<size_t>(bPos)] : 0);
                     for (uint32_t li = l0; li < l1; ++li) {
                         const Label& l = cur.labels[li];
                         const Label nl{l.t + t, l.m + uSum[su], std::max(l.mx, uMax[su]), static_cast<int32_t>(x),
@@ -770,6 +811,7 @@ Result<SearchResult> PlanProblem::search(int64_t limit, const StrategyMask& allo
             steps[static_cast<size_t>(b)] = std::move(cur);
             cur = std::move(nxt);
             frontier = std::move(next);
+            frontierClasses = std::move(nextClasses);
             if (options.progress && (b % 8 == 0 || b == B - 1)) {
                 PlanProgress pr;
                 pr.stage = "search";

@@ -70,7 +70,7 @@ struct PlannerOptions {
     std::vector<std::string> pins;
     bool baselines = true;
     int labelCap = 24;                   // Pareto labels kept per DP state
-    int64_t maxStates = 1 << 22;         // frontier states before plan.too_large
+    int64_t maxStates = 1 << 18;         // frontier states before plan.too_large (that mesh is skipped under auto)
     std::function<void(const PlanProgress&)> progress;  // called from the planning thread
     const std::atomic<bool>* cancel = nullptr;          // checked between blocks; plan.cancelled
     std::vector<std::pair<uint64_t, double>> measured;  // op cost signature → measured seconds
