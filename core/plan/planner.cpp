@@ -21,9 +21,14 @@ double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::
 
 bool isSource(OpKind k) { return k == OpKind::Parameter || k == OpKind::Constant || k == OpKind::Iota; }
 
+// "219.62 GiB", or MiB below one GiB (a 1 MiB limit must not print as "0.00 GiB").
 std::string gib(int64_t bytes) {
     char buf[64];
-    std::snprintf(buf, sizeof buf, "%.2f GiB", static_cast<double>(bytes) / (1024.0 * 1024.0 * 1024.0));
+    const double b = static_cast<double>(bytes);
+    if (std::abs(b) < 1024.0 * 1024.0 * 1024.0)
+        std::snprintf(buf, sizeof buf, "%.2f MiB", b / (1024.0 * 1024.0));
+    else
+        std::snprintf(buf, sizeof buf, "%.2f GiB", b / (1024.0 * 1024.0 * 1024.0));
     return buf;
 }
 
