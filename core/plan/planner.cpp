@@ -66,7 +66,6 @@ struct PlanProblem::Impl {
     std::vector<OpState> states;
     std::vector<int32_t> uses;
     std::vector<uint32_t> typeId;     // per op: interned result type
-    std::vector<int32_t> blockSegment;  // per block: segment index
     std::vector<char> sourceLike;       // sources and values computed from constants alone
 
     // Decomposed terms.
@@ -169,8 +168,6 @@ void PlanProblem::Impl::computeOpState(const Op& op, OpState& s) {
         }
     }
     s.memMax = work;
-    bool readByBackward = false;
-    (void)readByBackward;
     double split = 1;
     for (int a = 0; a < sizes.rank; ++a)
         if (axesUsed & (1u << a)) split *= static_cast<double>(sizes.size[static_cast<size_t>(a)]);
@@ -343,11 +340,6 @@ Status PlanProblem::Impl::buildStates(const std::vector<std::pair<uint64_t, doub
             if (op.phase == Phase::Forward && readByBackward[k] && !sourceLike[k])
                 os.memSum += localBytes(op.type, os.result, sizes);
         }
-    }
-    blockSegment.assign(ba.blocks.size(), 0);
-    for (size_t si = 0; si < analysis.cover.segments.size(); ++si) {
-        const Segment& seg = analysis.cover.segments[si];
-        for (int b = seg.firstBlock; b < seg.firstBlock + seg.blockCount; ++b) blockSegment[static_cast<size_t>(b)] = static_cast<int32_t>(si);
     }
     return {};
 }
@@ -1095,11 +1087,9 @@ Result<PlanOutcome> planGraph(const Graph& graph, const Cluster& cluster, const 
     plan.evaluatorStepSeconds = ev->step.total();
     plan.memory = ev->memory;
     // Per-segment costs from the evaluator's per-op costs (ops decided by the segment's blocks).
-    const auto& owner = best->problem->analysis().blocks.blockOf;
     std::vector<int32_t> segOfBlock(best->problem->analysis().blocks.blocks.size(), -1);
     for (const SegmentPlan& sp : plan.segments)
         for (int b = sp.firstBlock; b < sp.firstBlock + sp.blockCount; ++b) segOfBlock[static_cast<size_t>(b)] = sp.index;
-    (void)owner;
     for (const TensorPlan& t : plan.tensors) {
         if (t.block < 0) continue;
         SegmentPlan& sp = plan.segments[static_cast<size_t>(segOfBlock[static_cast<size_t>(t.block)])];
