@@ -425,6 +425,11 @@ Json planSummaryJson(const PlanOutcome& o, const Graph& graph) {
     j["step"] = costJson(p.step);
     j["memory_per_device_bytes"] = p.memory.total();
     j["memory_limit_bytes"] = p.memoryLimitBytes;
+    int recomputedBlocks = 0;
+    for (const BlockChoice& b : p.blocks) recomputedBlocks += b.recompute;
+    j["memory_policy"] = {{"optimizer_sharding", p.policy.optimizerSharding},
+                          {"recompute", std::string(recomputePolicyName(p.policy.recompute))},
+                          {"recomputed_blocks", recomputedBlocks}};
     j["memory_breakdown_bytes"] = {{"weights", p.memory.weights},
                                    {"gradients", p.memory.gradients},
                                    {"optimizer", p.memory.optimizer},
@@ -481,22 +486,37 @@ void printPlan(const PlanOutcome& o, const Graph& graph) {
     std::cout << "  step time        " << ms(p.evaluatorStepSeconds) << "  (compute " << ms(p.step.computeSeconds)
               << ", own collectives " << ms(p.step.collectiveSeconds) << ", resharding " << ms(p.step.reshardSeconds) << "; "
               << provenanceName(p.step.provenance) << ")\n";
-    std::cout << "  search objective " << ms(p.predictedStepSeconds) << (p.searchExact ? "" : "  (memory fronts thinned: not proven optimal)")
+    std::cout << "  search objective " << ms(p.predictedStepSeconds) << (p.searchExact ? "" : "  (not proven optimal under the memory limit)")
               << "\n";
     std::cout << "  memory/device    " << cli::humanBytes(static_cast<double>(p.memory.total())) << " of "
               << cli::humanBytes(static_cast<double>(p.memoryLimitBytes)) << "  (weights " << cli::humanBytes(static_cast<double>(p.memory.weights))
               << ", grads " << cli::humanBytes(static_cast<double>(p.memory.gradients)) << ", optimizer "
               << cli::humanBytes(static_cast<double>(p.memory.optimizer)) << ", activations "
               << cli::humanBytes(static_cast<double>(p.memory.activations)) << ", largest op "
-              << cli::humanBytes(static_cast<double>(p.memory.transient)) << ")\n\n";
-    std::cout << "  segments (runs of one type and combination):\n";
+              << cli::humanBytes(static_cast<double>(p.memory.transient)) << ")\n";
+    int recomputed = 0;
+    for (const BlockChoice& b : p.blocks) recomputed += b.recompute;
+    std::cout << "  memory policy    optimizer sharding " << (p.policy.optimizerSharding ? "on" : "off") << ", recompute "
+              << recomputePolicyName(p.policy.recompute) << " (" << recomputed << " of " << p.blocks.size()
+              << " blocks recomputed)\n\n";
+    std::cout << "  segments (runs of one type and combination; +rc: block recomputed):\n";
     size_t i = 0;
     while (i < p.segments.size()) {
         size_t j = i + 1;
-        while (j < p.segments.size() && p.segments[j].type == p.segments[i].type && p.segments[j].combination == p.segments[i].combination) ++j;
         const SegmentPlan& s = p.segments[i];
+        auto recomputes = [&](const SegmentPlan& seg) {
+            std::vector<bool> r;
+            for (int k = 0; k < seg.blockCount; ++k) r.push_back(p.blocks[static_cast<size_t>(seg.firstBlock + k)].recompute);
+            return r;
+        };
+        while (j < p.segments.size() && p.segments[j].type == s.type && p.segments[j].combination == s.combination &&
+               recomputes(p.segments[j]) == recomputes(s))
+            ++j;
         std::string labels;
-        for (int k = 0; k < s.blockCount; ++k) labels += (k ? " | " : "") + p.blocks[static_cast<size_t>(s.firstBlock + k)].label;
+        for (int k = 0; k < s.blockCount; ++k) {
+            const BlockChoice& b = p.blocks[static_cast<size_t>(s.firstBlock + k)];
+            labels += (k ? " | " : "") + b.label + (b.recompute ? " +rc" : "");
+        }
         std::cout << "    #" << i << (j - i > 1 ? "-" + std::to_string(j - 1) : std::string()) << "  T" << s.type << " x " << (j - i)
                   << "  " << ms(s.cost.total()) << " each  [" << labels << "]\n";
         i = j;
@@ -520,7 +540,7 @@ void printPlan(const PlanOutcome& o, const Graph& graph) {
 
 int cmdPlan(const std::vector<std::string>& argv) {
     OptionSpec spec = modelOptionSpec();
-    spec.valued.insert({"--hardware", "--nodes", "--mesh", "--pin", "--memory-limit", "-o", "--output"});
+    spec.valued.insert({"--hardware", "--nodes", "--mesh", "--pin", "--memory-limit", "--recompute", "--optimizer-sharding", "-o", "--output"});
     spec.flags.insert({"--json", "--no-baselines", "--quiet"});
     auto args = cli::parseArgs(argv, spec);
     if (!args) return fail(args.error());
@@ -537,6 +557,11 @@ int cmdPlan(const std::vector<std::string>& argv) {
                      "                     --pin 3=x:rows,x:cols,*,x:contract (';' between multi-axis labels);\n"
                      "                     bN=STRATEGY pins block N\n"
                      "  --memory-limit S   per-device memory, e.g. 40GiB (default: the GPU's HBM)\n"
+                     "  --recompute R      activation recomputation per ParallelBlock: auto (default: the search\n"
+                     "                     decides per block, only where memory needs it), none, or all\n"
+                     "  --optimizer-sharding on|off\n"
+                     "                     shard optimizer state and update over the axes a weight is replicated on\n"
+                     "                     (ZeRO-1 / distributed optimizer; default on)\n"
                      "  -o PLAN            write the plan file (docs/plan-format.md), atomically\n"
                      "  --no-baselines     skip the baselines\n"
                      "  --quiet            no progress on stderr\n"
@@ -560,6 +585,15 @@ int cmdPlan(const std::vector<std::string>& argv) {
         auto b = parseBytes("--memory-limit", *v);
         if (!b) return fail(b.error());
         options.memoryLimitBytes = *b;
+    }
+    if (auto v = args->value("--recompute")) {
+        auto r = parseRecomputePolicy(*v);
+        if (!r) return fail(makeError("cli.usage", "--recompute: '" + *v + "' is not one of auto, none, all"));
+        options.policy.recompute = *r;
+    }
+    if (auto v = args->value("--optimizer-sharding")) {
+        if (*v != "on" && *v != "off") return fail(makeError("cli.usage", "--optimizer-sharding: '" + *v + "' is not on or off"));
+        options.policy.optimizerSharding = *v == "on";
     }
     const bool progress = !args->has("--quiet") && isatty(STDERR_FILENO);
     if (progress)

@@ -730,6 +730,23 @@ Result<std::string> exportMegatron(const Context& ctx) {
         }
         if (sequenceParallel && normValues > 0) flags += " --sequence-parallel";
     }
+    // Memory policy. Megatron recomputes whole layers (full granularity); the plan recomputes per
+    // ParallelBlock, so the flags follow only when every block of every layer recomputes.
+    if (ctx.plan.policy.optimizerSharding) flags += " --use-distributed-optimizer";
+    size_t layerBlocks = 0, recomputed = 0;
+    for (const TensorPlan& t : ctx.plan.tensors) {
+        if (t.block < 0 || static_cast<size_t>(t.block) >= ctx.plan.blocks.size()) continue;
+        const Op& op = ctx.graph.op(t.op);
+        if (op.phase != Phase::Forward || layerOf(op.scope, nullptr).empty()) continue;
+        ++layerBlocks;
+        recomputed += ctx.plan.blocks[static_cast<size_t>(t.block)].recompute;
+    }
+    if (recomputed > 0 && recomputed == layerBlocks)
+        flags += " --recompute-granularity full --recompute-method uniform --recompute-num-layers 1";
+    else if (recomputed > 0)
+        return notUniform("the plan recomputes some ParallelBlocks of the layers and not others; Megatron-LM recomputes "
+                          "whole layers (plan with --recompute all or none for a Megatron export)",
+                          {});
     return flags + "\n";
 }
 

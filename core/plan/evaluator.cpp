@@ -1,6 +1,7 @@
 #include "plan/evaluator.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include "stats/graph_stats.h"
@@ -38,6 +39,8 @@ std::string mib(int64_t bytes) {
 
 Result<Evaluation> evaluatePlan(const Graph& graph, const Plan& plan, const CostModel& model, bool withTimeline) {
     const Mesh& mesh = plan.mesh;
+    const MemoryPolicy& policy = plan.policy;
+    const auto n = static_cast<size_t>(graph.size());
     if (static_cast<int64_t>(plan.tensors.size()) != graph.size())
         return makeError("plan.mismatch", "the plan has " + std::to_string(plan.tensors.size()) + " tensors, the graph " +
                                               std::to_string(graph.size()) + " ops");
@@ -56,7 +59,7 @@ Result<Evaluation> evaluatePlan(const Graph& graph, const Plan& plan, const Cost
     // Sources, and values computed from constants and iota alone (masks, one-hot iotas, position
     // ids): folded into their consumers as a compiler does — no kernel and no buffer of their own;
     // consumers take their piece locally.
-    std::vector<char> sourceLike(static_cast<size_t>(graph.size()), 0);
+    std::vector<char> sourceLike(n, 0);
     for (const Op& op : graph.ops()) {
         bool c = op.kind == OpKind::Constant || op.kind == OpKind::Iota || op.kind == OpKind::Parameter;
         if (!c && !op.operands.empty()) {
@@ -65,29 +68,103 @@ Result<Evaluation> evaluatePlan(const Graph& graph, const Plan& plan, const Cost
         }
         sourceLike[static_cast<size_t>(op.id)] = c;
     }
-    std::vector<int32_t> uses(static_cast<size_t>(graph.size()), 0);
-    std::vector<char> readByBackward(static_cast<size_t>(graph.size()), 0);
+    std::vector<int32_t> uses(n, 0);
+    std::vector<char> readByBackward(n, 0);
+    std::vector<std::vector<OpId>> consumers(n);
     for (const Op& op : graph.ops())
         for (OpId o : op.operands) {
             ++uses[static_cast<size_t>(o)];
+            consumers[static_cast<size_t>(o)].push_back(op.id);
             if (op.phase == Phase::Backward) readByBackward[static_cast<size_t>(o)] = 1;
         }
 
+    // Memory policy. Recomputation: a forward op of a block may be marked; the marks of a block
+    // agree; forward results read by another block's forward op are checkpoints (kept).
+    auto blockOf = [&](OpId v) { return plan.tensors[static_cast<size_t>(v)].block; };
+    auto canRecompute = [&](OpId v) {
+        return policy.recompute != RecomputePolicy::None && graph.op(v).phase == Phase::Forward && !sourceLike[static_cast<size_t>(v)] &&
+               blockOf(v) >= 0;
+    };
+    std::vector<char> rc(n, 0), checkpoint(n, 0);
+    std::map<int32_t, int> blockMark;  // block → 0/1: its ops' recompute mark
+    for (const Op& op : graph.ops()) {
+        const TensorPlan& t = plan.tensors[static_cast<size_t>(op.id)];
+        if (t.recompute && !canRecompute(op.id))
+            return makeError("plan.mismatch", op.name + " is marked for recomputation but is not a forward op of a block" +
+                                                  std::string(policy.recompute == RecomputePolicy::None ? " (recompute is none)" : ""));
+        if (!canRecompute(op.id)) continue;
+        auto [it, inserted] = blockMark.try_emplace(t.block, t.recompute ? 1 : 0);
+        if (!inserted && it->second != (t.recompute ? 1 : 0))
+            return makeError("plan.mismatch", "block " + std::to_string(t.block) + " recomputes some of its forward ops but not " + op.name);
+        rc[static_cast<size_t>(op.id)] = t.recompute;
+    }
+    for (const Op& op : graph.ops()) {
+        if (op.phase != Phase::Forward || sourceLike[static_cast<size_t>(op.id)]) continue;
+        for (OpId c : consumers[static_cast<size_t>(op.id)])
+            if (canRecompute(c) && blockOf(c) != blockOf(op.id)) checkpoint[static_cast<size_t>(op.id)] = 1;
+    }
+    // Optimizer-state sharding: devices holding the same piece of a result.
+    auto replicaAxes = [&](const TensorSharding& s) {
+        std::vector<size_t> axes;
+        for (size_t a = 0; a < mesh.axes().size(); ++a)
+            if (s.use(mesh.axes()[a].name).kind != AxisUse::Kind::Dim) axes.push_back(a);
+        return axes;
+    };
+    auto replicas = [&](const TensorSharding& s) {
+        int64_t r = 1;
+        for (size_t a : replicaAxes(s)) r *= mesh.axes()[a].size;
+        return r;
+    };
+    auto zeroSplit = [&](const Op& op) -> int64_t {
+        if (!policy.optimizerSharding || op.phase != Phase::Optimizer || sourceLike[static_cast<size_t>(op.id)]) return 1;
+        return replicas(plan.tensors[static_cast<size_t>(op.id)].result);
+    };
+    auto feedsOptimizerOnly = [&](const Op& op) {
+        if (op.phase != Phase::Backward || consumers[static_cast<size_t>(op.id)].empty()) return false;
+        for (OpId c : consumers[static_cast<size_t>(op.id)])
+            if (graph.op(c).phase != Phase::Optimizer) return false;
+        return true;
+    };
+
     Evaluation ev;
-    ev.opCost.assign(static_cast<size_t>(graph.size()), CostBreakdown{});
-    std::vector<double> kernel(static_cast<size_t>(graph.size()), 0.0);
-    std::vector<char> measured(static_cast<size_t>(graph.size()), 0);
+    ev.opCost.assign(n, CostBreakdown{});
+    std::vector<double> kernel(n, 0.0);
+    std::vector<char> measured(n, 0);
     bool anyMeasured = false, anyModelled = false;
 
-    // Kernels and own collectives.
-    std::vector<double> ownSeconds(static_cast<size_t>(graph.size()), 0.0);
+    // Kernels and own collectives (a recomputed op runs both twice).
+    struct Collective {
+        CollectiveKind kind;
+        size_t axis;
+        int64_t bytes;
+        double seconds;
+    };
+    std::vector<std::vector<Collective>> ownCollectives(n);
+    std::vector<double> ownSeconds(n, 0.0);
     for (const Op& op : graph.ops()) {
         const auto k = static_cast<size_t>(op.id);
         const TensorPlan& t = plan.tensors[k];
-        if (sourceLike[k]) continue;
+        const int64_t resultBytes = shardBytes(op.type, t.result, mesh);
+        if (op.kind == OpKind::Parameter && op.role == ParamRole::Trainable && policy.optimizerSharding) {
+            // The updated weight is all-gathered back from its 1/r pieces (reverse mesh order).
+            const auto axes = replicaAxes(t.result);
+            int64_t have = resultBytes / replicas(t.result);
+            for (auto it = axes.rbegin(); it != axes.rend(); ++it) {
+                have *= mesh.axes()[*it].size;
+                const double c = model.collectiveSeconds(CollectiveKind::AllGather, *it, have);
+                ownCollectives[k].push_back({CollectiveKind::AllGather, *it, have, c});
+                ownSeconds[k] += c;
+            }
+        }
+        if (sourceLike[k]) {
+            ev.step.collectiveSeconds += ownSeconds[k];
+            ev.opCost[k].collectiveSeconds += ownSeconds[k];
+            continue;
+        }
+        const auto z = static_cast<double>(zeroSplit(op));
         std::set<std::string> axesUsed(t.ownCollectiveAxes.begin(), t.ownCollectiveAxes.end());
         for (const auto& axes : t.result.dims()) axesUsed.insert(axes.begin(), axes.end());
-        double bytes = static_cast<double>(shardBytes(op.type, t.result, mesh));
+        double bytes = static_cast<double>(resultBytes);
         std::vector<std::vector<int64_t>> operandDims;
         std::vector<TensorType> operandTypes;
         for (size_t i = 0; i < op.operands.size(); ++i) {
@@ -97,66 +174,81 @@ Result<Evaluation> evaluatePlan(const Graph& graph, const Plan& plan, const Cost
             operandDims.push_back(shardDims(type, t.operands[i], mesh));
             operandTypes.push_back(type);
         }
-        double split = 1;
+        double split = z;
         for (const auto& a : axesUsed) split *= static_cast<double>(mesh.axisSize(a).value_or(1));
         const double flops = opFlops(graph, op) / split;
         const uint64_t sig = opCostSignature(op, operandDims, operandTypes, shardDims(op.type, t.result, mesh));
         if (const double* m = model.measured(sig)) {
-            kernel[k] = *m;
+            kernel[k] = *m / z;
             measured[k] = 1;
             anyMeasured = true;
         } else {
-            kernel[k] = model.kernelSeconds(op.kind, op.type.dtype, flops, bytes);
+            kernel[k] = model.kernelSeconds(op.kind, op.type.dtype, flops, bytes / z);
             anyModelled = true;
         }
-        const int64_t resultBytes = shardBytes(op.type, t.result, mesh);
+        // A partial result is completed by an all-reduce per axis, or — a gradient that only the
+        // sharded optimizer reads — reduce-scattered over those axes (mesh order, shrinking).
+        const bool scatter = policy.optimizerSharding && feedsOptimizerOnly(op);
+        int64_t left = resultBytes;
         for (const auto& axis : t.ownCollectiveAxes) {
             auto a = mesh.axisIndex(axis);
             if (!a) return makeError("plan.mismatch", op.name + ": own collective on unknown axis '" + axis + "'");
-            ownSeconds[k] += model.collectiveSeconds(CollectiveKind::AllReduce, static_cast<size_t>(*a), resultBytes);
+            const auto ax = static_cast<size_t>(*a);
+            const CollectiveKind kind = scatter ? CollectiveKind::ReduceScatter : CollectiveKind::AllReduce;
+            const double c = model.collectiveSeconds(kind, ax, scatter ? left : resultBytes);
+            ownCollectives[k].push_back({kind, ax, scatter ? left : resultBytes, c});
+            ownSeconds[k] += c;
+            if (scatter) left /= mesh.axes()[ax].size;
         }
-        ev.step.computeSeconds += kernel[k];
-        ev.step.collectiveSeconds += ownSeconds[k];
-        ev.opCost[k].computeSeconds += kernel[k];
-        ev.opCost[k].collectiveSeconds += ownSeconds[k];
+        const double times = rc[k] ? 2.0 : 1.0;
+        ev.step.computeSeconds += times * kernel[k];
+        ev.step.collectiveSeconds += times * ownSeconds[k];
+        ev.opCost[k].computeSeconds += times * kernel[k];
+        ev.opCost[k].collectiveSeconds += times * ownSeconds[k];
         if (measured[k]) ev.opCost[k].provenance = Provenance::Measured;
     }
 
-    // Edges: resharding and fusion.
+    // Edges: resharding and fusion (again for a recomputed consumer: its resharding, and a fused
+    // edge whose producer is recomputed with it).
     struct EdgeCost {
         OpId producer;
         ReshardPlan plan;
         double seconds;
     };
-    std::vector<std::vector<EdgeCost>> reshardInto(withTimeline ? static_cast<size_t>(graph.size()) : 0);
-    std::vector<double> fusedSavingConsumer(static_cast<size_t>(graph.size()), 0.0);
-    std::vector<double> fusedSavingProducer(static_cast<size_t>(graph.size()), 0.0);
+    std::vector<std::vector<EdgeCost>> reshardInto(withTimeline ? n : 0);
+    std::vector<double> fusedSavingConsumer(n, 0.0), fusedSavingProducer(n, 0.0);
+    std::vector<double> rcSavingConsumer(n, 0.0), rcSavingProducer(n, 0.0);
     for (const Op& op : graph.ops()) {
         const auto k = static_cast<size_t>(op.id);
         const TensorPlan& t = plan.tensors[k];
         for (size_t i = 0; i < op.operands.size(); ++i) {
             const OpId u = op.operands[i];
+            const auto ku = static_cast<size_t>(u);
             const Op& producer = graph.op(u);
-            const TensorSharding& have = plan.tensors[static_cast<size_t>(u)].result;
+            const TensorSharding& have = plan.tensors[ku].result;
             const TensorSharding& need = t.operands[i];
             if (have == need) {
-                if (fusesInto(producer.kind, op.kind) && uses[static_cast<size_t>(u)] == 1 && !measured[k] &&
-                    !measured[static_cast<size_t>(u)] && !sourceLike[static_cast<size_t>(u)]) {
-                    const int64_t b = shardBytes(producer.type, have, mesh);
-                    const double saving = model.fusedEdgeSavingSeconds(b);
+                if (fusesInto(producer.kind, op.kind) && uses[ku] == 1 && !measured[k] && !measured[ku] && !sourceLike[ku]) {
+                    const int64_t b = shardBytes(producer.type, have, mesh) / zeroSplit(op);
+                    const bool again = rc[k] && rc[ku] && blockOf(u) == blockOf(op.id);
+                    const double saving = model.fusedEdgeSavingSeconds(b) * (again ? 2.0 : 1.0);
                     ev.step.computeSeconds -= saving;
                     ev.opCost[k].computeSeconds -= saving;
                     // For the timeline: the consumer no longer reads the tensor; the producer no
                     // longer writes it nor launches a kernel of its own (it runs in the consumer's).
                     fusedSavingConsumer[k] += model.hbmSeconds(static_cast<double>(b));
-                    fusedSavingProducer[static_cast<size_t>(u)] += model.hbmSeconds(static_cast<double>(b)) + model.launchSeconds();
+                    fusedSavingProducer[ku] += model.hbmSeconds(static_cast<double>(b)) + model.launchSeconds();
+                    if (again) {
+                        rcSavingConsumer[k] += model.hbmSeconds(static_cast<double>(b));
+                        rcSavingProducer[ku] += model.hbmSeconds(static_cast<double>(b)) + model.launchSeconds();
+                    }
                     ++ev.edgesFused;
                 }
                 continue;
             }
             auto rp = planReshard(have, need, mesh, producer.type);
             if (!rp) return rp.error().withContext("edge " + producer.name + " -> " + op.name);
-            const double s = model.reshardSeconds(*rp);
+            const double s = model.reshardSeconds(*rp) * (rc[k] ? 2.0 : 1.0);
             if (s > 0 || !rp->isNoCommunication()) ++ev.edgesResharded;
             ev.step.reshardSeconds += s;
             ev.opCost[k].reshardSeconds += s;
@@ -165,8 +257,8 @@ Result<Evaluation> evaluatePlan(const Graph& graph, const Plan& plan, const Cost
     }
     ev.step.provenance = anyMeasured ? (anyModelled ? Provenance::Mixed : Provenance::Measured) : Provenance::Modelled;
 
-    // Memory.
-    int64_t transient = 0;
+    // Memory. A recomputing block's activations are live while its backward ops run.
+    std::map<int32_t, int64_t> recomputed;  // block → bytes
     for (const Op& op : graph.ops()) {
         const auto k = static_cast<size_t>(op.id);
         const TensorPlan& t = plan.tensors[k];
@@ -177,48 +269,89 @@ Result<Evaluation> evaluatePlan(const Graph& graph, const Plan& plan, const Cost
                     ev.memory.weights += own;
                     ev.memory.gradients += own;
                     break;
-                case ParamRole::OptimizerState: ev.memory.optimizer += own; break;
+                case ParamRole::OptimizerState: {
+                    const int64_t r = policy.optimizerSharding ? replicas(t.result) : 1;
+                    ev.memory.optimizer += (own + r - 1) / r;
+                    break;
+                }
                 default: ev.memory.activations += own; break;
             }
             continue;
         }
+        if (sourceLike[k] || op.phase != Phase::Forward) continue;
+        const bool kept = checkpoint[k] || (readByBackward[k] && !rc[k]);
+        if (kept) ev.memory.activations += own;
+        else if (rc[k] && readByBackward[k]) recomputed[t.block] += own;
+    }
+    int64_t transient = 0;
+    for (const Op& op : graph.ops()) {
+        const auto k = static_cast<size_t>(op.id);
+        const TensorPlan& t = plan.tensors[k];
         if (sourceLike[k]) continue;
-        if (op.phase == Phase::Forward && readByBackward[k]) ev.memory.activations += own;
-        int64_t work = own;
+        int64_t work = shardBytes(op.type, t.result, mesh);
         for (size_t i = 0; i < op.operands.size(); ++i) work += shardBytes(graph.op(op.operands[i]).type, t.operands[i], mesh);
+        work /= zeroSplit(op);
+        if (t.block >= 0 && op.phase != Phase::Optimizer) {
+            auto it = recomputed.find(t.block);
+            if (it != recomputed.end()) work += it->second;
+        }
         transient = std::max(transient, work);
     }
     ev.memory.transient = transient;
 
     if (withTimeline) {
         double now = 0;
-        for (const Op& op : graph.ops()) {
+        auto emitCollectives = [&](const Op& op, const std::string& prefix) {
+            for (const Collective& c : ownCollectives[static_cast<size_t>(op.id)]) {
+                const std::string axis = mesh.axes()[c.axis].name;
+                const std::string kind(collectiveKindName(c.kind));
+                ev.timeline.push_back({prefix + op.name + " " + kind, "comm:" + axis, "collective", now, c.seconds, op.id, op.scope,
+                                       kind + " over " + axis + ", " + mib(c.bytes)});
+                now += c.seconds;
+            }
+        };
+        auto emitOp = [&](const Op& op, bool again) {
             const auto k = static_cast<size_t>(op.id);
-            if (sourceLike[k]) continue;
+            const std::string prefix = again ? "recompute " : "";
             for (const EdgeCost& e : reshardInto[k])
                 for (const CollectiveStep& step : e.plan.steps) {
                     auto a = mesh.axisIndex(step.axis);
                     const double d = a ? model.collectiveSeconds(step.kind, static_cast<size_t>(*a), step.messageBytes) : 0.0;
                     if (d <= 0) continue;
-                    ev.timeline.push_back({"reshard " + graph.op(e.producer).name + " -> " + op.name, "comm:" + step.axis,
+                    ev.timeline.push_back({prefix + "reshard " + graph.op(e.producer).name + " -> " + op.name, "comm:" + step.axis,
                                            "reshard", now, d, op.id, op.scope,
                                            std::string(collectiveKindName(step.kind)) + " over " + step.axis + ", " + mib(step.messageBytes)});
                     now += d;
                 }
-            const double d = kernel[k] - fusedSavingConsumer[k] - fusedSavingProducer[k];
-            ev.timeline.push_back({op.name, "compute", "compute", now, std::max(0.0, d), op.id, op.scope,
+            const double d = again ? kernel[k] - rcSavingConsumer[k] - rcSavingProducer[k]
+                                   : kernel[k] - fusedSavingConsumer[k] - fusedSavingProducer[k];
+            ev.timeline.push_back({prefix + op.name, "compute", again ? "recompute" : "compute", now, std::max(0.0, d), op.id, op.scope,
                                    std::string(opKindName(op.kind)) + (measured[k] ? " (measured)" : "")});
             now += std::max(0.0, d);
-            const TensorPlan& t = plan.tensors[k];
-            const int64_t resultBytes = shardBytes(op.type, t.result, mesh);
-            for (const auto& axis : t.ownCollectiveAxes) {
-                auto a = mesh.axisIndex(axis);
-                const double c = a ? model.collectiveSeconds(CollectiveKind::AllReduce, static_cast<size_t>(*a), resultBytes) : 0.0;
-                ev.timeline.push_back({op.name + " all-reduce", "comm:" + axis, "collective", now, c, op.id, op.scope,
-                                       "all-reduce over " + axis + ", " + mib(resultBytes)});
-                now += c;
+            emitCollectives(op, prefix);
+        };
+        // A recomputing block runs its forward ops again just before its first backward op.
+        std::map<int32_t, std::vector<OpId>> pending;
+        for (const Op& op : graph.ops())
+            if (rc[static_cast<size_t>(op.id)]) pending[blockOf(op.id)].push_back(op.id);
+        std::vector<OpId> weights;
+        for (const Op& op : graph.ops()) {
+            const auto k = static_cast<size_t>(op.id);
+            if (op.phase == Phase::Backward && blockOf(op.id) >= 0) {
+                auto it = pending.find(blockOf(op.id));
+                if (it != pending.end()) {
+                    for (OpId r : it->second) emitOp(graph.op(r), true);
+                    pending.erase(it);
+                }
             }
+            if (!ownCollectives[k].empty() && sourceLike[k]) weights.push_back(op.id);
+            if (sourceLike[k]) continue;
+            emitOp(op, false);
         }
+        for (const auto& [block, ops] : pending)
+            for (OpId r : ops) emitOp(graph.op(r), true);
+        // The updated weights' all-gathers close the step (optimizer-state sharding).
+        for (OpId w : weights) emitCollectives(graph.op(w), "updated ");
     }
     return ev;
 }

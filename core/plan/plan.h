@@ -12,6 +12,7 @@
 // "measured" (profile DB values that replaced the model for matching ops).
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -24,6 +25,28 @@ namespace cfp {
 
 enum class Provenance : uint8_t { Modelled, Measured, Mixed };
 std::string_view provenanceName(Provenance p);  // "modelled", "measured", "mixed"
+
+// How the training step trades time for memory (both are standard in large-model training).
+//  - optimizerSharding (ZeRO stage 1, Megatron's distributed optimizer): the optimizer state and the
+//    optimizer's update of a weight are split over the mesh axes on which the weight is replicated;
+//    the gradient's all-reduce over those axes becomes a reduce-scatter, and the updated weight is
+//    all-gathered back over them (the ring all-reduce's two halves, split around the update).
+//    Weights and gradients keep their plan sharding.
+//  - recompute: activation recomputation at ParallelBlock granularity. A recomputed block keeps
+//    only the tensors that enter it from other blocks (its checkpoints) and runs its forward ops a
+//    second time in the backward pass (kernels, own collectives and resharding into them again);
+//    while its backward runs, its recomputed activations are live on top of the working set.
+//    Whenever recomputation is enabled (Auto or All), forward tensors passed between blocks are
+//    kept as checkpoints. None: no block recomputes; All: every block does; Auto: the segment DP
+//    chooses per block (each strategy with and without recomputation) for the fastest plan that fits.
+enum class RecomputePolicy : uint8_t { None, Auto, All };
+std::string_view recomputePolicyName(RecomputePolicy p);  // "none", "auto", "all"
+std::optional<RecomputePolicy> parseRecomputePolicy(std::string_view name);
+
+struct MemoryPolicy {
+    bool optimizerSharding = true;
+    RecomputePolicy recompute = RecomputePolicy::Auto;
+};
 
 // Seconds split the way the reports and charts show them.
 struct CostBreakdown {
@@ -51,6 +74,7 @@ struct TensorPlan {
     TensorSharding result;                    // as passed on to consumers (no pending partial)
     std::vector<TensorSharding> operands;     // as this op consumes them
     std::vector<std::string> ownCollectiveAxes;  // all-reduce completing a partial result, mesh order
+    bool recompute = false;                   // a forward op run again in the backward pass (MemoryPolicy)
 };
 
 struct BlockChoice {
@@ -58,6 +82,7 @@ struct BlockChoice {
     int32_t strategy = 0;   // index into ParallelBlock::strategies
     std::string label;      // "x:rows"
     bool pinned = false;
+    bool recompute = false; // its forward ops are recomputed (MemoryPolicy)
 };
 
 struct SegmentPlan {
@@ -106,6 +131,7 @@ struct Plan {
     int64_t gpusPerNode = 8;
     Mesh mesh;                         // with link classes
     int64_t memoryLimitBytes = 0;      // per device
+    MemoryPolicy policy;               // optimizer sharding and recomputation
     std::vector<std::string> pins;     // as given on the command line
     std::vector<BlockChoice> blocks;   // one per block, in block order
     std::vector<SegmentPlan> segments; // the segment chain

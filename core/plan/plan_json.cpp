@@ -398,7 +398,7 @@ Status PlanReader::read(const Json& doc) {
                          "/version");
 
     CFP_TRY(expectObject(doc, "",
-                         {"format", "version", "model", "hardware", "mesh", "memory_limit_bytes", "pins",
+                         {"format", "version", "model", "hardware", "mesh", "memory_limit_bytes", "memory_policy", "pins",
                           "predicted_step_seconds", "evaluator_step_seconds", "step", "memory_per_device", "search",
                           "segments", "blocks", "baselines", "tensors"}));
     int64_t ops = 0;
@@ -406,6 +406,16 @@ Status PlanReader::read(const Json& doc) {
     CFP_TRY(readHardware(at(doc, "hardware")));
     CFP_TRY(readMesh(at(doc, "mesh")));
     CFP_PLAN_ASSIGN(m_plan.memoryLimitBytes, intField(doc, "", "memory_limit_bytes", 0, kInt64Max));
+    {
+        const Json& p = at(doc, "memory_policy");
+        CFP_TRY(expectObject(p, "/memory_policy", {"optimizer_sharding", "recompute"}));
+        CFP_PLAN_ASSIGN(m_plan.policy.optimizerSharding, boolField(p, "/memory_policy", "optimizer_sharding"));
+        std::string recompute;
+        CFP_PLAN_ASSIGN(recompute, stringField(p, "/memory_policy", "recompute"));
+        auto policy = parseRecomputePolicy(recompute);
+        if (!policy) return formatError("recompute is '" + recompute + "', expected none, auto or all", "/memory_policy/recompute");
+        m_plan.policy.recompute = *policy;
+    }
     CFP_PLAN_ASSIGN(m_plan.pins, stringArrayField(doc, "", "pins"));
     CFP_PLAN_ASSIGN(m_plan.predictedStepSeconds, doubleField(doc, "", "predicted_step_seconds"));
     CFP_PLAN_ASSIGN(m_plan.evaluatorStepSeconds, doubleField(doc, "", "evaluator_step_seconds"));
@@ -502,7 +512,7 @@ Status PlanReader::readBlocks(const Json& j) {
     for (size_t i = 0; i < j.size(); ++i) {
         const std::string bp = childPointer(ptr, i);
         const Json& b = j[i];
-        CFP_TRY(expectObject(b, bp, {"block", "strategy", "label", "pinned"}));
+        CFP_TRY(expectObject(b, bp, {"block", "strategy", "label", "pinned", "recompute"}));
         BlockChoice c;
         CFP_PLAN_ASSIGN(c.block, int32Field(b, bp, "block", 0));
         if (static_cast<size_t>(c.block) != i)
@@ -512,6 +522,7 @@ Status PlanReader::readBlocks(const Json& j) {
         CFP_PLAN_ASSIGN(c.strategy, int32Field(b, bp, "strategy", 0));
         CFP_PLAN_ASSIGN(c.label, stringField(b, bp, "label"));
         CFP_PLAN_ASSIGN(c.pinned, boolField(b, bp, "pinned"));
+        CFP_PLAN_ASSIGN(c.recompute, boolField(b, bp, "recompute"));
         m_plan.blocks.push_back(std::move(c));
     }
     return {};
@@ -609,8 +620,14 @@ Status PlanReader::readTensors(const Json& j, int64_t ops) {
     for (size_t i = 0; i < j.size(); ++i) {
         const std::string tp = childPointer(ptr, i);
         const Json& t = j[i];
-        CFP_TRY(expectObject(t, tp, {"op", "name", "scope", "block", "result", "operands", "own_collective_axes"}));
         TensorPlan tensor;
+        // "recompute": true appears only on recomputed ops.
+        if (t.is_object() && t.contains("recompute")) {
+            CFP_TRY(expectObject(t, tp, {"op", "name", "scope", "block", "result", "operands", "own_collective_axes", "recompute"}));
+            CFP_PLAN_ASSIGN(tensor.recompute, boolField(t, tp, "recompute"));
+        } else {
+            CFP_TRY(expectObject(t, tp, {"op", "name", "scope", "block", "result", "operands", "own_collective_axes"}));
+        }
         CFP_PLAN_ASSIGN(tensor.op, int32Field(t, tp, "op", 0));
         if (static_cast<size_t>(tensor.op) != i)
             return formatError("tensor entries are listed in op order: entry " + std::to_string(i) + " has op " +
@@ -724,6 +741,10 @@ OJson headerJson(const Plan& plan, const Graph& graph) {
     doc["mesh"] = std::move(mesh);
 
     doc["memory_limit_bytes"] = plan.memoryLimitBytes;
+    OJson policy = OJson::object();
+    policy["optimizer_sharding"] = plan.policy.optimizerSharding;
+    policy["recompute"] = std::string(recomputePolicyName(plan.policy.recompute));
+    doc["memory_policy"] = std::move(policy);
     doc["pins"] = stringArray(plan.pins);
     doc["predicted_step_seconds"] = number(plan.predictedStepSeconds);
     doc["evaluator_step_seconds"] = number(plan.evaluatorStepSeconds);
@@ -763,6 +784,7 @@ OJson headerJson(const Plan& plan, const Graph& graph) {
         block["strategy"] = b.strategy;
         block["label"] = text(b.label);
         block["pinned"] = b.pinned;
+        block["recompute"] = b.recompute;
         blocks.push_back(std::move(block));
     }
     doc["blocks"] = std::move(blocks);
@@ -845,7 +867,7 @@ std::string planToText(const Plan& plan, const Graph& graph) {
             if (k) out += ", ";
             appendString(out, t.ownCollectiveAxes[k]);
         }
-        out += "]}";
+        out += t.recompute ? "], \"recompute\": true}" : "]}";
     }
     out += plan.tensors.empty() ? "]\n}\n" : "\n  ]\n}\n";
     return out;

@@ -19,6 +19,8 @@ using Clock = std::chrono::steady_clock;
 
 double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
+int64_t ceilDiv(int64_t a, int64_t b) { return b <= 1 ? a : (a + b - 1) / b; }
+
 bool isSource(OpKind k) { return k == OpKind::Parameter || k == OpKind::Constant || k == OpKind::Iota; }
 
 // "219.62 GiB", or MiB below one GiB (a 1 MiB limit must not print as "0.00 GiB").
@@ -42,6 +44,8 @@ struct OpState {
     double own = 0;           // own all-reduce seconds
     int64_t memSum = 0;       // persistent bytes this op adds
     int64_t memMax = 0;       // its working set
+    int64_t memSumRc = 0;     // persistent bytes when its block recomputes
+    int64_t actRc = 0;        // bytes it adds to its block's recomputed activations
 };
 
 struct ReshardKey {
@@ -67,6 +71,14 @@ struct PlanProblem::Impl {
     std::vector<int32_t> uses;
     std::vector<uint32_t> typeId;     // per op: interned result type
     std::vector<char> sourceLike;       // sources and values computed from constants alone
+    MemoryPolicy policy;
+    // Recomputation variants: strategy index s of block b is variant s / base(b) (variantRc says
+    // whether it recomputes) of the block's strategy s % base(b). Two variants under Auto.
+    int variants = 1;
+    bool variantRc[2] = {false, true};
+    std::vector<char> rcEligible;       // forward ops owned by a block, run again if it recomputes
+    std::vector<char> checkpoint;       // forward results read by a recomputable op of another block
+    std::vector<char> gradToOptimizer;  // backward results read only by the optimizer (ZeRO reduce-scatter)
 
     // Decomposed terms.
     double constTime = 0;
@@ -82,8 +94,37 @@ struct PlanProblem::Impl {
 
     mutable std::unordered_map<ReshardKey, double, ReshardKeyHash> reshardCache;
 
-    int strategies(int b) const { return static_cast<int>(analysis.blocks.blocks[static_cast<size_t>(b)].strategies.size()); }
-    int nstates(OpId op) const { return owner[static_cast<size_t>(op)] < 0 ? 1 : strategies(owner[static_cast<size_t>(op)]); }
+    int base(int b) const { return static_cast<int>(analysis.blocks.blocks[static_cast<size_t>(b)].strategies.size()); }
+    int strategies(int b) const { return base(b) * variants; }
+    bool recomputes(int b, int s) const { return variantRc[s / base(b)]; }
+    int nstates(OpId op) const { return owner[static_cast<size_t>(op)] < 0 ? 1 : base(owner[static_cast<size_t>(op)]); }
+    // Devices holding the same piece of a tensor with this sharding, and their axes.
+    uint32_t replicaMask(const CompactSharding& c) const {
+        uint32_t m = 0;
+        for (int a = 0; a < model().sizes().rank; ++a)
+            if (c.dimOf[static_cast<size_t>(a)] < 0) m |= 1u << a;
+        return m;
+    }
+    int64_t replicas(const CompactSharding& c) const {
+        int64_t r = 1;
+        for (int a = 0; a < model().sizes().rank; ++a)
+            if (c.dimOf[static_cast<size_t>(a)] < 0) r *= model().sizes().size[static_cast<size_t>(a)];
+        return r;
+    }
+    // How many ways optimizer-state sharding splits op `v`'s work further (1 outside the optimizer).
+    int64_t zeroSplit(OpId v, const CompactSharding& result) const {
+        const Op& op = g->op(v);
+        if (!policy.optimizerSharding || op.phase != Phase::Optimizer || sourceLike[static_cast<size_t>(v)]) return 1;
+        return replicas(result);
+    }
+    // Edge cost `e` (base strategies) when v's block runs strategy sv (full index): a recomputed
+    // consumer reshards again, and a fused edge inside a recomputed block saves twice.
+    double edgeTimes(OpId u, OpId v, int sv, double e) const {
+        const int32_t ov = owner[static_cast<size_t>(v)];
+        if (e == 0 || ov < 0 || !rcEligible[static_cast<size_t>(v)] || !recomputes(ov, sv)) return e;
+        if (e > 0) return 2 * e;
+        return owner[static_cast<size_t>(u)] == ov && rcEligible[static_cast<size_t>(u)] ? 2 * e : e;
+    }
     const OpState& st(OpId op, int s) const { return states[stateOffset[static_cast<size_t>(op)] + static_cast<size_t>(s)]; }
     OpState& st(OpId op, int s) { return states[stateOffset[static_cast<size_t>(op)] + static_cast<size_t>(s)]; }
 
@@ -113,7 +154,7 @@ struct PlanProblem::Impl {
             const Op& pu = g->op(u);
             if (fusesInto(pu.kind, g->op(v).kind) && uses[static_cast<size_t>(u)] == 1 && !st(u, su).measured &&
                 !st(v, sv).measured && !sourceLike[static_cast<size_t>(u)])
-                return -model().fusedEdgeSavingSeconds(localBytes(pu.type, have, model().sizes()));
+                return -model().fusedEdgeSavingSeconds(localBytes(pu.type, have, model().sizes()) / zeroSplit(v, st(v, sv).result));
             return 0.0;
         }
         return reshard(u, have, n);
@@ -141,9 +182,13 @@ void PlanProblem::Impl::computeOpState(const Op& op, OpState& s) {
     const int64_t own = localBytes(op.type, s.result, sizes);
     if (op.kind == OpKind::Parameter) {
         s.memSum = op.role == ParamRole::Trainable ? 2 * own : own;
+        if (policy.optimizerSharding && op.role == ParamRole::OptimizerState) s.memSum = ceilDiv(own, replicas(s.result));
+        if (policy.optimizerSharding && op.role == ParamRole::Trainable) s.own = model().shardedAllGatherSeconds(replicaMask(s.result), own);
+        s.memSumRc = s.memSum;
         return;
     }
     if (sourceLike[k]) return;  // folded into its consumers: no kernel, no buffer of its own
+    const int64_t z = zeroSplit(op.id, s.result);
     // Working set, axes used, local shapes.
     uint32_t axesUsed = s.partialMask;
     auto addAxes = [&](const CompactSharding& c) {
@@ -167,20 +212,21 @@ void PlanProblem::Impl::computeOpState(const Op& op, OpState& s) {
             operandTypes.push_back(type);
         }
     }
-    s.memMax = work;
-    double split = 1;
+    s.memMax = work / z;
+    double split = static_cast<double>(z);
     for (int a = 0; a < sizes.rank; ++a)
         if (axesUsed & (1u << a)) split *= static_cast<double>(sizes.size[static_cast<size_t>(a)]);
     const double flops = opFlops(*g, op) / split;
-    s.kernel = model().kernelSeconds(op.kind, op.type.dtype, flops, bytes);
+    s.kernel = model().kernelSeconds(op.kind, op.type.dtype, flops, bytes / static_cast<double>(z));
     if (model().hasMeasurements()) {
         const uint64_t sig = opCostSignature(op, operandDims, operandTypes, localDims(op.type, s.result, sizes));
         if (const double* t = model().measured(sig)) {
-            s.kernel = *t;
+            s.kernel = *t / static_cast<double>(z);
             s.measured = true;
         }
     }
-    s.own = model().ownAllReduceSeconds(s.partialMask, own);
+    s.own = policy.optimizerSharding && gradToOptimizer[k] ? model().shardedReduceScatterSeconds(s.partialMask, own)
+                                                           : model().ownAllReduceSeconds(s.partialMask, own);
 }
 
 Status PlanProblem::Impl::buildStates(const std::vector<std::pair<uint64_t, double>>& measured) {
@@ -289,6 +335,26 @@ Status PlanProblem::Impl::buildStates(const std::vector<std::pair<uint64_t, doub
                 if (!sourceLike[static_cast<size_t>(op.operands[i])]) follows[k] = static_cast<int32_t>(i);
         order.push_back(op.id);
     }
+    // Memory policy: which ops recompute with their block, which results are checkpoints, which
+    // gradients feed the optimizer alone.
+    rcEligible.assign(n, 0);
+    checkpoint.assign(n, 0);
+    gradToOptimizer.assign(n, 0);
+    const bool rcOn = policy.recompute != RecomputePolicy::None;
+    for (const Op& op : graph.ops()) {
+        const auto k = static_cast<size_t>(op.id);
+        rcEligible[k] = rcOn && op.phase == Phase::Forward && !sourceLike[k] && owner[k] >= 0;
+    }
+    for (const Op& op : graph.ops()) {
+        const auto k = static_cast<size_t>(op.id);
+        bool toOptimizer = op.phase == Phase::Backward && !consumers[k].empty();
+        for (const auto& [c, slot] : consumers[k]) {
+            const auto ck = static_cast<size_t>(c);
+            if (graph.op(c).phase != Phase::Optimizer) toOptimizer = false;
+            if (rcEligible[ck] && owner[ck] != owner[k] && op.phase == Phase::Forward && !sourceLike[k]) checkpoint[k] = 1;
+        }
+        gradToOptimizer[k] = toOptimizer;
+    }
     size_t total = 0;
     for (size_t k = 0; k < n; ++k) {
         stateOffset[k] = total;
@@ -337,8 +403,17 @@ Status PlanProblem::Impl::buildStates(const std::vector<std::pair<uint64_t, doub
                 os.result = CompactSharding::replicated(op.type.rank());
             }
             computeOpState(op, os);
-            if (op.phase == Phase::Forward && readByBackward[k] && !sourceLike[k])
-                os.memSum += localBytes(op.type, os.result, sizes);
+            if (op.phase == Phase::Forward && !sourceLike[k]) {
+                // Kept for the backward pass: read by it (unless recomputed), or a checkpoint.
+                const int64_t bytes = localBytes(op.type, os.result, sizes);
+                const bool kept = readByBackward[k] || checkpoint[k];
+                const bool keptRc = checkpoint[k] || (readByBackward[k] && !rcEligible[k]);
+                os.memSumRc = os.memSum + (keptRc ? bytes : 0);
+                os.actRc = rcEligible[k] && readByBackward[k] && !keptRc ? bytes : 0;
+                os.memSum += kept ? bytes : 0;
+            } else {
+                os.memSumRc = os.memSum;
+            }
         }
     }
     return {};
@@ -350,15 +425,22 @@ void PlanProblem::Impl::buildTerms() {
     unaryTime.assign(B, {});
     unaryMemSum.assign(B, {});
     unaryMemMax.assign(B, {});
+    // Per block and strategy: recomputed activations, and the largest working set of its forward
+    // and backward ops (live together with them) and of its optimizer ops.
+    std::vector<std::vector<int64_t>> act(B), groupMax(B), otherMax(B);
     for (size_t b = 0; b < B; ++b) {
         const auto S = static_cast<size_t>(strategies(static_cast<int>(b)));
         unaryTime[b].assign(S, 0.0);
         unaryMemSum[b].assign(S, 0);
         unaryMemMax[b].assign(S, 0);
+        act[b].assign(S, 0);
+        groupMax[b].assign(S, 0);
+        otherMax[b].assign(S, 0);
     }
     // Node terms.
     for (const Op& op : graph.ops()) {
-        const int32_t o = owner[static_cast<size_t>(op.id)];
+        const auto k = static_cast<size_t>(op.id);
+        const int32_t o = owner[k];
         if (o < 0) {
             const OpState& s = st(op.id, 0);
             constTime += s.kernel + s.own;
@@ -366,15 +448,22 @@ void PlanProblem::Impl::buildTerms() {
             constMemMax = std::max(constMemMax, s.memMax);
             continue;
         }
+        const auto ou = static_cast<size_t>(o);
         for (int s = 0; s < strategies(o); ++s) {
-            const OpState& os = st(op.id, s);
-            unaryTime[static_cast<size_t>(o)][static_cast<size_t>(s)] += os.kernel + os.own;
-            unaryMemSum[static_cast<size_t>(o)][static_cast<size_t>(s)] += os.memSum;
-            auto& mx = unaryMemMax[static_cast<size_t>(o)][static_cast<size_t>(s)];
+            const auto su = static_cast<size_t>(s);
+            const OpState& os = st(op.id, s % base(o));
+            const bool rc = recomputes(o, s);
+            unaryTime[ou][su] += (os.kernel + os.own) * (rc && rcEligible[k] ? 2.0 : 1.0);
+            unaryMemSum[ou][su] += rc ? os.memSumRc : os.memSum;
+            if (rc) act[ou][su] += os.actRc;
+            auto& mx = op.phase == Phase::Optimizer ? otherMax[ou][su] : groupMax[ou][su];
             mx = std::max(mx, os.memMax);
         }
     }
+    for (size_t b = 0; b < B; ++b)
+        for (size_t s = 0; s < unaryMemMax[b].size(); ++s) unaryMemMax[b][s] = std::max(otherMax[b][s], groupMax[b][s] + act[b][s]);
     // Edge terms.
+    std::vector<double> baseCost;
     for (const Op& op : graph.ops()) {
         const OpId v = op.id;
         const int32_t ov = owner[static_cast<size_t>(v)];
@@ -385,8 +474,11 @@ void PlanProblem::Impl::buildTerms() {
                 constTime += edge(u, 0, v, 0, i);
             } else if (ou < 0 || ov < 0 || ou == ov) {
                 const int32_t o = ou < 0 ? ov : ou;
-                for (int s = 0; s < strategies(o); ++s)
-                    unaryTime[static_cast<size_t>(o)][static_cast<size_t>(s)] += edge(u, ou < 0 ? 0 : s, v, ov < 0 ? 0 : s, i);
+                for (int s = 0; s < strategies(o); ++s) {
+                    const int sb = s % base(o);
+                    const double e = edge(u, ou < 0 ? 0 : sb, v, ov < 0 ? 0 : sb, i);
+                    unaryTime[static_cast<size_t>(o)][static_cast<size_t>(s)] += ov < 0 ? e : edgeTimes(u, v, s, e);
+                }
             } else {
                 const int a = std::min(ou, ov), b = std::max(ou, ov);
                 auto [it, inserted] = pairIndex.try_emplace({a, b}, pairs.size());
@@ -399,10 +491,16 @@ void PlanProblem::Impl::buildTerms() {
                 }
                 Pair& p = pairs[it->second];
                 const int db = strategies(b);
+                const int bu = base(ou), bv = base(ov);
+                baseCost.assign(static_cast<size_t>(bu) * static_cast<size_t>(bv), 0.0);
+                for (int su = 0; su < bu; ++su)
+                    for (int sv = 0; sv < bv; ++sv)
+                        baseCost[static_cast<size_t>(su) * static_cast<size_t>(bv) + static_cast<size_t>(sv)] = edge(u, su, v, sv, i);
                 for (int su = 0; su < strategies(ou); ++su)
                     for (int sv = 0; sv < strategies(ov); ++sv) {
+                        const double e = baseCost[static_cast<size_t>(su % bu) * static_cast<size_t>(bv) + static_cast<size_t>(sv % bv)];
                         const int sa = ou == a ? su : sv, sb = ou == a ? sv : su;
-                        p.cost[static_cast<size_t>(sa) * static_cast<size_t>(db) + static_cast<size_t>(sb)] += edge(u, su, v, sv, i);
+                        p.cost[static_cast<size_t>(sa) * static_cast<size_t>(db) + static_cast<size_t>(sb)] += edgeTimes(u, v, sv, e);
                     }
             }
         }
@@ -436,9 +534,12 @@ void PlanProblem::Impl::separatePairs() {
 }
 
 Result<PlanProblem> PlanProblem::build(const Graph& graph, AnalysisReport analysis, const CostModel& model,
-                                       const std::vector<std::pair<uint64_t, double>>& measured) {
+                                       const std::vector<std::pair<uint64_t, double>>& measured, const MemoryPolicy& policy) {
     PlanProblem p;
     p.m->g = &graph;
+    p.m->policy = policy;
+    p.m->variants = policy.recompute == RecomputePolicy::Auto ? 2 : 1;
+    p.m->variantRc[0] = policy.recompute == RecomputePolicy::All;
     p.m->analysis = std::move(analysis);
     p.m->modelStore = model;
     for (const ParallelBlock& b : p.m->analysis.blocks.blocks)
@@ -463,24 +564,33 @@ MemoryBreakdown PlanProblem::memoryBreakdown(const std::vector<int32_t>& strateg
     const Impl& P = *m;
     const Graph& graph = *P.g;
     MemoryBreakdown mb;
+    std::vector<int64_t> act(P.analysis.blocks.blocks.size(), 0);
+    for (const Op& op : graph.ops()) {
+        const int32_t o = P.owner[static_cast<size_t>(op.id)];
+        if (o >= 0 && P.recomputes(o, strategy[static_cast<size_t>(o)]))
+            act[static_cast<size_t>(o)] += P.st(op.id, strategy[static_cast<size_t>(o)] % P.base(o)).actRc;
+    }
     for (const Op& op : graph.ops()) {
         const auto k = static_cast<size_t>(op.id);
         const int32_t o = P.owner[k];
-        const OpState& os = P.st(op.id, o < 0 ? 0 : strategy[static_cast<size_t>(o)]);
+        const int s = o < 0 ? 0 : strategy[static_cast<size_t>(o)];
+        const bool rc = o >= 0 && P.recomputes(o, s);
+        const OpState& os = P.st(op.id, o < 0 ? 0 : s % P.base(o));
         const int64_t own = localBytes(op.type, os.result, P.model().sizes());
         if (op.kind == OpKind::Parameter) {
             if (op.role == ParamRole::Trainable) {
                 mb.weights += own;
                 mb.gradients += own;
             } else if (op.role == ParamRole::OptimizerState) {
-                mb.optimizer += own;
+                mb.optimizer += os.memSum;
             } else {
                 mb.activations += own;
             }
             continue;
         }
-        mb.activations += os.memSum;
-        mb.transient = std::max(mb.transient, os.memMax);
+        mb.activations += rc ? os.memSumRc : os.memSum;
+        const bool group = o >= 0 && op.phase != Phase::Optimizer;
+        mb.transient = std::max(mb.transient, os.memMax + (group ? act[static_cast<size_t>(o)] : 0));
     }
     return mb;
 }
@@ -633,8 +743,10 @@ Result<SearchResult> PlanProblem::search(int64_t limit, const StrategyMask& allo
                                          const std::string& meshLabel) const {
     const Impl& P = *m;
     const int B = blockCount();
+    // Masks are over the blocks' strategies; every recomputation variant of an allowed one is allowed.
     auto allowedAt = [&](int b, int s) {
-        return allowed.empty() || allowed[static_cast<size_t>(b)].empty() || allowed[static_cast<size_t>(b)][static_cast<size_t>(s)];
+        return allowed.empty() || allowed[static_cast<size_t>(b)].empty() ||
+               allowed[static_cast<size_t>(b)][static_cast<size_t>(s % P.base(b))];
     };
     for (int b = 0; b < B; ++b) {
         bool any = false;
@@ -694,7 +806,10 @@ Result<SearchResult> PlanProblem::search(int64_t limit, const StrategyMask& allo
         std::vector<Label> labels;
         size_t states() const { return offset.size() - 1; }
     };
-    auto run = [&](bool timeOnly, bool memoryObjective, SearchResult& out) -> Status {
+    // lambda > 0 (time-only): minimise time + lambda · memory sum (a Lagrangian relaxation of the
+    // memory limit). `work` counts (state, strategy) steps, to size the Pareto pass.
+    int64_t work = 0;
+    auto run = [&](bool timeOnly, bool memoryObjective, SearchResult& out, double lambda = 0) -> Status {
         std::vector<int> frontier;  // blocks, ascending
         std::vector<Classes> frontierClasses;  // per frontier block, w.r.t. the blocks still to come
         Layer cur;
@@ -769,7 +884,8 @@ Result<SearchResult> PlanProblem::search(int64_t limit, const StrategyMask& allo
                 for (int s = 0; s < db; ++s) {
                     if (!allowedAt(b, s)) continue;
                     const auto su = static_cast<size_t>(s);
-                    double t = uTime[su];
+                    ++work;
+                    double t = uTime[su] + lambda * static_cast<double>(uSum[su]);
                     if (memoryObjective)
                         t = static_cast<double>(uSum[su]) + 1e-3 * static_cast<double>(uMax[su]);
                     else
@@ -850,10 +966,50 @@ Result<SearchResult> PlanProblem::search(int64_t limit, const StrategyMask& allo
     SearchResult fastest;
     CFP_TRY(run(true, false, fastest));
     if (limit <= 0 || fastest.memoryBytes <= limit) return fastest;
-    SearchResult constrained;
-    auto st = run(false, false, constrained);
-    if (st) return constrained;
-    if (st.error().code != "plan.infeasible") return st.error();
+    const int64_t timeOnlyWork = work;
+    // Under the limit. Small problems: the exact Pareto pass. Large ones (its cost would be about
+    // labelCap times the fastest pass's): a Lagrangian search — time-only passes that charge
+    // lambda seconds per byte of memory, lambda bisected to the smallest that fits — whose plan
+    // fits but is not proven optimal.
+    if (timeOnlyWork * options.labelCap <= options.paretoWorkLimit) {
+        SearchResult constrained;
+        auto st = run(false, false, constrained);
+        if (st) return constrained;
+        if (st.error().code != "plan.infeasible") return st.error();
+    } else {
+        std::optional<SearchResult> best;
+        auto lagrangian = [&](double lambda) -> Result<bool> {
+            SearchResult r;
+            CFP_TRY(run(true, false, r, lambda));
+            r.objectiveSeconds = objective(r.strategy);
+            r.memoryBytes = memory(r.strategy);
+            r.exact = false;
+            const bool fits = r.memoryBytes <= limit;
+            if (fits && (!best || r.objectiveSeconds < best->objectiveSeconds)) best = r;
+            return fits;
+        };
+        // A first lambda that fits: 1 ms per GiB, then ×8 until one fits or memory stops paying.
+        double lo = 0, hi = 1e-3 / (1024.0 * 1024.0 * 1024.0);
+        bool found = false;
+        for (int i = 0; i < 16 && !found; ++i) {
+            auto f = lagrangian(hi);
+            if (!f) return f.error();
+            found = *f;
+            if (!found) {
+                lo = hi;
+                hi *= 8;
+            }
+        }
+        if (found) {
+            for (int i = 0; i < options.lagrangeSteps; ++i) {
+                const double mid = lo > 0 ? std::sqrt(lo * hi) : hi / 8;
+                auto fits = lagrangian(mid);
+                if (!fits) return fits.error();
+                (*fits ? hi : lo) = mid;
+            }
+            return *best;
+        }
+    }
     // Nothing fits: find the least memory any plan needs (a DP on memory alone).
     SearchResult smallest;
     CFP_TRY(run(true, true, smallest));
@@ -882,17 +1038,20 @@ void PlanProblem::fillPlan(const std::vector<int32_t>& strategy, const StrategyM
             for (char c : pinned[static_cast<size_t>(b)]) allowed += c != 0;
             isPinned = allowed == 1;
         }
-        plan.blocks.push_back({b, s, blk.strategies[static_cast<size_t>(s)].label, isPinned});
+        const int sb = s % P.base(b);
+        plan.blocks.push_back({b, sb, blk.strategies[static_cast<size_t>(sb)].label, isPinned, P.recomputes(b, s)});
     }
+    plan.policy = P.policy;
     plan.tensors.clear();
     plan.tensors.reserve(static_cast<size_t>(graph.size()));
     for (const Op& op : graph.ops()) {
         const int32_t o = P.owner[static_cast<size_t>(op.id)];
-        const int s = o < 0 ? 0 : strategy[static_cast<size_t>(o)];
+        const int s = o < 0 ? 0 : strategy[static_cast<size_t>(o)] % P.base(o);
         const OpState& os = P.st(op.id, s);
         TensorPlan t;
         t.op = op.id;
         t.block = o;
+        t.recompute = o >= 0 && P.rcEligible[static_cast<size_t>(op.id)] && P.recomputes(o, strategy[static_cast<size_t>(o)]);
         t.result = fromCompact(os.result, mesh);
         for (size_t i = 0; i < op.operands.size(); ++i) t.operands.push_back(fromCompact(P.need(op.id, s, i), mesh));
         for (int a = 0; a < P.model().sizes().rank; ++a)
@@ -907,7 +1066,8 @@ void PlanProblem::fillPlan(const std::vector<int32_t>& strategy, const StrategyM
         sp.type = seg.type;
         sp.firstBlock = seg.firstBlock;
         sp.blockCount = seg.blockCount;
-        for (int b = seg.firstBlock; b < seg.firstBlock + seg.blockCount; ++b) sp.combination.push_back(strategy[static_cast<size_t>(b)]);
+        for (int b = seg.firstBlock; b < seg.firstBlock + seg.blockCount; ++b)
+            sp.combination.push_back(strategy[static_cast<size_t>(b)] % P.base(b));
         plan.segments.push_back(std::move(sp));
     }
 }
@@ -1004,7 +1164,7 @@ Result<MeshPlan> planOnMesh(const Graph& graph, const Cluster& cluster, const Me
     if (!analysis) return analysis.error();
     auto model = CostModel::create(cluster.hardware, mesh);
     if (!model) return model.error();
-    auto problem = PlanProblem::build(graph, std::move(*analysis), *model, options.measured);
+    auto problem = PlanProblem::build(graph, std::move(*analysis), *model, options.measured, options.policy);
     if (!problem) return problem.error();
     MeshPlan mp;
     auto mask = restrict(*problem);
@@ -1103,7 +1263,14 @@ Result<PlanOutcome> planGraph(const Graph& graph, const Cluster& cluster, const 
         for (const auto& axes : t.result.dims())
             for (const auto& a : axes) split *= plan.mesh.axisSize(a).value_or(1);
         const int64_t own = op.type.bytes() / split;
-        if (op.kind == OpKind::Parameter) sp.memoryBytes += op.role == ParamRole::Trainable ? 2 * own : own;
+        if (op.kind == OpKind::Parameter) {
+            int64_t replicas = 1;
+            for (const auto& axis : plan.mesh.axes())
+                if (t.result.use(axis.name).kind != AxisUse::Kind::Dim) replicas *= axis.size;
+            if (op.role == ParamRole::Trainable) sp.memoryBytes += 2 * own;
+            else if (op.role == ParamRole::OptimizerState && plan.policy.optimizerSharding) sp.memoryBytes += (own + replicas - 1) / replicas;
+            else sp.memoryBytes += own;
+        }
     }
     out.evaluation = std::move(*ev);
 

@@ -71,9 +71,16 @@ struct PlannerOptions {
     bool baselines = true;
     int labelCap = 24;                   // Pareto labels kept per DP state
     int64_t maxStates = 1 << 18;         // frontier states before plan.too_large (that mesh is skipped under auto)
+    // Under a memory limit the fastest plan may not fit. Then, when (steps of the fastest pass) ×
+    // labelCap stays within paretoWorkLimit, the exact Pareto pass runs; otherwise a Lagrangian
+    // search (lagrangeSteps bisection steps, one fastest-pass each) finds a plan that fits,
+    // marked not proven optimal (Plan::searchExact = false).
+    int64_t paretoWorkLimit = int64_t{1} << 27;
+    int lagrangeSteps = 8;
     std::function<void(const PlanProgress&)> progress;  // called from the planning thread
     const std::atomic<bool>* cancel = nullptr;          // checked between blocks; plan.cancelled
     std::vector<std::pair<uint64_t, double>> measured;  // op cost signature → measured seconds
+    MemoryPolicy policy;                 // optimizer sharding and recomputation (plan.h)
 };
 
 struct MeshCandidate {
@@ -113,7 +120,8 @@ using StrategyMask = std::vector<std::vector<char>>;
 class PlanProblem {
 public:
     static Result<PlanProblem> build(const Graph& graph, AnalysisReport analysis, const CostModel& model,
-                                     const std::vector<std::pair<uint64_t, double>>& measured = {});
+                                     const std::vector<std::pair<uint64_t, double>>& measured = {},
+                                     const MemoryPolicy& policy = {});
     PlanProblem(PlanProblem&&) noexcept;
     PlanProblem& operator=(PlanProblem&&) noexcept;
     ~PlanProblem();
@@ -121,6 +129,9 @@ public:
     const AnalysisReport& analysis() const;
     const CostModel& model() const;
     int blockCount() const;
+    // The block's strategies times its recomputation variants (2 under RecomputePolicy::Auto:
+    // index s is strategy s % n of the block's n, recomputed when s >= n); SearchResult::strategy
+    // and the assignments below use these indices, StrategyMask the block's own strategies.
     int strategyCount(int block) const;
 
     // The objective (time) and memory of a full assignment, from the decomposed terms.

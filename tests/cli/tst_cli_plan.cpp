@@ -151,8 +151,12 @@ private slots:
         for (const char* key : {"model", "hardware", "devices", "mesh", "predicted_step_seconds", "evaluator_step_seconds",
                                 "step", "memory_per_device_bytes", "memory_limit_bytes", "memory_breakdown_bytes",
                                 "segments", "baselines", "baseline_details", "meshes_tried", "pins", "search_exact",
-                                "search_seconds"})
+                                "search_seconds", "memory_policy"})
             QVERIFY2(j.contains(key), key);
+        const QJsonObject policy = j["memory_policy"].toObject();
+        QCOMPARE(policy["optimizer_sharding"].toBool(), true);
+        QCOMPARE(policy["recompute"].toString(), QString("auto"));
+        QVERIFY(policy.contains("recomputed_blocks"));
         QCOMPARE(j["model"].toString(), QString("gpt3-125m"));
         QCOMPARE(j["hardware"].toString(), QString("h100-sxm"));
         QCOMPARE(j["devices"].toInteger(), 8);
@@ -231,7 +235,7 @@ private slots:
         const QJsonObject plan = parseJson(text).object();
         QCOMPARE(plan["format"].toString(), QString("cfp-plan"));
         QVERIFY(plan["version"].isDouble());
-        QCOMPARE(plan["version"].toInt(), 1);
+        QCOMPARE(plan["version"].toInt(), 2);
         QVERIFY(text.endsWith("}\n"));
         QCOMPARE(plan["model"].toObject()["source"].toString(), QString("builtin:gpt3-125m"));
         QCOMPARE(plan["model"].toObject()["batch"].toInt(), 8);
@@ -277,6 +281,9 @@ private slots:
         QTest::newRow("memory limit not a size") << QStringList{"--memory-limit", "abc"} << 2 << QStringList{"--memory-limit", "abc"};
         QTest::newRow("memory limit unit") << QStringList{"--memory-limit", "4XB"} << 2 << QStringList{"--memory-limit", "XB"};
         QTest::newRow("zero nodes") << QStringList{"--nodes", "0"} << 2 << QStringList{"--nodes"};
+        QTest::newRow("recompute value") << QStringList{"--recompute", "some"} << 2 << QStringList{"--recompute", "some", "auto, none, all"};
+        QTest::newRow("optimizer sharding value")
+            << QStringList{"--optimizer-sharding", "yes"} << 2 << QStringList{"--optimizer-sharding", "on or off"};
         QTest::newRow("unknown option") << QStringList{"--frob"} << 2 << QStringList{"--frob"};
     }
     void planErrors() {
@@ -567,7 +574,8 @@ private slots:
     void helpMentionsTheOptions() {
         Run plan = cfp({"plan", "--help"});
         QCOMPARE(plan.exitCode, 0);
-        for (const char* opt : {"--pin", "--mesh", "--memory-limit", "--hardware", "--nodes", "--json", "-o PLAN"})
+        for (const char* opt : {"--pin", "--mesh", "--memory-limit", "--recompute", "--optimizer-sharding", "--hardware", "--nodes",
+                                "--json", "-o PLAN"})
             QVERIFY2(plan.out.contains(opt), opt);
         Run exp = cfp({"export", "--help"});
         QCOMPARE(exp.exitCode, 0);

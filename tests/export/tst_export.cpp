@@ -409,7 +409,24 @@ private slots:
     // ---- megatron -------------------------------------------------------------------------------
     void megatronFlags() {
         Fixture f = makeFixture();
+        QCOMPARE(exportOk(f, ExportFormat::Megatron), std::string("--tensor-model-parallel-size 4 --pipeline-model-parallel-size 1 --use-distributed-optimizer\n"));
+    }
+
+    // Memory policy flags: the distributed optimizer follows optimizer sharding; layer recomputation
+    // only when every block of every layer recomputes.
+    void megatronMemoryPolicy() {
+        Fixture f = makeFixture();
+        f.plan.policy.optimizerSharding = false;
         QCOMPARE(exportOk(f, ExportFormat::Megatron), std::string("--tensor-model-parallel-size 4 --pipeline-model-parallel-size 1\n"));
+        for (BlockChoice& b : f.plan.blocks) b.recompute = true;
+        QCOMPARE(exportOk(f, ExportFormat::Megatron),
+                 std::string("--tensor-model-parallel-size 4 --pipeline-model-parallel-size 1 --recompute-granularity full "
+                             "--recompute-method uniform --recompute-num-layers 1\n"));
+        f.plan.blocks[1].recompute = false;
+        auto r = exportPlan(f.graph(), f.plan, ExportFormat::Megatron);
+        QVERIFY(!r.ok());
+        QCOMPARE(QString::fromStdString(r.error().code), QString("export.not_uniform"));
+        QVERIFY2(contains(r.error().message, "recomputes some ParallelBlocks"), text(r.error()).constData());
     }
 
     void megatronRefusesRowSplitFc1() {
@@ -464,7 +481,7 @@ private slots:
                 f.tensor(op.name).result = TensorSharding::replicated(static_cast<int64_t>(op.type.dims.size()));
         f.setResult("input_ids", "[{tp,dp},{}]");
         f.setResult("labels", "[{dp,tp},{}]");
-        QCOMPARE(exportOk(f, ExportFormat::Megatron), std::string("--tensor-model-parallel-size 1 --pipeline-model-parallel-size 1\n"));
+        QCOMPARE(exportOk(f, ExportFormat::Megatron), std::string("--tensor-model-parallel-size 1 --pipeline-model-parallel-size 1 --use-distributed-optimizer\n"));
     }
 
     void megatronSequenceParallel() {
@@ -476,14 +493,14 @@ private slots:
             f.setResult(op.name, "[{dp},{tp},{}]");
         }
         QCOMPARE(exportOk(f, ExportFormat::Megatron),
-                 std::string("--tensor-model-parallel-size 4 --pipeline-model-parallel-size 1 --sequence-parallel\n"));
+                 std::string("--tensor-model-parallel-size 4 --pipeline-model-parallel-size 1 --sequence-parallel --use-distributed-optimizer\n"));
         // One norm value not sequence-split: not clearly sequence parallel.
         for (const Op& op : f.graph().ops())
             if (op.phase == Phase::Forward && op.type.dims.size() == 3 && op.scope == "layers.1.mlp_norm") {
                 f.setResult(op.name, "[{dp},{},{}]");
                 break;
             }
-        QCOMPARE(exportOk(f, ExportFormat::Megatron), std::string("--tensor-model-parallel-size 4 --pipeline-model-parallel-size 1\n"));
+        QCOMPARE(exportOk(f, ExportFormat::Megatron), std::string("--tensor-model-parallel-size 4 --pipeline-model-parallel-size 1 --use-distributed-optimizer\n"));
     }
 
     // ---- hlo-sharding ---------------------------------------------------------------------------

@@ -348,11 +348,11 @@ private slots:
         QCOMPARE(bytes(planToText(copy, f.graph)), bytes(a));
         QCOMPARE(planToJson(copy, f.graph).dump(), planToJson(f.plan, f.graph).dump());
         // Layout: 2-space indent, fixed key order, one tensor entry per line.
-        QVERIFY(a.starts_with("{\n  \"format\": \"cfp-plan\",\n  \"version\": 1,\n  \"model\": {\n    \"name\": "));
+        QVERIFY(a.starts_with("{\n  \"format\": \"cfp-plan\",\n  \"version\": 2,\n  \"model\": {\n    \"name\": "));
         const OJson j = OJson::parse(a);
         std::vector<std::string> keys;
         for (auto it = j.begin(); it != j.end(); ++it) keys.push_back(it.key());
-        const std::vector<std::string> expected{"format", "version", "model", "hardware", "mesh", "memory_limit_bytes", "pins",
+        const std::vector<std::string> expected{"format", "version", "model", "hardware", "mesh", "memory_limit_bytes", "memory_policy", "pins",
                                                 "predicted_step_seconds", "evaluator_step_seconds", "step",
                                                 "memory_per_device", "search", "segments", "blocks", "baselines", "tensors"};
         QCOMPARE(keys, expected);
@@ -542,7 +542,9 @@ for path in sys.argv[2:]:
             print("%s: schema accepts %s" % (path, name))
             sys.exit(2)
     bad("format", lambda d: d.__setitem__("format", "cfp-graph"))
-    bad("version", lambda d: d.__setitem__("version", 2))
+    bad("version", lambda d: d.__setitem__("version", 1))
+    bad("recompute policy", lambda d: d["memory_policy"].__setitem__("recompute", "sometimes"))
+    bad("recompute false on a tensor", lambda d: d["tensors"][0].__setitem__("recompute", False))
     bad("provenance", lambda d: d["step"].__setitem__("provenance", "guessed"))
     bad("missing tensors", lambda d: d.pop("tensors"))
     bad("extra field", lambda d: d.__setitem__("extra", 1))
@@ -589,7 +591,7 @@ print("ok")
         row("missing nested field", mutated([](OJson& j) { j["tensors"][3].erase("result"); }), "plan.format",
             "/tensors/3/result");
         row("unknown field", mutated([](OJson& j) { j["comment"] = "hi"; }), "plan.format", "/comment");
-        row("duplicate key", replaced(good, "\"version\": 1,", "\"version\": 1, \"version\": 1,"), "plan.format", "/version");
+        row("duplicate key", replaced(good, "\"version\": 2,", "\"version\": 2, \"version\": 2,"), "plan.format", "/version");
         row("wrong type", mutated([](OJson& j) { j["pins"] = "x"; }), "plan.format", "/pins");
         row("wrong element type", mutated([](OJson& j) { j["tensors"][2]["operands"] = OJson::array({1}); }), "plan.format",
             "/tensors/2/operands/0");
@@ -676,7 +678,7 @@ print("ok")
         }
         QVERIFY2(r.error().message.ends_with("(in bad.json)"), r.error().message.c_str());
         if (code == "plan.version")
-            QVERIFY2(r.error().message.find("supports version 1") != std::string::npos, r.error().message.c_str());
+            QVERIFY2(r.error().message.find("supports version 2") != std::string::npos, r.error().message.c_str());
     }
 
     void syntaxErrorsAreLocated() {
