@@ -23,6 +23,7 @@
 #include "plan/plan_json.h"
 #include "plan/planner.h"
 #include "format.h"
+#include "import/hlo_writer.h"
 #include "io/graph_json.h"
 #include "loader/model_loader.h"
 #include "profiler/profiler.h"
@@ -53,8 +54,8 @@ Commands:
   presets          list the built-in models
   devices          list the GPUs the profiler can use, or say why there are none
 
-MODEL is builtin:NAME (see `cfp presets`), a Hugging-Face-style config.json, or a native graph
-file. The default model is )" "builtin:gpt3-1.3b" R"(.
+MODEL is builtin:NAME (see `cfp presets`), a Hugging-Face-style config.json, a native graph
+file, XLA HLO text (.hlo) or an ONNX model (.onnx). The default model is )" "builtin:gpt3-1.3b" R"(.
 
 Run `cfp <command> --help` for a command's options. `cfp --version` prints the version.
 )";
@@ -64,6 +65,7 @@ const char* kModelOptionsHelp = R"(Model options (for builtin: and config.json m
   --seq N            tokens per sequence (default: the model's context, at most 2048)
   --dtype bf16|fp32  parameter/activation type; bf16 keeps fp32 master weights (default bf16)
   --qkv fused|separate   one fused QKV projection or three (default fused)
+  --train            for imported forward-only models (.hlo, .onnx): add backward and AdamW
 )";
 
 int fail(const Error& e) {
@@ -74,7 +76,7 @@ int fail(const Error& e) {
 OptionSpec modelOptionSpec() {
     OptionSpec spec;
     spec.valued = {"--batch", "--seq", "--dtype", "--qkv"};
-    spec.flags = {"--help", "-h"};
+    spec.flags = {"--help", "-h", "--train"};
     return spec;
 }
 
@@ -110,7 +112,13 @@ Result<LoadedModel> loadFromArgs(const ParsedArgs& args) {
     const std::string spec = args.positionals.empty() ? std::string(kDefaultModel) : args.positionals[0];
     auto opt = buildOptionsFrom(args);
     if (!opt) return opt.error();
-    return loadModel(spec, *opt);
+    ImportOptions importOptions;
+    if (args.has("--train")) importOptions.training = TrainingMode::AppendTraining;
+    auto model = loadModel(spec, *opt, importOptions);
+    if (!model) return model;
+    // Imported models: say what the importer approximated (one line each, on stderr).
+    for (const ImportNote& n : model->notes) std::cerr << "cfp: note: " << n.toString() << '\n';
+    return model;
 }
 
 Json describeJson(const LoadedModel& m, const GraphStats& s) {
@@ -140,6 +148,16 @@ Json describeJson(const LoadedModel& m, const GraphStats& s) {
     j["flops_by_phase"] = {{"forward", s.flopsByPhase[0]}, {"backward", s.flopsByPhase[1]}, {"optimizer", s.flopsByPhase[2]}};
     j["activation_bytes"] = s.activationBytes;
     j["build_seconds"] = m.loadSeconds;
+    if (m.kind == ModelSourceKind::HloText || m.kind == ModelSourceKind::Onnx) {
+        j["imported_training_step"] = m.hadBackward;
+        j["training_appended"] = m.trainingAppended;
+        Json notes = Json::array();
+        for (const ImportNote& n : m.notes) notes.push_back({{"code", n.code}, {"message", n.message}, {"where", n.where}});
+        j["import_notes"] = notes;
+        Json sh = Json::object();
+        for (const ShardingAnnotation& a : m.shardings) sh[a.op] = a.sharding;
+        j["source_shardings"] = sh;
+    }
     return j;
 }
 
@@ -173,6 +191,16 @@ void printDescribe(const LoadedModel& m, const GraphStats& s) {
                               humanFlops(s.flopsByPhase[1]) + ", optimizer " + humanFlops(s.flopsByPhase[2]) + ")");
     row("activations", humanBytes(static_cast<double>(s.activationBytes)) + " saved for backward (unfused ops, no recomputation)");
     row("built in", fixed(m.loadSeconds * 1000.0, 1) + " ms");
+    if (m.kind == ModelSourceKind::HloText || m.kind == ModelSourceKind::Onnx) {
+        row("imported", std::string(modelSourceKindName(m.kind)) + ", " +
+                            (m.trainingAppended ? "forward only; backward and AdamW added (--train)"
+                             : m.hadBackward    ? "training step (phases inferred)"
+                                                : "forward only (use --train for a training step)"));
+        if (!m.shardings.empty()) {
+            row("source shardings", std::to_string(m.shardings.size()) + " annotated op(s)");
+            for (const ShardingAnnotation& a : m.shardings) std::printf("      %-30s %s\n", a.op.c_str(), a.sharding.c_str());
+        }
+    }
     std::cout << "\n  ops by kind:\n";
     for (const auto& [kind, n] : s.opsByKind) std::printf("    %-14s %10s\n", kind.c_str(), withCommas(n).c_str());
 }
@@ -291,7 +319,8 @@ int cmdGraph(const std::vector<std::string>& argv) {
     if (!args) return fail(args.error());
     if (args->has("--help") || args->has("-h")) {
         std::cout << "Usage: cfp graph [MODEL] [options] -o FILE\n\n"
-                     "Writes MODEL's training-step graph as native JSON (atomically). FILE '-' writes to stdout.\n\n"
+                     "Writes MODEL's training-step graph as native JSON (atomically), or as XLA HLO text when\n"
+                     "FILE ends in .hlo. FILE '-' writes JSON to stdout.\n\n"
                   << kModelOptionsHelp;
         return kExitOk;
     }
@@ -300,11 +329,16 @@ int cmdGraph(const std::vector<std::string>& argv) {
     if (!out) return fail(makeError("cli.usage", "graph needs -o FILE (or -o - for stdout)"));
     auto model = loadFromArgs(*args);
     if (!model) return fail(model.error());
+    const bool hlo = out->size() > 4 && out->compare(out->size() - 4, 4, ".hlo") == 0;
     if (*out == "-") {
         std::cout << writeGraphJson(model->graph);
         return kExitOk;
     }
-    if (auto st = writeGraphFile(model->graph, *out); !st) return fail(st.error());
+    if (hlo) {
+        if (auto st = writeFileAtomically(*out, writeHloText(model->graph)); !st) return fail(st.error());
+    } else if (auto st = writeGraphFile(model->graph, *out); !st) {
+        return fail(st.error());
+    }
     std::cerr << "cfp: wrote " << model->graph.size() << " ops to " << *out << '\n';
     return kExitOk;
 }

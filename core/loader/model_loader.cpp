@@ -5,6 +5,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "import/hlo_import.h"
+#include "import/onnx_import.h"
 #include "io/graph_json.h"
 
 namespace cfp {
@@ -14,25 +16,53 @@ std::string_view modelSourceKindName(ModelSourceKind k) {
         case ModelSourceKind::Builtin: return "builtin";
         case ModelSourceKind::HfConfig: return "config";
         case ModelSourceKind::NativeGraph: return "graph";
+        case ModelSourceKind::HloText: return "hlo";
+        case ModelSourceKind::Onnx: return "onnx";
     }
     return "?";
 }
 
 namespace {
 
-// Native graph files declare "format": "cfp-graph" near the top; a cheap textual sniff of the first
-// kilobytes avoids parsing large files twice.
-bool looksLikeNativeGraph(const std::string& path) {
+std::string head(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
-    std::string head(4096, '\0');
-    in.read(head.data(), static_cast<std::streamsize>(head.size()));
-    head.resize(static_cast<size_t>(in.gcount()));
-    return head.find("\"cfp-graph\"") != std::string::npos;
+    std::string text(4096, '\0');
+    in.read(text.data(), static_cast<std::streamsize>(text.size()));
+    text.resize(static_cast<size_t>(in.gcount()));
+    return text;
+}
+
+bool endsWith(const std::string& s, std::string_view suffix) {
+    return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+void takeImport(LoadedModel& out, ImportedModel&& imported) {
+    out.graph = std::move(imported.graph);
+    out.notes = std::move(imported.notes);
+    out.shardings = std::move(imported.shardings);
+    out.hadBackward = imported.hadBackward;
+    out.trainingAppended = imported.trainingAppended;
 }
 
 }  // namespace
 
+// Native graph files declare "format": "cfp-graph" near the top and HLO text starts with
+// `HloModule`: a cheap textual sniff of the first kilobytes avoids parsing large files twice.
+ModelSourceKind sniffModelFile(const std::string& path) {
+    if (endsWith(path, ".onnx")) return ModelSourceKind::Onnx;
+    if (endsWith(path, ".hlo")) return ModelSourceKind::HloText;
+    const std::string text = head(path);
+    const size_t first = text.find_first_not_of(" \t\r\n");
+    if (first != std::string::npos && text.compare(first, 9, "HloModule") == 0) return ModelSourceKind::HloText;
+    if (text.find("\"cfp-graph\"") != std::string::npos) return ModelSourceKind::NativeGraph;
+    return ModelSourceKind::HfConfig;
+}
+
 Result<LoadedModel> loadModel(const std::string& spec, const BuildOptions& options) {
+    return loadModel(spec, options, ImportOptions{});
+}
+
+Result<LoadedModel> loadModel(const std::string& spec, const BuildOptions& options, const ImportOptions& importOptions) {
     const auto start = std::chrono::steady_clock::now();
     auto elapsed = [&] {
         return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -50,9 +80,19 @@ Result<LoadedModel> loadModel(const std::string& spec, const BuildOptions& optio
         std::error_code ec;
         if (!std::filesystem::is_regular_file(spec, ec))
             return makeError("load.not_found",
-                             "no such model file (use builtin:NAME for a preset, or a config.json / graph .json path)",
+                             "no such model file (use builtin:NAME for a preset, or a config.json, graph .json, .hlo or .onnx path)",
                              spec);
-        if (looksLikeNativeGraph(spec)) {
+        const ModelSourceKind kind = sniffModelFile(spec);
+        if (kind == ModelSourceKind::HloText || kind == ModelSourceKind::Onnx) {
+            auto imported = kind == ModelSourceKind::HloText ? importHloFile(spec, importOptions)
+                                                             : importOnnxFile(spec, importOptions);
+            if (!imported) return imported.error();
+            takeImport(out, std::move(*imported));
+            out.kind = kind;
+            out.loadSeconds = elapsed();
+            return out;
+        }
+        if (kind == ModelSourceKind::NativeGraph) {
             auto graph = readGraphFile(spec);
             if (!graph) return graph.error();
             out.graph = std::move(*graph);

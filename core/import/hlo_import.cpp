@@ -1,0 +1,1266 @@
+#include "import/hlo_import.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <filesystem>
+#include <functional>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <optional>
+#include <queue>
+#include <set>
+#include <unordered_map>
+
+#include "import/hlo_parser.h"
+#include "ir/shape_inference.h"
+#include "util/checked_math.h"
+
+namespace cfp {
+
+namespace {
+
+using hlo::Instruction;
+
+// ---------------------------------------------------------------------------------------------
+// Scope paths from metadata.
+
+// Splits at '/' outside brackets and quotes.
+std::vector<std::string> splitPath(std::string_view s) {
+    std::vector<std::string> out;
+    std::string cur;
+    int depth = 0;
+    char quote = 0;
+    for (char c : s) {
+        if (quote) {
+            if (c == quote) quote = 0;
+            cur += c;
+            continue;
+        }
+        if (c == '\'' || c == '"') quote = c;
+        if (c == '(' || c == '[' || c == '{') ++depth;
+        if ((c == ')' || c == ']' || c == '}') && depth > 0) --depth;
+        if (c == '/' && depth == 0) {
+            out.push_back(std::move(cur));
+            cur.clear();
+            continue;
+        }
+        cur += c;
+    }
+    out.push_back(std::move(cur));
+    return out;
+}
+
+bool isIdent(std::string_view s) {
+    return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+}
+
+// "params['layers_0']['w']" → "params.layers_0.w"; "Linear[fc1]" → "fc1"; "dot_general[…]" → "dot_general".
+std::string cleanComponent(std::string c, bool& isPath) {
+    isPath = false;
+    const size_t bracket = c.find('[');
+    if (bracket == std::string::npos) return c;
+    const std::string head = c.substr(0, bracket);
+    if (c.find("['") != std::string::npos || c.find("[\"") != std::string::npos) {
+        std::string out = head;
+        for (size_t i = bracket; i < c.size(); ++i) {
+            const char ch = c[i];
+            if (ch == '[') out += '.';
+            else if (ch != ']' && ch != '\'' && ch != '"') out += ch;
+        }
+        isPath = true;
+        return out;
+    }
+    if (c.back() == ']' && isIdent(head)) {
+        const std::string inner = c.substr(bracket + 1, c.size() - bracket - 2);
+        if (isIdent(inner)) {
+            isPath = true;
+            return inner;  // PyTorch/XLA "Type[attribute]"
+        }
+    }
+    return head;
+}
+
+}  // namespace
+
+std::string scopeFromOpName(std::string_view opName) {
+    std::vector<std::string> parts;
+    bool anyPath = false;
+    for (std::string c : splitPath(opName)) {
+        // Unwrap transformations: transpose(jvp(GPT)) → GPT; drop jit(...) / pjit(...) wrappers.
+        bool dropped = false;
+        while (true) {
+            const size_t open = c.find('(');
+            if (open == std::string::npos || open == 0 || c.back() != ')' || !isIdent(c.substr(0, open))) break;
+            const std::string fn = c.substr(0, open);
+            if (fn == "jit" || fn == "pjit" || fn == "xla_computation" || fn == "shard_map") {
+                dropped = true;
+                break;
+            }
+            c = c.substr(open + 1, c.size() - open - 2);
+        }
+        if (dropped || c.empty()) continue;
+        bool isPath = false;
+        c = cleanComponent(std::move(c), isPath);
+        anyPath = anyPath || isPath;
+        if (!c.empty()) parts.push_back(std::move(c));
+    }
+    // The last component names the primitive (dot_general, add, aten__mm), not a scope — unless
+    // the only component is a parameter path such as params['w'].
+    if (parts.size() == 1 && !anyPath) parts.clear();
+    else if (parts.size() > 1) parts.pop_back();
+    std::string out;
+    for (const std::string& p : parts) out += (out.empty() ? "" : ".") + p;
+    return out;
+}
+
+namespace {
+
+// ---------------------------------------------------------------------------------------------
+// Opcode tables.
+
+std::optional<OpKind> elementwiseKind(std::string_view opcode) {
+    static const std::map<std::string_view, OpKind> kTable = {
+        {"negate", OpKind::Negate},   {"exponential", OpKind::Exponential}, {"log", OpKind::Log},
+        {"sqrt", OpKind::Sqrt},       {"rsqrt", OpKind::Rsqrt},             {"tanh", OpKind::Tanh},
+        {"logistic", OpKind::Logistic}, {"abs", OpKind::Abs},               {"sign", OpKind::Sign},
+        {"sine", OpKind::Sine},       {"cosine", OpKind::Cosine},           {"add", OpKind::Add},
+        {"subtract", OpKind::Subtract}, {"multiply", OpKind::Multiply},     {"divide", OpKind::Divide},
+        {"maximum", OpKind::Maximum}, {"minimum", OpKind::Minimum},         {"power", OpKind::Power},
+        {"and", OpKind::And},         {"or", OpKind::Or},                   {"select", OpKind::Select},
+    };
+    auto it = kTable.find(opcode);
+    if (it == kTable.end()) return std::nullopt;
+    return it->second;
+}
+
+// HLO opcodes the IR has no kind for; imported as opaque custom-calls.
+bool isKnownOpaqueOpcode(std::string_view opcode) {
+    static const std::set<std::string_view> kOpaque = {
+        "after-all", "all-gather", "all-gather-start", "all-gather-done", "all-reduce", "all-reduce-start",
+        "all-reduce-done", "all-to-all", "async-start", "async-update", "async-done", "atan2", "batch-norm-grad",
+        "batch-norm-inference", "batch-norm-training", "bitcast-convert", "cbrt", "ceil", "cholesky", "clz",
+        "collective-broadcast", "collective-permute", "collective-permute-start", "collective-permute-done",
+        "complex", "conditional", "convolution", "copy-start", "copy-done", "dynamic-reshape", "dynamic-slice",
+        "dynamic-update-slice", "erf", "exponential-minus-one", "fft", "floor", "get-dimension-size", "imag",
+        "infeed", "is-finite", "log-plus-one", "not", "outfeed", "pad", "partition-id", "popcnt", "real",
+        "recv", "recv-done", "reduce-precision", "reduce-scatter", "reduce-window", "remainder", "replica-id",
+        "reverse", "rng", "rng-bit-generator", "rng-get-and-update-state", "round-nearest-afz",
+        "round-nearest-even", "select-and-scatter", "send", "send-done", "set-dimension-size", "shift-left",
+        "shift-right-arithmetic", "shift-right-logical", "sort", "stochastic-convert", "tan", "topk",
+        "triangular-solve", "xor", "map", "reduce", "scatter", "gather", "custom-call", "while", "erf-inv",
+    };
+    return kOpaque.count(opcode) > 0;
+}
+
+std::optional<DType> elementType(std::string_view t) {
+    if (t == "u32") return DType::S32;
+    if (t == "u64") return DType::S64;
+    return parseDType(t);
+}
+
+// A value: one graph op, or a tuple of values (tokens are empty tuples).
+struct Value {
+    OpId id = kNoOp;
+    bool isTuple = false;
+    std::vector<Value> elements;
+
+    void leaves(std::vector<OpId>& out) const {
+        if (!isTuple) {
+            out.push_back(id);
+            return;
+        }
+        for (const Value& e : elements) e.leaves(out);
+    }
+};
+
+Value tupleOf(std::vector<Value> elements) {
+    Value v;
+    v.isTuple = true;
+    v.elements = std::move(elements);
+    return v;
+}
+
+class Importer {
+public:
+    Importer(const hlo::Module& module, const std::string& source, const ImportOptions& options)
+        : m_module(module), m_source(source), m_options(options), m_staged(module.name) {
+        for (size_t i = 0; i < module.computations.size(); ++i)
+            m_computations.emplace(module.computations[i].name, static_cast<int>(i));
+    }
+
+    Result<ImportedModel> run();
+
+private:
+    // One activation of a computation being lowered.
+    struct Frame {
+        const hlo::Computation* comp = nullptr;
+        std::unordered_map<std::string, int> index;  // instruction name → index
+        std::vector<std::optional<Value>> values;
+        const std::vector<Value>* args = nullptr;    // nullptr for the entry computation
+        std::string prefix;                          // name prefix for inlined ops
+        std::string scope;                           // scope of the call site
+        const std::vector<int64_t>* mapDims = nullptr;  // inside a `map`: dims of every value
+        std::string scopeSuffix;                     // ".<iteration>" inside unrolled loop bodies
+        int depth = 0;
+    };
+
+    Error fail(const Instruction& ins, const std::string& code, const std::string& message) const {
+        return makeError(code, "instruction '" + ins.name + "': " + message, hlo::locationText(m_source, ins.where));
+    }
+    Error failFrom(const Instruction& ins, const Error& inner) const {
+        std::string code = inner.code.rfind("hlo.", 0) == 0 || inner.code.rfind("import.", 0) == 0 ? inner.code : "hlo.type_error";
+        std::string msg = inner.message;
+        if (code == "hlo.type_error") msg += " (" + inner.code + ")";
+        return fail(ins, code, msg);
+    }
+    void note(const std::string& code, const std::string& message, const std::string& where) {
+        if (m_noteKeys.insert(code + message).second) m_notes.push_back({code, message, where});
+    }
+
+    Result<TensorType> declaredType(const Frame& f, const Instruction& ins, const hlo::Shape& shape) const;
+    Result<Value> operand(Frame& f, const Instruction& ins, size_t i);
+    Result<OpId> leafOperand(Frame& f, const Instruction& ins, size_t i);
+    Result<Value> valueOf(Frame& f, int index);
+    std::string scopeOf(const Frame& f, const Instruction& ins) const;
+    std::string uniqueName(const std::string& base);
+    // Adds an op (name derived from the instruction) and checks it against the declared type when given.
+    Result<OpId> emit(Frame& f, const Instruction& ins, Op op, const std::string& suffix = {});
+    Result<OpId> emitChecked(Frame& f, const Instruction& ins, Op op, const TensorType& declared, const std::string& suffix = {});
+    Result<Value> lowerComputation(int comp, const std::vector<Value>* args, const std::string& prefix,
+                                   const std::string& scope, const std::string& scopeSuffix, int depth,
+                                   const std::vector<int64_t>* mapDims = nullptr);
+    Result<Value> lower(Frame& f, const Instruction& ins);
+    Result<Value> opaque(Frame& f, const Instruction& ins, const std::string& target);
+    Result<Value> lowerConstant(Frame& f, const Instruction& ins);
+    Result<Value> lowerReduce(Frame& f, const Instruction& ins);
+    Result<Value> lowerDot(Frame& f, const Instruction& ins);
+    Result<Value> lowerWhile(Frame& f, const Instruction& ins);
+    Result<Value> lowerPad(Frame& f, const Instruction& ins);
+    Result<Value> lowerCall(Frame& f, const Instruction& ins, std::string_view attr);
+    Result<int> computationRef(const Instruction& ins, std::string_view attr) const;
+    std::optional<ReduceKind> combiner(int comp) const;
+    std::optional<double> scalarConstant(Frame& f, const Instruction& ins, size_t operandIndex);
+    Result<int64_t> tripCount(const Instruction& ins, const Value& init);
+    Result<OpId> broadcastScalar(Frame& f, const Instruction& ins, OpId scalar, const std::vector<int64_t>& dims,
+                                 const std::string& suffix);
+    Result<int64_t> intAttr(const Instruction& ins, std::string_view key, bool required, int64_t fallback = 0) const;
+    Result<std::vector<int64_t>> listAttr(const Instruction& ins, std::string_view key, bool required) const;
+
+    const hlo::Module& m_module;
+    const std::string& m_source;
+    const ImportOptions& m_options;
+    Graph m_staged;
+    PhaseHints m_hints;
+    std::unordered_map<std::string, int> m_computations;
+    std::set<int> m_active;  // computations being lowered (recursion check)
+    std::vector<ImportNote> m_notes;
+    std::set<std::string> m_noteKeys;
+    std::vector<ShardingAnnotation> m_shardings;
+    std::map<std::string, int64_t> m_opaqueCounts;
+    int64_t m_nameCounter = 0;
+};
+
+std::string Importer::uniqueName(const std::string& base) {
+    if (m_staged.find(base) == kNoOp) return base;
+    while (true) {
+        std::string candidate = base + "." + std::to_string(++m_nameCounter);
+        if (m_staged.find(candidate) == kNoOp) return candidate;
+    }
+}
+
+std::string Importer::scopeOf(const Frame& f, const Instruction& ins) const {
+    std::string scope;
+    if (const std::string* md = ins.attribute("metadata")) {
+        std::string file, line;
+        for (const auto& [k, v] : hlo::parseFieldList(*md)) {
+            if (k == "op_name") scope = scopeFromOpName(v);
+            if (k == "source_file") file = v;
+            if (k == "source_line") line = v;
+        }
+        if (scope.empty() && !file.empty()) {
+            scope = std::filesystem::path(file).stem().string();
+            if (!line.empty()) scope += ".L" + line;
+        }
+    }
+    if (scope.empty()) return f.scope;
+    return scope + f.scopeSuffix;
+}
+
+Result<TensorType> Importer::declaredType(const Frame& f, const Instruction& ins, const hlo::Shape& shape) const {
+    if (shape.isTuple) return fail(ins, "hlo.unsupported_type", "expected an array shape, got the tuple " + shape.toString());
+    auto dt = elementType(shape.elementType);
+    if (!dt)
+        return fail(ins, "hlo.unsupported_type",
+                    "element type '" + shape.elementType + "' is not supported (pred, s32, s64, u32, u64, f16, bf16, f32, f64)");
+    TensorType t{*dt, f.mapDims ? *f.mapDims : shape.dims};
+    for (int64_t d : t.dims)
+        if (d < 0) return fail(ins, "hlo.unsupported_type", "unbounded dynamic dimension in " + shape.toString());
+    if (auto st = validateTensorType(t); !st) return fail(ins, "hlo.too_large", st.error().message);
+    return t;
+}
+
+Result<Value> Importer::valueOf(Frame& f, int index) {
+    auto& slot = f.values[static_cast<size_t>(index)];
+    if (!slot) {
+        // Constants are lowered on first use so that reduce init values and other unused constants
+        // do not become ops.
+        const Instruction& ins = f.comp->instructions[static_cast<size_t>(index)];
+        auto v = lower(f, ins);
+        if (!v) return v.error();
+        slot = std::move(*v);
+    }
+    return *slot;
+}
+
+Result<Value> Importer::operand(Frame& f, const Instruction& ins, size_t i) {
+    if (i >= ins.operands.size())
+        return fail(ins, "hlo.bad_attribute", ins.opcode + " needs at least " + std::to_string(i + 1) + " operand(s)");
+    auto it = f.index.find(ins.operands[i]);
+    if (it == f.index.end())
+        return fail(ins, "hlo.unknown_operand", "operand '" + ins.operands[i] + "' is not defined in computation '" + f.comp->name + "'");
+    return valueOf(f, it->second);
+}
+
+Result<OpId> Importer::leafOperand(Frame& f, const Instruction& ins, size_t i) {
+    auto v = operand(f, ins, i);
+    if (!v) return v.error();
+    if (v->isTuple) return fail(ins, "hlo.type_error", "operand '" + ins.operands[i] + "' is a tuple where an array is needed");
+    return v->id;
+}
+
+Result<OpId> Importer::emit(Frame& f, const Instruction& ins, Op op, const std::string& suffix) {
+    if (m_staged.size() >= m_options.maxOps)
+        return fail(ins, "hlo.too_large", "the graph would exceed " + std::to_string(m_options.maxOps) + " ops");
+    op.name = uniqueName(f.prefix + ins.name + suffix);
+    op.scope = scopeOf(f, ins);
+    op.phase = Phase::Forward;
+    if (op.kind == OpKind::Parameter) op.role = ParamRole::Input;
+    if (!hasDeclaredType(op.kind)) {
+        std::vector<const TensorType*> types;
+        for (OpId in : op.operands) types.push_back(&m_staged.op(in).type);
+        auto t = inferType(op.kind, types, op.attrs, nullptr);
+        if (!t) return failFrom(ins, t.error());
+        op.type = std::move(*t);
+    }
+    auto id = m_staged.add(std::move(op));
+    if (!id) return failFrom(ins, id.error());
+    int8_t hint = -1;
+    if (const std::string* md = ins.attribute("metadata")) {
+        for (const auto& [k, v] : hlo::parseFieldList(*md))
+            if (k == "op_name" && v.find("jvp(") != std::string::npos)
+                hint = static_cast<int8_t>(v.find("transpose(") != std::string::npos ? Phase::Backward : Phase::Optimizer);
+    }
+    m_hints.push_back(hint);
+    return *id;
+}
+
+Result<OpId> Importer::emitChecked(Frame& f, const Instruction& ins, Op op, const TensorType& declared,
+                                   const std::string& suffix) {
+    if (hasDeclaredType(op.kind)) op.type = declared;
+    auto id = emit(f, ins, std::move(op), suffix);
+    if (!id) return id;
+    const TensorType& got = m_staged.op(*id).type;
+    if (got != declared)
+        return fail(ins, "hlo.shape_mismatch", "declared " + declared.toString() + " but " + ins.opcode + " of its operands gives " + got.toString());
+    return id;
+}
+
+Result<OpId> Importer::broadcastScalar(Frame& f, const Instruction& ins, OpId scalar, const std::vector<int64_t>& dims,
+                                       const std::string& suffix) {
+    const TensorType& t = m_staged.op(scalar).type;
+    if (t.dims == dims) return scalar;
+    if (t.rank() != 0) return fail(ins, "hlo.type_error", "expected a scalar or " + TensorType{t.dtype, dims}.toString() + ", got " + t.toString());
+    Op b;
+    b.kind = OpKind::Broadcast;
+    b.operands = {scalar};
+    b.type = TensorType{t.dtype, dims};
+    return emit(f, ins, std::move(b), suffix);
+}
+
+Result<int64_t> Importer::intAttr(const Instruction& ins, std::string_view key, bool required, int64_t fallback) const {
+    const std::string* v = ins.attribute(key);
+    if (!v) {
+        if (required) return fail(ins, "hlo.bad_attribute", ins.opcode + " needs " + std::string(key) + "=");
+        return fallback;
+    }
+    int64_t out = 0;
+    const auto [ptr, ec] = std::from_chars(v->data(), v->data() + v->size(), out);
+    if (ec != std::errc() || ptr != v->data() + v->size())
+        return fail(ins, "hlo.bad_attribute", std::string(key) + "=" + *v + " is not an integer");
+    return out;
+}
+
+Result<std::vector<int64_t>> Importer::listAttr(const Instruction& ins, std::string_view key, bool required) const {
+    const std::string* v = ins.attribute(key);
+    if (!v) {
+        if (required) return fail(ins, "hlo.bad_attribute", ins.opcode + " needs " + std::string(key) + "={…}");
+        return std::vector<int64_t>{};
+    }
+    auto list = hlo::parseIntList(*v);
+    if (!list) return fail(ins, "hlo.bad_attribute", std::string(key) + ": " + list.error().message);
+    return list;
+}
+
+Result<int> Importer::computationRef(const Instruction& ins, std::string_view attr) const {
+    const std::string* v = ins.attribute(attr);
+    if (!v) return fail(ins, "hlo.bad_attribute", ins.opcode + " needs " + std::string(attr) + "=%computation");
+    std::string name = *v;
+    if (!name.empty() && name[0] == '%') name.erase(0, 1);
+    auto it = m_computations.find(name);
+    if (it == m_computations.end()) return fail(ins, "hlo.unknown_computation", "no computation named '" + name + "'");
+    if (it->second == m_module.entry) return fail(ins, "hlo.recursion", "calls the ENTRY computation");
+    return it->second;
+}
+
+// add/maximum/minimum/multiply of the two parameters; nullopt otherwise.
+std::optional<ReduceKind> Importer::combiner(int comp) const {
+    const hlo::Computation& c = m_module.computations[static_cast<size_t>(comp)];
+    const Instruction& root = c.instructions[static_cast<size_t>(c.root)];
+    std::optional<ReduceKind> kind;
+    if (root.opcode == "add") kind = ReduceKind::Add;
+    else if (root.opcode == "maximum") kind = ReduceKind::Max;
+    else if (root.opcode == "minimum") kind = ReduceKind::Min;
+    else if (root.opcode == "multiply") kind = ReduceKind::Multiply;
+    if (!kind || root.operands.size() != 2) return std::nullopt;
+    std::set<std::string> params;
+    for (const Instruction& i : c.instructions)
+        if (i.opcode == "parameter") params.insert(i.name);
+    if (params.size() != 2 || !params.count(root.operands[0]) || !params.count(root.operands[1]) ||
+        root.operands[0] == root.operands[1])
+        return std::nullopt;
+    return kind;
+}
+
+// The operand's value when it is a scalar constant (an HLO constant or a constant op).
+std::optional<double> Importer::scalarConstant(Frame& f, const Instruction& ins, size_t operandIndex) {
+    if (operandIndex >= ins.operands.size()) return std::nullopt;
+    auto it = f.index.find(ins.operands[operandIndex]);
+    if (it == f.index.end()) return std::nullopt;
+    const Instruction& src = f.comp->instructions[static_cast<size_t>(it->second)];
+    if (src.opcode == "constant" && !f.values[static_cast<size_t>(it->second)]) {
+        if (src.shape.isTuple || !src.shape.dims.empty()) return std::nullopt;
+        double v = 0;
+        std::string text = src.payload;
+        text.erase(std::remove(text.begin(), text.end(), ' '), text.end());
+        if (text == "true") return 1.0;
+        if (text == "false") return 0.0;
+        const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+        if (ec != std::errc() || ptr != text.data() + text.size()) return std::nullopt;
+        return v;
+    }
+    auto value = valueOf(f, it->second);
+    if (!value || value->isTuple) return std::nullopt;
+    OpId id = value->id;
+    while (m_staged.op(id).kind == OpKind::Broadcast || m_staged.op(id).kind == OpKind::Convert) id = m_staged.op(id).operands[0];
+    const Op& op = m_staged.op(id);
+    if (op.kind == OpKind::Constant && op.attrs.literal.size() == 1) return op.attrs.literal[0];
+    return std::nullopt;
+}
+
+Result<Value> Importer::opaque(Frame& f, const Instruction& ins, const std::string& target) {
+    std::vector<OpId> inputs;
+    for (size_t i = 0; i < ins.operands.size(); ++i) {
+        auto v = operand(f, ins, i);
+        if (!v) return v.error();
+        v->leaves(inputs);
+    }
+    if (target.rfind("hlo.", 0) == 0) ++m_opaqueCounts[ins.opcode];
+    // One custom-call per array element of the result shape.
+    std::function<Result<Value>(const hlo::Shape&, const std::string&)> build =
+        [&](const hlo::Shape& s, const std::string& suffix) -> Result<Value> {
+        if (s.isTuple) {
+            std::vector<Value> elems;
+            for (size_t i = 0; i < s.elements.size(); ++i) {
+                auto e = build(s.elements[i], suffix + "." + std::to_string(i));
+                if (!e) return e;
+                elems.push_back(std::move(*e));
+            }
+            return tupleOf(std::move(elems));
+        }
+        if (s.elementType == "token") return tupleOf({});
+        auto t = declaredType(f, ins, s);
+        if (!t) return t.error();
+        Op op;
+        op.kind = OpKind::CustomCall;
+        op.operands = inputs;
+        op.attrs.target = target;
+        op.type = std::move(*t);
+        auto id = emit(f, ins, std::move(op), suffix);
+        if (!id) return id.error();
+        Value v;
+        v.id = *id;
+        return v;
+    };
+    return build(ins.shape, "");
+}
+
+Result<Value> Importer::lowerConstant(Frame& f, const Instruction& ins) {
+    auto t = declaredType(f, ins, ins.shape);
+    if (!t) return t.error();
+    std::vector<double> values;
+    std::string token;
+    bool elided = false;
+    auto flush = [&]() -> Status {
+        if (token.empty()) return {};
+        if (token == "...") {
+            elided = true;
+        } else if (token == "true" || token == "false") {
+            values.push_back(token == "true" ? 1.0 : 0.0);
+        } else {
+            double v = 0;
+            const auto [ptr, ec] = std::from_chars(token.data(), token.data() + token.size(), v);
+            if (ec != std::errc() || ptr != token.data() + token.size())
+                return fail(ins, "hlo.bad_literal", "'" + token + "' is not a number");
+            values.push_back(v);
+        }
+        token.clear();
+        if (static_cast<int64_t>(values.size()) > m_options.maxLiteralValues)
+            return fail(ins, "hlo.too_large", "constant has more than " + std::to_string(m_options.maxLiteralValues) + " values");
+        return {};
+    };
+    for (char c : ins.payload) {
+        if (c == '{' || c == '}' || c == ',' || c == ' ' || c == '\n' || c == '\t' || c == '\r') {
+            CFP_TRY(flush());
+        } else {
+            token += c;
+        }
+    }
+    CFP_TRY(flush());
+    const int64_t n = f.mapDims ? 1 : t->elements();
+    if (elided) {
+        note("hlo.elided_constant", "constants printed as {...} are read as zeros", hlo::locationText(m_source, ins.where));
+        values.assign(1, 0.0);
+    }
+    if (values.empty()) return fail(ins, "hlo.bad_literal", "constant has no value");
+    if (values.size() != 1 && static_cast<int64_t>(values.size()) != n)
+        return fail(ins, "hlo.bad_literal", "constant " + t->toString() + " has " + std::to_string(values.size()) + " values");
+    if (std::all_of(values.begin(), values.end(), [&](double v) {
+            return v == values[0] || (std::isnan(v) && std::isnan(values[0]));
+        }))
+        values.resize(1);
+    Op op;
+    op.kind = OpKind::Constant;
+    op.attrs.literal = std::move(values);
+    if (f.mapDims) {
+        // Inside a map the scalar constant is broadcast to the mapped shape.
+        op.type = TensorType{t->dtype, {}};
+        auto s = emit(f, ins, std::move(op), ".scalar");
+        if (!s) return s.error();
+        auto b = broadcastScalar(f, ins, *s, t->dims, "");
+        if (!b) return b.error();
+        Value v;
+        v.id = *b;
+        return v;
+    }
+    op.type = std::move(*t);
+    auto id = emit(f, ins, std::move(op));
+    if (!id) return id.error();
+    Value v;
+    v.id = *id;
+    return v;
+}
+
+Result<Value> Importer::lowerReduce(Frame& f, const Instruction& ins) {
+    auto comp = computationRef(ins, "to_apply");
+    if (!comp) return comp.error();
+    const auto kind = combiner(*comp);
+    if (ins.operands.size() != 2 || ins.shape.isTuple || !kind) return opaque(f, ins, "hlo.reduce");
+    auto x = leafOperand(f, ins, 0);
+    if (!x) return x.error();
+    auto dims = listAttr(ins, "dimensions", true);
+    if (!dims) return dims.error();
+    auto declared = declaredType(f, ins, ins.shape);
+    if (!declared) return declared.error();
+    const std::optional<double> init = scalarConstant(f, ins, 1);
+    const double inf = std::numeric_limits<double>::infinity();
+    bool identity = false;
+    if (init) {
+        const double v = *init;
+        switch (*kind) {
+            case ReduceKind::Add: identity = v == 0; break;
+            case ReduceKind::Multiply: identity = v == 1; break;
+            case ReduceKind::Max: identity = v == -inf || v <= -3.0e38 || v == static_cast<double>(std::numeric_limits<int32_t>::min()) ||
+                                             v == static_cast<double>(std::numeric_limits<int64_t>::min()); break;
+            case ReduceKind::Min: identity = v == inf || v >= 3.0e38 || v == static_cast<double>(std::numeric_limits<int32_t>::max()) ||
+                                             v == static_cast<double>(std::numeric_limits<int64_t>::max()); break;
+        }
+    }
+    Op r;
+    r.kind = OpKind::Reduce;
+    r.operands = {*x};
+    r.attrs.dimensions = *dims;
+    r.attrs.reduceKind = *kind;
+    if (identity) {
+        auto id = emitChecked(f, ins, std::move(r), *declared);
+        if (!id) return id.error();
+        Value v;
+        v.id = *id;
+        return v;
+    }
+    // Non-identity init: reduce, then combine the init value once.
+    auto red = emitChecked(f, ins, std::move(r), *declared, ".reduce");
+    if (!red) return red.error();
+    auto initOp = leafOperand(f, ins, 1);
+    if (!initOp) return initOp.error();
+    auto b = broadcastScalar(f, ins, *initOp, declared->dims, ".init");
+    if (!b) return b.error();
+    Op c;
+    c.kind = *kind == ReduceKind::Add ? OpKind::Add : *kind == ReduceKind::Multiply ? OpKind::Multiply
+            : *kind == ReduceKind::Max ? OpKind::Maximum : OpKind::Minimum;
+    c.operands = {*red, *b};
+    auto id = emitChecked(f, ins, std::move(c), *declared);
+    if (!id) return id.error();
+    Value v;
+    v.id = *id;
+    return v;
+}
+
+Result<Value> Importer::lowerDot(Frame& f, const Instruction& ins) {
+    auto lhs = leafOperand(f, ins, 0);
+    if (!lhs) return lhs.error();
+    auto rhs = leafOperand(f, ins, 1);
+    if (!rhs) return rhs.error();
+    auto declared = declaredType(f, ins, ins.shape);
+    if (!declared) return declared.error();
+    Op d;
+    d.kind = OpKind::Dot;
+    auto lb = listAttr(ins, "lhs_batch_dims", false);
+    auto rb = listAttr(ins, "rhs_batch_dims", false);
+    auto lc = listAttr(ins, "lhs_contracting_dims", false);
+    auto rc = listAttr(ins, "rhs_contracting_dims", false);
+    for (auto* r : {&lb, &rb, &lc, &rc})
+        if (!*r) return r->error();
+    d.attrs.dot = DotDimensionNumbers{*lb, *rb, *lc, *rc};
+    OpId a = *lhs, b = *rhs;
+    const DType lt = m_staged.op(a).type.dtype, rt = m_staged.op(b).type.dtype;
+    auto convertTo = [&](OpId x, DType to, const std::string& suffix) -> Result<OpId> {
+        Op c;
+        c.kind = OpKind::Convert;
+        c.operands = {x};
+        c.type = TensorType{to, m_staged.op(x).type.dims};
+        return emit(f, ins, std::move(c), suffix);
+    };
+    if (lt != rt) {
+        // Mixed operand types: compute in the result type.
+        if (lt != declared->dtype) {
+            auto c = convertTo(a, declared->dtype, ".lhs");
+            if (!c) return c.error();
+            a = *c;
+        }
+        if (rt != declared->dtype) {
+            auto c = convertTo(b, declared->dtype, ".rhs");
+            if (!c) return c.error();
+            b = *c;
+        }
+    }
+    d.operands = {a, b};
+    const DType computeType = m_staged.op(a).type.dtype;
+    if (computeType == declared->dtype) {
+        auto id = emitChecked(f, ins, std::move(d), *declared);
+        if (!id) return id.error();
+        Value v;
+        v.id = *id;
+        return v;
+    }
+    // bf16 × bf16 → f32 (preferred element type): the dot in the operand type, then a convert.
+    auto id = emitChecked(f, ins, std::move(d), TensorType{computeType, declared->dims}, ".dot");
+    if (!id) return id.error();
+    auto c = convertTo(*id, declared->dtype, "");
+    if (!c) return c.error();
+    Value v;
+    v.id = *c;
+    return v;
+}
+
+Result<Value> Importer::lowerPad(Frame& f, const Instruction& ins) {
+    const std::string* padding = ins.attribute("padding");
+    if (!padding) return fail(ins, "hlo.bad_attribute", "pad needs padding=");
+    auto x = leafOperand(f, ins, 0);
+    if (!x) return x.error();
+    // padding=lo_hi[_interior] per dim, joined by 'x'.
+    std::vector<std::array<int64_t, 3>> cfg;
+    const std::string& p = *padding;
+    const Error bad = fail(ins, "hlo.bad_attribute", "padding=" + p + " is not lo_hi[_interior]x…");
+    size_t start = 0;
+    while (start <= p.size()) {
+        size_t end = p.find('x', start);
+        if (end == std::string::npos) end = p.size();
+        std::array<int64_t, 3> c{0, 0, 0};
+        size_t i = start;
+        int k = 0;
+        for (; k < 3 && i < end; ++k) {
+            const auto [ptr, ec] = std::from_chars(p.data() + i, p.data() + end, c[static_cast<size_t>(k)]);
+            if (ec != std::errc()) return bad;
+            i = static_cast<size_t>(ptr - p.data());
+            if (i < end) {
+                if (p[i] != '_') return bad;
+                ++i;
+            }
+        }
+        if (k < 2 || i != end) return bad;
+        cfg.push_back(c);
+        start = end + 1;
+    }
+    const TensorType xt = m_staged.op(*x).type;
+    if (static_cast<int64_t>(cfg.size()) != xt.rank())
+        return fail(ins, "hlo.bad_attribute", "padding=" + p + " does not have one entry per dimension of " + xt.toString());
+    for (const auto& c : cfg)
+        if (c[0] < 0 || c[1] < 0 || c[2] != 0) return opaque(f, ins, "hlo.pad");
+    auto padValue = leafOperand(f, ins, 1);
+    if (!padValue) return padValue.error();
+    OpId cur = *x;
+    size_t lastPadded = cfg.size();
+    for (size_t d = 0; d < cfg.size(); ++d)
+        if (cfg[d][0] != 0 || cfg[d][1] != 0) lastPadded = d;
+    for (size_t d = 0; d < cfg.size(); ++d) {
+        if (cfg[d][0] == 0 && cfg[d][1] == 0) continue;
+        std::vector<OpId> parts;
+        for (int side = 0; side < 2; ++side) {
+            const int64_t width = cfg[d][static_cast<size_t>(side)];
+            if (width == 0) {
+                if (side == 0) parts.push_back(cur);
+                continue;
+            }
+            std::vector<int64_t> dims = m_staged.op(cur).type.dims;
+            dims[d] = width;
+            auto b = broadcastScalar(f, ins, *padValue, dims, ".pad" + std::to_string(d) + (side ? "hi" : "lo"));
+            if (!b) return b.error();
+            parts.push_back(*b);
+            if (side == 0) parts.push_back(cur);
+        }
+        Op c;
+        c.kind = OpKind::Concatenate;
+        c.operands = parts;
+        c.attrs.dimensions = {static_cast<int64_t>(d)};
+        auto id = emit(f, ins, std::move(c), d == lastPadded ? std::string() : ".dim" + std::to_string(d));
+        if (!id) return id.error();
+        cur = *id;
+    }
+    auto declared = declaredType(f, ins, ins.shape);
+    if (!declared) return declared.error();
+    if (m_staged.op(cur).type != *declared)
+        return fail(ins, "hlo.shape_mismatch", "declared " + declared->toString() + " but padding gives " + m_staged.op(cur).type.toString());
+    Value v;
+    v.id = cur;
+    return v;
+}
+
+Result<Value> Importer::lowerCall(Frame& f, const Instruction& ins, std::string_view attr) {
+    auto comp = computationRef(ins, attr);
+    if (!comp) return comp.error();
+    std::vector<Value> args;
+    for (size_t i = 0; i < ins.operands.size(); ++i) {
+        auto v = operand(f, ins, i);
+        if (!v) return v.error();
+        args.push_back(std::move(*v));
+    }
+    return lowerComputation(*comp, &args, f.prefix + ins.name + "/", scopeOf(f, ins), f.scopeSuffix, f.depth + 1);
+}
+
+Result<int64_t> Importer::tripCount(const Instruction& ins, const Value& init) {
+    if (const std::string* cfg = ins.attribute("backend_config")) {
+        const std::string text = hlo::unquote(*cfg);
+        const size_t k = text.find("known_trip_count");
+        if (k != std::string::npos) {
+            size_t n = text.find("\"n\"", k);
+            if (n != std::string::npos) {
+                n = text.find_first_of("0123456789", n + 3);
+                int64_t v = 0;
+                if (n != std::string::npos) {
+                    const auto [ptr, ec] = std::from_chars(text.data() + n, text.data() + text.size(), v);
+                    if (ec == std::errc() && v >= 0) return v;
+                }
+            }
+        }
+    }
+    // condition: ROOT compare(get-tuple-element(p, index=k), constant(N)), direction=LT|LE|GT|GE
+    auto cond = computationRef(ins, "condition");
+    if (!cond) return cond.error();
+    auto body = computationRef(ins, "body");
+    if (!body) return body.error();
+    const hlo::Computation& c = m_module.computations[static_cast<size_t>(*cond)];
+    const hlo::Computation& b = m_module.computations[static_cast<size_t>(*body)];
+    auto find = [](const hlo::Computation& comp, const std::string& name) -> const Instruction* {
+        for (const Instruction& i : comp.instructions)
+            if (i.name == name) return &i;
+        return nullptr;
+    };
+    auto constantValue = [](const Instruction* i) -> std::optional<int64_t> {
+        if (!i || i->opcode != "constant") return std::nullopt;
+        int64_t v = 0;
+        std::string t = i->payload;
+        t.erase(std::remove(t.begin(), t.end(), ' '), t.end());
+        const auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
+        if (ec != std::errc() || ptr != t.data() + t.size()) return std::nullopt;
+        return v;
+    };
+    auto gteIndex = [&](const Instruction* i) -> std::optional<int64_t> {
+        if (!i || i->opcode != "get-tuple-element") return std::nullopt;
+        auto k = intAttr(*i, "index", true);
+        if (!k) return std::nullopt;
+        return *k;
+    };
+    const Error unknown = fail(ins, "hlo.unsupported_while",
+                               "the loop's trip count is not known (no known_trip_count in backend_config, and the "
+                               "condition is not `counter < constant` with a constant step); export the module with "
+                               "the loop unrolled (e.g. jax.lax.scan(..., unroll=True))");
+    const Instruction& root = c.instructions[static_cast<size_t>(c.root)];
+    if (root.opcode != "compare" || root.operands.size() != 2) return unknown;
+    const std::string* dir = root.attribute("direction");
+    if (!dir) return unknown;
+    std::optional<int64_t> k = gteIndex(find(c, root.operands[0]));
+    std::optional<int64_t> limit = constantValue(find(c, root.operands[1]));
+    std::string direction = *dir;
+    if (!k) {  // constant OP counter: flip
+        k = gteIndex(find(c, root.operands[1]));
+        limit = constantValue(find(c, root.operands[0]));
+        if (direction == "GT") direction = "LT";
+        else if (direction == "GE") direction = "LE";
+        else direction = "?";
+    }
+    if (!k || !limit || (direction != "LT" && direction != "LE")) return unknown;
+    if (!init.isTuple || *k < 0 || *k >= static_cast<int64_t>(init.elements.size())) return unknown;
+    const Value& counter = init.elements[static_cast<size_t>(*k)];
+    if (counter.isTuple) return unknown;
+    OpId cid = counter.id;
+    const Op& cop = m_staged.op(cid);
+    if (cop.kind != OpKind::Constant || cop.attrs.literal.size() != 1) return unknown;
+    const double start = cop.attrs.literal[0];
+    // body: ROOT tuple(…, add(get-tuple-element(p, index=k), constant(step)), …)
+    const Instruction& broot = b.instructions[static_cast<size_t>(b.root)];
+    if (broot.opcode != "tuple" || static_cast<int64_t>(broot.operands.size()) <= *k) return unknown;
+    const Instruction* step = find(b, broot.operands[static_cast<size_t>(*k)]);
+    if (!step || step->opcode != "add" || step->operands.size() != 2) return unknown;
+    std::optional<int64_t> stepValue;
+    for (int side = 0; side < 2; ++side)
+        if (gteIndex(find(b, step->operands[static_cast<size_t>(side)])) == k)
+            stepValue = constantValue(find(b, step->operands[static_cast<size_t>(1 - side)]));
+    if (!stepValue || *stepValue <= 0) return unknown;
+    const double span = static_cast<double>(*limit) - start + (direction == "LE" ? 1.0 : 0.0);
+    if (span <= 0) return int64_t{0};
+    const double trips = std::ceil(span / static_cast<double>(*stepValue));
+    if (trips > static_cast<double>(m_options.maxOps)) return fail(ins, "hlo.too_large", "loop runs " + std::to_string(trips) + " times");
+    return static_cast<int64_t>(trips);
+}
+
+Result<Value> Importer::lowerWhile(Frame& f, const Instruction& ins) {
+    auto body = computationRef(ins, "body");
+    if (!body) return body.error();
+    auto init = operand(f, ins, 0);
+    if (!init) return init.error();
+    auto trips = tripCount(ins, *init);
+    if (!trips) return trips.error();
+    note("hlo.while_unrolled", "while loop '" + ins.name + "' unrolled " + std::to_string(*trips) + " times",
+         hlo::locationText(m_source, ins.where));
+    Value state = std::move(*init);
+    const std::string scope = scopeOf(f, ins);
+    for (int64_t i = 0; i < *trips; ++i) {
+        std::vector<Value> args{state};
+        const std::string iter = std::to_string(i);
+        auto next = lowerComputation(*body, &args, f.prefix + ins.name + "." + iter + "/",
+                                     scope.empty() ? ins.name + "." + iter : scope + "." + iter,
+                                     f.scopeSuffix + "." + iter, f.depth + 1);
+        if (!next) return next.error();
+        state = std::move(*next);
+    }
+    return state;
+}
+
+Result<Value> Importer::lower(Frame& f, const Instruction& ins) {
+    const std::string& opc = ins.opcode;
+    auto single = [](Result<OpId> id) -> Result<Value> {
+        if (!id) return id.error();
+        Value v;
+        v.id = *id;
+        return v;
+    };
+    if (const std::string* s = ins.attribute("sharding"))
+        m_shardings.push_back({f.prefix + ins.name, *s});
+
+    if (opc == "parameter") {
+        int64_t n = 0;
+        const auto [ptr, ec] = std::from_chars(ins.payload.data(), ins.payload.data() + ins.payload.size(), n);
+        if (ec != std::errc() || n < 0) return fail(ins, "hlo.bad_attribute", "parameter(" + ins.payload + ") needs a number");
+        if (f.args) {
+            if (n >= static_cast<int64_t>(f.args->size()))
+                return fail(ins, "hlo.bad_attribute", "parameter(" + std::to_string(n) + ") but the computation is called with " +
+                                                          std::to_string(f.args->size()) + " operand(s)");
+            return (*f.args)[static_cast<size_t>(n)];
+        }
+        std::function<Result<Value>(const hlo::Shape&, const std::string&)> build =
+            [&](const hlo::Shape& s, const std::string& suffix) -> Result<Value> {
+            if (s.isTuple) {
+                std::vector<Value> elems;
+                for (size_t i = 0; i < s.elements.size(); ++i) {
+                    auto e = build(s.elements[i], suffix + "." + std::to_string(i));
+                    if (!e) return e;
+                    elems.push_back(std::move(*e));
+                }
+                return tupleOf(std::move(elems));
+            }
+            if (s.elementType == "token") return tupleOf({});
+            auto t = declaredType(f, ins, s);
+            if (!t) return t.error();
+            Op p;
+            p.kind = OpKind::Parameter;
+            p.type = std::move(*t);
+            return single(emit(f, ins, std::move(p), suffix));
+        };
+        return build(ins.shape, "");
+    }
+    if (opc == "constant") {
+        if (ins.shape.isTuple) return fail(ins, "hlo.unsupported_type", "tuple constants are not supported");
+        return lowerConstant(f, ins);
+    }
+    if (opc == "tuple") {
+        std::vector<Value> elems;
+        for (size_t i = 0; i < ins.operands.size(); ++i) {
+            auto v = operand(f, ins, i);
+            if (!v) return v.error();
+            elems.push_back(std::move(*v));
+        }
+        return tupleOf(std::move(elems));
+    }
+    if (opc == "get-tuple-element") {
+        auto t = operand(f, ins, 0);
+        if (!t) return t.error();
+        auto k = intAttr(ins, "index", true);
+        if (!k) return k.error();
+        if (!t->isTuple || *k < 0 || *k >= static_cast<int64_t>(t->elements.size()))
+            return fail(ins, "hlo.bad_attribute", "index=" + std::to_string(*k) + " is outside the operand's tuple");
+        return t->elements[static_cast<size_t>(*k)];
+    }
+    if (opc == "copy" || opc == "domain" || opc == "optimization-barrier" || opc == "add-dependency") {
+        return operand(f, ins, 0);
+    }
+    if (opc == "call") return lowerCall(f, ins, "to_apply");
+    if (opc == "fusion") return lowerCall(f, ins, "calls");
+    if (opc == "while") return lowerWhile(f, ins);
+    if (opc == "custom-call") {
+        const std::string* target = ins.attribute("custom_call_target");
+        return opaque(f, ins, target ? hlo::unquote(*target) : std::string("unknown"));
+    }
+
+    if (auto kind = elementwiseKind(opc)) {
+        Op op;
+        op.kind = *kind;
+        for (size_t i = 0; i < ins.operands.size(); ++i) {
+            auto x = leafOperand(f, ins, i);
+            if (!x) return x.error();
+            op.operands.push_back(*x);
+        }
+        auto declared = declaredType(f, ins, ins.shape);
+        if (!declared) return declared.error();
+        return single(emitChecked(f, ins, std::move(op), *declared));
+    }
+    if (opc == "compare") {
+        Op op;
+        op.kind = OpKind::Compare;
+        for (size_t i = 0; i < 2; ++i) {
+            auto x = leafOperand(f, ins, i);
+            if (!x) return x.error();
+            op.operands.push_back(*x);
+        }
+        const std::string* dir = ins.attribute("direction");
+        if (!dir) return fail(ins, "hlo.bad_attribute", "compare needs direction=");
+        auto c = parseComparison(*dir);
+        if (!c) return fail(ins, "hlo.bad_attribute", "direction=" + *dir + " is not EQ, NE, LT, LE, GT or GE");
+        op.attrs.comparison = *c;
+        auto declared = declaredType(f, ins, ins.shape);
+        if (!declared) return declared.error();
+        return single(emitChecked(f, ins, std::move(op), *declared));
+    }
+    if (opc == "convert" || opc == "reshape" || opc == "broadcast" || opc == "transpose" || opc == "bitcast" ||
+        opc == "slice" || opc == "concatenate" || opc == "iota" || opc == "gather" || opc == "scatter" ||
+        opc == "clamp" || opc == "log-plus-one" || opc == "exponential-minus-one" || opc == "not") {
+        auto declared = declaredType(f, ins, ins.shape);
+        if (!declared) return declared.error();
+        Op op;
+        if (opc == "iota") {
+            op.kind = OpKind::Iota;
+            auto d = intAttr(ins, "iota_dimension", true);
+            if (!d) return d.error();
+            op.attrs.dimensions = {*d};
+            return single(emitChecked(f, ins, std::move(op), *declared));
+        }
+        if (opc == "scatter") {
+            auto comp = computationRef(ins, "to_apply");
+            if (!comp) return comp.error();
+            const auto kind = combiner(*comp);
+            if (!kind || ins.operands.size() != 3) return opaque(f, ins, "hlo.scatter");
+            op.attrs.reduceKind = *kind;
+        }
+        if (opc == "gather") {
+            if (ins.attribute("operand_batching_dims") || ins.attribute("start_indices_batching_dims")) {
+                auto a = listAttr(ins, "operand_batching_dims", false);
+                if (a && !a->empty()) return opaque(f, ins, "hlo.gather");
+            }
+        }
+        for (size_t i = 0; i < ins.operands.size(); ++i) {
+            auto x = leafOperand(f, ins, i);
+            if (!x) return x.error();
+            op.operands.push_back(*x);
+        }
+        if (opc == "convert") {
+            op.kind = OpKind::Convert;
+        } else if (opc == "reshape" || opc == "bitcast") {
+            if (op.operands.size() == 1 && m_staged.op(op.operands[0]).type == *declared) {
+                Value v;
+                v.id = op.operands[0];
+                return v;
+            }
+            if (opc == "bitcast" && (op.operands.size() != 1 || m_staged.op(op.operands[0]).type.dtype != declared->dtype))
+                return opaque(f, ins, "hlo.bitcast");
+            op.kind = OpKind::Reshape;
+        } else if (opc == "broadcast") {
+            op.kind = OpKind::Broadcast;
+            auto d = listAttr(ins, "dimensions", false);
+            if (!d) return d.error();
+            op.attrs.dimensions = *d;
+        } else if (opc == "transpose") {
+            op.kind = OpKind::Transpose;
+            auto d = listAttr(ins, "dimensions", true);
+            if (!d) return d.error();
+            op.attrs.dimensions = *d;
+        } else if (opc == "concatenate") {
+            op.kind = OpKind::Concatenate;
+            auto d = listAttr(ins, "dimensions", true);
+            if (!d) return d.error();
+            op.attrs.dimensions = *d;
+        } else if (opc == "slice") {
+            op.kind = OpKind::Slice;
+            const std::string* s = ins.attribute("slice");
+            if (!s) return fail(ins, "hlo.bad_attribute", "slice needs slice={[start:limit:stride], …}");
+            auto ranges = hlo::parseSliceRanges(*s);
+            if (!ranges) return fail(ins, "hlo.bad_attribute", ranges.error().message);
+            for (const auto& r : *ranges) {
+                op.attrs.slice.start.push_back(r[0]);
+                op.attrs.slice.limit.push_back(r[1]);
+                op.attrs.slice.stride.push_back(r[2]);
+            }
+        } else if (opc == "gather") {
+            op.kind = OpKind::Gather;
+            GatherDimensionNumbers& g = op.attrs.gather;
+            auto od = listAttr(ins, "offset_dims", true);
+            auto cd = listAttr(ins, "collapsed_slice_dims", true);
+            auto sm = listAttr(ins, "start_index_map", true);
+            auto ss = listAttr(ins, "slice_sizes", true);
+            for (auto* r : {&od, &cd, &sm, &ss})
+                if (!*r) return r->error();
+            auto iv = intAttr(ins, "index_vector_dim", true);
+            if (!iv) return iv.error();
+            g = GatherDimensionNumbers{*od, *cd, *sm, *iv, *ss};
+        } else if (opc == "scatter") {
+            op.kind = OpKind::Scatter;
+            ScatterDimensionNumbers& s = op.attrs.scatter;
+            auto uw = listAttr(ins, "update_window_dims", true);
+            auto iw = listAttr(ins, "inserted_window_dims", true);
+            auto sd = listAttr(ins, "scatter_dims_to_operand_dims", true);
+            for (auto* r : {&uw, &iw, &sd})
+                if (!*r) return r->error();
+            auto iv = intAttr(ins, "index_vector_dim", true);
+            if (!iv) return iv.error();
+            s = ScatterDimensionNumbers{*uw, *iw, *sd, *iv};
+        } else if (opc == "clamp") {
+            if (op.operands.size() != 3) return fail(ins, "hlo.bad_attribute", "clamp takes min, operand, max");
+            auto lo = broadcastScalar(f, ins, op.operands[0], m_staged.op(op.operands[1]).type.dims, ".min");
+            if (!lo) return lo.error();
+            auto hi = broadcastScalar(f, ins, op.operands[2], m_staged.op(op.operands[1]).type.dims, ".max");
+            if (!hi) return hi.error();
+            Op upper;
+            upper.kind = OpKind::Minimum;
+            upper.operands = {op.operands[1], *hi};
+            auto u = emit(f, ins, std::move(upper), ".upper");
+            if (!u) return u.error();
+            Op lower;
+            lower.kind = OpKind::Maximum;
+            lower.operands = {*u, *lo};
+            return single(emitChecked(f, ins, std::move(lower), *declared));
+        } else {  // log-plus-one, exponential-minus-one, not
+            if (op.operands.size() != 1) return fail(ins, "hlo.bad_attribute", opc + " takes one operand");
+            const OpId x = op.operands[0];
+            const TensorType xt = m_staged.op(x).type;
+            if (opc == "not" && xt.dtype != DType::Pred) return opaque(f, ins, "hlo.not");
+            Op one;
+            one.kind = OpKind::Constant;
+            one.attrs.literal = {opc == "not" ? 0.0 : 1.0};
+            one.type = TensorType{xt.dtype, {}};
+            auto c = emit(f, ins, std::move(one), ".one");
+            if (!c) return c.error();
+            auto cb = broadcastScalar(f, ins, *c, xt.dims, ".ones");
+            if (!cb) return cb.error();
+            if (opc == "not") {
+                Op cmp;
+                cmp.kind = OpKind::Compare;
+                cmp.attrs.comparison = ComparisonDirection::EQ;
+                cmp.operands = {x, *cb};
+                return single(emitChecked(f, ins, std::move(cmp), *declared));
+            }
+            if (opc == "log-plus-one") {
+                Op add;
+                add.kind = OpKind::Add;
+                add.operands = {x, *cb};
+                auto a = emit(f, ins, std::move(add), ".plus_one");
+                if (!a) return a.error();
+                Op log;
+                log.kind = OpKind::Log;
+                log.operands = {*a};
+                return single(emitChecked(f, ins, std::move(log), *declared));
+            }
+            Op e;
+            e.kind = OpKind::Exponential;
+            e.operands = {x};
+            auto ex = emit(f, ins, std::move(e), ".exp");
+            if (!ex) return ex.error();
+            Op sub;
+            sub.kind = OpKind::Subtract;
+            sub.operands = {*ex, *cb};
+            return single(emitChecked(f, ins, std::move(sub), *declared));
+        }
+        return single(emitChecked(f, ins, std::move(op), *declared));
+    }
+    if (opc == "reduce") return lowerReduce(f, ins);
+    if (opc == "dot") return lowerDot(f, ins);
+    if (opc == "pad") return lowerPad(f, ins);
+    if (opc == "map") {
+        auto comp = computationRef(ins, "to_apply");
+        if (!comp) return comp.error();
+        const hlo::Computation& c = m_module.computations[static_cast<size_t>(*comp)];
+        const bool elementwise = std::all_of(c.instructions.begin(), c.instructions.end(), [](const Instruction& i) {
+            return i.opcode == "parameter" || i.opcode == "constant" || i.opcode == "convert" || i.opcode == "compare" ||
+                   elementwiseKind(i.opcode).has_value();
+        });
+        auto declared = declaredType(f, ins, ins.shape);
+        if (!declared) return declared.error();
+        if (!elementwise) return opaque(f, ins, "hlo.map");
+        std::vector<Value> args;
+        for (size_t i = 0; i < ins.operands.size(); ++i) {
+            auto v = operand(f, ins, i);
+            if (!v) return v.error();
+            args.push_back(std::move(*v));
+        }
+        return lowerComputation(*comp, &args, f.prefix + ins.name + "/", scopeOf(f, ins), f.scopeSuffix, f.depth + 1,
+                                &declared->dims);
+    }
+    if (isKnownOpaqueOpcode(opc)) return opaque(f, ins, "hlo." + opc);
+    return fail(ins, "hlo.unknown_opcode", "'" + opc + "' is not an HLO opcode");
+}
+
+Result<Value> Importer::lowerComputation(int comp, const std::vector<Value>* args, const std::string& prefix,
+                                         const std::string& scope, const std::string& scopeSuffix, int depth,
+                                         const std::vector<int64_t>* mapDims) {
+    const hlo::Computation& c = m_module.computations[static_cast<size_t>(comp)];
+    if (depth > 64)
+        return makeError("hlo.recursion", "computations nest more than 64 deep", hlo::locationText(m_source, c.where));
+    if (m_active.count(comp))
+        return makeError("hlo.recursion", "computation '" + c.name + "' calls itself", hlo::locationText(m_source, c.where));
+    m_active.insert(comp);
+    Frame f;
+    f.comp = &c;
+    f.args = args;
+    f.prefix = prefix;
+    f.scope = scope;
+    f.mapDims = mapDims;
+    f.scopeSuffix = scopeSuffix;
+    f.depth = depth;
+    const size_t n = c.instructions.size();
+    f.values.resize(n);
+    for (size_t i = 0; i < n; ++i) f.index.emplace(c.instructions[i].name, static_cast<int>(i));
+    // Topological order by operand names (Kahn), so that instructions may appear in any order.
+    std::vector<int> pending(n, 0);
+    std::vector<std::vector<int>> users(n);
+    for (size_t i = 0; i < n; ++i) {
+        const Instruction& ins = c.instructions[i];
+        for (const std::string& o : ins.operands) {
+            auto it = f.index.find(o);
+            if (it == f.index.end())
+                return makeError("hlo.unknown_operand",
+                                 "instruction '" + ins.name + "': operand '" + o + "' is not defined in computation '" + c.name + "'",
+                                 hlo::locationText(m_source, ins.where));
+            ++pending[i];
+            users[static_cast<size_t>(it->second)].push_back(static_cast<int>(i));
+        }
+    }
+    // Smallest ready index first: a module already in order is lowered in file order.
+    std::priority_queue<int, std::vector<int>, std::greater<>> ready;
+    for (size_t i = 0; i < n; ++i)
+        if (pending[i] == 0) ready.push(static_cast<int>(i));
+    size_t done = 0;
+    while (!ready.empty()) {
+        const int i = ready.top();
+        ready.pop();
+        ++done;
+        const Instruction& ins = c.instructions[static_cast<size_t>(i)];
+        const bool lazy = ins.opcode == "constant" && i != c.root;
+        if (!lazy && !f.values[static_cast<size_t>(i)]) {
+            auto v = lower(f, ins);
+            if (!v) {
+                m_active.erase(comp);
+                return v.error();
+            }
+            f.values[static_cast<size_t>(i)] = std::move(*v);
+        }
+        for (int u : users[static_cast<size_t>(i)])
+            if (--pending[static_cast<size_t>(u)] == 0) ready.push(u);
+    }
+    if (done != n) {
+        m_active.erase(comp);
+        return makeError("hlo.cycle", "the instructions of computation '" + c.name + "' depend on each other in a cycle",
+                         hlo::locationText(m_source, c.where));
+    }
+    auto root = valueOf(f, c.root);
+    m_active.erase(comp);
+    return root;
+}
+
+Result<ImportedModel> Importer::run() {
+    auto root = lowerComputation(m_module.entry, nullptr, "", "", "", 0);
+    if (!root) return root.error();
+    std::vector<OpId> outs;
+    root->leaves(outs);
+    for (OpId o : outs) CFP_TRY(m_staged.addOutput(o));
+    for (const auto& [opcode, count] : m_opaqueCounts)
+        m_notes.push_back({"hlo.opaque_op",
+                           std::to_string(count) + " '" + opcode + "' instruction(s) kept as opaque custom-calls (no IR op kind)",
+                           m_source});
+    ImportedModel out;
+    out.format = "hlo";
+    out.notes = std::move(m_notes);
+    // Sharding annotations name HLO instructions; keep those that became a graph op of that name.
+    for (ShardingAnnotation& s : m_shardings) {
+        if (m_staged.find(s.op) == kNoOp && m_staged.find(s.op + ".0") != kNoOp) s.op += ".0";
+        if (m_staged.find(s.op) != kNoOp) out.shardings.push_back(std::move(s));
+    }
+    m_hints.resize(static_cast<size_t>(m_staged.size()), -1);
+    CFP_TRY(finishImport(std::move(m_staged), m_hints, m_options, out));
+    return out;
+}
+
+}  // namespace
+
+Result<ImportedModel> importHloText(std::string_view text, const std::string& sourceName, const ImportOptions& options) {
+    hlo::ParseLimits limits;
+    limits.maxInputBytes = options.maxFileBytes;
+    limits.maxInstructions = options.maxOps;
+    auto module = hlo::parseModule(text, sourceName, limits);
+    if (!module) return module.error();
+    return Importer(*module, sourceName, options).run();
+}
+
+Result<ImportedModel> importHloFile(const std::string& path, const ImportOptions& options) {
+    std::error_code ec;
+    const auto size = std::filesystem::file_size(path, ec);
+    if (ec) return makeError("hlo.io", "cannot read the file: " + ec.message(), path);
+    if (static_cast<int64_t>(size) > options.maxFileBytes)
+        return makeError("hlo.too_large", "file is " + std::to_string(size) + " bytes, more than the limit", path);
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return makeError("hlo.io", "cannot open the file", path);
+    std::string text(static_cast<size_t>(size), '\0');
+    in.read(text.data(), static_cast<std::streamsize>(size));
+    text.resize(static_cast<size_t>(in.gcount()));
+    return importHloText(text, path, options);
+}
+
+}  // namespace cfp

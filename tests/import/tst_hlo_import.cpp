@@ -1,0 +1,414 @@
+// The XLA HLO text importer: hand-written modules covering the grammar import with the expected ops,
+// shapes, scopes and shardings; built-in models written as HLO and read back are the same graph
+// (kinds, shapes, attributes, scopes, and the phases and roles the importer infers); an HLO training
+// step of a 2-layer GPT analyses with the block checker passing and one repeated layer type; and
+// malformed modules give located errors with stable codes.
+#include <QtTest>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "analysis/analysis.h"
+#include "import/hlo_import.h"
+#include "import/hlo_parser.h"
+#include "import/hlo_writer.h"
+#include "ir/graph_builder.h"
+#include "loader/model_loader.h"
+#include "models/models.h"
+#include "sharding/mesh.h"
+
+#include "must.h"
+
+using namespace cfp;
+
+Q_DECLARE_METATYPE(std::string)
+
+namespace {
+
+const std::string kDataDir = std::string(CFP_TEST_DATA_DIR) + "/hlo";
+
+std::string slurp(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+const Op& opNamed(const Graph& g, const std::string& name) {
+    const OpId id = g.find(name);
+    if (id == kNoOp) qFatal("no op named %s", name.c_str());
+    return g.op(id);
+}
+
+int countKind(const Graph& g, OpKind k) {
+    return static_cast<int>(std::count_if(g.ops().begin(), g.ops().end(), [&](const Op& op) { return op.kind == k; }));
+}
+
+ModelConfig tinyGpt(int64_t layers) {
+    ModelConfig c = test::must(presetConfig("gpt3-125m"), "preset");
+    c.name = "tiny-gpt";
+    c.numLayers = layers;
+    c.hiddenSize = 64;
+    c.numHeads = 4;
+    c.numKvHeads = 4;
+    c.ffnSize = 256;
+    c.vocabSize = 128;
+    c.maxPositions = 32;
+    return c;
+}
+
+}  // namespace
+
+class TestHloImport : public QObject {
+    Q_OBJECT
+
+private slots:
+    void jaxStyleModule();
+    void modernSyntax();
+    void grammarCoverage();
+    void trainAppendsBackward();
+    void scopesFromOpNames_data();
+    void scopesFromOpNames();
+    void roundTripBuiltinModels_data();
+    void roundTripBuiltinModels();
+    void gptTrainingStepAnalyses();
+    void loaderSniffsHlo();
+    void malformedModules_data();
+    void malformedModules();
+    void truncatedModulesNeverCrash();
+};
+
+void TestHloImport::jaxStyleModule() {
+    const ImportedModel m = test::must(importHloFile(kDataDir + "/jax_mlp.hlo"), "jax_mlp");
+    const Graph& g = m.graph;
+    QVERIFY(g.validate().ok());
+    QCOMPARE(g.size(), int64_t{14});  // 4 parameters + 10 ops; reduce init constants are not ops
+    QCOMPARE(opNamed(g, "dot.5").type.toString(), std::string("f32[4,16]"));
+    QCOMPARE(opNamed(g, "dot.5").attrs.dot.lhsContracting, std::vector<int64_t>{1});
+    QCOMPARE(opNamed(g, "dot.5").scope, std::string("MLP.fc"));
+    QCOMPARE(opNamed(g, "tanh.8").scope, std::string("MLP"));
+    QCOMPARE(opNamed(g, "Arg_1.2").scope, std::string("params.fc.w"));
+    QCOMPARE(opNamed(g, "reduce.10").attrs.reduceKind, ReduceKind::Max);
+    QCOMPARE(opNamed(g, "reduce.10").type.toString(), std::string("f32[4]"));
+    QCOMPARE(opNamed(g, "reduce.14").attrs.reduceKind, ReduceKind::Add);
+    QCOMPARE(opNamed(g, "Arg_3.4").role, ParamRole::Input);
+    QCOMPARE(opNamed(g, "Arg_1.2").role, ParamRole::Trainable);
+    QCOMPARE(g.outputs().size(), size_t{1});
+    QCOMPARE(g.op(g.outputs()[0]).name, std::string("multiply.16"));
+    QCOMPARE(m.loss, g.outputs()[0]);
+    QVERIFY(!m.hadBackward);
+    for (const Op& op : g.ops()) QCOMPARE(op.phase, Phase::Forward);
+    QCOMPARE(m.shardings.size(), size_t{2});
+    QCOMPARE(m.shardings[0].op, std::string("Arg_0.1"));
+    QCOMPARE(m.shardings[0].sharding, std::string("{devices=[2,1]0,1}"));
+    QCOMPARE(m.shardings[1].sharding, std::string("{replicated}"));
+}
+
+void TestHloImport::modernSyntax() {
+    const ImportedModel m = test::must(importHloFile(kDataDir + "/modern_syntax.hlo"), "modern");
+    const Graph& g = m.graph;
+    QVERIFY(g.validate().ok());
+    // Tuple parameter → one parameter per element; call and fusion inlined under their names.
+    QCOMPARE(opNamed(g, "p1.0").type.toString(), std::string("f32[3]"));
+    QCOMPARE(opNamed(g, "p1.1").type.toString(), std::string("s32[]"));
+    QCOMPARE(opNamed(g, "call.1/e").kind, OpKind::Exponential);
+    const Op& mul = opNamed(g, "fusion.1/multiply.1");
+    QCOMPARE(mul.kind, OpKind::Multiply);
+    QCOMPARE(mul.scope, std::string("model.scale"));  // PyTorch/XLA Type[attribute] path
+    QCOMPARE(g.op(mul.operands[0]).name, std::string("p0"));
+    QCOMPARE(g.op(mul.operands[1]).kind, OpKind::Broadcast);
+    QCOMPARE(g.outputs().size(), size_t{2});
+    QCOMPARE(g.op(g.outputs()[0]).name, std::string("fusion.1/multiply.1"));
+    QCOMPARE(g.op(g.outputs()[1]).name, std::string("call.1/e"));
+    QCOMPARE(m.shardings.size(), size_t{1});
+    QCOMPARE(m.shardings[0].op, std::string("p1.0"));
+}
+
+void TestHloImport::grammarCoverage() {
+    const ImportedModel m = test::must(importHloFile(kDataDir + "/grammar.hlo"), "grammar");
+    const Graph& g = m.graph;
+    QVERIFY(g.validate().ok());
+    // while: unrolled three times, one dot per iteration, chained, scoped per iteration.
+    QCOMPARE(countKind(g, OpKind::Dot), 4);  // 3 loop dots + the mixed-precision dot
+    const Op& d0 = opNamed(g, "loop.0/y");
+    const Op& d2 = opNamed(g, "loop.2/y");
+    QCOMPARE(d0.scope, std::string("while.body.layer.0"));
+    QCOMPARE(d2.scope, std::string("while.body.layer.2"));
+    QCOMPARE(g.op(d2.operands[0]).name, std::string("loop.1/y"));
+    QCOMPARE(g.op(d0.operands[0]).name, std::string("x"));
+    // gather / scatter-add keep their dimension numbers; scatter with a replacing combiner and sort
+    // have no IR op and stay opaque.
+    QCOMPARE(opNamed(g, "gather").attrs.gather.sliceSizes, (std::vector<int64_t>{1, 4}));
+    QCOMPARE(opNamed(g, "scatter").kind, OpKind::Scatter);
+    QCOMPARE(opNamed(g, "scatter.set").kind, OpKind::CustomCall);
+    QCOMPARE(opNamed(g, "scatter.set").attrs.target, std::string("hlo.scatter"));
+    QCOMPARE(opNamed(g, "sorted.0").attrs.target, std::string("hlo.sort"));
+    QCOMPARE(opNamed(g, "sorted.1").type.toString(), std::string("s32[4,4]"));
+    // map inlined elementwise: multiply by a broadcast constant, then tanh.
+    const Op& t = opNamed(g, "mapped/t");
+    QCOMPARE(t.kind, OpKind::Tanh);
+    QCOMPARE(t.type.toString(), std::string("f32[4,4]"));
+    QCOMPARE(opNamed(g, "slice").attrs.slice.stride, (std::vector<int64_t>{2, 1}));
+    QCOMPARE(opNamed(g, "tr").attrs.dimensions, (std::vector<int64_t>{1, 0}));
+    // clamp → minimum then maximum; pad → concatenates; bf16 dot to f32 → dot + convert.
+    QCOMPARE(opNamed(g, "clamped").kind, OpKind::Maximum);
+    QCOMPARE(opNamed(g, "clamped.upper").kind, OpKind::Minimum);
+    QCOMPARE(opNamed(g, "padded").type.toString(), std::string("f32[20]"));
+    QCOMPARE(opNamed(g, "padded").kind, OpKind::Concatenate);
+    QCOMPARE(opNamed(g, "wide.dot").type.toString(), std::string("bf16[2,8]"));
+    QCOMPARE(opNamed(g, "wide").kind, OpKind::Convert);
+    QCOMPARE(opNamed(g, "wide").type.toString(), std::string("f32[2,8]"));
+    QCOMPARE(opNamed(g, "cc").attrs.target, std::string("my_kernel"));
+    QCOMPARE(opNamed(g, "pid").type.toString(), std::string("s32[]"));  // u32 read as s32
+    // Reduce with init 5: reduce then add the init.
+    QCOMPARE(opNamed(g, "sum.reduce").kind, OpKind::Reduce);
+    QCOMPARE(opNamed(g, "sum").kind, OpKind::Add);
+    QCOMPARE(opNamed(g, "l1p").kind, OpKind::Log);
+    QCOMPARE(opNamed(g, "arr").attrs.literal, (std::vector<double>{1, 2, 3, 4}));
+    QVERIFY(g.find("unused") == kNoOp);  // unused constants do not become ops
+    QCOMPARE(g.outputs().size(), size_t{10});
+    QCOMPARE(m.shardings.size(), size_t{1});
+    QCOMPARE(m.shardings[0].op, std::string("w"));
+    // Notes: the loop, and the opaque opcodes.
+    std::set<std::string> codes;
+    for (const ImportNote& n : m.notes) codes.insert(n.code);
+    QVERIFY(codes.count("hlo.while_unrolled"));
+    QVERIFY(codes.count("hlo.opaque_op"));
+}
+
+void TestHloImport::trainAppendsBackward() {
+    ImportOptions opt;
+    opt.training = TrainingMode::AppendTraining;
+    const ImportedModel m = test::must(importHloFile(kDataDir + "/jax_mlp.hlo", opt), "jax_mlp --train");
+    QVERIFY(m.trainingAppended);
+    QVERIFY(m.graph.validate().ok());
+    int backward = 0, optimizer = 0;
+    for (const Op& op : m.graph.ops()) {
+        backward += op.phase == Phase::Backward;
+        optimizer += op.phase == Phase::Optimizer;
+    }
+    QVERIFY(backward > 5);
+    QVERIFY(optimizer > 10);
+    // The weight and bias gain Adam state; labels do not.
+    QVERIFY(m.graph.find("Arg_1.2.adam_m") != kNoOp);
+    QVERIFY(m.graph.find("Arg_2.3.adam_v") != kNoOp);
+    QVERIFY(m.graph.find("Arg_3.4.adam_m") == kNoOp);
+
+    // --train on a module without a scalar output is an error.
+    const std::string noLoss = "HloModule m\nENTRY e {\n  p = f32[4] parameter(0)\n  ROOT n = f32[4] negate(p)\n}\n";
+    auto r = importHloText(noLoss, "noloss.hlo", opt);
+    QVERIFY(!r);
+    QCOMPARE(r.error().code, std::string("import.no_loss"));
+}
+
+void TestHloImport::scopesFromOpNames_data() {
+    QTest::addColumn<std::string>("opName");
+    QTest::addColumn<std::string>("scope");
+    QTest::newRow("jax") << std::string("jit(step)/jit(main)/transpose(jvp(GPT))/layers_0/attn/dot_general[dimension_numbers=(([1], [0]), ([], []))]")
+                         << std::string("GPT.layers_0.attn");
+    QTest::newRow("primitive only") << std::string("jit(f)/jit(main)/add") << std::string("");
+    QTest::newRow("param path") << std::string("params['layers_0']['w']") << std::string("params.layers_0.w");
+    QTest::newRow("pytorch") << std::string("Model[model]/Linear[fc1]/aten__addmm") << std::string("model.fc1");
+    QTest::newRow("plain") << std::string("layers/3/mlp/fc1/dot") << std::string("layers.3.mlp.fc1");
+    QTest::newRow("slash in brackets") << std::string("a/b[x=1/2]/c") << std::string("a.b");
+    QTest::newRow("empty") << std::string("") << std::string("");
+}
+
+void TestHloImport::scopesFromOpNames() {
+    QFETCH(std::string, opName);
+    QFETCH(std::string, scope);
+    QCOMPARE(scopeFromOpName(opName), scope);
+}
+
+void TestHloImport::roundTripBuiltinModels_data() {
+    QTest::addColumn<std::string>("preset");
+    QTest::addColumn<QString>("dtype");
+    QTest::newRow("gpt fp32") << std::string("gpt") << QString("f32");
+    QTest::newRow("gpt bf16") << std::string("gpt") << QString("bf16");
+    QTest::newRow("llama bf16") << std::string("llama") << QString("bf16");
+    QTest::newRow("mixtral f32") << std::string("moe") << QString("f32");
+}
+
+void TestHloImport::roundTripBuiltinModels() {
+    QFETCH(std::string, preset);
+    QFETCH(QString, dtype);
+    ModelConfig c = tinyGpt(2);
+    if (preset != "gpt") {
+        c = test::must(presetConfig(preset == "llama" ? "llama2-7b" : "mixtral-8x7b"), "preset");
+        c.numLayers = 2;
+        c.hiddenSize = 64;
+        c.numHeads = 4;
+        c.numKvHeads = 2;
+        c.ffnSize = 128;
+        c.vocabSize = 96;
+        c.maxPositions = 64;
+        if (c.numExperts > 0) c.numExperts = 4;
+    }
+    BuildOptions opt;
+    opt.batch = 2;
+    opt.seq = 16;
+    opt.dtype = dtype == "bf16" ? DType::BF16 : DType::F32;
+    const BuiltModel built = test::must(buildTrainingStep(c, opt), "build");
+    const Graph& src = built.graph;
+    const std::string text = writeHloText(src);
+    const ImportedModel m = test::must(importHloText(text, "roundtrip.hlo"), "import");
+    const Graph& g = m.graph;
+    QCOMPARE(g.size(), src.size());
+    QVERIFY(m.hadBackward);
+    int phaseMismatches = 0;
+    std::string firstMismatch;
+    for (OpId i = 0; i < src.size(); ++i) {
+        const Op& a = src.op(i);
+        const Op& b = g.op(i);
+        QVERIFY2(b.name == a.name, (a.name + " read as " + b.name).c_str());
+        QCOMPARE(b.kind, a.kind);
+        QCOMPARE(b.type, a.type);
+        QCOMPARE(b.operands, a.operands);
+        QVERIFY2(b.attrs == a.attrs, a.name.c_str());
+        QCOMPARE(b.scope, a.scope);
+        QCOMPARE(b.role, a.role);
+        if (b.phase != a.phase) {
+            if (phaseMismatches++ < 40)
+                firstMismatch += a.name + "(" + std::string(opKindName(a.kind)) + ") " + std::string(phaseName(a.phase)) + " read as " + std::string(phaseName(b.phase)) + "; ";
+        }
+    }
+    QVERIFY2(phaseMismatches == 0, firstMismatch.c_str());
+    QCOMPARE(g.outputs(), src.outputs());
+}
+
+void TestHloImport::gptTrainingStepAnalyses() {
+    // tests/data/hlo/gpt2_train.hlo: a 2-layer GPT training step (forward, loss, backward, AdamW)
+    // with no phase or provenance information: phases are inferred and backward dots paired by
+    // structure.
+    const ImportedModel m = test::must(importHloFile(kDataDir + "/gpt2_train.hlo"), "gpt2_train");
+    QVERIFY(m.hadBackward);
+    const Mesh mesh = test::must(parseMesh("8"), "mesh");
+    const AnalysisReport r = test::must(analyzeGraph(m.graph, mesh), "analysis");
+    QVERIFY2(r.check.pass, r.check.firstViolation.c_str());
+    QVERIFY(r.blocks.unsupported.empty());
+    QCOMPARE(r.coverage, 1.0);
+    // The two layers are one segment type of 4 blocks (QKV + attention, output projection, fc1,
+    // fc2) that occurs twice; every other type occurs at most twice and has one block.
+    int layerTypes = 0;
+    for (const SegmentType& t : r.cover.types) {
+        if (t.blockFingerprints.size() == 4 && t.occurrences == 2) ++layerTypes;
+        else QCOMPARE(t.blockFingerprints.size(), size_t{1});
+    }
+    QCOMPARE(layerTypes, 1);
+    QCOMPARE(static_cast<int>(r.blocks.blocks.size()), 13);
+}
+
+void TestHloImport::loaderSniffsHlo() {
+    QCOMPARE(sniffModelFile(kDataDir + "/jax_mlp.hlo"), ModelSourceKind::HloText);
+    const auto dir = std::filesystem::temp_directory_path() / "cfp_hlo_sniff";
+    std::filesystem::create_directories(dir);
+    const std::string txt = (dir / "dump.txt").string();
+    std::filesystem::copy_file(kDataDir + "/modern_syntax.hlo", txt, std::filesystem::copy_options::overwrite_existing);
+    // modern_syntax.hlo starts with a comment line, so it is sniffed as a config; a dump that starts
+    // with HloModule is sniffed as HLO whatever its extension.
+    const std::string dump = (dir / "module.txt").string();
+    {
+        std::ofstream out(dump);
+        out << slurp(kDataDir + "/jax_mlp.hlo");
+    }
+    QCOMPARE(sniffModelFile(dump), ModelSourceKind::HloText);
+    const LoadedModel lm = test::must(loadModel(dump, BuildOptions{}), "load");
+    QCOMPARE(lm.kind, ModelSourceKind::HloText);
+    QCOMPARE(lm.graph.size(), int64_t{14});
+    std::filesystem::remove_all(dir);
+}
+
+void TestHloImport::malformedModules_data() {
+    QTest::addColumn<std::string>("text");
+    QTest::addColumn<std::string>("code");
+    QTest::addColumn<std::string>("where");
+    const std::string head = "HloModule m\nENTRY e {\n";
+    QTest::newRow("empty") << std::string("") << std::string("hlo.no_module") << std::string("bad.hlo:1:1");
+    QTest::newRow("no entry") << std::string("HloModule m\nc {\n  ROOT p = f32[] parameter(0)\n}\n") << std::string("hlo.no_entry")
+                              << std::string("bad.hlo");
+    QTest::newRow("unclosed") << head + "  p = f32[] parameter(0)\n" << std::string("hlo.syntax") << std::string("bad.hlo:2:1");
+    QTest::newRow("bad shape") << head + "  p = f32[4,x] parameter(0)\n}\n" << std::string("hlo.syntax") << std::string("bad.hlo:3:13");
+    QTest::newRow("huge dim") << head + "  p = f32[99999999999999999999] parameter(0)\n}\n" << std::string("hlo.too_large")
+                              << std::string("bad.hlo:3");
+    QTest::newRow("overflowing shape") << head + "  p = f32[4294967296,4294967296] parameter(0)\n}\n"
+                                       << std::string("hlo.too_large") << std::string("bad.hlo:3:3");
+    QTest::newRow("unknown operand") << head + "  ROOT n = f32[] negate(q)\n}\n" << std::string("hlo.unknown_operand")
+                                     << std::string("bad.hlo:3:3");
+    QTest::newRow("unknown opcode") << head + "  p = f32[] parameter(0)\n  ROOT n = f32[] frobnicate(p)\n}\n"
+                                    << std::string("hlo.unknown_opcode") << std::string("bad.hlo:4:3");
+    QTest::newRow("shape mismatch") << head + "  p = f32[4] parameter(0)\n  ROOT n = f32[5] negate(p)\n}\n"
+                                    << std::string("hlo.shape_mismatch") << std::string("bad.hlo:4:3");
+    QTest::newRow("type error") << head + "  p = f32[4] parameter(0)\n  q = f32[5] parameter(1)\n  ROOT n = f32[4] add(p, q)\n}\n"
+                                << std::string("hlo.type_error") << std::string("bad.hlo:5:3");
+    QTest::newRow("unsupported type") << head + "  ROOT p = c64[4] parameter(0)\n}\n" << std::string("hlo.unsupported_type")
+                                      << std::string("bad.hlo:3:3");
+    QTest::newRow("duplicate name") << head + "  p = f32[] parameter(0)\n  p = f32[] parameter(1)\n}\n"
+                                    << std::string("hlo.duplicate_name") << std::string("bad.hlo:4:3");
+    QTest::newRow("missing attribute") << head + "  p = f32[4,4] parameter(0)\n  ROOT t = f32[4,4] transpose(p)\n}\n"
+                                       << std::string("hlo.bad_attribute") << std::string("bad.hlo:4:3");
+    QTest::newRow("bad list") << head + "  p = f32[4,4] parameter(0)\n  ROOT t = f32[4,4] transpose(p), dimensions={1,x}\n}\n"
+                              << std::string("hlo.bad_attribute") << std::string("bad.hlo:4:3");
+    QTest::newRow("bad literal") << head + "  ROOT c = f32[2] constant({1, two})\n}\n" << std::string("hlo.bad_literal")
+                                 << std::string("bad.hlo:3:3");
+    QTest::newRow("literal count") << head + "  ROOT c = f32[3] constant({1, 2})\n}\n" << std::string("hlo.bad_literal")
+                                   << std::string("bad.hlo:3:3");
+    QTest::newRow("unknown computation") << head + "  p = f32[] parameter(0)\n  ROOT c = f32[] call(p), to_apply=%nowhere\n}\n"
+                                         << std::string("hlo.unknown_computation") << std::string("bad.hlo:4:3");
+    QTest::newRow("cycle") << head + "  a = f32[] negate(b)\n  ROOT b = f32[] negate(a)\n}\n" << std::string("hlo.cycle")
+                           << std::string("bad.hlo:2:1");
+    QTest::newRow("recursion") << std::string("HloModule m\nr {\n  p = f32[] parameter(0)\n  ROOT c = f32[] call(p), to_apply=r\n}\n") +
+                                      "ENTRY e {\n  p = f32[] parameter(0)\n  ROOT c = f32[] call(p), to_apply=r\n}\n"
+                               << std::string("hlo.recursion") << std::string("bad.hlo:2:1");
+    QTest::newRow("unknown trip count")
+        << std::string("HloModule m\nc {\n  s = (f32[]) parameter(0)\n  x = f32[] get-tuple-element(s), index=0\n"
+                       "  z = f32[] constant(0)\n  ROOT lt = pred[] compare(x, z), direction=LT\n}\n"
+                       "b {\n  s = (f32[]) parameter(0)\n  x = f32[] get-tuple-element(s), index=0\n  n = f32[] negate(x)\n"
+                       "  ROOT t = (f32[]) tuple(n)\n}\n"
+                       "ENTRY e {\n  p = f32[] parameter(0)\n  t = (f32[]) tuple(p)\n  ROOT w = (f32[]) while(t), condition=c, body=b\n}\n")
+        << std::string("hlo.unsupported_while") << std::string("bad.hlo:17:3");
+    QTest::newRow("deep tuple") << head + "  p = " + std::string(200, '(') + "f32[]" + std::string(200, ')') + " parameter(0)\n}\n"
+                                << std::string("hlo.too_deep") << std::string("bad.hlo:3");
+    QTest::newRow("unterminated string") << head + "  p = f32[] parameter(0), metadata={op_name=\"abc}\n}\n"
+                                         << std::string("hlo.syntax") << std::string("bad.hlo:3");
+    QTest::newRow("unterminated comment") << head + "  /* comment\n" << std::string("hlo.syntax") << std::string("bad.hlo:");
+    QTest::newRow("gte out of range") << head + "  p = f32[] parameter(0)\n  t = (f32[]) tuple(p)\n  ROOT g = f32[] get-tuple-element(t), index=3\n}\n"
+                                      << std::string("hlo.bad_attribute") << std::string("bad.hlo:5:3");
+}
+
+void TestHloImport::malformedModules() {
+    QFETCH(std::string, text);
+    QFETCH(std::string, code);
+    QFETCH(std::string, where);
+    auto r = importHloText(text, "bad.hlo");
+    QVERIFY2(!r, "import succeeded");
+    QVERIFY2(r.error().code == code, r.error().toString().c_str());
+    QVERIFY2(r.error().where.rfind(where, 0) == 0, r.error().toString().c_str());
+}
+
+void TestHloImport::truncatedModulesNeverCrash() {
+    // Every prefix of the grammar module (at a stride) either imports or fails with an hlo.* code.
+    const std::string text = slurp(kDataDir + "/grammar.hlo");
+    int failures = 0;
+    for (size_t n = 0; n < text.size(); n += 7) {
+        auto r = importHloText(std::string_view(text).substr(0, n), "cut.hlo");
+        if (r) continue;
+        ++failures;
+        QVERIFY2(r.error().code.rfind("hlo.", 0) == 0, r.error().toString().c_str());
+        QVERIFY2(r.error().where.rfind("cut.hlo", 0) == 0, r.error().toString().c_str());
+    }
+    QVERIFY(failures > 100);
+    // Byte flips: same property.
+    std::string flipped = text;
+    for (size_t i = 0; i < text.size(); i += 13) {
+        flipped[i] = static_cast<char>(flipped[i] ^ 0x5a);
+        auto r = importHloText(flipped, "flip.hlo");
+        if (!r) QVERIFY2(r.error().code.rfind("hlo.", 0) == 0 || r.error().code.rfind("import.", 0) == 0, r.error().toString().c_str());
+        flipped[i] = text[i];
+    }
+}
+
+QTEST_GUILESS_MAIN(TestHloImport)
+#include "tst_hlo_import.moc"

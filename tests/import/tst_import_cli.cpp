@@ -1,0 +1,106 @@
+// `cfp describe | analyze | plan | graph` on imported models (.hlo; .onnx where the build reads it):
+// source kind, inferred training step, --train, sharding annotations, and one-line errors.
+#include <QtTest>
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTemporaryDir>
+
+namespace {
+
+const QString kData = QStringLiteral(CFP_TEST_DATA_DIR "/hlo");
+
+struct Run {
+    int exitCode = -1;
+    QByteArray out;
+    QByteArray err;
+};
+
+Run cfp(const QStringList& args) {
+    QProcess p;
+    p.start(QStringLiteral(CFP_CLI_PATH), args);
+    if (!p.waitForFinished(300000)) qFatal("cfp did not finish");
+    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, p.readAllStandardOutput(), p.readAllStandardError()};
+}
+
+QJsonObject json(const QByteArray& text) {
+    QJsonParseError e;
+    const QJsonDocument d = QJsonDocument::fromJson(text, &e);
+    if (e.error != QJsonParseError::NoError) qFatal("not JSON: %s", text.constData());
+    return d.object();
+}
+
+}  // namespace
+
+class TestImportCli : public QObject {
+    Q_OBJECT
+
+private slots:
+    void describeHlo() {
+        const Run r = cfp({"describe", kData + "/jax_mlp.hlo", "--json"});
+        QCOMPARE(r.exitCode, 0);
+        const QJsonObject j = json(r.out);
+        QCOMPARE(j["source_kind"].toString(), QString("hlo"));
+        QCOMPARE(j["ops"].toInt(), 14);
+        QCOMPARE(j["imported_training_step"].toBool(), false);
+        QCOMPARE(j["source_shardings"].toObject()["Arg_0.1"].toString(), QString("{devices=[2,1]0,1}"));
+        const Run text = cfp({"describe", kData + "/jax_mlp.hlo"});
+        QVERIFY(text.out.contains("source shardings"));
+        QVERIFY(text.out.contains("forward only"));
+    }
+    void describeTrain() {
+        const Run r = cfp({"describe", kData + "/jax_mlp.hlo", "--train", "--json"});
+        QCOMPARE(r.exitCode, 0);
+        const QJsonObject j = json(r.out);
+        QCOMPARE(j["training_appended"].toBool(), true);
+        QVERIFY(j["ops_by_phase"].toObject()["backward"].toInt() > 0);
+        QVERIFY(j["ops_by_phase"].toObject()["optimizer"].toInt() > 0);
+    }
+    void analyzeHloTrainingStep() {
+        const Run r = cfp({"analyze", kData + "/gpt2_train.hlo", "--mesh", "8", "--json"});
+        QCOMPARE(r.exitCode, 0);
+        const QJsonObject j = json(r.out);
+        QCOMPARE(j["comm_free_check"].toString(), QString("pass"));
+        QCOMPARE(j["blocks"].toInt(), 13);
+        int layerTypes = 0;
+        for (const auto& t : j["blocks_per_segment_type"].toArray()) {
+            const QJsonObject o = t.toObject();
+            if (o["blocks"].toInt() == 4 && o["occurrences"].toInt() == 2) ++layerTypes;
+        }
+        QVERIFY2(layerTypes == 1, r.out.left(2000).constData());
+    }
+    void planHlo() {
+        QTemporaryDir dir;
+        const Run r = cfp({"plan", kData + "/gpt2_train.hlo", "--mesh", "8", "--no-baselines", "--json",
+                           "-o", dir.filePath("plan.json")});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        QVERIFY(json(r.out)["predicted_step_seconds"].toDouble() > 0);
+    }
+    void graphWritesHlo() {
+        QTemporaryDir dir;
+        const QString out = dir.filePath("mlp.hlo");
+        const Run r = cfp({"graph", kData + "/jax_mlp.hlo", "-o", out});
+        QCOMPARE(r.exitCode, 0);
+        const Run again = cfp({"describe", out, "--json"});
+        QCOMPARE(again.exitCode, 0);
+        QCOMPARE(json(again.out)["ops"].toInt(), 14);
+    }
+    void malformedHloIsOneLine() {
+        QTemporaryDir dir;
+        const QString bad = dir.filePath("bad.hlo");
+        QFile f(bad);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("HloModule m\nENTRY e {\n  p = f32[4] parameter(0)\n  ROOT n = f32[5] negate(p)\n}\n");
+        f.close();
+        const Run r = cfp({"analyze", bad});
+        QCOMPARE(r.exitCode, 1);
+        QCOMPARE(r.err.count('\n'), 1);
+        QVERIFY(r.err.contains("bad.hlo:4:3"));
+        QVERIFY(r.err.contains("[hlo.shape_mismatch]"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestImportCli)
+#include "tst_import_cli.moc"
