@@ -8,6 +8,7 @@ CFP_PACKAGES=(
   nlohmann-json3-dev
   qt6-base-dev libgl-dev
   python3 python3-jsonschema
+  libonnx-dev libprotobuf-dev
 )
 
 cfp_install_deps() {

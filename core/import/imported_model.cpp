@@ -182,13 +182,14 @@ Inferred infer(const Graph& g, const PhaseHints& hints) {
 
 }  // namespace
 
-Status finishImport(Graph staged, const PhaseHints& hints, const ImportOptions& options, ImportedModel& out) {
+Status finishImport(Graph staged, const PhaseHints& hints, const ImportOptions& options, ImportedModel& out,
+                    RoleSource roles) {
     const Inferred inf = infer(staged, hints);
     Graph g(staged.name());
     for (const Op& src : staged.ops()) {
         Op op = src;
         op.phase = inf.phase[static_cast<size_t>(src.id)];
-        if (op.kind == OpKind::Parameter) op.role = inf.role[static_cast<size_t>(src.id)];
+        if (op.kind == OpKind::Parameter && roles == RoleSource::Infer) op.role = inf.role[static_cast<size_t>(src.id)];
         auto id = g.add(std::move(op));
         if (!id) return id.error();
     }

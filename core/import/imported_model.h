@@ -68,6 +68,9 @@ using PhaseHints = std::vector<int8_t>;
 // Takes a staged graph (phases all forward, every parameter with role input) and returns the final
 // graph with inferred phases and roles, then applies options.training. `hints` is indexed by op id
 // (may be empty). Errors: import.no_loss, import.no_trainable (for AppendTraining) and autodiff's.
-Status finishImport(Graph staged, const PhaseHints& hints, const ImportOptions& options, ImportedModel& out);
+// With RoleSource::AsStaged the staged parameters' roles are kept (ONNX marks weights as initializers).
+enum class RoleSource : uint8_t { Infer, AsStaged };
+Status finishImport(Graph staged, const PhaseHints& hints, const ImportOptions& options, ImportedModel& out,
+                    RoleSource roles = RoleSource::Infer);
 
 }  // namespace cfp
