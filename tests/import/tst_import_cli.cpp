@@ -8,6 +8,8 @@
 #include <QProcess>
 #include <QTemporaryDir>
 
+#include "import/onnx_import.h"
+
 namespace {
 
 const QString kData = QStringLiteral(CFP_TEST_DATA_DIR "/hlo");
@@ -18,7 +20,7 @@ struct Run {
     QByteArray err;
 };
 
-Run cfp(const QStringList& args) {
+Run runCfp(const QStringList& args) {
     QProcess p;
     p.start(QStringLiteral(CFP_CLI_PATH), args);
     if (!p.waitForFinished(300000)) qFatal("cfp did not finish");
@@ -39,19 +41,19 @@ class TestImportCli : public QObject {
 
 private slots:
     void describeHlo() {
-        const Run r = cfp({"describe", kData + "/jax_mlp.hlo", "--json"});
+        const Run r = runCfp({"describe", kData + "/jax_mlp.hlo", "--json"});
         QCOMPARE(r.exitCode, 0);
         const QJsonObject j = json(r.out);
         QCOMPARE(j["source_kind"].toString(), QString("hlo"));
         QCOMPARE(j["ops"].toInt(), 14);
         QCOMPARE(j["imported_training_step"].toBool(), false);
         QCOMPARE(j["source_shardings"].toObject()["Arg_0.1"].toString(), QString("{devices=[2,1]0,1}"));
-        const Run text = cfp({"describe", kData + "/jax_mlp.hlo"});
+        const Run text = runCfp({"describe", kData + "/jax_mlp.hlo"});
         QVERIFY(text.out.contains("source shardings"));
         QVERIFY(text.out.contains("forward only"));
     }
     void describeTrain() {
-        const Run r = cfp({"describe", kData + "/jax_mlp.hlo", "--train", "--json"});
+        const Run r = runCfp({"describe", kData + "/jax_mlp.hlo", "--train", "--json"});
         QCOMPARE(r.exitCode, 0);
         const QJsonObject j = json(r.out);
         QCOMPARE(j["training_appended"].toBool(), true);
@@ -59,7 +61,7 @@ private slots:
         QVERIFY(j["ops_by_phase"].toObject()["optimizer"].toInt() > 0);
     }
     void analyzeHloTrainingStep() {
-        const Run r = cfp({"analyze", kData + "/gpt2_train.hlo", "--mesh", "8", "--json"});
+        const Run r = runCfp({"analyze", kData + "/gpt2_train.hlo", "--mesh", "8", "--json"});
         QCOMPARE(r.exitCode, 0);
         const QJsonObject j = json(r.out);
         QCOMPARE(j["comm_free_check"].toString(), QString("pass"));
@@ -73,7 +75,7 @@ private slots:
     }
     void planHlo() {
         QTemporaryDir dir;
-        const Run r = cfp({"plan", kData + "/gpt2_train.hlo", "--mesh", "8", "--no-baselines", "--json",
+        const Run r = runCfp({"plan", kData + "/gpt2_train.hlo", "--mesh", "8", "--no-baselines", "--json",
                            "-o", dir.filePath("plan.json")});
         QVERIFY2(r.exitCode == 0, r.err.constData());
         QVERIFY(json(r.out)["predicted_step_seconds"].toDouble() > 0);
@@ -81,11 +83,17 @@ private slots:
     void graphWritesHlo() {
         QTemporaryDir dir;
         const QString out = dir.filePath("mlp.hlo");
-        const Run r = cfp({"graph", kData + "/jax_mlp.hlo", "-o", out});
+        const Run r = runCfp({"graph", kData + "/jax_mlp.hlo", "-o", out});
         QCOMPARE(r.exitCode, 0);
-        const Run again = cfp({"describe", out, "--json"});
+        const Run again = runCfp({"describe", out, "--json"});
         QCOMPARE(again.exitCode, 0);
         QCOMPARE(json(again.out)["ops"].toInt(), 14);
+    }
+    void onnxWithoutLibrarySaysSo() {
+        if (cfp::onnxImportAvailable()) QSKIP("this build reads ONNX (tst_onnx_import covers it)");
+        const Run r = runCfp({"describe", QStringLiteral(CFP_TEST_DATA_DIR "/onnx/mlp.onnx")});
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY(r.err.contains("[onnx.unavailable]"));
     }
     void malformedHloIsOneLine() {
         QTemporaryDir dir;
@@ -94,7 +102,7 @@ private slots:
         QVERIFY(f.open(QIODevice::WriteOnly));
         f.write("HloModule m\nENTRY e {\n  p = f32[4] parameter(0)\n  ROOT n = f32[5] negate(p)\n}\n");
         f.close();
-        const Run r = cfp({"analyze", bad});
+        const Run r = runCfp({"analyze", bad});
         QCOMPARE(r.exitCode, 1);
         QCOMPARE(r.err.count('\n'), 1);
         QVERIFY(r.err.contains("bad.hlo:4:3"));

@@ -5,10 +5,15 @@
 
 #include <onnx/onnx_pb.h>
 
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+
 #include <cstring>
 
 #include "analysis/analysis.h"
 #include "import/onnx_import.h"
+#include "loader/model_loader.h"
 #include "sharding/mesh.h"
 
 #include "must.h"
@@ -200,6 +205,34 @@ private slots:
         QVERIFY(t.graph.find("proj.weight.adam_v") != kNoOp);
         const AnalysisReport r = test::must(analyzeGraph(t.graph, test::must(parseMesh("2"), "mesh")), "analysis");
         QVERIFY2(r.check.pass, r.check.firstViolation.c_str());
+    }
+
+    // tests/data/onnx/{mlp,block}.onnx are mlpBytes() and blockBytes() written to files (fixtures
+    // for the CLI and seeds for the fuzzer); they import to the same graphs.
+    void committedFixturesMatch() {
+        const ImportedModel built = test::must(importOnnxBytes(mlpBytes(), "mlp.onnx"), "mlp");
+        const LoadedModel file = test::must(loadModel(CFP_TEST_DATA_DIR "/onnx/mlp.onnx", BuildOptions{}), "mlp file");
+        QCOMPARE(file.kind, ModelSourceKind::Onnx);
+        QVERIFY(file.graph == built.graph);
+        const ImportedModel block = test::must(importOnnxBytes(blockBytes(), "block.onnx"), "block");
+        const LoadedModel blockFile = test::must(loadModel(CFP_TEST_DATA_DIR "/onnx/block.onnx", BuildOptions{}), "block file");
+        QVERIFY(blockFile.graph == block.graph);
+    }
+
+    void cli() {
+        QProcess p;
+        p.start(QStringLiteral(CFP_CLI_PATH), {"describe", CFP_TEST_DATA_DIR "/onnx/mlp.onnx", "--train", "--json"});
+        QVERIFY(p.waitForFinished(120000));
+        QCOMPARE(p.exitCode(), 0);
+        const QJsonObject j = QJsonDocument::fromJson(p.readAllStandardOutput()).object();
+        QCOMPARE(j["source_kind"].toString(), QString("onnx"));
+        QCOMPARE(j["training_appended"].toBool(), true);
+        QVERIFY(p.readAllStandardError().contains("onnx.symbolic_dim"));
+        QProcess a;
+        a.start(QStringLiteral(CFP_CLI_PATH), {"analyze", CFP_TEST_DATA_DIR "/onnx/block.onnx", "--train", "--mesh", "2"});
+        QVERIFY(a.waitForFinished(120000));
+        QCOMPARE(a.exitCode(), 0);
+        QVERIFY(a.readAllStandardOutput().contains("block check            pass"));
     }
 
     void malformed() {
