@@ -8,6 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "io/strict_json.h"
+
 #include "models/models.h"
 
 namespace cfp {
@@ -226,15 +228,16 @@ Result<ModelConfig> readLlama(Reader& r, ModelConfig c, Kind kind) {
 }  // namespace
 
 Result<ModelConfig> parseHfConfig(std::string_view jsonText, const std::string& fileName) {
-    json root;
-    try {
-        root = json::parse(jsonText.begin(), jsonText.end());
-    } catch (const json::parse_error& e) {
-        return makeError("config.parse", std::string("malformed JSON: ") + e.what(),
-                         fileName + ":byte " + std::to_string(e.byte));
-    } catch (const std::exception& e) {
-        return makeError("config.parse", std::string("malformed JSON: ") + e.what(), fileName);
+    // The strict reader locates syntax errors as line:column and refuses repeated keys.
+    static constexpr StrictJson kConfigJson{"config.parse", "config.duplicate_key", "config.bad_field",
+                                            "config.missing_field", "config.bad_field", "config.bad_field"};
+    auto parsed = kConfigJson.parse(jsonText);
+    if (!parsed) {
+        Error e = parsed.error();
+        e.where = e.where.empty() ? fileName : fileName + ":" + e.where;
+        return e;
     }
+    json root = std::move(*parsed);
     if (!root.is_object()) return makeError("config.bad_field", "expected a JSON object", fileName + ":/");
 
     try {

@@ -452,7 +452,8 @@ private slots:
         QTest::newRow("bad epsilon") << "bad_eps.json" << std::string("config.bad_field") << std::string(":/rms_norm_eps");
         QTest::newRow("unknown model type") << "unknown_model_type.json" << std::string("config.unknown_model_type") << std::string(":/model_type");
         QTest::newRow("not an object") << "not_an_object.json" << std::string("config.bad_field") << std::string(":/");
-        QTest::newRow("truncated") << "truncated.json" << std::string("config.parse") << std::string("truncated.json:byte 67");
+        QTest::newRow("truncated") << "truncated.json" << std::string("config.parse") << std::string("truncated.json:4:17");
+        QTest::newRow("duplicate key") << "duplicate_key.json" << std::string("config.duplicate_key") << std::string(":/n_embd");
         QTest::newRow("no such file") << "does_not_exist.json" << std::string("config.io") << std::string("does_not_exist.json");
         QTest::newRow("a directory") << "" << std::string("config.io") << std::string("configs/");
     }
