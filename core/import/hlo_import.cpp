@@ -233,6 +233,11 @@ private:
                                    const std::vector<int64_t>* mapDims = nullptr);
     Result<Value> lower(Frame& f, const Instruction& ins);
     Result<Value> opaque(Frame& f, const Instruction& ins, const std::string& target);
+    // A value of `shape`: makeLeaf(type, name suffix) for each array element (".0", ".1", … for
+    // tuple elements), tokens as empty tuples.
+    using LeafMaker = std::function<Result<OpId>(TensorType, const std::string&)>;
+    Result<Value> perLeaf(Frame& f, const Instruction& ins, const hlo::Shape& shape, const std::string& suffix,
+                          const LeafMaker& makeLeaf);
     Result<Value> lowerConstant(Frame& f, const Instruction& ins);
     Result<Value> lowerReduce(Frame& f, const Instruction& ins);
     Result<Value> lowerDot(Frame& f, const Instruction& ins);
@@ -459,6 +464,27 @@ std::optional<double> Importer::scalarConstant(Frame& f, const Instruction& ins,
     return std::nullopt;
 }
 
+Result<Value> Importer::perLeaf(Frame& f, const Instruction& ins, const hlo::Shape& shape, const std::string& suffix,
+                                const LeafMaker& makeLeaf) {
+    if (shape.isTuple) {
+        std::vector<Value> elems;
+        for (size_t i = 0; i < shape.elements.size(); ++i) {
+            auto e = perLeaf(f, ins, shape.elements[i], suffix + "." + std::to_string(i), makeLeaf);
+            if (!e) return e;
+            elems.push_back(std::move(*e));
+        }
+        return tupleOf(std::move(elems));
+    }
+    if (shape.elementType == "token") return tupleOf({});
+    auto t = declaredType(f, ins, shape);
+    if (!t) return t.error();
+    auto id = makeLeaf(std::move(*t), suffix);
+    if (!id) return id.error();
+    Value v;
+    v.id = *id;
+    return v;
+}
+
 Result<Value> Importer::opaque(Frame& f, const Instruction& ins, const std::string& target) {
     std::vector<OpId> inputs;
     for (size_t i = 0; i < ins.operands.size(); ++i) {
@@ -468,32 +494,14 @@ Result<Value> Importer::opaque(Frame& f, const Instruction& ins, const std::stri
     }
     if (target.rfind("hlo.", 0) == 0) ++m_opaqueCounts[ins.opcode];
     // One custom-call per array element of the result shape.
-    std::function<Result<Value>(const hlo::Shape&, const std::string&)> build =
-        [&](const hlo::Shape& s, const std::string& suffix) -> Result<Value> {
-        if (s.isTuple) {
-            std::vector<Value> elems;
-            for (size_t i = 0; i < s.elements.size(); ++i) {
-                auto e = build(s.elements[i], suffix + "." + std::to_string(i));
-                if (!e) return e;
-                elems.push_back(std::move(*e));
-            }
-            return tupleOf(std::move(elems));
-        }
-        if (s.elementType == "token") return tupleOf({});
-        auto t = declaredType(f, ins, s);
-        if (!t) return t.error();
+    return perLeaf(f, ins, ins.shape, "", [&](TensorType t, const std::string& suffix) {
         Op op;
         op.kind = OpKind::CustomCall;
         op.operands = inputs;
         op.attrs.target = target;
-        op.type = std::move(*t);
-        auto id = emit(f, ins, std::move(op), suffix);
-        if (!id) return id.error();
-        Value v;
-        v.id = *id;
-        return v;
-    };
-    return build(ins.shape, "");
+        op.type = std::move(t);
+        return emit(f, ins, std::move(op), suffix);
+    });
 }
 
 Result<Value> Importer::lowerConstant(Frame& f, const Instruction& ins) {
@@ -889,26 +897,12 @@ Result<Value> Importer::lower(Frame& f, const Instruction& ins) {
                                                           std::to_string(f.args->size()) + " operand(s)");
             return (*f.args)[static_cast<size_t>(n)];
         }
-        std::function<Result<Value>(const hlo::Shape&, const std::string&)> build =
-            [&](const hlo::Shape& s, const std::string& suffix) -> Result<Value> {
-            if (s.isTuple) {
-                std::vector<Value> elems;
-                for (size_t i = 0; i < s.elements.size(); ++i) {
-                    auto e = build(s.elements[i], suffix + "." + std::to_string(i));
-                    if (!e) return e;
-                    elems.push_back(std::move(*e));
-                }
-                return tupleOf(std::move(elems));
-            }
-            if (s.elementType == "token") return tupleOf({});
-            auto t = declaredType(f, ins, s);
-            if (!t) return t.error();
+        return perLeaf(f, ins, ins.shape, "", [&](TensorType t, const std::string& suffix) {
             Op p;
             p.kind = OpKind::Parameter;
-            p.type = std::move(*t);
-            return single(emit(f, ins, std::move(p), suffix));
-        };
-        return build(ins.shape, "");
+            p.type = std::move(t);
+            return emit(f, ins, std::move(p), suffix);
+        });
     }
     if (opc == "constant") {
         if (ins.shape.isTuple) return fail(ins, "hlo.unsupported_type", "tuple constants are not supported");
@@ -1250,17 +1244,9 @@ Result<ImportedModel> importHloText(std::string_view text, const std::string& so
 }
 
 Result<ImportedModel> importHloFile(const std::string& path, const ImportOptions& options) {
-    std::error_code ec;
-    const auto size = std::filesystem::file_size(path, ec);
-    if (ec) return makeError("hlo.io", "cannot read the file: " + ec.message(), path);
-    if (static_cast<int64_t>(size) > options.maxFileBytes)
-        return makeError("hlo.too_large", "file is " + std::to_string(size) + " bytes, more than the limit", path);
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return makeError("hlo.io", "cannot open the file", path);
-    std::string text(static_cast<size_t>(size), '\0');
-    in.read(text.data(), static_cast<std::streamsize>(size));
-    text.resize(static_cast<size_t>(in.gcount()));
-    return importHloText(text, path, options);
+    auto text = readImportFile(path, options.maxFileBytes, "hlo");
+    if (!text) return text.error();
+    return importHloText(*text, path, options);
 }
 
 }  // namespace cfp

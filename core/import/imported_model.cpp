@@ -1,6 +1,8 @@
 #include "import/imported_model.h"
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <set>
 
 #include "autodiff/autodiff.h"
@@ -9,6 +11,22 @@ namespace cfp {
 
 std::string ImportNote::toString() const {
     return makeError(code, message, where).toString();
+}
+
+Result<std::string> readImportFile(const std::string& path, int64_t maxBytes, std::string_view format) {
+    const std::string f(format);
+    std::error_code ec;
+    const auto size = std::filesystem::file_size(path, ec);
+    if (ec) return makeError(f + ".io", "cannot read the file: " + ec.message(), path);
+    if (static_cast<int64_t>(size) > maxBytes)
+        return makeError(f + ".too_large", "the file is " + std::to_string(size) + " bytes, more than the limit of " +
+                                               std::to_string(maxBytes), path);
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return makeError(f + ".io", "cannot open the file", path);
+    std::string bytes(static_cast<size_t>(size), '\0');
+    in.read(bytes.data(), static_cast<std::streamsize>(size));
+    bytes.resize(static_cast<size_t>(in.gcount()));
+    return bytes;
 }
 
 namespace {

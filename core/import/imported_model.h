@@ -21,6 +21,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ir/graph.h"
@@ -61,6 +62,10 @@ struct ImportedModel {
     bool hadBackward = false;                    // the source already held a backward pass
     bool trainingAppended = false;               // --train added backward and optimizer
 };
+
+// The bytes of an import file, at most `maxBytes`. Errors "<format>.io" (cannot read) and
+// "<format>.too_large", located at the path.
+Result<std::string> readImportFile(const std::string& path, int64_t maxBytes, std::string_view format);
 
 // Per-op phase hint from the source's metadata: -1 none, otherwise static_cast<int>(Phase).
 using PhaseHints = std::vector<int8_t>;

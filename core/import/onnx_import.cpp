@@ -472,24 +472,20 @@ Result<OpId> OnnxImporter::lowerNode(const onnx::NodeProto& node) {
         CFP_TRY(needInputs(2));
         OpId a = in[0], b = in[1];
         if (op == "Gemm") {
-            if (intAttr(node, "transA", 0)) {
+            auto transposed = [&](OpId x, const char* flag) -> Result<OpId> {
+                if (!intAttr(node, flag, 0)) return x;
                 Op t;
                 t.kind = OpKind::Transpose;
-                t.operands = {a};
+                t.operands = {x};
                 t.attrs.dimensions = {1, 0};
-                auto id = add(std::move(t), ".transA");
-                if (!id) return id;
-                a = *id;
-            }
-            if (intAttr(node, "transB", 0)) {
-                Op t;
-                t.kind = OpKind::Transpose;
-                t.operands = {b};
-                t.attrs.dimensions = {1, 0};
-                auto id = add(std::move(t), ".transB");
-                if (!id) return id;
-                b = *id;
-            }
+                return add(std::move(t), std::string(".") + flag);
+            };
+            auto ta = transposed(a, "transA");
+            if (!ta) return ta;
+            auto tb = transposed(b, "transB");
+            if (!tb) return tb;
+            a = *ta;
+            b = *tb;
         }
         const int64_t ra = m_graph.op(a).type.rank(), rb = m_graph.op(b).type.rank();
         if (ra < 2 || rb < 2) return fail("onnx.unsupported", op + " of rank-1 operands is not supported");
@@ -848,16 +844,9 @@ Result<ImportedModel> importOnnxBytes(std::string_view bytes, const std::string&
 }
 
 Result<ImportedModel> importOnnxFile(const std::string& path, const ImportOptions& options) {
-    std::error_code ec;
-    const auto size = std::filesystem::file_size(path, ec);
-    if (ec) return makeError("onnx.io", "cannot read the file: " + ec.message(), path);
-    if (static_cast<int64_t>(size) > options.maxFileBytes) return makeError("onnx.too_large", "the file is larger than the limit", path);
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return makeError("onnx.io", "cannot open the file", path);
-    std::string bytes(static_cast<size_t>(size), '\0');
-    in.read(bytes.data(), static_cast<std::streamsize>(size));
-    bytes.resize(static_cast<size_t>(in.gcount()));
-    return importOnnxBytes(bytes, path, options);
+    auto bytes = readImportFile(path, options.maxFileBytes, "onnx");
+    if (!bytes) return bytes.error();
+    return importOnnxBytes(*bytes, path, options);
 }
 
 }  // namespace cfp
