@@ -50,11 +50,17 @@ for t in "${targets[@]}"; do
   done
   limit=(-max_total_time="$seconds")
   if [[ -n ${FUZZ_RUNS:-} ]]; then limit=(-runs="$FUZZ_RUNS"); fi
-  log=$build/$t.log
+  # -jobs=1 runs one worker process, which writes fuzz-0.log in its working directory.
+  logdir=$PWD/$build/logs/$t
+  rm -rf "$logdir" && mkdir -p "$logdir"
   echo "== $t (${FUZZ_RUNS:-${seconds}s}) corpus $(ls "$corpus" | wc -l) files"
   status=0
-  "$build/fuzz/$t" "$corpus" "${limit[@]}" -jobs=1 -workers=1 -timeout=10 -rss_limit_mb=2048 \
-    -max_len=16384 -print_final_stats=1 -artifact_prefix="$artifacts/" >"$log" 2>&1 || status=$?
+  root=$PWD
+  (cd "$logdir" && "$root/$build/fuzz/$t" "$root/$corpus" "${limit[@]}" -jobs=1 -workers=1 -timeout=10 \
+    -rss_limit_mb=2048 -max_len=16384 -print_final_stats=1 -artifact_prefix="$root/$artifacts/" \
+    >launcher.log 2>&1) || status=$?
+  log=$logdir/fuzz-0.log
+  [[ -f $log ]] || log=$logdir/launcher.log
   execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo "?")
   rate=$(grep -o 'stat::average_exec_per_sec: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo "?")
   crashes=$(find "$artifacts" -type f | wc -l)
