@@ -221,6 +221,8 @@ private:
 
     Result<TensorType> declaredType(const Frame& f, const Instruction& ins, const hlo::Shape& shape) const;
     Result<Value> operand(Frame& f, const Instruction& ins, size_t i);
+    // The operand's value in place (no copy of a large tuple); valid until the frame ends.
+    Result<const Value*> operandRef(Frame& f, const Instruction& ins, size_t i);
     Result<OpId> leafOperand(Frame& f, const Instruction& ins, size_t i);
     Result<Value> valueOf(Frame& f, int index);
     std::string scopeOf(const Frame& f, const Instruction& ins) const;
@@ -265,6 +267,7 @@ private:
     std::vector<ShardingAnnotation> m_shardings;
     std::map<std::string, int64_t> m_opaqueCounts;
     int64_t m_nameCounter = 0;
+    int64_t m_inlined = 0;  // computation activations so far (bounded like ops: no exponential call trees)
 };
 
 std::string Importer::uniqueName(const std::string& base) {
@@ -326,6 +329,17 @@ Result<Value> Importer::operand(Frame& f, const Instruction& ins, size_t i) {
     if (it == f.index.end())
         return fail(ins, "hlo.unknown_operand", "operand '" + ins.operands[i] + "' is not defined in computation '" + f.comp->name + "'");
     return valueOf(f, it->second);
+}
+
+Result<const Value*> Importer::operandRef(Frame& f, const Instruction& ins, size_t i) {
+    if (i >= ins.operands.size())
+        return fail(ins, "hlo.bad_attribute", ins.opcode + " needs at least " + std::to_string(i + 1) + " operand(s)");
+    auto it = f.index.find(ins.operands[i]);
+    if (it == f.index.end())
+        return fail(ins, "hlo.unknown_operand", "operand '" + ins.operands[i] + "' is not defined in computation '" + f.comp->name + "'");
+    auto v = valueOf(f, it->second);
+    if (!v) return v.error();
+    return &*f.values[static_cast<size_t>(it->second)];
 }
 
 Result<OpId> Importer::leafOperand(Frame& f, const Instruction& ins, size_t i) {
@@ -918,13 +932,14 @@ Result<Value> Importer::lower(Frame& f, const Instruction& ins) {
         return tupleOf(std::move(elems));
     }
     if (opc == "get-tuple-element") {
-        auto t = operand(f, ins, 0);
+        auto t = operandRef(f, ins, 0);
         if (!t) return t.error();
         auto k = intAttr(ins, "index", true);
         if (!k) return k.error();
-        if (!t->isTuple || *k < 0 || *k >= static_cast<int64_t>(t->elements.size()))
+        const Value& tuple = **t;
+        if (!tuple.isTuple || *k < 0 || *k >= static_cast<int64_t>(tuple.elements.size()))
             return fail(ins, "hlo.bad_attribute", "index=" + std::to_string(*k) + " is outside the operand's tuple");
-        return t->elements[static_cast<size_t>(*k)];
+        return tuple.elements[static_cast<size_t>(*k)];
     }
     if (opc == "copy" || opc == "domain" || opc == "optimization-barrier" || opc == "add-dependency") {
         return operand(f, ins, 0);
@@ -1150,6 +1165,9 @@ Result<Value> Importer::lowerComputation(int comp, const std::vector<Value>* arg
         return makeError("hlo.recursion", "computations nest more than 64 deep", hlo::locationText(m_source, c.where));
     if (m_active.count(comp))
         return makeError("hlo.recursion", "computation '" + c.name + "' calls itself", hlo::locationText(m_source, c.where));
+    if (++m_inlined > m_options.maxOps)
+        return makeError("hlo.too_large", "more than " + std::to_string(m_options.maxOps) + " computation calls after inlining",
+                         hlo::locationText(m_source, c.where));
     m_active.insert(comp);
     Frame f;
     f.comp = &c;

@@ -79,6 +79,7 @@ private slots:
     void malformedModules_data();
     void malformedModules();
     void truncatedModulesNeverCrash();
+    void exponentialCallTreeIsBounded();
 };
 
 void TestHloImport::jaxStyleModule() {
@@ -408,6 +409,23 @@ void TestHloImport::truncatedModulesNeverCrash() {
         if (!r) QVERIFY2(r.error().code.rfind("hlo.", 0) == 0 || r.error().code.rfind("import.", 0) == 0, r.error().toString().c_str());
         flipped[i] = text[i];
     }
+}
+
+void TestHloImport::exponentialCallTreeIsBounded() {
+    // c0 calls c1 twice, c1 calls c2 twice, …: 2^40 inlined calls that emit no op. The import stops
+    // at the op/call limit instead of running for ever.
+    std::string text = "HloModule m\n";
+    const int depth = 40;
+    text += "c" + std::to_string(depth) + " {\n  ROOT p = f32[] parameter(0)\n}\n";
+    for (int i = depth - 1; i >= 0; --i)
+        text += "c" + std::to_string(i) + " {\n  p = f32[] parameter(0)\n  a = f32[] call(p), to_apply=c" + std::to_string(i + 1) +
+                "\n  b = f32[] call(p), to_apply=c" + std::to_string(i + 1) + "\n  ROOT t = (f32[], f32[]) tuple(a, b)\n}\n";
+    text += "ENTRY e {\n  p = f32[] parameter(0)\n  ROOT r = (f32[], f32[]) call(p), to_apply=c0\n}\n";
+    ImportOptions opt;
+    opt.maxOps = 10'000;
+    auto r = importHloText(text, "tree.hlo", opt);
+    QVERIFY(!r);
+    QCOMPARE(r.error().code, std::string("hlo.too_large"));
 }
 
 QTEST_GUILESS_MAIN(TestHloImport)
