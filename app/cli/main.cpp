@@ -859,7 +859,7 @@ int listProfileDb(const std::string& path, bool json) {
 int cmdProfile(const std::vector<std::string>& argv) {
     OptionSpec spec = modelOptionSpec();
     spec.valued.insert({"--hardware", "--nodes", "--mesh", "--db", "--types", "--calibrate", "--warmups", "--rounds", "--runs", "--abandon",
-                        "--keep", "--processes"});
+                        "--keep", "--processes", "--optimizer-sharding"});
     spec.flags.insert({"--json", "--new-db", "--no-reuse", "--simulate", "--quiet", "--list"});
     auto args = cli::parseArgs(argv, spec);
     if (!args) return fail(args.error());
@@ -880,6 +880,7 @@ int cmdProfile(const std::vector<std::string>& argv) {
                      "  --calibrate auto|always|never   measure GEMMs, HBM and collectives when the DB has no\n"
                      "                     calibration for this fingerprint (auto, default), always, or never\n"
                      "  --warmups N --rounds N --runs N --abandon F --keep N   protocol (default 2, 3, 3, 1.5, 10)\n"
+                     "  --optimizer-sharding on|off   as `cfp plan` will use it (default on)\n"
                      "  --no-reuse         measure again what the DB already has\n"
                      "  --processes auto|single|mpi   one process over local GPUs, or one rank per GPU (default auto)\n"
                      "  --simulate         no GPU: times from the analytic model, stored under a 'simulated' fingerprint\n"
@@ -904,6 +905,10 @@ int cmdProfile(const std::vector<std::string>& argv) {
     config.dbMode = args->has("--new-db") ? profiler::ProfileDb::OpenMode::StartNew : profiler::ProfileDb::OpenMode::OpenOrCreate;
     config.mesh = args->value("--mesh").value_or("");
     config.reuse = !args->has("--no-reuse");
+    if (auto v = args->value("--optimizer-sharding")) {
+        if (*v != "on" && *v != "off") return fail(makeError("cli.usage", "--optimizer-sharding: '" + *v + "' is not on or off"));
+        config.policy.optimizerSharding = *v == "on";
+    }
     if (auto v = args->value("--calibrate")) {
         if (*v == "auto") config.calibration = profiler::CalibrationMode::IfMissing;
         else if (*v == "always") config.calibration = profiler::CalibrationMode::Always;

@@ -324,7 +324,7 @@ Result<ProfileReport> ProfilerSession::run() {
     }
     report.calibration = calibration;
 
-    auto catalog = SegmentCatalog::build(*cfg.graph, cfg.cluster.hardware, *mesh, calibration);
+    auto catalog = SegmentCatalog::build(*cfg.graph, cfg.cluster.hardware, *mesh, calibration, cfg.policy);
     if (!catalog) return catalog.error();
     std::vector<int> types = cfg.segmentTypes;
     if (types.empty())

@@ -188,6 +188,7 @@ Result<SegmentCatalog> SegmentCatalog::build(const Graph& graph, const HardwareS
         Fnv1a64 h;
         h.bytes("cfp-segment-v1");
         h.bytes(mesh.toString());
+        h.u64(policy.optimizerSharding ? 1 : 0);
         for (int b = seg.firstBlock; b < seg.firstBlock + seg.blockCount; ++b) {
             const ParallelBlock& blk = a.blocks.blocks[static_cast<size_t>(b)];
             info.strategyCounts.push_back(static_cast<int>(blk.strategies.size()));

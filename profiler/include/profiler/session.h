@@ -50,6 +50,7 @@ struct SessionConfig {
     Cluster cluster;                      // hardware spec and nodes the plan is for
     std::string hardwareSpec;             // the spec id recorded in the DB (`--hardware`)
     std::string mesh;                     // "8", "2x4", "dp=2,tp=4"; empty = one axis over all devices
+    MemoryPolicy policy;                  // as the plans will use it (optimizer-state sharding; see work_plan.h)
     ProtocolSettings protocol;
     std::string dbPath;                   // empty: no DB (nothing reused, nothing stored)
     ProfileDb::OpenMode dbMode = ProfileDb::OpenMode::OpenOrCreate;

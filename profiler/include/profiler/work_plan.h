@@ -124,7 +124,8 @@ public:
         int64_t combinations = 1;            // Π strategyCounts (saturating)
         std::vector<int> strategyCounts;
         std::vector<std::vector<std::string>> labels;  // per block: strategy labels
-        uint64_t signature = 0;              // FNV-1a over the mesh, block fingerprints and strategy counts
+        uint64_t signature = 0;              // FNV-1a over the mesh, the memory policy, block fingerprints,
+                                             // strategy counts and the kinds and types of the ops it runs
         std::string name;                    // "T1 (4 blocks, x24)"
     };
 
