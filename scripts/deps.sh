@@ -9,6 +9,7 @@ CFP_PACKAGES=(
   qt6-base-dev libgl-dev
   python3 python3-jsonschema
   libonnx-dev libprotobuf-dev
+  libsqlite3-dev libopenmpi-dev
 )
 
 cfp_install_deps() {

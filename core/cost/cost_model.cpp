@@ -40,6 +40,20 @@ int64_t localBytes(const TensorType& type, const CompactSharding& sharding, cons
     return type.bytes() / split;
 }
 
+int64_t shardBytes(const TensorType& type, const TensorSharding& s, const Mesh& mesh) {
+    int64_t split = 1;
+    for (const auto& axes : s.dims())
+        for (const auto& a : axes) split *= mesh.axisSize(a).value_or(1);
+    return type.bytes() / split;
+}
+
+std::vector<int64_t> shardDims(const TensorType& type, const TensorSharding& s, const Mesh& mesh) {
+    std::vector<int64_t> dims = type.dims;
+    for (size_t d = 0; d < dims.size() && d < s.dims().size(); ++d)
+        for (const auto& a : s.dims()[d]) dims[d] /= mesh.axisSize(a).value_or(1);
+    return dims;
+}
+
 namespace {
 
 struct Hasher {
@@ -94,12 +108,70 @@ Result<CostModel> CostModel::create(const HardwareSpec& hardware, const Mesh& me
     return m;
 }
 
-double CostModel::hbmSeconds(double bytes) const { return bytes / (m_hw.hbmBytesPerSecond * m_hw.hbmEfficiency); }
+double CostModel::hbmSeconds(double bytes) const {
+    if (m_calibration.hbmBytesPerSecond > 0) return bytes / m_calibration.hbmBytesPerSecond;
+    return bytes / (m_hw.hbmBytesPerSecond * m_hw.hbmEfficiency);
+}
+
+AlphaBetaFactors ringFactors(CollectiveKind kind, double n) {
+    if (n <= 1) return {};
+    switch (kind) {
+        case CollectiveKind::AllGather:
+        case CollectiveKind::ReduceScatter: return {n - 1, (n - 1) / n};
+        case CollectiveKind::AllReduce: return {2 * (n - 1), 2 * (n - 1) / n};
+        case CollectiveKind::AllToAll: return {n - 1, (n - 1) / (n * n)};
+        case CollectiveKind::LocalSlice: return {};
+    }
+    return {};
+}
+
+std::optional<double> interpolateGemmEfficiency(const std::vector<GemmEfficiencyPoint>& table, DType dtype, double flops,
+                                                double bytes) {
+    if (flops <= 0 || bytes <= 0) return std::nullopt;
+    const double x = std::log2(flops), y = std::log2(flops / bytes);
+    // The 4 nearest points of the dtype; ties broken by table order, so the result is stable.
+    struct Near {
+        double d2;
+        size_t index;
+    };
+    std::vector<Near> nearest;
+    for (size_t i = 0; i < table.size(); ++i) {
+        const GemmEfficiencyPoint& p = table[i];
+        if (p.dtype != dtype || p.flops <= 0 || p.bytes <= 0 || !(p.efficiency > 0)) continue;
+        const double dx = std::log2(p.flops) - x, dy = std::log2(p.flops / p.bytes) - y;
+        nearest.push_back({dx * dx + dy * dy, i});
+    }
+    if (nearest.empty()) return std::nullopt;
+    std::stable_sort(nearest.begin(), nearest.end(), [](const Near& a, const Near& b) { return a.d2 < b.d2; });
+    if (nearest.size() > 4) nearest.resize(4);
+    if (nearest.front().d2 < 1e-18) return std::min(1.0, table[nearest.front().index].efficiency);
+    double wsum = 0, esum = 0;
+    for (const Near& n : nearest) {
+        const double w = 1.0 / n.d2;
+        wsum += w;
+        esum += w * table[n.index].efficiency;
+    }
+    return std::min(1.0, esum / wsum);
+}
+
+void CostModel::setCalibration(CostCalibration calibration) { m_calibration = std::move(calibration); }
+
+const CollectiveFit* CostModel::findFit(CollectiveKind kind, size_t axis) const {
+    if (m_calibration.collectives.empty()) return nullptr;
+    const auto& a = m_mesh.axes().at(axis);
+    const LinkClass link = a.link.value_or(LinkClass::IntraNode);
+    for (const CollectiveFit& f : m_calibration.collectives)
+        if (f.kind == kind && f.link == link && f.devices == a.size) return &f;
+    return nullptr;
+}
 
 double CostModel::kernelSeconds(OpKind kind, DType dtype, double localFlops, double localBytes) const {
     const double memory = hbmSeconds(localBytes);
     if (isFusibleKind(kind)) return memory + launchSeconds();
-    const double peak = m_hw.peakFlopsFor(dtype) * m_hw.gemmEfficiency;
+    double efficiency = m_hw.gemmEfficiency;
+    if (kind == OpKind::Dot && !m_calibration.gemm.empty())
+        if (auto e = interpolateGemmEfficiency(m_calibration.gemm, dtype, localFlops, localBytes)) efficiency = *e;
+    const double peak = m_hw.peakFlopsFor(dtype) * efficiency;
     const double compute = peak > 0 ? localFlops / peak : 0.0;
     return std::max(compute, memory) + launchSeconds();
 }
@@ -116,6 +188,10 @@ const LinkSpec& CostModel::link(size_t axis) const {
 double CostModel::collectiveSeconds(CollectiveKind kind, size_t axis, int64_t messageBytes) const {
     const double n = static_cast<double>(m_sizes.size[axis]);
     if (n <= 1 || kind == CollectiveKind::LocalSlice) return 0.0;
+    if (const CollectiveFit* fit = findFit(kind, axis)) {
+        const AlphaBetaFactors f = ringFactors(kind, n);
+        return f.steps * fit->alphaSeconds + f.bytesFactor * static_cast<double>(messageBytes) * fit->betaSecondsPerByte;
+    }
     const LinkSpec& l = link(axis);
     const double alpha = l.latencySeconds;
     const double beta = 1.0 / l.bytesPerSecond;

@@ -28,8 +28,21 @@
 // Measured values. The profiler's measurements override the model for ops with the same
 // signature (kind, attributes, dtype and LOCAL shapes of operands and result): setMeasured().
 // The provenance of every number is then "measured" instead of "modelled".
+//
+// Calibration (setCalibration). The profiler also measures the hardware the model describes, and
+// the model then uses what was measured instead of the spec's numbers:
+//   - GEMM efficiency: contraction kernels use the efficiency interpolated from a table of measured
+//     GEMMs (achieved / peak FLOP/s) over shapes, by inverse-distance weighting of the 4 nearest
+//     measured points in (log2 flops, log2 flops-per-byte) of the same dtype;
+//   - HBM: the achieved bandwidth of the memory-bound kernel replaces hbm · hbm_efficiency;
+//   - launch: the measured fixed cost of one kernel;
+//   - collectives: a fitted α and β per (link class, axis size, collective), used in the same
+//     formulas as above (for all-reduce the ring formula with the fitted α and β, which then
+//     includes whatever algorithm the library chose). Axes without a fit keep the spec's link.
+// Calibrated numbers keep the provenance "modelled": they are the model, with measured constants.
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <unordered_map>
 #include <vector>
@@ -52,9 +65,51 @@ int64_t localBytes(const TensorType& type, const CompactSharding& sharding, cons
 // Local dims under a compact sharding (even splits; the analysis rejects uneven ones).
 std::vector<int64_t> localDims(const TensorType& type, const CompactSharding& sharding, const MeshSizes& mesh);
 
+// The same for a TensorSharding on `mesh` (the evaluator's and the profiler's view of a plan).
+int64_t shardBytes(const TensorType& type, const TensorSharding& sharding, const Mesh& mesh);
+std::vector<int64_t> shardDims(const TensorType& type, const TensorSharding& sharding, const Mesh& mesh);
+
 // Signature for measured values: kind, attributes, dtype and local shapes of operands and result.
 uint64_t opCostSignature(const Op& op, std::span<const std::vector<int64_t>> localOperandDims,
                          std::span<const TensorType> operandTypes, const std::vector<int64_t>& localResultDims);
+
+struct GemmEfficiencyPoint {
+    DType dtype = DType::BF16;
+    double flops = 0;        // local flops of the GEMM (2·m·n·k·batch)
+    double bytes = 0;        // operands read + result written
+    double efficiency = 0;   // achieved / HardwareSpec::peakFlopsFor(dtype), in (0, 1]
+    bool operator==(const GemmEfficiencyPoint&) const = default;
+};
+
+struct CollectiveFit {
+    LinkClass link = LinkClass::IntraNode;
+    int64_t devices = 0;             // axis size n
+    CollectiveKind kind = CollectiveKind::AllReduce;
+    double alphaSeconds = 0;         // per ring step
+    double betaSecondsPerByte = 0;   // 1 / achieved bandwidth
+    bool operator==(const CollectiveFit&) const = default;
+};
+
+// The ring formula's factors for `kind` on n devices: seconds = steps·α + bytesFactor·b·β.
+struct AlphaBetaFactors {
+    double steps = 0;
+    double bytesFactor = 0;
+};
+AlphaBetaFactors ringFactors(CollectiveKind kind, double n);
+
+struct CostCalibration {
+    std::vector<GemmEfficiencyPoint> gemm;
+    double hbmBytesPerSecond = 0;    // achieved; 0 = not calibrated
+    double launchSeconds = -1;       // measured fixed cost of one kernel; < 0 = not calibrated
+    std::vector<CollectiveFit> collectives;
+    bool empty() const { return gemm.empty() && hbmBytesPerSecond <= 0 && launchSeconds < 0 && collectives.empty(); }
+    bool operator==(const CostCalibration&) const = default;
+};
+
+// Interpolated efficiency for a GEMM of `flops` and `bytes` in `dtype` (see above), or nullopt
+// when the table has no point of that dtype.
+std::optional<double> interpolateGemmEfficiency(const std::vector<GemmEfficiencyPoint>& table, DType dtype, double flops,
+                                                double bytes);
 
 class CostModel {
 public:
@@ -65,7 +120,9 @@ public:
     const Mesh& mesh() const { return m_mesh; }
     const MeshSizes& sizes() const { return m_sizes; }
 
-    double launchSeconds() const { return m_hw.kernelLaunchSeconds; }
+    double launchSeconds() const {
+        return m_calibration.launchSeconds >= 0 ? m_calibration.launchSeconds : m_hw.kernelLaunchSeconds;
+    }
     double hbmSeconds(double bytes) const;
     // One op's kernel, from its local flops and bytes (see above).
     double kernelSeconds(OpKind kind, DType dtype, double localFlops, double localBytes) const;
@@ -92,6 +149,12 @@ public:
     // Measured seconds for this signature, or nullptr.
     const double* measured(uint64_t signature) const;
     bool hasMeasurements() const { return !m_measured.empty(); }
+    size_t measuredCount() const { return m_measured.size(); }
+
+    // Measured hardware constants (see above). An empty calibration restores the spec's numbers.
+    void setCalibration(CostCalibration calibration);
+    const CostCalibration& calibration() const { return m_calibration; }
+    bool isCalibrated() const { return !m_calibration.empty(); }
 
 private:
     CostModel() = default;
@@ -99,6 +162,8 @@ private:
     Mesh m_mesh;
     MeshSizes m_sizes;
     std::unordered_map<uint64_t, double> m_measured;
+    CostCalibration m_calibration;
+    const CollectiveFit* findFit(CollectiveKind kind, size_t axis) const;
 };
 
 }  // namespace cfp

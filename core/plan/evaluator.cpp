@@ -10,25 +10,6 @@ namespace cfp {
 
 namespace {
 
-// Product of the sizes of the axes splitting the tensor's dims.
-int64_t splitFactor(const TensorSharding& s, const Mesh& mesh) {
-    int64_t f = 1;
-    for (const auto& axes : s.dims())
-        for (const auto& a : axes) f *= mesh.axisSize(a).value_or(1);
-    return f;
-}
-
-int64_t shardBytes(const TensorType& type, const TensorSharding& s, const Mesh& mesh) {
-    return type.bytes() / splitFactor(s, mesh);
-}
-
-std::vector<int64_t> shardDims(const TensorType& type, const TensorSharding& s, const Mesh& mesh) {
-    std::vector<int64_t> dims = type.dims;
-    for (size_t d = 0; d < dims.size() && d < s.dims().size(); ++d)
-        for (const auto& a : s.dims()[d]) dims[d] /= mesh.axisSize(a).value_or(1);
-    return dims;
-}
-
 std::string mib(int64_t bytes) {
     char buf[64];
     std::snprintf(buf, sizeof buf, "%.2f MiB", static_cast<double>(bytes) / (1024.0 * 1024.0));

@@ -1164,6 +1164,7 @@ Result<MeshPlan> planOnMesh(const Graph& graph, const Cluster& cluster, const Me
     if (!analysis) return analysis.error();
     auto model = CostModel::create(cluster.hardware, mesh);
     if (!model) return model.error();
+    model->setCalibration(options.calibration);
     auto problem = PlanProblem::build(graph, std::move(*analysis), *model, options.measured, options.policy);
     if (!problem) return problem.error();
     MeshPlan mp;

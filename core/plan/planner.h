@@ -81,6 +81,7 @@ struct PlannerOptions {
     const std::atomic<bool>* cancel = nullptr;          // checked between blocks; plan.cancelled
     std::vector<std::pair<uint64_t, double>> measured;  // op cost signature → measured seconds
     MemoryPolicy policy;                 // optimizer sharding and recomputation (plan.h)
+    CostCalibration calibration;                        // measured hardware constants (cost_model.h); empty = the spec's
 };
 
 struct MeshCandidate {

@@ -9,32 +9,19 @@
 #include "hardware/hardware.h"
 #include "models/models.h"
 #include "must.h"
+#include "tiny_gpt.h"
 #include "plan/evaluator.h"
 #include "plan/planner.h"
 
 using namespace cfp;
 using cfp::test::must;
+using cfp::test::tinyGpt;
 
 namespace {
 
 constexpr int64_t kGiB = int64_t{1} << 30;
 
 bool close(double a, double b, double rel = 1e-9) { return std::abs(a - b) <= rel * std::max({1e-12, std::abs(a), std::abs(b)}); }
-
-Graph tinyGpt(int64_t layers, int64_t hidden = 64, int64_t batch = 8, int64_t seq = 16) {
-    ModelConfig c = must(presetConfig("gpt3-125m"), "preset");
-    c.numLayers = layers;
-    c.hiddenSize = hidden;
-    c.numHeads = 4;
-    c.numKvHeads = 4;
-    c.ffnSize = 4 * hidden;
-    c.vocabSize = 128;
-    c.maxPositions = seq;
-    BuildOptions o;
-    o.batch = batch;
-    o.seq = seq;
-    return must(buildTrainingStep(c, o), "tiny gpt").graph;
-}
 
 Graph preset(const std::string& name, int64_t layers = 0) {
     ModelConfig c = must(presetConfig(name), name);

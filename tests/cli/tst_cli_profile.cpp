@@ -1,0 +1,177 @@
+// End-to-end tests of `cfp profile` and `cfp plan --db`: the built binary is run with QProcess.
+// Without a GPU, `cfp profile` must fail fast with one clear line; `--simulate` runs the whole
+// pipeline (session, profile DB) so that `cfp plan --db` can be checked to use the measurements.
+
+#include <QDir>
+#include <QElapsedTimer>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+
+namespace {
+
+struct Run {
+    int exitCode = -1;
+    QByteArray out;
+    QByteArray err;
+    qint64 ms = 0;
+};
+
+Run cfp(const QStringList& args) {
+    QProcess p;
+    QElapsedTimer timer;
+    timer.start();
+    p.start(QStringLiteral(CFP_CLI_PATH), args);
+    if (!p.waitForFinished(300000)) {
+        p.kill();
+        p.waitForFinished();
+        return {-2, p.readAllStandardOutput(), "timed out: " + p.readAllStandardError(), timer.elapsed()};
+    }
+    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, p.readAllStandardOutput(), p.readAllStandardError(), timer.elapsed()};
+}
+
+QJsonObject parseObject(const QByteArray& text) {
+    QJsonParseError e;
+    const QJsonDocument doc = QJsonDocument::fromJson(text, &e);
+    if (e.error != QJsonParseError::NoError) qWarning("bad JSON at %d: %s", e.offset, qPrintable(e.errorString()));
+    return doc.object();
+}
+
+const QStringList kModel{"builtin:gpt3-125m", "--batch", "8", "--seq", "128"};
+
+bool haveGpu() {
+    const Run r = cfp({"devices", "--json"});
+    return r.exitCode == 0;
+}
+
+}  // namespace
+
+class TestCliProfile : public QObject {
+    Q_OBJECT
+
+private slots:
+    // No GPU (or no backend): non-zero within a few seconds, one line saying what is missing and
+    // that `cfp plan` uses the analytic model.
+    void noGpuFailsFastWithOneLine() {
+        if (haveGpu()) QSKIP("a GPU is present");
+        QTemporaryDir dir;
+        const Run r = cfp(QStringList{"profile"} + kModel + QStringList{"--db", dir.filePath("p.db")});
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.ms < 5000, qPrintable(QString("took %1 ms").arg(r.ms)));
+        const QList<QByteArray> lines = r.err.trimmed().split('\n');
+        QCOMPARE(lines.size(), 1);
+        const QString line = QString::fromUtf8(lines[0]);
+        QVERIFY2(line.startsWith("cfp: error: profile: "), qPrintable(line));
+        QVERIFY2(line.contains("profiler.no_device") || line.contains("profiler.no_backend"), qPrintable(line));
+        QVERIFY2(line.contains("`cfp plan` uses the analytic cost model"), qPrintable(line));
+        QVERIFY(r.out.isEmpty());
+        QVERIFY(!QFile::exists(dir.filePath("p.db")));  // nothing created
+    }
+
+    void usageErrors() {
+        QCOMPARE(cfp(QStringList{"profile"} + kModel).exitCode, 2);  // no --db
+        QTemporaryDir dir;
+        const QString db = dir.filePath("u.db");
+        QCOMPARE(cfp(QStringList{"profile"} + kModel + QStringList{"--db", db, "--simulate", "--calibrate", "sometimes"}).exitCode, 2);
+        QCOMPARE(cfp(QStringList{"profile"} + kModel + QStringList{"--db", db, "--simulate", "--abandon", "0.5"}).exitCode, 2);
+        QCOMPARE(cfp(QStringList{"profile"} + kModel + QStringList{"--db", db, "--simulate", "--types", "X"}).exitCode, 2);
+        QCOMPARE(cfp(QStringList{"plan"} + kModel + QStringList{"--db-fingerprint", "k"}).exitCode, 2);
+        const Run help = cfp({"profile", "--help"});
+        QCOMPARE(help.exitCode, 0);
+        QVERIFY(help.out.contains("mpirun"));
+    }
+
+    // --simulate: the session and the DB end to end; a second run reuses everything; `cfp plan
+    // --db` takes the measurements (mixed provenance, the profile section) and labels them simulated.
+    void simulateThenPlanWithTheDb() {
+        QTemporaryDir dir;
+        const QString db = dir.filePath("sim.db");
+        const QStringList profile = QStringList{"profile"} + kModel + QStringList{"--mesh", "8", "--db", db, "--simulate", "--types", "T0", "--json"};
+        const Run first = cfp(profile);
+        QVERIFY2(first.exitCode == 0, first.err.constData());
+        const QJsonObject a = parseObject(first.out);
+        QCOMPARE(a["backend"].toString(), QString("simulated"));
+        QCOMPARE(a["mesh"].toString(), QString("{x=8 (intra)}"));
+        QVERIFY(a["calibration_measured"].toBool());
+        QVERIFY(a["op_measurements_stored"].toInt() > 0);
+        const QJsonArray types = a["segment_types"].toArray();
+        QCOMPARE(types.size(), 1);
+        const int combinations = types[0].toObject()["combinations"].toInt();
+        QVERIFY(combinations > 1);
+        QCOMPARE(a["results"].toArray().size(), combinations);
+        QCOMPARE(types[0].toObject()["reused"].toInt(), 0);
+        QVERIFY(a["accuracy"].toObject()["segments"].toInt() > 0);
+        QVERIFY(QFile::exists(db));
+
+        const Run second = cfp(profile);
+        QVERIFY2(second.exitCode == 0, second.err.constData());
+        const QJsonObject b = parseObject(second.out);
+        QCOMPARE(b["segment_types"].toArray()[0].toObject()["reused"].toInt(), combinations);
+        QVERIFY(!b["calibration_measured"].toBool());  // the DB has it
+
+        const Run list = cfp({"profile", "--list", "--db", db, "--json"});
+        QCOMPARE(list.exitCode, 0);
+        const QJsonArray fingerprints = QJsonDocument::fromJson(list.out).array();
+        QCOMPARE(fingerprints.size(), 1);
+        QVERIFY(fingerprints[0].toObject()["fingerprint"].toString().startsWith("simulated|"));
+        QCOMPARE(fingerprints[0].toObject()["hardware_spec"].toString(), QString("h100-sxm"));
+
+        const Run plan = cfp(QStringList{"plan"} + kModel + QStringList{"--mesh", "8", "--no-baselines", "--db", db, "--json"});
+        QVERIFY2(plan.exitCode == 0, plan.err.constData());
+        const QJsonObject p = parseObject(plan.out);
+        const QJsonObject prof = p["profile"].toObject();
+        QCOMPARE(prof["db"].toString(), db);
+        QVERIFY(prof["simulated"].toBool());
+        QVERIFY(prof["calibrated"].toBool());
+        QVERIFY(prof["op_measurements"].toInt() > 0);
+        QVERIFY(prof["measured_ops_in_plan"].toInt() > 0);
+        QCOMPARE(p["step"].toObject()["provenance"].toString(), QString("mixed"));
+
+        const Run text = cfp(QStringList{"plan"} + kModel + QStringList{"--mesh", "8", "--no-baselines", "--db", db});
+        QCOMPARE(text.exitCode, 0);
+        QVERIFY(text.out.contains("SIMULATED"));
+
+        // Another hardware spec has no measurements in this DB: a clear error.
+        const Run other = cfp(QStringList{"plan"} + kModel + QStringList{"--mesh", "8", "--hardware", "a100-sxm-80gb", "--db", db});
+        QCOMPARE(other.exitCode, 1);
+        QVERIFY(other.err.contains("profile_db.not_found"));
+        QVERIFY(other.err.contains("h100-sxm"));
+    }
+
+    // A damaged DB: a one-line error that names the file and --new-db; nothing changes; --new-db
+    // keeps the damaged file aside and starts over.
+    void damagedDb() {
+        QTemporaryDir dir;
+        const QString db = dir.filePath("bad.db");
+        {
+            QFile f(db);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(QByteArray("definitely not sqlite\n").repeated(100));
+        }
+        const QStringList profile = QStringList{"profile"} + kModel + QStringList{"--mesh", "8", "--db", db, "--simulate", "--types", "T0",
+                                                                                  "--calibrate", "never", "--quiet"};
+        const Run r = cfp(profile);
+        QCOMPARE(r.exitCode, 1);
+        QCOMPARE(r.err.trimmed().split('\n').size(), 1);
+        QVERIFY(r.err.contains("profile_db.damaged"));
+        QVERIFY(r.err.contains("--new-db"));
+        QFile f(db);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QCOMPARE(f.readAll(), QByteArray("definitely not sqlite\n").repeated(100));
+        const Run plan = cfp(QStringList{"plan"} + kModel + QStringList{"--mesh", "8", "--db", db});
+        QCOMPARE(plan.exitCode, 1);
+        QVERIFY(plan.err.contains("profile_db.damaged"));
+
+        const Run fresh = cfp(profile + QStringList{"--new-db"});
+        QVERIFY2(fresh.exitCode == 0, fresh.err.constData());
+        QVERIFY(fresh.out.contains("previous file kept as"));
+        const QStringList aside = QDir(dir.path()).entryList({"bad.db.damaged-*"});
+        QCOMPARE(aside.size(), 1);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCliProfile)
+#include "tst_cli_profile.moc"
