@@ -1,0 +1,176 @@
+// bench_explorer: responsiveness of cfp-explorer on a large model. Prints
+//   * time until the main window is on screen, and until the model is shown (loaded, analysed,
+//     tree and folded graph filled);
+//   * the longest event-loop stall (and the 99th percentile gap) while loading/analysing, while
+//     searching, and while the plan's views and the combinations chart are filled;
+//   * the time to expand the layer run and one block in the graph view.
+// A stall is the gap between two ticks of a 5 ms timer on the GUI thread, minus 5 ms.
+//
+//   bench_explorer [--model builtin:gpt3-175b] [--nodes 16] [--mesh 16x8] [--memory-limit-gib 0]
+//
+// Runs on the offscreen platform unless QT_QPA_PLATFORM says otherwise.
+
+#include <QApplication>
+#include <QElapsedTimer>
+#include <QTimer>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "graph_view.h"
+#include "main_window.h"
+
+using namespace cfp;
+using namespace cfp::explorer;
+
+namespace {
+
+struct StallMeter {
+    QElapsedTimer clock;
+    qint64 last = 0;
+    std::vector<double> gapsMs;
+    void start() {
+        clock.start();
+        last = 0;
+        gapsMs.clear();
+    }
+    void tick() {
+        const qint64 now = clock.nsecsElapsed();
+        if (last) gapsMs.push_back((now - last) / 1e6);
+        last = now;
+    }
+    double maxStallMs(double periodMs) const {
+        double m = 0;
+        for (double g : gapsMs) m = std::max(m, g - periodMs);
+        return m;
+    }
+    double p99StallMs(double periodMs) const {
+        if (gapsMs.empty()) return 0;
+        std::vector<double> s = gapsMs;
+        std::sort(s.begin(), s.end());
+        return std::max(0.0, s[static_cast<size_t>(0.99 * static_cast<double>(s.size() - 1))] - periodMs);
+    }
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
+    std::string model = "builtin:gpt3-175b", mesh = "16x8";
+    int nodes = 16;
+    double limitGiB = 0;
+    for (int i = 1; i < argc; ++i) {
+        auto next = [&](const char* name) -> const char* {
+            if (i + 1 >= argc) {
+                std::fprintf(stderr, "bench_explorer: %s needs a value\n", name);
+                std::exit(2);
+            }
+            return argv[++i];
+        };
+        if (!std::strcmp(argv[i], "--model")) model = next("--model");
+        else if (!std::strcmp(argv[i], "--mesh")) mesh = next("--mesh");
+        else if (!std::strcmp(argv[i], "--nodes")) nodes = std::atoi(next("--nodes"));
+        else if (!std::strcmp(argv[i], "--memory-limit-gib")) limitGiB = std::atof(next("--memory-limit-gib"));
+        else {
+            std::fprintf(stderr, "usage: bench_explorer [--model M] [--nodes N] [--mesh M] [--memory-limit-gib G]\n");
+            return 2;
+        }
+    }
+    QElapsedTimer total;
+    total.start();
+    QApplication app(argc, argv);
+    const double period = 5.0;
+    StallMeter meter;
+    QTimer ticker;
+    ticker.setInterval(static_cast<int>(period));
+    ticker.setTimerType(Qt::PreciseTimer);
+    QObject::connect(&ticker, &QTimer::timeout, [&] { meter.tick(); });
+
+    WindowOptions o;
+    o.model = model;
+    o.cluster.nodes = nodes;
+    o.cluster.mesh = mesh;
+    o.cluster.memoryLimitBytes = static_cast<int64_t>(limitGiB * 1024.0 * 1024.0 * 1024.0);
+    o.discoverDevices = true;
+    MainWindow w(o);
+    w.resize(1600, 1000);
+    w.show();
+    QApplication::processEvents();
+    const double shownMs = total.nsecsElapsed() / 1e6;
+
+    // Phase 1: load and analyse (the job starts from the event loop).
+    meter.start();
+    ticker.start();
+    double analysedMs = 0;
+    QObject::connect(w.explorer(), &Explorer::analysisChanged, [&] {
+        if (!analysedMs) analysedMs = total.nsecsElapsed() / 1e6;
+    });
+    QString failure;
+    QObject::connect(w.explorer(), &Explorer::failed, [&](const QString& t, const QString& m) { failure = t + ": " + m; });
+    while (!w.explorer()->analysis() && failure.isEmpty()) QApplication::processEvents(QEventLoop::WaitForMoreEvents, 50);
+    w.explorer()->jobs().waitForIdle(600000);
+    QApplication::processEvents();
+    const double analysisStall = meter.maxStallMs(period), analysisP99 = meter.p99StallMs(period);
+    if (!w.explorer()->analysis()) {
+        std::fprintf(stderr, "bench_explorer: %s\n", qPrintable(failure));
+        return 1;
+    }
+    const auto a = w.explorer()->analysis();
+
+    // Phase 2: search; phase 3: the views of the plan and the combinations chart.
+    meter.start();
+    QElapsedTimer searchClock;
+    searchClock.start();
+    double searchMs = 0;
+    bool planned = false;
+    QObject::connect(w.explorer(), &Explorer::planChanged, [&] {
+        searchMs = searchClock.nsecsElapsed() / 1e6;
+        planned = true;
+    });
+    failure.clear();
+    w.explorer()->search();
+    while (w.explorer()->jobs().isRunning(JobKind::Search)) QApplication::processEvents(QEventLoop::WaitForMoreEvents, 50);
+    const double searchStall = meter.maxStallMs(period), searchP99 = meter.p99StallMs(period);
+    if (!planned) searchMs = searchClock.nsecsElapsed() / 1e6;
+    meter.start();
+    w.explorer()->jobs().waitForIdle(600000);
+    for (int i = 0; i < 20; ++i) {
+        QApplication::processEvents();
+        QThread::msleep(5);
+    }
+    const double viewsStall = meter.maxStallMs(period);
+
+    // Phase 4: expanding in the graph view (on the GUI thread).
+    int layerRun = 0;
+    for (size_t i = 0; i < a->runs.size(); ++i)
+        if (a->runs[i].count > a->runs[static_cast<size_t>(layerRun)].count) layerRun = static_cast<int>(i);
+    auto analysis = w.explorer()->analysis();
+    const Segment& rep = analysis->report->cover.segments[static_cast<size_t>(analysis->runs[static_cast<size_t>(layerRun)].firstSegment)];
+    QElapsedTimer expand;
+    expand.start();
+    w.graphView()->setExpanded({GraphView::NodeKind::Run, layerRun}, true);
+    const double expandRunMs = expand.nsecsElapsed() / 1e6;
+    expand.restart();
+    w.graphView()->setExpanded({GraphView::NodeKind::Block, rep.firstBlock}, true);
+    const double expandBlockMs = expand.nsecsElapsed() / 1e6;
+    const size_t members = analysis->report->blocks.blocks[static_cast<size_t>(rep.firstBlock)].members.size();
+    ticker.stop();
+
+    std::printf("model                 %s (%lld ops, %zu blocks, %zu segments)\n", model.c_str(),
+                static_cast<long long>(a->graph().size()), a->report->blocks.blocks.size(), a->report->cover.segments.size());
+    std::printf("cluster               %d node(s), mesh %s, graphviz %s\n", nodes, mesh.c_str(), GraphView::haveGraphviz() ? "yes" : "no");
+    std::printf("window shown          %8.1f ms after start\n", shownMs);
+    std::printf("model shown           %8.1f ms after start (loaded, analysed, tree and folded graph filled)\n", analysedMs);
+    std::printf("search                %8.1f ms, %s\n", searchMs,
+                planned ? qPrintable(QStringLiteral("plan %1 per step").arg(formatSeconds(w.explorer()->plan()->plan().evaluatorStepSeconds)))
+                        : qPrintable(QStringLiteral("no plan: ") + failure));
+    std::printf("longest stall         %8.1f ms while loading and analysing (p99 %.1f ms)\n", analysisStall, analysisP99);
+    std::printf("longest stall         %8.1f ms while searching (p99 %.1f ms)\n", searchStall, searchP99);
+    std::printf("longest stall         %8.1f ms while the plan's views and charts fill\n", viewsStall);
+    std::printf("expand layer run      %8.1f ms (GUI thread)\n", expandRunMs);
+    std::printf("expand one block      %8.1f ms (%zu ops, GUI thread)\n", expandBlockMs, members);
+    return 0;
+}
