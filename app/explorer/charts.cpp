@@ -39,6 +39,26 @@ void styleAxes(QCPAxisRect* rect) {
     }
 }
 
+// Whole numbers only (segment indices).
+QSharedPointer<QCPAxisTicker> integerTicker() {
+    auto t = QSharedPointer<QCPAxisTickerFixed>::create();
+    t->setTickStep(1.0);
+    t->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
+    return t;
+}
+
+// The legend in its own row under the title, laid out horizontally, so it never hides data.
+void legendBelowTitle(QCustomPlot* plot) {
+    plot->legend->setVisible(true);
+    plot->axisRect()->insetLayout()->take(plot->legend);
+    plot->plotLayout()->insertRow(1);
+    plot->plotLayout()->addElement(1, 0, plot->legend);
+    plot->legend->setFillOrder(QCPLegend::foColumnsFirst);
+    plot->legend->setBorderPen(Qt::NoPen);
+    plot->legend->setMargins(QMargins(4, 0, 4, 0));
+    plot->plotLayout()->setRowStretchFactor(1, 0.001);
+}
+
 void addTitle(QCustomPlot* plot, const QString& title) {
     plot->plotLayout()->insertRow(0);
     QFont f = plot->font();
@@ -158,14 +178,15 @@ void SegmentCostChart::setPlan(std::shared_ptr<const PlanData> plan) {
     top->axis(QCPAxis::atBottom)->setRange(-0.7, static_cast<double>(n) - 0.3);
     double maxTime = 0;
     for (size_t i = 0; i < n; ++i) maxTime = std::max(maxTime, compute[static_cast<int>(i)] + collective[static_cast<int>(i)] + reshard[static_cast<int>(i)]);
-    top->axis(QCPAxis::atLeft)->setRange(0, std::max(1e-6, maxTime * 1.15));
-    p->legend->setVisible(true);
-    top->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
+    top->axis(QCPAxis::atLeft)->setRange(0, std::max(1e-6, maxTime * 1.1));
+    top->axis(QCPAxis::atBottom)->setTicker(integerTicker());
+    legendBelowTitle(p);
 
     // Bottom: memory per segment (bars, left) and its running total against the limit (right).
     auto* bottom = new QCPAxisRect(p);
     styleAxes(bottom);
-    p->plotLayout()->addElement(2, 0, bottom);
+    p->plotLayout()->addElement(3, 0, bottom);
+    bottom->axis(QCPAxis::atBottom)->setTicker(integerTicker());
     auto* group = new QCPMarginGroup(p);
     top->setMarginGroup(QCP::msLeft | QCP::msRight, group);
     bottom->setMarginGroup(QCP::msLeft | QCP::msRight, group);
@@ -189,7 +210,10 @@ void SegmentCostChart::setPlan(std::shared_ptr<const PlanData> plan) {
     cumulative->removeFromLegend();
     const double limit = static_cast<double>(plan_.memoryLimitBytes) / kGiB;
     const double device = static_cast<double>(plan_.memory.total()) / kGiB;
-    right->setRange(0, std::max({limit, device, total}) * 1.1);
+    // The limit is drawn when it is on the scale of the plan's own memory; far above it would
+    // flatten everything else, so it is then only named.
+    const bool limitOnScale = limit <= 3.0 * std::max(device, total);
+    right->setRange(0, std::max({limitOnScale ? limit : 0.0, device, total}) * 1.12);
     auto* limitLine = new QCPItemStraightLine(p);
     limitLine->setClipAxisRect(bottom);
     limitLine->point1->setAxisRect(bottom);
@@ -212,12 +236,14 @@ void SegmentCostChart::setPlan(std::shared_ptr<const PlanData> plan) {
     label->setClipAxisRect(bottom);
     label->position->setAxisRect(bottom);
     label->position->setAxes(bottom->axis(QCPAxis::atBottom), right);
-    label->position->setCoords(-0.5, limit);
-    label->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
+    limitLine->setVisible(limitOnScale);
+    label->position->setCoords(-0.5, right->range().upper);
+    label->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
     label->setFont(QFont(font().family(), 8));
     label->setColor(kLimit);
-    label->setText(tr("device limit %1 GiB · device total %2 GiB (with activations, dotted) · running total of segments (line)")
+    label->setText(tr("device limit %1 GiB (%2) · device total %3 GiB with activations (dotted) · running total of the segments (line)")
                        .arg(limit, 0, 'f', 1)
+                       .arg(limitOnScale ? tr("dashed") : tr("far above this scale"))
                        .arg(device, 0, 'f', 1));
     setNote(tr("Click a bar to see that segment's combinations. Time: evaluator, %1.").arg(provenanceText(plan_.step.provenance)));
     connect(p, &QCustomPlot::mouseMove, this, &SegmentCostChart::hover);
@@ -326,8 +352,7 @@ void CombinationChart::setAlternatives(std::shared_ptr<const PlanData> plan, std
     p->yAxis->setRange(std::max(0.0, minY - 0.08 * spanY), maxY + 0.12 * spanY);
     p->xAxis->setLabel(tr("memory per device (GiB)"));
     p->yAxis->setLabel(tr("step time (ms)"));
-    p->legend->setVisible(true);
-    p->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignBottom | Qt::AlignRight);
+    legendBelowTitle(p);
     p->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
     setNote(m_alt->truncated ? tr("Showing the first %1 of %2 combinations.").arg(m_alt->rows.size()).arg(m_alt->combinations)
                              : tr("Hover a point for its strategies; drag and wheel to pan and zoom."));

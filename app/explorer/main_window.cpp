@@ -136,7 +136,9 @@ MainWindow::MainWindow(const WindowOptions& options, QWidget* parent) : QMainWin
     m_tree->setModel(m_structure);
     m_tree->setUniformRowHeights(true);
     m_tree->header()->setSectionResizeMode(QHeaderView::Interactive);
-    m_tree->setColumnWidth(StructureModel::ColName, 200);
+    m_tree->setColumnWidth(StructureModel::ColName, 170);
+    m_tree->setColumnWidth(StructureModel::ColOps, 118);
+    m_tree->setColumnWidth(StructureModel::ColStrategy, 100);
     auto* treeDock = new QDockWidget(tr("Segments, blocks and ops"), this);
     treeDock->setObjectName(QStringLiteral("structureDock"));
     treeDock->setWidget(m_tree);
@@ -397,7 +399,6 @@ void MainWindow::onAnalysis() {
     }
     if (a) {
         setWindowTitle(tr("CFP Explorer — %1").arg(qs(a->graph().name())));
-        m_tree->resizeColumnToContents(StructureModel::ColOps);
         m_properties->setHtml(describeSelection(*a, plan.get(), m_explorer->selection()));
     }
 }

@@ -85,6 +85,11 @@ class TestExplorer : public QObject {
 private slots:
     void initTestCase() {
         QVERIFY(dir_.isValid());
+        // CFP_KEEP_TEST_FILES=1 keeps the exports, charts and projects for a look afterwards.
+        if (qEnvironmentVariableIsSet("CFP_KEEP_TEST_FILES")) {
+            dir_.setAutoRemove(false);
+            qInfo("test files kept in %s", qPrintable(dir_.path()));
+        }
         // Recent files go to a settings file of this test only.
         qputenv("XDG_CONFIG_HOME", dir_.filePath("config").toUtf8());
         QCoreApplication::setOrganizationName("cfp-explorer-test");
