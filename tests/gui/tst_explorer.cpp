@@ -141,6 +141,34 @@ private slots:
         QVERIFY(w.combinationChart()->alternatives());  // the layer's combinations were requested
     }
 
+    // Cancel stops the search: no plan, the buttons and the progress bar return to idle, and the
+    // next search still works.
+    void cancelStopsTheSearch() {
+        WindowOptions o = smallModel();
+        o.cluster.mesh = "auto";
+        MainWindow w(o);
+        w.show();
+        QVERIFY(waitAnalysis(w));
+        QSignalSpy finished(&w.explorer()->jobs(), &JobRunner::jobFinished);
+        w.searchPanel()->searchButton()->click();
+        QVERIFY(w.explorer()->jobs().isRunning(JobKind::Search));
+        QVERIFY(!w.searchPanel()->searchButton()->isEnabled());
+        w.searchPanel()->cancelButton()->click();
+        QVERIFY(!w.explorer()->jobs().isRunning(JobKind::Search));
+        QVERIFY(waitIdle(w));
+        QVERIFY(!w.explorer()->plan());
+        QVERIFY(w.searchPanel()->searchButton()->isEnabled());
+        QVERIFY(!w.searchPanel()->cancelButton()->isEnabled());
+        QCOMPARE(w.searchPanel()->progressBar()->value(), 0);
+        QVERIFY(!w.lastErrorDialog());  // cancelling is not an error
+        bool sawCancel = false;
+        for (const auto& args : finished)
+            if (args.at(0).value<JobKind>() == JobKind::Search && args.at(3).toString() == QLatin1String("job.cancelled")) sawCancel = true;
+        QVERIFY(sawCancel);
+        w.explorer()->setCluster([&] { ClusterSettings c = w.explorer()->project().cluster; c.mesh = "8"; return c; }());
+        QVERIFY(searchAndWait(w));
+    }
+
     // Override one segment through the combo-box editor, undo/redo it, and re-search: the result
     // honours the pin and the table shows the change against the previous plan.
     void overrideUndoAndResearch() {
