@@ -295,7 +295,7 @@ void GraphView::setAnalysis(std::shared_ptr<const AnalysisData> analysis) {
     m_expanded.clear();
     m_layoutCache.clear();
     m_hasSelected = false;
-    if (m_plan && (!m_analysis || m_plan->plan().blocks.size() != m_analysis->report->blocks.blocks.size())) m_plan.reset();
+    if (m_plan && (!m_analysis || !planMatches(*m_plan, *m_analysis))) m_plan.reset();
     computeHeat();
     rebuild();
     fitAll();
@@ -303,7 +303,7 @@ void GraphView::setAnalysis(std::shared_ptr<const AnalysisData> analysis) {
 
 void GraphView::setPlan(std::shared_ptr<const PlanData> plan) {
     m_plan = std::move(plan);
-    if (m_plan && (!m_analysis || m_plan->plan().blocks.size() != m_analysis->report->blocks.blocks.size())) m_plan.reset();
+    if (m_plan && (!m_analysis || !planMatches(*m_plan, *m_analysis))) m_plan.reset();
     computeHeat();
     // Subtitles show the plan's strategies and times: rebuild (layouts are cached).
     rebuild();

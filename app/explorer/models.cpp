@@ -63,7 +63,7 @@ void StructureModel::setPlan(std::shared_ptr<const PlanData> plan) {
     emit layoutAboutToBeChanged();
     m_plan = std::move(plan);
     m_blockSeconds.clear();
-    if (m_plan && m_analysis && m_plan->plan().blocks.size() == m_analysis->report->blocks.blocks.size()) {
+    if (m_plan && m_analysis && planMatches(*m_plan, *m_analysis)) {
         m_blockSeconds.assign(m_analysis->report->blocks.blocks.size(), 0.0);
         const auto& opCost = m_plan->outcome->evaluation.opCost;
         for (const TensorPlan& t : m_plan->plan().tensors)
@@ -607,7 +607,7 @@ CostBreakdown sumCosts(const PlanData& plan, int32_t block) {
 QString describeSelection(const AnalysisData& a, const PlanData* plan, const Selection& sel) {
     const AnalysisReport& r = *a.report;
     const Graph& g = a.graph();
-    if (plan && plan->plan().blocks.size() != r.blocks.blocks.size()) plan = nullptr;
+    if (plan && !planMatches(*plan, a)) plan = nullptr;
     const Plan* p = plan ? &plan->plan() : nullptr;
     QString h;
     switch (sel.kind) {

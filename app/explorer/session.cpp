@@ -223,6 +223,11 @@ std::shared_ptr<const AnalysisData> AnalysisData::make(std::shared_ptr<const Mod
     return a;
 }
 
+bool planMatches(const PlanData& plan, const AnalysisData& analysis) {
+    return plan.model == analysis.model && plan.plan().mesh == analysis.mesh() &&
+           plan.plan().blocks.size() == analysis.report->blocks.blocks.size();
+}
+
 // ---------------------------------------------------------------------------------------------
 // Helpers
 
@@ -518,6 +523,8 @@ void Explorer::startAnalysis(bool searchAfter) {
             return Out{data, AnalysisData::make(data, shared)};
         },
         [this, searchAfter](Result<Out> r) {
+            const bool thenSearch = searchAfter || m_searchAfterAnalysis;
+            m_searchAfterAnalysis = false;
             if (!r) {
                 if (r.error().code != "job.cancelled")
                     emit failed(tr("Cannot open the model"), QString::fromStdString(r.error().toString()));
@@ -542,13 +549,19 @@ void Explorer::startAnalysis(bool searchAfter) {
                             .arg(m_analysis->report->cover.segments.size())
                             .arg(m_analysis->report->cover.types.size())
                             .arg(QString::fromStdString(m_analysis->mesh().toString())));
-            if (searchAfter) search();
+            if (thenSearch) search();
         });
 }
 
 void Explorer::search() {
     if (!m_model) {
-        emit failed(tr("Cannot search"), tr("No model is loaded yet."));
+        // The model is still loading (or its options changed): search once it is analysed.
+        if (m_jobs.isRunning(JobKind::Analysis)) {
+            m_searchAfterAnalysis = true;
+            emit status(tr("The search starts when the analysis is done"));
+        } else {
+            startAnalysis(true);
+        }
         return;
     }
     auto cluster = makeClusterFromSettings();

@@ -162,6 +162,10 @@ struct AnalysisData {
                                                     std::shared_ptr<const AnalysisReport> report);
 };
 
+struct PlanData;
+// The plan was made for this analysis's model and mesh (so its block ids are the analysis's).
+bool planMatches(const PlanData& plan, const AnalysisData& analysis);
+
 struct PlanData {
     std::shared_ptr<const ModelData> model;
     std::shared_ptr<const PlanOutcome> outcome;
@@ -271,6 +275,7 @@ private:
     Selection m_selection;
     std::vector<std::pair<double, double>> m_bestSoFar;
     QElapsedTimer m_searchClock;
+    bool m_searchAfterAnalysis = false;  // Search was pressed while the model was loading
 };
 
 }  // namespace cfp::explorer
