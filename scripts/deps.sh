@@ -7,6 +7,8 @@ CFP_PACKAGES=(
   cmake ninja-build g++ ccache pkg-config
   nlohmann-json3-dev
   qt6-base-dev libgl-dev
+  qt6-svg-dev libqcustomplot-dev libqcustomplot2.1-qt6 libgraphviz-dev
+  xvfb xauth
   python3 python3-jsonschema
   libonnx-dev libprotobuf-dev
   libsqlite3-dev libopenmpi-dev

@@ -1337,6 +1337,7 @@ Result<PlanOutcome> planGraph(const Graph& graph, const Cluster& cluster, const 
                         "tp=" + std::to_string(g), {}, "tp");
     }
     plan.searchSeconds = since(start);
+    out.problem = std::make_shared<const PlanProblem>(std::move(*best->problem));
     return out;
 }
 

@@ -93,10 +93,16 @@ struct MeshCandidate {
     std::string note;            // why not planned
 };
 
+class PlanProblem;
+
 struct PlanOutcome {
     Plan plan;
     Evaluation evaluation;                 // of the chosen plan, with the timeline
     std::vector<MeshCandidate> candidates; // every mesh tried, in order
+    // The chosen mesh's decomposed problem (its analysis and cost tables), for tools that look at
+    // alternatives to the plan (plan/alternatives.h). It points into the graph given to planGraph,
+    // which must outlive it.
+    std::shared_ptr<const PlanProblem> problem;
 };
 
 // Plans `graph` on `cluster`. `meshText` is a mesh ("8", "2x4", "dp=2,tp=4") or "auto".
@@ -104,9 +110,6 @@ Result<PlanOutcome> planGraph(const Graph& graph, const Cluster& cluster, const 
                               const PlannerOptions& options = {});
 
 // ---- lower-level pieces (tests, tools) ----
-
-// The decomposed problem on one mesh (step 2–3 above).
-class PlanProblem;
 
 struct SearchResult {
     std::vector<int32_t> strategy;   // per block
@@ -118,6 +121,7 @@ struct SearchResult {
 // Domain restriction per block: allowed[b][s]; empty = all allowed.
 using StrategyMask = std::vector<std::vector<char>>;
 
+// The decomposed problem on one mesh (step 2–3 above).
 class PlanProblem {
 public:
     static Result<PlanProblem> build(const Graph& graph, AnalysisReport analysis, const CostModel& model,

@@ -1,0 +1,521 @@
+#include "charts.h"
+
+#include <QFileDialog>
+#include <QLabel>
+#include <QMenu>
+#include <QToolButton>
+#include <QToolTip>
+#include <QVBoxLayout>
+
+#include <qcustomplot.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace cfp::explorer {
+
+namespace {
+
+constexpr double kMs = 1e3;
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+const QColor kCompute(0x4e, 0x79, 0xa7), kCollective(0xf2, 0x8e, 0x2b), kReshard(0xe1, 0x57, 0x59);
+const QColor kMemory(0x76, 0xb7, 0xb2), kLimit(0xc0, 0x1f, 0x1f), kChosen(0xff, 0x6a, 0x00), kPareto(0x2f, 0x6f, 0xb0);
+
+QCPBars* bars(QCPAxis* key, QCPAxis* value, const QString& name, const QColor& colour) {
+    auto* b = new QCPBars(key, value);
+    b->setName(name);
+    b->setPen(QPen(colour.darker(130), 0.5));
+    b->setBrush(colour);
+    b->setWidth(0.8);
+    return b;
+}
+
+void styleAxes(QCPAxisRect* rect) {
+    for (QCPAxis* a : rect->axes()) {
+        a->setLabelFont(QFont(a->labelFont().family(), 9));
+        a->setTickLabelFont(QFont(a->tickLabelFont().family(), 8));
+        a->grid()->setPen(QPen(QColor(0xdd, 0xdd, 0xdd), 0, Qt::DotLine));
+    }
+}
+
+// Whole numbers only (segment indices).
+QSharedPointer<QCPAxisTicker> integerTicker() {
+    auto t = QSharedPointer<QCPAxisTickerFixed>::create();
+    t->setTickStep(1.0);
+    t->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
+    return t;
+}
+
+// The legend in its own row under the title, laid out horizontally, so it never hides data.
+void legendBelowTitle(QCustomPlot* plot) {
+    plot->legend->setVisible(true);
+    plot->axisRect()->insetLayout()->take(plot->legend);
+    plot->plotLayout()->insertRow(1);
+    plot->plotLayout()->addElement(1, 0, plot->legend);
+    plot->legend->setFillOrder(QCPLegend::foColumnsFirst);
+    plot->legend->setBorderPen(Qt::NoPen);
+    plot->legend->setMargins(QMargins(4, 0, 4, 0));
+    plot->plotLayout()->setRowStretchFactor(1, 0.001);
+}
+
+void addTitle(QCustomPlot* plot, const QString& title) {
+    plot->plotLayout()->insertRow(0);
+    QFont f = plot->font();
+    f.setPointSize(10);
+    f.setBold(true);
+    plot->plotLayout()->addElement(0, 0, new QCPTextElement(plot, title, f));
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+
+ChartPanel::ChartPanel(const QString& title, QWidget* parent) : QWidget(parent), m_title(title) {
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(2);
+    auto* bar = new QHBoxLayout;
+    m_note = new QLabel(this);
+    m_note->setWordWrap(true);
+    m_note->setStyleSheet(QStringLiteral("color: #555;"));
+    bar->addWidget(m_note, 1);
+    auto* save = new QToolButton(this);
+    save->setText(tr("Save…"));
+    save->setToolTip(tr("Save this chart as PNG or PDF"));
+    connect(save, &QToolButton::clicked, this, &ChartPanel::exportWithDialog);
+    bar->addWidget(save);
+    layout->addLayout(bar);
+    resetPlot();
+}
+
+void ChartPanel::resetPlot() {
+    auto* layout = static_cast<QVBoxLayout*>(this->layout());
+    if (m_plot) {
+        layout->removeWidget(m_plot);
+        m_plot->deleteLater();
+    }
+    m_plot = new QCustomPlot(this);
+    m_plot->setObjectName(objectName() + QStringLiteral("Plot"));
+    m_plot->setMinimumHeight(160);
+    m_plot->setAntialiasedElements(QCP::aeAll);
+    m_plot->legend->setFont(QFont(font().family(), 8));
+    m_plot->legend->setBrush(QColor(255, 255, 255, 220));
+    styleAxes(m_plot->axisRect());
+    layout->insertWidget(0, m_plot, 1);
+}
+
+void ChartPanel::setNote(const QString& text) {
+    m_note->setText(text);
+    m_note->setVisible(!text.isEmpty());
+}
+
+bool ChartPanel::saveTo(const QString& path, int width, int height) {
+    if (path.endsWith(QLatin1String(".pdf"), Qt::CaseInsensitive)) return m_plot->savePdf(path, width, height);
+    return m_plot->savePng(path, width, height);
+}
+
+int ChartPanel::pointCount() const {
+    int n = 0;
+    for (int i = 0; i < m_plot->plottableCount(); ++i)
+        if (auto* p = m_plot->plottable(i)) n += p->interface1D() ? p->interface1D()->dataCount() : 0;
+    return n;
+}
+
+void ChartPanel::exportWithDialog() {
+    QString selected;
+    const QString path = QFileDialog::getSaveFileName(this, tr("Save chart"), m_title + QStringLiteral(".png"),
+                                                      tr("PNG image (*.png);;PDF document (*.pdf)"), &selected);
+    if (path.isEmpty()) return;
+    saveTo(path);
+}
+
+// ---------------------------------------------------------------------------------------------
+
+SegmentCostChart::SegmentCostChart(QWidget* parent) : ChartPanel(tr("Cost per segment"), parent) {
+    setObjectName(QStringLiteral("segmentCostChart"));
+    setPlan(nullptr);
+}
+
+void SegmentCostChart::setPlan(std::shared_ptr<const PlanData> plan) {
+    m_plan = std::move(plan);
+    resetPlot();
+    QCustomPlot* p = m_plot;
+    if (!m_plan) {
+        setNote(tr("No plan yet: the charts fill in when the search finishes."));
+        p->replot();
+        return;
+    }
+    const Plan& plan_ = m_plan->plan();
+    const size_t n = plan_.segments.size();
+    QVector<double> keys, compute, collective, reshard, memory, running;
+    double total = 0;
+    for (size_t i = 0; i < n; ++i) {
+        const SegmentPlan& s = plan_.segments[i];
+        keys << static_cast<double>(i);
+        compute << s.cost.computeSeconds * kMs;
+        collective << s.cost.collectiveSeconds * kMs;
+        reshard << s.cost.reshardSeconds * kMs;
+        memory << static_cast<double>(s.memoryBytes) / kGiB;
+        total += static_cast<double>(s.memoryBytes) / kGiB;
+        running << total;
+    }
+    addTitle(p, tr("Per segment: time per step and memory per device — %1 segments on mesh %2")
+                    .arg(n)
+                    .arg(QString::fromStdString(meshSpec(plan_.mesh))));
+    // Top: stacked time.
+    QCPAxisRect* top = p->axisRect();
+    auto* c = bars(top->axis(QCPAxis::atBottom), top->axis(QCPAxis::atLeft), tr("compute"), kCompute);
+    auto* o = bars(top->axis(QCPAxis::atBottom), top->axis(QCPAxis::atLeft), tr("own collectives"), kCollective);
+    auto* r = bars(top->axis(QCPAxis::atBottom), top->axis(QCPAxis::atLeft), tr("resharding"), kReshard);
+    c->setData(keys, compute, true);
+    o->setData(keys, collective, true);
+    r->setData(keys, reshard, true);
+    o->moveAbove(c);
+    r->moveAbove(o);
+    top->axis(QCPAxis::atLeft)->setLabel(tr("time per step (ms)"));
+    top->axis(QCPAxis::atBottom)->setLabel(tr("segment"));
+    top->axis(QCPAxis::atBottom)->setRange(-0.7, static_cast<double>(n) - 0.3);
+    double maxTime = 0;
+    for (size_t i = 0; i < n; ++i) maxTime = std::max(maxTime, compute[static_cast<int>(i)] + collective[static_cast<int>(i)] + reshard[static_cast<int>(i)]);
+    top->axis(QCPAxis::atLeft)->setRange(0, std::max(1e-6, maxTime * 1.1));
+    top->axis(QCPAxis::atBottom)->setTicker(integerTicker());
+    legendBelowTitle(p);
+
+    // Bottom: memory per segment (bars, left) and its running total against the limit (right).
+    auto* bottom = new QCPAxisRect(p);
+    styleAxes(bottom);
+    p->plotLayout()->addElement(3, 0, bottom);
+    bottom->axis(QCPAxis::atBottom)->setTicker(integerTicker());
+    auto* group = new QCPMarginGroup(p);
+    top->setMarginGroup(QCP::msLeft | QCP::msRight, group);
+    bottom->setMarginGroup(QCP::msLeft | QCP::msRight, group);
+    auto* mem = bars(bottom->axis(QCPAxis::atBottom), bottom->axis(QCPAxis::atLeft), tr("params + state per segment"), kMemory);
+    mem->setData(keys, memory, true);
+    mem->removeFromLegend();
+    bottom->axis(QCPAxis::atLeft)->setLabel(tr("per segment (GiB)"));
+    bottom->axis(QCPAxis::atBottom)->setLabel(tr("segment"));
+    bottom->axis(QCPAxis::atBottom)->setRange(-0.7, static_cast<double>(n) - 0.3);
+    double maxMem = 0;
+    for (double m : memory) maxMem = std::max(maxMem, m);
+    bottom->axis(QCPAxis::atLeft)->setRange(0, std::max(1e-6, maxMem * 1.15));
+    QCPAxis* right = bottom->axis(QCPAxis::atRight);
+    right->setVisible(true);
+    right->setTickLabels(true);
+    right->setLabel(tr("running total, device (GiB)"));
+    auto* cumulative = new QCPGraph(bottom->axis(QCPAxis::atBottom), right);
+    cumulative->setName(tr("running total"));
+    cumulative->setPen(QPen(QColor(0x33, 0x33, 0x33), 1.6));
+    cumulative->setData(keys, running, true);
+    cumulative->removeFromLegend();
+    const double limit = static_cast<double>(plan_.memoryLimitBytes) / kGiB;
+    const double device = static_cast<double>(plan_.memory.total()) / kGiB;
+    // The limit is drawn when it is on the scale of the plan's own memory; far above it would
+    // flatten everything else, so it is then only named.
+    const bool limitOnScale = limit <= 3.0 * std::max(device, total);
+    right->setRange(0, std::max({limitOnScale ? limit : 0.0, device, total}) * 1.12);
+    auto* limitLine = new QCPItemStraightLine(p);
+    limitLine->setClipAxisRect(bottom);
+    limitLine->point1->setAxisRect(bottom);
+    limitLine->point2->setAxisRect(bottom);
+    limitLine->point1->setAxes(bottom->axis(QCPAxis::atBottom), right);
+    limitLine->point2->setAxes(bottom->axis(QCPAxis::atBottom), right);
+    limitLine->point1->setCoords(0, limit);
+    limitLine->point2->setCoords(1, limit);
+    limitLine->setPen(QPen(kLimit, 1.5, Qt::DashLine));
+    auto* deviceLine = new QCPItemStraightLine(p);
+    deviceLine->setClipAxisRect(bottom);
+    for (auto* pt : {deviceLine->point1, deviceLine->point2}) {
+        pt->setAxisRect(bottom);
+        pt->setAxes(bottom->axis(QCPAxis::atBottom), right);
+    }
+    deviceLine->point1->setCoords(0, device);
+    deviceLine->point2->setCoords(1, device);
+    deviceLine->setPen(QPen(QColor(0x33, 0x33, 0x33), 1.0, Qt::DotLine));
+    auto* label = new QCPItemText(p);
+    label->setClipAxisRect(bottom);
+    label->position->setAxisRect(bottom);
+    label->position->setAxes(bottom->axis(QCPAxis::atBottom), right);
+    limitLine->setVisible(limitOnScale);
+    label->position->setCoords(-0.5, right->range().upper);
+    label->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
+    label->setFont(QFont(font().family(), 8));
+    label->setColor(kLimit);
+    label->setText(tr("device limit %1 GiB (%2) · device total %3 GiB with activations (dotted) · running total of the segments (line)")
+                       .arg(limit, 0, 'f', 1)
+                       .arg(limitOnScale ? tr("dashed") : tr("far above this scale"))
+                       .arg(device, 0, 'f', 1));
+    setNote(tr("Click a bar to see that segment's combinations. Time: evaluator, %1.").arg(provenanceText(plan_.step.provenance)));
+    connect(p, &QCustomPlot::mouseMove, this, &SegmentCostChart::hover);
+    connect(p, &QCustomPlot::mousePress, this, [this, top](QMouseEvent* e) {
+        const double x = top->axis(QCPAxis::atBottom)->pixelToCoord(e->position().x());
+        const int seg = static_cast<int>(std::lround(x));
+        if (m_plan && seg >= 0 && static_cast<size_t>(seg) < m_plan->plan().segments.size()) emit segmentClicked(seg);
+    });
+    p->replot();
+}
+
+void SegmentCostChart::hover(QMouseEvent* e) {
+    if (!m_plan) return;
+    const double x = m_plot->axisRect()->axis(QCPAxis::atBottom)->pixelToCoord(e->position().x());
+    const int seg = static_cast<int>(std::lround(x));
+    const auto& segments = m_plan->plan().segments;
+    if (seg < 0 || static_cast<size_t>(seg) >= segments.size()) {
+        QToolTip::hideText();
+        return;
+    }
+    const SegmentPlan& s = segments[static_cast<size_t>(seg)];
+    const auto& names = m_plan->analysis->typeNames;
+    QToolTip::showText(e->globalPosition().toPoint(),
+                       tr("#%1 %2 (T%3)\ncompute %4\nown collectives %5\nresharding %6\ntotal %7 (%8)\nparams + state %9 per device")
+                           .arg(seg)
+                           .arg(QString::fromStdString(names[static_cast<size_t>(s.type)]))
+                           .arg(s.type)
+                           .arg(formatSeconds(s.cost.computeSeconds), formatSeconds(s.cost.collectiveSeconds), formatSeconds(s.cost.reshardSeconds),
+                                formatSeconds(s.cost.total()), provenanceText(s.cost.provenance), formatBytes(static_cast<double>(s.memoryBytes))),
+                       m_plot);
+}
+
+// ---------------------------------------------------------------------------------------------
+
+CombinationChart::CombinationChart(QWidget* parent) : ChartPanel(tr("Combinations of a segment"), parent) {
+    setObjectName(QStringLiteral("combinationChart"));
+    clear(tr("Select a segment (tree, plan table or the cost chart) to see every combination of its blocks."));
+}
+
+void CombinationChart::clear(const QString& why) {
+    m_alt.reset();
+    resetPlot();
+    setNote(why);
+    m_plot->replot();
+}
+
+void CombinationChart::setAlternatives(std::shared_ptr<const PlanData> plan, std::shared_ptr<const SegmentAlternatives> alt) {
+    m_plan = std::move(plan);
+    m_alt = std::move(alt);
+    resetPlot();
+    if (!m_plan || !m_alt) {
+        clear(tr("No combinations."));
+        return;
+    }
+    QCustomPlot* p = m_plot;
+    const Plan& plan_ = m_plan->plan();
+    const Segment& seg = m_plan->analysis->report->cover.segments[static_cast<size_t>(m_alt->segment)];
+    addTitle(p, tr("Segment #%1 %2 (T%3): step time for each of its %4 combinations, rest of the plan fixed")
+                    .arg(m_alt->segment)
+                    .arg(QString::fromStdString(m_plan->analysis->typeNames[static_cast<size_t>(seg.type)]))
+                    .arg(seg.type)
+                    .arg(m_alt->combinations));
+    struct Series {
+        QString name;
+        QCPScatterStyle style;
+        QVector<double> x, y;
+    };
+    Series pareto{tr("Pareto-optimal (kept by the DP)"), QCPScatterStyle(QCPScatterStyle::ssDisc, kPareto, kPareto, 6), {}, {}};
+    Series dominated{tr("dominated (pruned)"), QCPScatterStyle(QCPScatterStyle::ssDisc, QColor(0x9a, 0x9a, 0x9a), QColor(0xc8, 0xc8, 0xc8), 5), {}, {}};
+    Series excluded{tr("excluded by pins"), QCPScatterStyle(QCPScatterStyle::ssSquare, QColor(0x88, 0x88, 0x88), 6), {}, {}};
+    Series noFit{tr("does not fit in memory"), QCPScatterStyle(QCPScatterStyle::ssCross, QPen(kLimit, 1.5), QBrush(), 7), {}, {}};
+    Series chosen{tr("chosen"), QCPScatterStyle(QCPScatterStyle::ssStar, QPen(kChosen, 2.5), QBrush(kChosen), 16), {}, {}};
+    double minX = 1e300, maxX = 0, minY = 1e300, maxY = 0;
+    for (const CombinationCost& r : m_alt->rows) {
+        const double x = static_cast<double>(r.memoryBytes) / kGiB;
+        const double y = r.stepSeconds * kMs;
+        Series& s = r.chosen ? chosen : !r.allowed ? excluded : !r.fits ? noFit : r.dominated ? dominated : pareto;
+        s.x << x;
+        s.y << y;
+        minX = std::min(minX, x);
+        maxX = std::max(maxX, x);
+        minY = std::min(minY, y);
+        maxY = std::max(maxY, y);
+    }
+    for (Series* s : {&dominated, &excluded, &noFit, &pareto, &chosen}) {
+        if (s->x.isEmpty()) continue;
+        QCPGraph* g = p->addGraph();
+        g->setName(s->name + QStringLiteral(" (%1)").arg(s->x.size()));
+        g->setLineStyle(QCPGraph::lsNone);
+        g->setScatterStyle(s->style);
+        g->setData(s->x, s->y);
+    }
+    const double limit = static_cast<double>(plan_.memoryLimitBytes) / kGiB;
+    auto* limitLine = new QCPItemStraightLine(p);
+    limitLine->point1->setCoords(limit, 0);
+    limitLine->point2->setCoords(limit, 1);
+    limitLine->setPen(QPen(kLimit, 1.5, Qt::DashLine));
+    auto* label = new QCPItemText(p);
+    label->position->setCoords(limit, maxY);
+    label->setPositionAlignment(Qt::AlignRight | Qt::AlignTop);
+    label->setText(tr("memory limit %1 GiB ").arg(limit, 0, 'f', 1));
+    label->setColor(kLimit);
+    label->setFont(QFont(font().family(), 8));
+    const double spanX = std::max(1e-3, maxX - minX), spanY = std::max(1e-3, maxY - minY);
+    p->xAxis->setRange(std::max(0.0, minX - 0.08 * spanX), std::max(maxX, std::min(limit, maxX + spanX)) + 0.08 * spanX);
+    p->yAxis->setRange(std::max(0.0, minY - 0.08 * spanY), maxY + 0.12 * spanY);
+    p->xAxis->setLabel(tr("memory per device (GiB)"));
+    p->yAxis->setLabel(tr("step time (ms)"));
+    legendBelowTitle(p);
+    p->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+    setNote(m_alt->truncated ? tr("Showing the first %1 of %2 combinations.").arg(m_alt->rows.size()).arg(m_alt->combinations)
+                             : tr("Hover a point for its strategies; drag and wheel to pan and zoom."));
+    connect(p, &QCustomPlot::mouseMove, this, &CombinationChart::hover);
+    p->replot();
+}
+
+void CombinationChart::hover(QMouseEvent* e) {
+    if (!m_alt || !m_plan) return;
+    const QPointF pos = e->position();
+    double best = 1e300;
+    const CombinationCost* hit = nullptr;
+    for (const CombinationCost& r : m_alt->rows) {
+        const double px = m_plot->xAxis->coordToPixel(static_cast<double>(r.memoryBytes) / kGiB);
+        const double py = m_plot->yAxis->coordToPixel(r.stepSeconds * kMs);
+        const double d = std::hypot(px - pos.x(), py - pos.y());
+        if (d < best) {
+            best = d;
+            hit = &r;
+        }
+    }
+    if (!hit || best > 12) {
+        QToolTip::hideText();
+        return;
+    }
+    const auto& report = *m_plan->analysis->report;
+    const Segment& seg = report.cover.segments[static_cast<size_t>(m_alt->segment)];
+    QStringList labels;
+    for (size_t k = 0; k < hit->combination.size(); ++k)
+        labels << QString::fromStdString(report.blocks.blocks[static_cast<size_t>(seg.firstBlock) + k].strategies[static_cast<size_t>(hit->combination[k])].label);
+    const QString status = hit->chosen ? tr("chosen") : !hit->allowed ? tr("excluded by pins") : !hit->fits ? tr("does not fit") : hit->dominated ? tr("dominated") : tr("Pareto-optimal");
+    QToolTip::showText(e->globalPosition().toPoint(),
+                       tr("%1\nstep %2 (%3 vs plan)\nmemory %4 per device\n%5")
+                           .arg(labels.join(QStringLiteral(" | ")), formatSeconds(hit->stepSeconds),
+                                (hit->stepSeconds >= m_plan->plan().predictedStepSeconds ? QStringLiteral("+") : QString()) +
+                                    formatSeconds(hit->stepSeconds - m_plan->plan().predictedStepSeconds),
+                                formatBytes(static_cast<double>(hit->memoryBytes)), status),
+                       m_plot);
+}
+
+// ---------------------------------------------------------------------------------------------
+
+BaselineChart::BaselineChart(QWidget* parent) : ChartPanel(tr("Plan vs baselines"), parent) {
+    setObjectName(QStringLiteral("baselineChart"));
+    setPlan(nullptr);
+}
+
+void BaselineChart::setPlan(std::shared_ptr<const PlanData> plan) {
+    resetPlot();
+    QCustomPlot* p = m_plot;
+    if (!plan) {
+        setNote(tr("No plan yet."));
+        p->replot();
+        return;
+    }
+    const Plan& pl = plan->plan();
+    addTitle(p, tr("Step time: CFP plan against baselines (same cluster, evaluator)"));
+    struct Row {
+        QString name;
+        double ms = 0;
+        double gib = 0;
+        bool feasible = true, fits = true;
+        QString note;
+    };
+    std::vector<Row> rows;
+    rows.push_back({tr("CFP plan (%1)").arg(QString::fromStdString(meshSpec(pl.mesh))), pl.evaluatorStepSeconds * kMs,
+                    static_cast<double>(pl.memory.total()) / kGiB, true, true, {}});
+    for (const Baseline& b : pl.baselines) {
+        const QString name = b.name == "data_parallel" ? tr("data parallel") : b.name == "megatron" ? tr("Megatron-style") : QString::fromStdString(b.name);
+        rows.push_back({name, b.stepSeconds * kMs, static_cast<double>(b.memory.total()) / kGiB, b.feasible, b.fits, QString::fromStdString(b.note)});
+    }
+    QVector<double> okKeys, okVals, badKeys, badVals, planKeys, planVals;
+    auto ticker = QSharedPointer<QCPAxisTickerText>::create();
+    double maxMs = 0;
+    for (size_t i = 0; i < rows.size(); ++i) {
+        const double key = static_cast<double>(rows.size() - 1 - i);  // plan on top
+        ticker->addTick(key, rows[i].name);
+        if (!rows[i].feasible) continue;
+        maxMs = std::max(maxMs, rows[i].ms);
+        if (i == 0) {
+            planKeys << key;
+            planVals << rows[i].ms;
+        } else if (rows[i].fits) {
+            okKeys << key;
+            okVals << rows[i].ms;
+        } else {
+            badKeys << key;
+            badVals << rows[i].ms;
+        }
+    }
+    QCPAxis* key = p->yAxis;
+    QCPAxis* value = p->xAxis;
+    auto* planBars = bars(key, value, tr("plan"), QColor(0x59, 0xa1, 0x4f));
+    planBars->setData(planKeys, planVals, true);
+    auto* okBars = bars(key, value, tr("baseline, fits"), kCompute);
+    okBars->setData(okKeys, okVals, true);
+    auto* badBars = bars(key, value, tr("baseline, does not fit"), kLimit.lighter(140));
+    badBars->setBrush(QBrush(kLimit.lighter(140), Qt::BDiagPattern));
+    badBars->setData(badKeys, badVals, true);
+    for (auto* b : {planBars, okBars, badBars}) b->setWidth(0.6);
+    key->setTicker(ticker);
+    key->setRange(-0.6, static_cast<double>(rows.size()) - 0.4);
+    key->grid()->setVisible(false);
+    value->setLabel(tr("step time (ms)"));
+    value->setRange(0, std::max(1e-6, maxMs) * 1.75);
+    const double planMs = rows[0].ms;
+    for (size_t i = 0; i < rows.size(); ++i) {
+        auto* t = new QCPItemText(p);
+        const double k = static_cast<double>(rows.size() - 1 - i);
+        t->position->setCoords(rows[i].feasible ? rows[i].ms : 0, k);
+        t->setPositionAlignment(Qt::AlignLeft | Qt::AlignVCenter);
+        t->setPadding(QMargins(6, 0, 0, 0));
+        t->setFont(QFont(font().family(), 8));
+        QString text;
+        if (!rows[i].feasible) text = tr("not possible: %1").arg(rows[i].note);
+        else if (i == 0) text = tr("%1 ms · %2 GiB/device").arg(rows[i].ms, 0, 'f', 1).arg(rows[i].gib, 0, 'f', 1);
+        else
+            text = tr("%1 ms · %2× the plan · %3 GiB%4")
+                       .arg(rows[i].ms, 0, 'f', 1)
+                       .arg(planMs > 0 ? rows[i].ms / planMs : 0, 0, 'f', 2)
+                       .arg(rows[i].gib, 0, 'f', 1)
+                       .arg(rows[i].fits ? QString() : tr(" — does not fit"));
+        t->setText(text);
+        t->setColor(rows[i].fits && rows[i].feasible ? QColor(0x22, 0x22, 0x22) : kLimit);
+    }
+    // No legend: each bar says what it is; green is the plan, hatched red does not fit.
+    setNote(tr("Memory limit %1 per device; hatched: does not fit.").arg(formatBytes(static_cast<double>(pl.memoryLimitBytes))));
+    p->replot();
+}
+
+// ---------------------------------------------------------------------------------------------
+
+BestSoFarChart::BestSoFarChart(QWidget* parent) : ChartPanel(tr("Best plan so far"), parent) {
+    setObjectName(QStringLiteral("bestSoFarChart"));
+    m_plot->setMinimumHeight(120);
+    setPoints({});
+}
+
+void BestSoFarChart::setPoints(const std::vector<std::pair<double, double>>& points) {
+    QCustomPlot* p = m_plot;
+    p->clearGraphs();
+    QCPGraph* g = p->addGraph();
+    g->setName(tr("best step time"));
+    g->setLineStyle(QCPGraph::lsStepLeft);
+    g->setPen(QPen(kPareto, 1.8));
+    g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, 5));
+    QVector<double> x, y;
+    for (const auto& [t, s] : points) {
+        x << t;
+        y << s * kMs;
+    }
+    g->setData(x, y, true);
+    p->xAxis->setLabel(tr("search time (s)"));
+    p->yAxis->setLabel(tr("best step (ms)"));
+    if (!points.empty()) {
+        g->rescaleAxes();
+        const QCPRange yr = p->yAxis->range();
+        const double pad = std::max(0.05 * yr.size(), 0.02 * std::abs(yr.upper));
+        p->yAxis->setRange(std::max(0.0, yr.lower - pad), yr.upper + pad);
+        p->xAxis->setRange(0, std::max(0.5, p->xAxis->range().upper * 1.1));
+    }
+    setNote(points.empty() ? tr("The best step time found appears here as each mesh finishes.") : QString());
+    p->replot();
+}
+
+}  // namespace cfp::explorer

@@ -1,0 +1,86 @@
+#pragma once
+// Charts (QCustomPlot; only charts.cpp includes it):
+//   SegmentCostChart   per segment: stacked compute / collectives / resharding time, and memory
+//                      (parameters + state per segment, running total against the device limit)
+//   CombinationChart   one segment's every combination: step time against memory, the chosen one
+//                      highlighted, Pareto-pruned, pin-excluded and non-fitting ones marked
+//   BaselineChart      the plan against the data-parallel and Megatron baselines
+//   BestSoFarChart     the search's best step time over wall time
+// Each has axes with units, a legend, tooltips, and PNG/PDF export.
+
+#include <QWidget>
+
+#include <memory>
+
+#include "session.h"
+
+class QCustomPlot;
+class QLabel;
+class QMouseEvent;
+
+namespace cfp::explorer {
+
+class ChartPanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit ChartPanel(const QString& title, QWidget* parent = nullptr);
+    QCustomPlot* plot() const { return m_plot; }
+    QString title() const { return m_title; }
+    // Writes the chart; the format follows the extension (.png or .pdf).
+    bool saveTo(const QString& path, int width = 1200, int height = 700);
+    // Number of data points (bars or markers) drawn, for tests.
+    int pointCount() const;
+
+public slots:
+    void exportWithDialog();
+
+protected:
+    void setNote(const QString& text);
+    void resetPlot();
+    QCustomPlot* m_plot = nullptr;
+    QLabel* m_note = nullptr;
+    QString m_title;
+};
+
+class SegmentCostChart : public ChartPanel {
+    Q_OBJECT
+public:
+    explicit SegmentCostChart(QWidget* parent = nullptr);
+    void setPlan(std::shared_ptr<const PlanData> plan);
+signals:
+    void segmentClicked(int segment);
+
+private:
+    void hover(QMouseEvent* event);
+    std::shared_ptr<const PlanData> m_plan;
+};
+
+class CombinationChart : public ChartPanel {
+    Q_OBJECT
+public:
+    explicit CombinationChart(QWidget* parent = nullptr);
+    void setAlternatives(std::shared_ptr<const PlanData> plan, std::shared_ptr<const SegmentAlternatives> alternatives);
+    void clear(const QString& why);
+    std::shared_ptr<const SegmentAlternatives> alternatives() const { return m_alt; }
+
+private:
+    void hover(QMouseEvent* event);
+    std::shared_ptr<const PlanData> m_plan;
+    std::shared_ptr<const SegmentAlternatives> m_alt;
+};
+
+class BaselineChart : public ChartPanel {
+    Q_OBJECT
+public:
+    explicit BaselineChart(QWidget* parent = nullptr);
+    void setPlan(std::shared_ptr<const PlanData> plan);
+};
+
+class BestSoFarChart : public ChartPanel {
+    Q_OBJECT
+public:
+    explicit BestSoFarChart(QWidget* parent = nullptr);
+    void setPoints(const std::vector<std::pair<double, double>>& points);  // (elapsed s, best s)
+};
+
+}  // namespace cfp::explorer

@@ -1,0 +1,63 @@
+// `cfp-explorer`: the Qt desktop explorer over the CFP core.
+//
+//   cfp-explorer [MODEL|PROJECT]              open a model (default builtin:gpt3-1.3b) and analyse it
+//   cfp-explorer --screenshot FILE [MODEL]    load, analyse, plan, render, write FILE (PNG), exit
+
+#include <QApplication>
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "main_window.h"
+
+namespace {
+
+const char* kHelp =
+    "Usage: cfp-explorer [MODEL|PROJECT]\n"
+    "       cfp-explorer --screenshot FILE [MODEL]\n\n"
+    "Opens MODEL (builtin:NAME, a config.json or a native graph file; default builtin:gpt3-1.3b on one\n"
+    "node of 8xH100) or a project file, and analyses it. --screenshot loads, analyses and plans MODEL,\n"
+    "renders the window with its charts into FILE (PNG) and exits; it runs without a display under\n"
+    "QT_QPA_PLATFORM=offscreen or xvfb-run.\n";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    for (int i = 1; i < argc; ++i) {
+        if (!std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h")) {
+            std::fputs(kHelp, stdout);
+            return 0;
+        }
+        if (!std::strcmp(argv[i], "--version")) {
+            std::puts("cfp-explorer " CFP_VERSION);
+            return 0;
+        }
+    }
+    QApplication app(argc, argv);
+    QApplication::setOrganizationName(QStringLiteral("cfp-explorer"));
+    QApplication::setApplicationName(QStringLiteral("cfp-explorer"));
+    QApplication::setApplicationVersion(QStringLiteral(CFP_VERSION));
+    QApplication::setDesktopFileName(QStringLiteral("io.github.cfp_explorer.CfpExplorer"));
+    QApplication::setWindowIcon(QIcon(QStringLiteral(":/icons/cfp-explorer.svg")));
+
+    const QStringList args = QApplication::arguments().mid(1);
+    if (!args.isEmpty() && args[0] == QLatin1String("--screenshot")) {
+        if (args.size() < 2 || args.size() > 3) {
+            std::fputs("cfp-explorer: error: --screenshot needs FILE and at most one MODEL [cli.usage]\n", stderr);
+            return 2;
+        }
+        const std::string model = args.size() == 3 ? args[2].toStdString() : std::string(cfp::kDefaultModel);
+        return cfp::explorer::MainWindow::screenshot(args[1], model);
+    }
+    if (args.size() > 1 || (!args.isEmpty() && args[0].startsWith(QLatin1String("--")))) {
+        std::fprintf(stderr, "cfp-explorer: error: unexpected arguments (see cfp-explorer --help) [cli.usage]\n");
+        return 2;
+    }
+    cfp::explorer::WindowOptions options;
+    if (!args.isEmpty()) options.model = args[0].toStdString();
+    cfp::explorer::MainWindow window(options);
+    window.resize(1600, 1000);
+    window.show();
+    return app.exec();
+}

@@ -1,0 +1,112 @@
+#pragma once
+// The explorer's main window: the folded graph and the charts in the centre, the plan table
+// below, the structure tree on the left with the cluster and search panels, the properties and the
+// profiler on the right. It owns an Explorer (session.h) and wires every view to it.
+
+#include <QMainWindow>
+#include <QMessageBox>
+#include <QPointer>
+
+#include <memory>
+
+#include "session.h"
+
+class QComboBox;
+class QLineEdit;
+
+class QTabWidget;
+class QTextBrowser;
+class QTreeView;
+
+namespace cfp::explorer {
+
+class BaselineChart;
+class ClusterPanel;
+class CombinationChart;
+class GraphView;
+class PlanPanel;
+class ProfilerPanel;
+class SearchPanel;
+class SegmentCostChart;
+class StructureModel;
+
+struct WindowOptions {
+    std::string model = kDefaultModel;  // opened (and analysed) at once: builtin:NAME, a model or project file
+    BuildOptions build;                 // for builtin: and config.json models
+    ClusterSettings cluster;            // hardware, nodes, mesh, memory limit
+    bool searchOnOpen = false;          // run the search after the first analysis
+    bool discoverDevices = true;        // list GPUs on the profiler thread at start
+};
+
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+public:
+    explicit MainWindow(const WindowOptions& options = {}, QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    Explorer* explorer() const { return m_explorer; }
+    GraphView* graphView() const { return m_graph; }
+    StructureModel* structureModel() const { return m_structure; }
+    QTreeView* structureView() const { return m_tree; }
+    PlanPanel* planPanel() const { return m_planPanel; }
+    SearchPanel* searchPanel() const { return m_searchPanel; }
+    ClusterPanel* clusterPanel() const { return m_clusterPanel; }
+    ProfilerPanel* profilerPanel() const { return m_profilerPanel; }
+    SegmentCostChart* segmentChart() const { return m_segmentChart; }
+    CombinationChart* combinationChart() const { return m_combinationChart; }
+    BaselineChart* baselineChart() const { return m_baselineChart; }
+    QTextBrowser* properties() const { return m_properties; }
+    QTabWidget* chartTabs() const { return m_chartTabs; }
+    // The last error dialog (open until the user closes it), for tests.
+    QMessageBox* lastErrorDialog() const { return m_lastError; }
+    QStringList recentFiles() const;
+
+    // Opens a model source, a project file or (by its "format") decides which it is.
+    void openPath(const QString& path);
+    void openProject(const QString& path);
+    void saveProject(const QString& path);
+    // Finds ops by name or scope; selects the next match after the current one.
+    int findNext(const QString& text);
+
+    // Loads `model`, analyses, searches and renders, then writes the window as a PNG. Returns the
+    // process exit code (0 on success).
+    static int screenshot(const QString& path, const std::string& model, QSize size = QSize(1720, 1080));
+
+protected:
+    void dragEnterEvent(QDragEnterEvent* event) override;
+    void dropEvent(QDropEvent* event) override;
+    void closeEvent(QCloseEvent* event) override;
+
+private:
+    void buildActions();
+    void showError(const QString& title, const QString& message);
+    void onAnalysis();
+    void onPlan();
+    void onSelection(const Selection& selection);
+    void addRecent(const QString& path);
+    void rebuildRecentMenu();
+    void openModelDialog();
+    void openSource(const QString& path, bool searchAfter);
+    int segmentOf(const Selection& selection) const;
+
+    Explorer* m_explorer = nullptr;
+    GraphView* m_graph = nullptr;
+    StructureModel* m_structure = nullptr;
+    QTreeView* m_tree = nullptr;
+    QTextBrowser* m_properties = nullptr;
+    PlanPanel* m_planPanel = nullptr;
+    SearchPanel* m_searchPanel = nullptr;
+    ClusterPanel* m_clusterPanel = nullptr;
+    ProfilerPanel* m_profilerPanel = nullptr;
+    SegmentCostChart* m_segmentChart = nullptr;
+    CombinationChart* m_combinationChart = nullptr;
+    BaselineChart* m_baselineChart = nullptr;
+    QTabWidget* m_chartTabs = nullptr;
+    QComboBox* m_overlay = nullptr;
+    QLineEdit* m_find = nullptr;
+    QMenu* m_recentMenu = nullptr;
+    QPointer<QMessageBox> m_lastError;
+    int m_alternativesSegment = -1;
+};
+
+}  // namespace cfp::explorer

@@ -1,0 +1,111 @@
+#pragma once
+// Item models over the explorer's snapshots (session.h) and the text of the properties panel.
+//
+//   StructureModel  segments → blocks → ops, with op counts, the plan's strategies and costs
+//   PlanModel       segment types → segments: chosen combination (editable: sets a pin), pin
+//                   check box, time, memory and the change against the previous plan
+//
+// Both are lazy: rows exist only as indices into the analysis, so a 10^5-op model costs nothing
+// until a branch is expanded.
+
+#include <QAbstractItemModel>
+#include <QStyledItemDelegate>
+
+#include <memory>
+
+#include "session.h"
+
+namespace cfp::explorer {
+
+class StructureModel : public QAbstractItemModel {
+    Q_OBJECT
+public:
+    enum Column { ColName, ColOps, ColStrategy, ColTime, ColCount };
+    static constexpr int SelectionRole = Qt::UserRole + 1;  // QVariant<Selection>
+
+    explicit StructureModel(QObject* parent = nullptr);
+    void setAnalysis(std::shared_ptr<const AnalysisData> analysis);
+    void setPlan(std::shared_ptr<const PlanData> plan);  // refreshes the plan columns
+    std::shared_ptr<const AnalysisData> analysis() const { return m_analysis; }
+
+    QModelIndex indexFor(const Selection& selection) const;
+    Selection selectionAt(const QModelIndex& index) const;
+
+    QModelIndex index(int row, int column, const QModelIndex& parent = {}) const override;
+    QModelIndex parent(const QModelIndex& child) const override;
+    int rowCount(const QModelIndex& parent = {}) const override;
+    int columnCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+
+private:
+    std::shared_ptr<const AnalysisData> m_analysis;
+    std::shared_ptr<const PlanData> m_plan;
+    std::vector<double> m_blockSeconds;  // per block: Σ member op costs under the plan
+};
+
+class PlanModel : public QAbstractItemModel {
+    Q_OBJECT
+public:
+    enum Column { ColSegment, ColCombination, ColTime, ColMemory, ColPinned, ColDelta, ColCount };
+    static constexpr int CombinationRole = Qt::UserRole + 2;  // QList<int>: strategy per block
+    static constexpr int FirstBlockRole = Qt::UserRole + 3;   // int: first block of the row's segment
+    static constexpr int PinTargetRole = Qt::UserRole + 4;    // QString: "3" or "T1"
+
+    explicit PlanModel(QObject* parent = nullptr);
+    void setData(std::shared_ptr<const PlanData> plan, std::shared_ptr<const PlanData> previous,
+                 const std::vector<std::string>& pins);
+    void setPins(const std::vector<std::string>& pins);
+    std::shared_ptr<const PlanData> plan() const { return m_plan; }
+    QModelIndex segmentIndex(int segment, int column = 0) const;
+    QModelIndex typeIndex(int type, int column = 0) const;
+
+    QModelIndex index(int row, int column, const QModelIndex& parent = {}) const override;
+    QModelIndex parent(const QModelIndex& child) const override;
+    int rowCount(const QModelIndex& parent = {}) const override;
+    int columnCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+    bool setData(const QModelIndex& index, const QVariant& value, int role = Qt::EditRole) override;
+    Qt::ItemFlags flags(const QModelIndex& index) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+
+signals:
+    // The user chose a combination (pin it) or toggled a pin; the panel turns these into undoable
+    // pin changes. `target` is "3" (segment) or "T1" (type).
+    void pinRequested(const QString& target, const QList<int>& combination);
+    void unpinRequested(const QString& target);
+
+private:
+    struct Row {
+        bool isType = false;
+        int id = 0;  // type id or segment index
+    };
+    Row rowOf(const QModelIndex& index) const;
+    std::vector<int32_t> combinationOf(const Row& row) const;     // the plan's (first segment for a type)
+    std::vector<int32_t> pinnedCombination(const std::string& target, const Row& row) const;  // -1 = free
+    const std::string* pinFor(const std::string& target) const;
+
+    std::shared_ptr<const PlanData> m_plan, m_previous;
+    std::vector<std::string> m_pins;
+    std::vector<std::vector<int32_t>> m_segmentsOfType;
+};
+
+// Editor for PlanModel's combination column: one combo box per block of the segment.
+class CombinationDelegate : public QStyledItemDelegate {
+    Q_OBJECT
+public:
+    using QStyledItemDelegate::QStyledItemDelegate;
+    QWidget* createEditor(QWidget* parent, const QStyleOptionViewItem& option, const QModelIndex& index) const override;
+    void setEditorData(QWidget* editor, const QModelIndex& index) const override;
+    void setModelData(QWidget* editor, QAbstractItemModel* model, const QModelIndex& index) const override;
+    void updateEditorGeometry(QWidget* editor, const QStyleOptionViewItem& option, const QModelIndex& index) const override;
+};
+
+// HTML for the properties panel: shapes, dtypes, the sharding under each block strategy, and the
+// plan's costs with their provenance.
+QString describeSelection(const AnalysisData& analysis, const PlanData* plan, const Selection& selection);
+
+// Block colour (by position within its segment, so equal blocks of repeated layers share it).
+QColor blockColor(int positionInSegment);
+
+}  // namespace cfp::explorer

@@ -1,0 +1,501 @@
+#include "panels.h"
+
+#include <QComboBox>
+#include <QDialogButtonBox>
+#include <QDoubleSpinBox>
+#include <QFileDialog>
+#include <QFormLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QToolButton>
+#include <QTreeView>
+#include <QTreeWidget>
+#include <QUndoStack>
+#include <QVBoxLayout>
+
+#include <cmath>
+
+#include "charts.h"
+#include "hardware/hardware.h"
+#include "models.h"
+#include "profiler/profiler.h"
+
+namespace cfp::explorer {
+
+namespace {
+
+QString qs(const std::string& s) { return QString::fromStdString(s); }
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// ClusterPanel
+
+ClusterPanel::ClusterPanel(Explorer* explorer, QWidget* parent) : QWidget(parent), m_explorer(explorer) {
+    setObjectName(QStringLiteral("clusterPanel"));
+    auto* form = new QFormLayout(this);
+    form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+    auto* modelRow = new QHBoxLayout;
+    m_model = new QLabel(this);
+    m_model->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_model->setWordWrap(true);
+    auto* open = new QToolButton(this);
+    open->setText(tr("Open…"));
+    connect(open, &QToolButton::clicked, this, &ClusterPanel::openModelRequested);
+    modelRow->addWidget(m_model, 1);
+    modelRow->addWidget(open);
+    form->addRow(tr("Model"), modelRow);
+
+    auto* build = new QHBoxLayout;
+    m_batch = new QSpinBox(this);
+    m_batch->setRange(1, 1 << 20);
+    m_batch->setToolTip(tr("Sequences per step"));
+    m_seq = new QSpinBox(this);
+    m_seq->setRange(0, 1 << 20);
+    m_seq->setSpecialValueText(tr("default"));
+    m_seq->setToolTip(tr("Tokens per sequence (default: the model's context, at most 2048)"));
+    m_dtype = new QComboBox(this);
+    m_dtype->addItems({QStringLiteral("bf16"), QStringLiteral("f32")});
+    m_qkv = new QComboBox(this);
+    m_qkv->addItems({QStringLiteral("fused"), QStringLiteral("separate")});
+    m_qkv->setToolTip(tr("One fused QKV projection or three"));
+    build->addWidget(new QLabel(tr("batch"), this));
+    build->addWidget(m_batch);
+    build->addWidget(new QLabel(tr("seq"), this));
+    build->addWidget(m_seq);
+    build->addWidget(m_dtype);
+    build->addWidget(m_qkv);
+    form->addRow(tr("Step"), build);
+
+    auto* hwRow = new QHBoxLayout;
+    m_hardware = new QComboBox(this);
+    m_hardware->setEditable(true);
+    for (const std::string& id : hardwareNames()) m_hardware->addItem(qs(id));
+    m_hardware->setToolTip(tr("A built-in hardware spec, or the path of a JSON spec (docs/hardware-format.md)"));
+    auto* browse = new QToolButton(this);
+    browse->setText(tr("File…"));
+    connect(browse, &QToolButton::clicked, this, [this] {
+        const QString f = QFileDialog::getOpenFileName(this, tr("Hardware spec"), {}, tr("Hardware spec (*.json)"));
+        if (!f.isEmpty()) m_hardware->setCurrentText(f);
+    });
+    hwRow->addWidget(m_hardware, 1);
+    hwRow->addWidget(browse);
+    form->addRow(tr("Hardware"), hwRow);
+    m_hardwareInfo = new QLabel(this);
+    m_hardwareInfo->setWordWrap(true);
+    m_hardwareInfo->setStyleSheet(QStringLiteral("color: #555;"));
+    form->addRow(QString(), m_hardwareInfo);
+
+    m_nodes = new QSpinBox(this);
+    m_nodes->setRange(1, 4096);
+    m_nodes->setSuffix(tr(" node(s)"));
+    form->addRow(tr("Nodes"), m_nodes);
+    m_mesh = new QComboBox(this);
+    m_mesh->setEditable(true);
+    m_mesh->setToolTip(tr("auto: every 1–3-axis mesh aligned with nodes; or a shape such as 8, 2x4, dp=2,tp=4"));
+    form->addRow(tr("Mesh"), m_mesh);
+    m_memory = new QDoubleSpinBox(this);
+    m_memory->setRange(0, 1 << 20);
+    m_memory->setDecimals(1);
+    m_memory->setSuffix(tr(" GiB"));
+    m_memory->setSpecialValueText(tr("GPU memory"));
+    m_memory->setToolTip(tr("Per-device memory limit (0: the GPU's HBM)"));
+    form->addRow(tr("Memory limit"), m_memory);
+
+    auto* apply = new QPushButton(tr("Apply and analyse"), this);
+    apply->setObjectName(QStringLiteral("applyButton"));
+    connect(apply, &QPushButton::clicked, this, &ClusterPanel::apply);
+    form->addRow(QString(), apply);
+
+    connect(m_hardware, &QComboBox::currentTextChanged, this, &ClusterPanel::updateMeshChoices);
+    connect(m_nodes, &QSpinBox::valueChanged, this, &ClusterPanel::updateMeshChoices);
+    connect(explorer, &Explorer::modelChanged, this, &ClusterPanel::refresh);
+    connect(explorer, &Explorer::analysisChanged, this, &ClusterPanel::refresh);
+    refresh();
+}
+
+void ClusterPanel::refresh() {
+    const Project& p = m_explorer->project();
+    m_model->setText(qs(p.model.source));
+    m_batch->setValue(static_cast<int>(p.model.build.batch));
+    m_seq->setValue(static_cast<int>(p.model.build.seq));
+    m_dtype->setCurrentText(qs(std::string(dtypeName(p.model.build.dtype))));
+    m_qkv->setCurrentIndex(p.model.build.qkv == QkvLayout::Separate ? 1 : 0);
+    m_hardware->setCurrentText(qs(p.cluster.hardware));
+    m_nodes->setValue(static_cast<int>(p.cluster.nodes));
+    updateMeshChoices();
+    m_mesh->setCurrentText(qs(p.cluster.mesh));
+    m_memory->setValue(static_cast<double>(p.cluster.memoryLimitBytes) / kGiB);
+}
+
+void ClusterPanel::updateMeshChoices() {
+    const QString current = m_mesh->currentText();
+    auto hw = loadHardware(m_hardware->currentText().toStdString());
+    m_mesh->blockSignals(true);
+    m_mesh->clear();
+    m_mesh->addItem(QStringLiteral("auto"));
+    if (hw) {
+        const int64_t devices = hw->gpusPerNode * m_nodes->value();
+        for (const std::string& m : autoMeshes(devices, hw->gpusPerNode)) m_mesh->addItem(qs(m));
+        m_hardwareInfo->setText(tr("%1: %2, %3 TFLOP/s bf16, %4 GPUs per node; %5 devices")
+                                    .arg(qs(hw->name), formatBytes(static_cast<double>(hw->memoryBytes)))
+                                    .arg(hw->peakFlopsFor(DType::BF16) / 1e12, 0, 'f', 0)
+                                    .arg(hw->gpusPerNode)
+                                    .arg(devices));
+    } else {
+        m_hardwareInfo->setText(qs(hw.error().message));
+    }
+    m_mesh->setCurrentText(current.isEmpty() ? QStringLiteral("auto") : current);
+    m_mesh->blockSignals(false);
+}
+
+void ClusterPanel::apply() {
+    BuildOptions b;
+    b.batch = m_batch->value();
+    b.seq = m_seq->value();
+    b.dtype = m_dtype->currentIndex() == 0 ? DType::BF16 : DType::F32;
+    b.qkv = m_qkv->currentIndex() == 1 ? QkvLayout::Separate : QkvLayout::Fused;
+    m_explorer->setBuildOptions(b);
+    ClusterSettings c;
+    c.hardware = m_hardware->currentText().trimmed().toStdString();
+    c.nodes = m_nodes->value();
+    c.mesh = m_mesh->currentText().trimmed().isEmpty() ? "auto" : m_mesh->currentText().trimmed().toStdString();
+    c.memoryLimitBytes = static_cast<int64_t>(std::llround(m_memory->value() * kGiB));
+    m_explorer->setCluster(c);
+    m_explorer->analyse();
+}
+
+// ---------------------------------------------------------------------------------------------
+// SearchPanel
+
+SearchPanel::SearchPanel(Explorer* explorer, QWidget* parent) : QWidget(parent), m_explorer(explorer) {
+    setObjectName(QStringLiteral("searchPanel"));
+    auto* layout = new QVBoxLayout(this);
+    auto* buttons = new QHBoxLayout;
+    m_search = new QPushButton(tr("Search"), this);
+    m_search->setObjectName(QStringLiteral("searchButton"));
+    m_search->setToolTip(tr("Run the segment DP on every mesh (or the chosen one), off the GUI thread"));
+    m_cancel = new QPushButton(tr("Cancel"), this);
+    m_cancel->setObjectName(QStringLiteral("cancelButton"));
+    m_cancel->setEnabled(false);
+    buttons->addWidget(m_search);
+    buttons->addWidget(m_cancel);
+    layout->addLayout(buttons);
+    m_progress = new QProgressBar(this);
+    m_progress->setRange(0, 1000);
+    m_progress->setValue(0);
+    m_progress->setFormat(QStringLiteral("%p%"));
+    layout->addWidget(m_progress);
+    m_stage = new QLabel(tr("idle"), this);
+    m_stage->setStyleSheet(QStringLiteral("color: #555;"));
+    layout->addWidget(m_stage);
+    m_chart = new BestSoFarChart(this);
+    m_chart->setMinimumHeight(150);
+    layout->addWidget(m_chart, 1);
+    m_result = new QLabel(this);
+    m_result->setWordWrap(true);
+    m_result->setTextFormat(Qt::RichText);
+    layout->addWidget(m_result);
+
+    connect(m_search, &QPushButton::clicked, explorer, &Explorer::search);
+    connect(m_cancel, &QPushButton::clicked, explorer, &Explorer::cancelSearch);
+    connect(&explorer->jobs(), &JobRunner::jobStarted, this, [this](JobKind kind, const QString&) {
+        if (kind != JobKind::Search) return;
+        m_search->setEnabled(false);
+        m_cancel->setEnabled(true);
+        m_progress->setValue(0);
+        m_stage->setText(tr("starting…"));
+    });
+    connect(&explorer->jobs(), &JobRunner::jobFinished, this, [this](JobKind kind, bool ok, const QString& message) {
+        if (kind != JobKind::Search) return;
+        m_search->setEnabled(true);
+        m_cancel->setEnabled(false);
+        m_progress->setValue(ok ? 1000 : 0);
+        m_stage->setText(ok ? tr("done") : message);
+    });
+    connect(explorer, &Explorer::searchProgress, this, [this](double fraction, const QString& text) {
+        m_progress->setValue(static_cast<int>(fraction * 1000));
+        m_stage->setText(text);
+    });
+    connect(explorer, &Explorer::bestSoFarChanged, this, [this] { m_chart->setPoints(m_explorer->bestSoFar()); });
+    connect(explorer, &Explorer::planChanged, this, &SearchPanel::showPlan);
+    connect(explorer, &Explorer::planCleared, this, [this] { m_result->clear(); });
+}
+
+void SearchPanel::showPlan() {
+    auto plan = m_explorer->plan();
+    if (!plan) return;
+    const PlanOutcome& o = *plan->outcome;
+    QString html = tr("<b>%1</b> per step on <b>%2</b>, %3 of %4 per device")
+                       .arg(formatSeconds(o.plan.evaluatorStepSeconds), qs(meshSpec(o.plan.mesh)),
+                            formatBytes(static_cast<double>(o.plan.memory.total())), formatBytes(static_cast<double>(o.plan.memoryLimitBytes)));
+    if (!o.plan.searchExact) html += tr(" (memory fronts thinned: not proven optimal)");
+    if (o.candidates.size() > 1) {
+        html += QStringLiteral("<br><small>");
+        QStringList parts;
+        for (const MeshCandidate& c : o.candidates) {
+            auto m = parseMesh(c.mesh);
+            const QString name = m ? qs(meshSpec(*m)) : qs(c.mesh);
+            parts << (c.planned ? QStringLiteral("%1: %2").arg(name, formatSeconds(c.stepSeconds)) : QStringLiteral("%1: skipped").arg(name));
+        }
+        html += tr("meshes: ") + parts.join(QStringLiteral(" · ")) + QStringLiteral("</small>");
+    }
+    m_result->setText(html);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Plan panel
+
+PinsCommand::PinsCommand(Explorer* explorer, std::vector<std::string> before, std::vector<std::string> after, const QString& text)
+    : m_explorer(explorer), m_before(std::move(before)), m_after(std::move(after)) {
+    setText(text);
+}
+
+void PinsCommand::undo() { m_explorer->setPins(m_before); }
+void PinsCommand::redo() { m_explorer->setPins(m_after); }
+
+PlanPanel::PlanPanel(Explorer* explorer, QWidget* parent) : QWidget(parent), m_explorer(explorer) {
+    setObjectName(QStringLiteral("planPanel"));
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    auto* bar = new QHBoxLayout;
+    m_summary = new QLabel(tr("No plan yet."), this);
+    m_summary->setTextFormat(Qt::RichText);
+    bar->addWidget(m_summary, 1);
+    m_undo = new QUndoStack(this);
+    auto* undo = new QToolButton(this);
+    undo->setDefaultAction(m_undo->createUndoAction(this, tr("Undo")));
+    auto* redo = new QToolButton(this);
+    redo->setDefaultAction(m_undo->createRedoAction(this, tr("Redo")));
+    auto* clear = new QPushButton(tr("Clear pins"), this);
+    connect(clear, &QPushButton::clicked, this, [this] {
+        if (!m_explorer->pins().empty())
+            m_undo->push(new PinsCommand(m_explorer, m_explorer->pins(), {}, tr("Clear pins")));
+    });
+    m_research = new QPushButton(tr("Re-search with pins"), this);
+    m_research->setObjectName(QStringLiteral("researchButton"));
+    connect(m_research, &QPushButton::clicked, explorer, &Explorer::search);
+    auto* exportButton = new QPushButton(tr("Export…"), this);
+    connect(exportButton, &QPushButton::clicked, this, &PlanPanel::exportRequested);
+    auto* save = new QPushButton(tr("Save plan…"), this);
+    connect(save, &QPushButton::clicked, this, &PlanPanel::savePlanRequested);
+    for (QWidget* w : std::initializer_list<QWidget*>{undo, redo, clear, m_research, exportButton, save}) bar->addWidget(w);
+    layout->addLayout(bar);
+    m_model = new PlanModel(this);
+    m_view = new QTreeView(this);
+    m_view->setObjectName(QStringLiteral("planTable"));
+    m_view->setModel(m_model);
+    m_view->setItemDelegateForColumn(PlanModel::ColCombination, new CombinationDelegate(m_view));
+    m_view->setEditTriggers(QAbstractItemView::DoubleClicked | QAbstractItemView::EditKeyPressed | QAbstractItemView::SelectedClicked);
+    m_view->setUniformRowHeights(true);
+    m_view->setAlternatingRowColors(true);
+    m_view->header()->setStretchLastSection(false);
+    m_view->header()->setSectionResizeMode(PlanModel::ColCombination, QHeaderView::Stretch);
+    layout->addWidget(m_view, 1);
+    m_pins = new QLabel(this);
+    m_pins->setWordWrap(true);
+    m_pins->setStyleSheet(QStringLiteral("color: #555;"));
+    layout->addWidget(m_pins);
+
+    connect(m_model, &PlanModel::pinRequested, this, &PlanPanel::pin);
+    connect(m_model, &PlanModel::unpinRequested, this, &PlanPanel::unpin);
+    connect(explorer, &Explorer::planChanged, this, &PlanPanel::refresh);
+    connect(explorer, &Explorer::planCleared, this, &PlanPanel::refresh);
+    connect(explorer, &Explorer::pinsChanged, this, [this] {
+        m_model->setPins(m_explorer->pins());
+        QStringList list;
+        for (const auto& p : m_explorer->pins()) list << qs(p);
+        m_pins->setText(list.isEmpty() ? tr("No pins: the search chooses every segment.") : tr("Pins: %1").arg(list.join(QStringLiteral("  "))));
+    });
+    connect(m_view, &QTreeView::clicked, this, [this](const QModelIndex& index) {
+        const QString target = index.data(PlanModel::PinTargetRole).toString();
+        if (!target.startsWith(QLatin1Char('T'))) m_explorer->select({Selection::Kind::Segment, target.toInt()});
+    });
+    m_pins->setText(tr("No pins: the search chooses every segment."));
+}
+
+void PlanPanel::pin(const QString& target, const QList<int>& combination) {
+    auto plan = m_explorer->plan();
+    if (!plan) return;
+    const auto& report = *plan->analysis->report;
+    int firstBlock = 0;
+    if (target.startsWith(QLatin1Char('T'))) {
+        const int type = target.mid(1).toInt();
+        firstBlock = report.cover.segments[static_cast<size_t>(report.cover.types[static_cast<size_t>(type)].firstSegment)].firstBlock;
+    } else {
+        firstBlock = report.cover.segments[static_cast<size_t>(target.toInt())].firstBlock;
+    }
+    const std::string text = pinText(target.toStdString(), report, firstBlock, std::vector<int32_t>(combination.begin(), combination.end()));
+    std::vector<std::string> after;
+    for (const auto& p : m_explorer->pins())
+        if (pinTarget(p) != target.toStdString()) after.push_back(p);
+    after.push_back(text);
+    m_undo->push(new PinsCommand(m_explorer, m_explorer->pins(), after, tr("Pin %1").arg(qs(text))));
+}
+
+void PlanPanel::unpin(const QString& target) {
+    std::vector<std::string> after;
+    for (const auto& p : m_explorer->pins())
+        if (pinTarget(p) != target.toStdString()) after.push_back(p);
+    if (after.size() == m_explorer->pins().size()) return;
+    m_undo->push(new PinsCommand(m_explorer, m_explorer->pins(), after, tr("Unpin %1").arg(target)));
+}
+
+void PlanPanel::refresh() {
+    auto plan = m_explorer->plan();
+    auto previous = m_explorer->previousPlan();
+    m_model->setData(plan, previous, m_explorer->pins());
+    m_view->expandToDepth(0);
+    for (int c = 0; c < PlanModel::ColCount; ++c)
+        if (c != PlanModel::ColCombination) m_view->resizeColumnToContents(c);
+    if (!plan) {
+        m_summary->setText(tr("No plan yet."));
+        return;
+    }
+    const Plan& p = plan->plan();
+    QString text = tr("<b>%1</b> per step · %2 per device · mesh %3 · %4")
+                       .arg(formatSeconds(p.evaluatorStepSeconds), formatBytes(static_cast<double>(p.memory.total())), qs(meshSpec(p.mesh)),
+                            provenanceText(p.step.provenance));
+    if (previous) {
+        const double d = p.evaluatorStepSeconds - previous->plan().evaluatorStepSeconds;
+        const double rel = previous->plan().evaluatorStepSeconds > 0 ? d / previous->plan().evaluatorStepSeconds * 100 : 0;
+        text += tr(" · <span style='color:%1'>%2%3 (%4%5%) vs previous plan</span>")
+                    .arg(d > 0 ? QStringLiteral("#c03030") : QStringLiteral("#208030"))
+                    .arg(d >= 0 ? QStringLiteral("+") : QStringLiteral("−"))
+                    .arg(formatSeconds(std::abs(d)))
+                    .arg(rel >= 0 ? QStringLiteral("+") : QString())
+                    .arg(rel, 0, 'f', 1);
+    }
+    m_summary->setText(text);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Profiler panel
+
+ProfilerPanel::ProfilerPanel(Explorer* explorer, QWidget* parent) : QWidget(parent), m_explorer(explorer) {
+    setObjectName(QStringLiteral("profilerPanel"));
+    auto* layout = new QVBoxLayout(this);
+    m_backend = new QLabel(this);
+    m_backend->setWordWrap(true);
+    layout->addWidget(m_backend);
+    m_devices = new QTreeWidget(this);
+    m_devices->setHeaderLabels({tr("GPU"), tr("name"), tr("memory"), tr("SMs"), tr("arch")});
+    m_devices->setRootIsDecorated(false);
+    m_devices->setMaximumHeight(110);
+    layout->addWidget(m_devices);
+    m_status = new QLabel(this);
+    m_status->setWordWrap(true);
+    layout->addWidget(m_status);
+    auto* buttons = new QHBoxLayout;
+    auto* refresh = new QPushButton(tr("Find GPUs"), this);
+    m_start = new QPushButton(tr("Profile segment types"), this);
+    m_cancel = new QPushButton(tr("Cancel"), this);
+    m_start->setEnabled(false);
+    m_cancel->setEnabled(false);
+    buttons->addWidget(refresh);
+    buttons->addWidget(m_start);
+    buttons->addWidget(m_cancel);
+    layout->addLayout(buttons);
+    m_progress = new QProgressBar(this);
+    m_progress->setRange(0, 1000);
+    m_progress->setValue(0);
+    layout->addWidget(m_progress);
+    m_measurements = new QTreeWidget(this);
+    m_measurements->setHeaderLabels({tr("segment type"), tr("combination"), tr("time"), tr("memory")});
+    m_measurements->setRootIsDecorated(false);
+    layout->addWidget(m_measurements, 1);
+    connect(refresh, &QPushButton::clicked, this, &ProfilerPanel::discover);
+    m_backend->setText(tr("Profiler backend: checking…"));
+}
+
+QString ProfilerPanel::statusText() const { return m_status->text(); }
+
+void ProfilerPanel::discover() {
+    struct Found {
+        profiler::BackendInfo backend;
+        std::vector<profiler::GpuInfo> devices;
+        QString why;
+    };
+    m_status->setText(tr("Looking for GPUs on the profiler thread…"));
+    m_explorer->jobs().start<Found>(
+        JobKind::Profile, tr("Finding GPUs"),
+        [](JobContext&) -> Result<Found> {
+            Found f;
+            f.backend = profiler::backendInfo();
+            auto d = profiler::discoverDevices();
+            if (d) f.devices = *d;
+            else f.why = QString::fromStdString(d.error().message);
+            return f;
+        },
+        [this](Result<Found> r) {
+            if (!r) return;
+            m_backend->setText(tr("Profiler backend: %1").arg(qs(r->backend.description)));
+            m_devices->clear();
+            for (const auto& d : r->devices)
+                new QTreeWidgetItem(m_devices, {QString::number(d.index), qs(d.name), formatBytes(static_cast<double>(d.memoryBytes)),
+                                                QString::number(d.smCount), QStringLiteral("sm_%1%2").arg(d.computeMajor).arg(d.computeMinor)});
+            if (r->devices.empty())
+                m_status->setText(tr("No GPU can be profiled: %1. The analytic cost model serves; costs are marked “modelled”.").arg(r->why));
+            else
+                m_status->setText(tr("%1 GPU(s) found. Measuring segment types needs the profiler's session API, which this build does not have yet; "
+                                     "costs come from the analytic model.")
+                                      .arg(r->devices.size()));
+        });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Export dialog
+
+ExportDialog::ExportDialog(Explorer* explorer, QWidget* parent) : QDialog(parent), m_explorer(explorer) {
+    setObjectName(QStringLiteral("exportDialog"));
+    setWindowTitle(tr("Export plan"));
+    auto* form = new QFormLayout(this);
+    m_format = new QComboBox(this);
+    for (const std::string& f : exportFormatNames()) m_format->addItem(qs(f));
+    form->addRow(tr("Format"), m_format);
+    auto* row = new QHBoxLayout;
+    m_path = new QLineEdit(this);
+    auto* browse = new QToolButton(this);
+    browse->setText(tr("…"));
+    row->addWidget(m_path, 1);
+    row->addWidget(browse);
+    form->addRow(tr("File"), row);
+    m_info = new QLabel(tr("The file is byte for byte what `cfp export PLAN --format F` writes for this plan."), this);
+    m_info->setWordWrap(true);
+    form->addRow(m_info);
+    auto* box = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
+    box->button(QDialogButtonBox::Ok)->setText(tr("Export"));
+    form->addRow(box);
+    auto suggest = [this] {
+        auto f = parseExportFormat(m_format->currentText().toStdString());
+        if (!f) return;
+        const QString ext = qs(std::string(exportFormatExtension(*f)));
+        QString path = m_path->text();
+        const int dot = path.lastIndexOf(QLatin1Char('.'));
+        if (path.isEmpty()) path = QStringLiteral("plan_%1%2").arg(m_format->currentText().replace(QLatin1Char('-'), QLatin1Char('_')), ext);
+        else if (dot > path.lastIndexOf(QLatin1Char('/'))) path = path.left(dot) + ext;
+        m_path->setText(path);
+    };
+    connect(m_format, &QComboBox::currentTextChanged, this, suggest);
+    suggest();
+    connect(browse, &QToolButton::clicked, this, [this] {
+        const QString f = QFileDialog::getSaveFileName(this, tr("Export plan"), m_path->text());
+        if (!f.isEmpty()) m_path->setText(f);
+    });
+    connect(box, &QDialogButtonBox::accepted, this, &ExportDialog::start);
+    connect(box, &QDialogButtonBox::rejected, this, &QDialog::reject);
+}
+
+void ExportDialog::start() {
+    auto f = parseExportFormat(m_format->currentText().toStdString());
+    if (!f || m_path->text().trimmed().isEmpty()) return;
+    m_explorer->exportPlan(*f, m_path->text().trimmed());
+    accept();
+}
+
+}  // namespace cfp::explorer

@@ -1,0 +1,158 @@
+#pragma once
+// The explorer's side panels: cluster and model settings, search (progress, best so far, cancel),
+// the plan table with overrides and undo/redo, the profiler, and the export dialog.
+
+#include <QDialog>
+#include <QUndoCommand>
+#include <QWidget>
+
+#include <memory>
+
+#include "session.h"
+
+class QComboBox;
+class QDoubleSpinBox;
+class QLabel;
+class QLineEdit;
+class QProgressBar;
+class QPushButton;
+class QSpinBox;
+class QTreeView;
+class QTreeWidget;
+class QUndoStack;
+
+namespace cfp::explorer {
+
+class BestSoFarChart;
+class PlanModel;
+
+class ClusterPanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit ClusterPanel(Explorer* explorer, QWidget* parent = nullptr);
+    // Shows the explorer's current settings.
+    void refresh();
+    // Sends the panel's settings to the explorer and re-analyses.
+    void apply();
+
+    QComboBox* hardwareBox() const { return m_hardware; }
+    QSpinBox* nodesBox() const { return m_nodes; }
+    QComboBox* meshBox() const { return m_mesh; }
+    QDoubleSpinBox* memoryBox() const { return m_memory; }
+    QSpinBox* batchBox() const { return m_batch; }
+    QSpinBox* seqBox() const { return m_seq; }
+
+signals:
+    void openModelRequested();
+
+private:
+    void updateMeshChoices();
+    Explorer* m_explorer;
+    QLabel* m_model = nullptr;
+    QComboBox* m_hardware = nullptr;
+    QSpinBox* m_nodes = nullptr;
+    QComboBox* m_mesh = nullptr;
+    QDoubleSpinBox* m_memory = nullptr;
+    QSpinBox* m_batch = nullptr;
+    QSpinBox* m_seq = nullptr;
+    QComboBox* m_dtype = nullptr;
+    QComboBox* m_qkv = nullptr;
+    QLabel* m_hardwareInfo = nullptr;
+};
+
+class SearchPanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit SearchPanel(Explorer* explorer, QWidget* parent = nullptr);
+    QProgressBar* progressBar() const { return m_progress; }
+    QPushButton* searchButton() const { return m_search; }
+    QPushButton* cancelButton() const { return m_cancel; }
+    BestSoFarChart* chart() const { return m_chart; }
+
+private:
+    void showPlan();
+    Explorer* m_explorer;
+    QPushButton* m_search = nullptr;
+    QPushButton* m_cancel = nullptr;
+    QProgressBar* m_progress = nullptr;
+    QLabel* m_stage = nullptr;
+    QLabel* m_result = nullptr;
+    BestSoFarChart* m_chart = nullptr;
+};
+
+// An undoable change of the pin list.
+class PinsCommand : public QUndoCommand {
+public:
+    PinsCommand(Explorer* explorer, std::vector<std::string> before, std::vector<std::string> after, const QString& text);
+    void undo() override;
+    void redo() override;
+
+private:
+    Explorer* m_explorer;
+    std::vector<std::string> m_before, m_after;
+};
+
+class PlanPanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit PlanPanel(Explorer* explorer, QWidget* parent = nullptr);
+    PlanModel* model() const { return m_model; }
+    QTreeView* view() const { return m_view; }
+    QUndoStack* undoStack() const { return m_undo; }
+    QPushButton* researchButton() const { return m_research; }
+
+    // Pins `target` ("3" or "T1") to `combination` (undoable).
+    void pin(const QString& target, const QList<int>& combination);
+    void unpin(const QString& target);
+
+signals:
+    void exportRequested();
+    void savePlanRequested();
+
+private:
+    void refresh();
+    Explorer* m_explorer;
+    PlanModel* m_model = nullptr;
+    QTreeView* m_view = nullptr;
+    QUndoStack* m_undo = nullptr;
+    QLabel* m_summary = nullptr;
+    QLabel* m_pins = nullptr;
+    QPushButton* m_research = nullptr;
+};
+
+class ProfilerPanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit ProfilerPanel(Explorer* explorer, QWidget* parent = nullptr);
+    void discover();  // lists devices on the profiler thread
+    QTreeWidget* devices() const { return m_devices; }
+    QString statusText() const;
+
+private:
+    Explorer* m_explorer;
+    QLabel* m_backend = nullptr;
+    QLabel* m_status = nullptr;
+    QTreeWidget* m_devices = nullptr;
+    QPushButton* m_start = nullptr;
+    QPushButton* m_cancel = nullptr;
+    QProgressBar* m_progress = nullptr;
+    QTreeWidget* m_measurements = nullptr;
+};
+
+class ExportDialog : public QDialog {
+    Q_OBJECT
+public:
+    ExportDialog(Explorer* explorer, QWidget* parent = nullptr);
+    QComboBox* formatBox() const { return m_format; }
+    QLineEdit* pathEdit() const { return m_path; }
+    // Starts the export with the dialog's choices (the dialog closes when it is written).
+    void start();
+
+private:
+    Explorer* m_explorer;
+    QComboBox* m_format = nullptr;
+    QLineEdit* m_path = nullptr;
+    QLabel* m_info = nullptr;
+};
+
+}  // namespace cfp::explorer

@@ -1,0 +1,88 @@
+#include "plan/alternatives.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace cfp {
+
+Result<SegmentAlternatives> segmentAlternatives(const PlanProblem& problem, const std::vector<int32_t>& strategy,
+                                                int32_t segment, int64_t limitBytes, const StrategyMask& allowed,
+                                                int64_t maxRows) {
+    const auto& segments = problem.analysis().cover.segments;
+    if (segment < 0 || static_cast<size_t>(segment) >= segments.size())
+        return makeError("plan.bad_segment", "no segment " + std::to_string(segment) + " (the chain has " +
+                                                 std::to_string(segments.size()) + ")");
+    if (static_cast<int>(strategy.size()) != problem.blockCount())
+        return makeError("plan.mismatch", "strategy lists " + std::to_string(strategy.size()) + " blocks, the problem has " +
+                                              std::to_string(problem.blockCount()));
+    for (int b = 0; b < problem.blockCount(); ++b)
+        if (strategy[static_cast<size_t>(b)] < 0 || strategy[static_cast<size_t>(b)] >= problem.strategyCount(b))
+            return makeError("plan.mismatch", "block " + std::to_string(b) + " has no strategy " +
+                                                  std::to_string(strategy[static_cast<size_t>(b)]));
+    const Segment& seg = segments[static_cast<size_t>(segment)];
+    SegmentAlternatives out;
+    out.segment = segment;
+    int64_t total = 1;
+    for (int k = 0; k < seg.blockCount; ++k) {
+        const int64_t n = problem.strategyCount(seg.firstBlock + k);
+        total = total > std::numeric_limits<int64_t>::max() / std::max<int64_t>(n, 1) ? std::numeric_limits<int64_t>::max() : total * n;
+    }
+    out.combinations = total;
+    const int64_t rows = std::min(total, std::max<int64_t>(maxRows, 0));
+    out.truncated = rows < total;
+
+    auto isAllowed = [&](int block, int32_t s) {
+        if (allowed.empty() || allowed[static_cast<size_t>(block)].empty()) return true;
+        return allowed[static_cast<size_t>(block)][static_cast<size_t>(s)] != 0;
+    };
+    std::vector<int32_t> full = strategy;
+    std::vector<int32_t> combo(static_cast<size_t>(seg.blockCount), 0);
+    out.rows.reserve(static_cast<size_t>(rows));
+    for (int64_t r = 0; r < rows; ++r) {
+        CombinationCost c;
+        c.combination = combo;
+        bool chosen = true;
+        for (int k = 0; k < seg.blockCount; ++k) {
+            const int b = seg.firstBlock + k;
+            full[static_cast<size_t>(b)] = combo[static_cast<size_t>(k)];
+            if (!isAllowed(b, combo[static_cast<size_t>(k)])) c.allowed = false;
+            if (combo[static_cast<size_t>(k)] != strategy[static_cast<size_t>(b)]) chosen = false;
+        }
+        c.chosen = chosen;
+        c.stepSeconds = problem.objective(full);
+        c.memoryBytes = problem.memory(full);
+        c.fits = limitBytes <= 0 || c.memoryBytes <= limitBytes;
+        out.rows.push_back(std::move(c));
+        // Next combination, last block fastest.
+        for (int k = seg.blockCount - 1; k >= 0; --k) {
+            if (++combo[static_cast<size_t>(k)] < problem.strategyCount(seg.firstBlock + k)) break;
+            combo[static_cast<size_t>(k)] = 0;
+        }
+    }
+
+    // Pareto marking over allowed, fitting rows: sort by (time, memory); a group of equal rows is
+    // dominated when an earlier group needs no more memory (it is then better in one of the two).
+    std::vector<size_t> order;
+    for (size_t i = 0; i < out.rows.size(); ++i)
+        if (out.rows[i].allowed && out.rows[i].fits) order.push_back(i);
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+        const auto& x = out.rows[a];
+        const auto& y = out.rows[b];
+        return x.stepSeconds != y.stepSeconds ? x.stepSeconds < y.stepSeconds : x.memoryBytes < y.memoryBytes;
+    });
+    int64_t bestMemory = std::numeric_limits<int64_t>::max();
+    for (size_t i = 0; i < order.size();) {
+        size_t j = i;
+        const auto& head = out.rows[order[i]];
+        while (j < order.size() && out.rows[order[j]].stepSeconds == head.stepSeconds &&
+               out.rows[order[j]].memoryBytes == head.memoryBytes)
+            ++j;
+        const bool dominated = bestMemory <= head.memoryBytes;
+        for (size_t k = i; k < j; ++k) out.rows[order[k]].dominated = dominated;
+        bestMemory = std::min(bestMemory, head.memoryBytes);
+        i = j;
+    }
+    return out;
+}
+
+}  // namespace cfp

@@ -1,0 +1,484 @@
+// GUI flows of cfp-explorer on the offscreen platform: open the default model and analyse it off the
+// GUI thread, search with progress and charts, override a segment (combo box), undo/redo, re-search
+// with the pin, export every format (byte-identical to `cfp export`), save and reload a project,
+// error dialogs for malformed files, recent files, drag and drop, the folded graph, and the job
+// runner's rules (stale results dropped, cancel). Item models run under QAbstractItemModelTester.
+//
+// Most flows use GPT-3 125M at batch 8 × sequence 128 on a fixed mesh of 8 (fast); the first test
+// opens the real default (GPT-3 1.3B on one node of 8×H100) and searches every mesh, as a user would.
+
+#include <QAbstractItemModelTester>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QLineEdit>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QProcess>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QTemporaryDir>
+#include <QTextBrowser>
+#include <QTreeView>
+#include <QUndoStack>
+#include <QtTest>
+
+#include "charts.h"
+#include "graph_view.h"
+#include "main_window.h"
+#include "models.h"
+#include "panels.h"
+#include "session.h"
+
+using namespace cfp;
+using namespace cfp::explorer;
+
+namespace {
+
+constexpr int kWaitMs = 300000;
+
+QByteArray slurp(const QString& path) {
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly)) return {};
+    return f.readAll();
+}
+
+void spit(const QString& path, const QByteArray& bytes) {
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    f.write(bytes);
+}
+
+WindowOptions smallModel() {
+    WindowOptions o;
+    o.model = "builtin:gpt3-125m";
+    o.build.batch = 8;
+    o.build.seq = 128;
+    o.cluster.mesh = "8";
+    o.discoverDevices = false;
+    return o;
+}
+
+bool waitIdle(MainWindow& w) { return w.explorer()->jobs().waitForIdle(kWaitMs); }
+
+// Waits for the first analysis of a fresh window (its job starts from the event loop).
+bool waitAnalysis(MainWindow& w) {
+    QElapsedTimer t;
+    t.start();
+    while (!w.explorer()->analysis() && t.elapsed() < kWaitMs) QTest::qWait(5);
+    return waitIdle(w) && w.explorer()->analysis();
+}
+
+bool searchAndWait(MainWindow& w) {
+    w.explorer()->search();
+    return waitIdle(w) && w.explorer()->plan();
+}
+
+}  // namespace
+
+class TestExplorer : public QObject {
+    Q_OBJECT
+    QTemporaryDir dir_;
+    QString path(const QString& name) const { return dir_.filePath(name); }
+
+private slots:
+    void initTestCase() {
+        QVERIFY(dir_.isValid());
+        // CFP_KEEP_TEST_FILES=1 keeps the exports, charts and projects for a look afterwards.
+        if (qEnvironmentVariableIsSet("CFP_KEEP_TEST_FILES")) {
+            dir_.setAutoRemove(false);
+            qInfo("test files kept in %s", qPrintable(dir_.path()));
+        }
+        // Recent files go to a settings file of this test only.
+        qputenv("XDG_CONFIG_HOME", dir_.filePath("config").toUtf8());
+        QCoreApplication::setOrganizationName("cfp-explorer-test");
+        QCoreApplication::setApplicationName("tst_explorer");
+    }
+
+    // The default model opens at once (the window is up before the model), is analysed off the
+    // GUI thread, and the search on every mesh of one node finds a plan no slower than the baselines.
+    void opensDefaultModelAnalysesAndSearches() {
+        WindowOptions o;
+        o.discoverDevices = false;
+        MainWindow w(o);
+        w.show();
+        QVERIFY(!w.explorer()->analysis());  // nothing computed in the constructor
+        QSignalSpy progress(w.explorer(), &Explorer::searchProgress);
+        QTest::qWait(1);                      // the load starts from the event loop
+        QVERIFY(w.explorer()->jobs().isRunning(JobKind::Analysis));
+        // Search pressed while the model loads: it starts once the analysis is in.
+        w.searchPanel()->searchButton()->click();
+        QVERIFY(!w.lastErrorDialog());
+        QVERIFY(waitAnalysis(w));
+        auto a = w.explorer()->analysis();
+        QCOMPARE(QString::fromStdString(a->model->loaded.spec), QStringLiteral("builtin:gpt3-1.3b"));
+        QAbstractItemModelTester tester(w.structureModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        const auto& cover = a->report->cover;
+        QCOMPARE(w.structureModel()->rowCount(), static_cast<int>(cover.segments.size()) + (a->report->blocks.resolvedLater.empty() ? 0 : 1));
+        // Segment → blocks → ops with counts.
+        const QModelIndex seg1 = w.structureModel()->index(1, 0);
+        QCOMPARE(w.structureModel()->rowCount(seg1), cover.segments[1].blockCount);
+        const QModelIndex block = w.structureModel()->index(0, 0, seg1);
+        const auto& pb = a->report->blocks.blocks[static_cast<size_t>(cover.segments[1].firstBlock)];
+        QCOMPARE(w.structureModel()->rowCount(block), static_cast<int>(pb.members.size()));
+        QCOMPARE(w.structureModel()->index(0, StructureModel::ColOps, block).data().toString().section(' ', 0, 0),
+                 QString::fromStdString(std::string(opKindName(a->graph().op(pb.members[0]).kind))));
+        QVERIFY(w.structureModel()->index(1, StructureModel::ColOps).data().toString().contains(QStringLiteral("%1 blocks").arg(cover.segments[1].blockCount)));
+        // The folded graph: one node per run; the layers are one "Layer × 22" node.
+        QCOMPARE(w.graphView()->visibleNodeCount(), static_cast<int>(a->runs.size()));
+        QCOMPARE(a->typeNames[static_cast<size_t>(cover.segments[1].type)], std::string("Layer"));
+        // The search: progress, best so far, plan, baselines.
+        QVERIFY(w.explorer()->plan());
+        QVERIFY(progress.count() >= 2);
+        QCOMPARE(w.searchPanel()->progressBar()->value(), 1000);
+        QVERIFY(!w.explorer()->bestSoFar().empty());
+        QCOMPARE(w.explorer()->bestSoFar().back().second, w.explorer()->plan()->plan().predictedStepSeconds);
+        const Plan& plan = w.explorer()->plan()->plan();
+        QVERIFY(w.explorer()->plan()->outcome->candidates.size() >= 3);  // every mesh of one node
+        for (const Baseline& b : plan.baselines)
+            if (b.feasible && b.fits) QVERIFY(plan.evaluatorStepSeconds <= b.stepSeconds * (1 + 1e-9));
+        QVERIFY(w.segmentChart()->pointCount() >= 3 * static_cast<int>(plan.segments.size()));
+        QVERIFY(w.baselineChart()->pointCount() >= 1);
+        QVERIFY(w.combinationChart()->alternatives());  // the layer's combinations were requested
+    }
+
+    // Cancel stops the search: no plan, the buttons and the progress bar return to idle, and the
+    // next search still works.
+    void cancelStopsTheSearch() {
+        WindowOptions o = smallModel();
+        o.cluster.mesh = "auto";
+        MainWindow w(o);
+        w.show();
+        QVERIFY(waitAnalysis(w));
+        QSignalSpy finished(&w.explorer()->jobs(), &JobRunner::jobFinished);
+        w.searchPanel()->searchButton()->click();
+        QVERIFY(w.explorer()->jobs().isRunning(JobKind::Search));
+        QVERIFY(!w.searchPanel()->searchButton()->isEnabled());
+        w.searchPanel()->cancelButton()->click();
+        QVERIFY(!w.explorer()->jobs().isRunning(JobKind::Search));
+        QVERIFY(waitIdle(w));
+        QVERIFY(!w.explorer()->plan());
+        QVERIFY(w.searchPanel()->searchButton()->isEnabled());
+        QVERIFY(!w.searchPanel()->cancelButton()->isEnabled());
+        QCOMPARE(w.searchPanel()->progressBar()->value(), 0);
+        QVERIFY(!w.lastErrorDialog());  // cancelling is not an error
+        bool sawCancel = false;
+        for (const auto& args : finished)
+            if (args.at(0).value<JobKind>() == JobKind::Search && args.at(3).toString() == QLatin1String("job.cancelled")) sawCancel = true;
+        QVERIFY(sawCancel);
+        w.explorer()->setCluster([&] { ClusterSettings c = w.explorer()->project().cluster; c.mesh = "8"; return c; }());
+        QVERIFY(searchAndWait(w));
+    }
+
+    // Override one segment through the combo-box editor, undo/redo it, and re-search: the result
+    // honours the pin and the table shows the change against the previous plan.
+    void overrideUndoAndResearch() {
+        MainWindow w(smallModel());
+        w.show();
+        QVERIFY(waitAnalysis(w));
+        QVERIFY(searchAndWait(w));
+        auto first = w.explorer()->plan();
+        PlanModel* model = w.planPanel()->model();
+        QAbstractItemModelTester tester(model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        const int seg = 1;
+        const SegmentPlan& sp = first->plan().segments[seg];
+        const QModelIndex cell = model->segmentIndex(seg, PlanModel::ColCombination);
+        QVERIFY(cell.isValid());
+        QCOMPARE(cell.data(PlanModel::CombinationRole).value<QList<int>>(), QList<int>(sp.combination.begin(), sp.combination.end()));
+        QCOMPARE(model->segmentIndex(seg, PlanModel::ColPinned).data(Qt::CheckStateRole).value<Qt::CheckState>(), Qt::Unchecked);
+
+        // The editor: one combo box per block; choose another strategy for the first block.
+        CombinationDelegate delegate;
+        QWidget* editor = delegate.createEditor(w.planPanel()->view()->viewport(), QStyleOptionViewItem(), cell);
+        QVERIFY(editor);
+        delegate.setEditorData(editor, cell);
+        const auto boxes = editor->findChildren<QComboBox*>();
+        QCOMPARE(boxes.size(), sp.blockCount);
+        QCOMPARE(boxes[0]->currentIndex(), sp.combination[0]);
+        const int other = (sp.combination[0] + 1) % boxes[0]->count();
+        boxes[0]->setCurrentIndex(other);
+        delegate.setModelData(editor, model, cell);
+        delete editor;
+        QCOMPARE(w.explorer()->pins().size(), size_t{1});
+        const std::string pin = w.explorer()->pins()[0];
+        QCOMPARE(pinTarget(pin), std::string("1"));
+        QCOMPARE(model->segmentIndex(seg, PlanModel::ColPinned).data(Qt::CheckStateRole).value<Qt::CheckState>(), Qt::Checked);
+        QVERIFY(model->segmentIndex(seg, PlanModel::ColCombination).data().toString().contains(QStringLiteral("re-search")));
+
+        QUndoStack* undo = w.planPanel()->undoStack();
+        undo->undo();
+        QVERIFY(w.explorer()->pins().empty());
+        undo->redo();
+        QCOMPARE(w.explorer()->pins(), std::vector<std::string>{pin});
+
+        w.planPanel()->researchButton()->click();
+        QVERIFY(waitIdle(w));
+        auto second = w.explorer()->plan();
+        QVERIFY(second != first);
+        QCOMPARE(w.explorer()->previousPlan(), first);
+        const Plan& p = second->plan();
+        QCOMPARE(p.pins, std::vector<std::string>{pin});
+        QCOMPARE(p.segments[seg].combination[0], other);
+        QVERIFY(p.blocks[static_cast<size_t>(p.segments[seg].firstBlock)].pinned);
+        QVERIFY(p.predictedStepSeconds >= first->plan().predictedStepSeconds * (1 - 1e-12));  // a pin never helps
+        const QString delta = model->segmentIndex(seg, PlanModel::ColDelta).data().toString();
+        QVERIFY2(!delta.isEmpty(), "the diff column is empty");
+        // Unpin through the check box.
+        QVERIFY(model->setData(model->segmentIndex(seg, PlanModel::ColPinned), Qt::Unchecked, Qt::CheckStateRole));
+        QVERIFY(w.explorer()->pins().empty());
+        // The structure tree shows the pin in the block's plan column.
+        w.structureModel()->setPlan(second);
+        const QModelIndex blockRow = w.structureModel()->indexFor({Selection::Kind::Block, p.segments[seg].firstBlock});
+        QVERIFY(w.structureModel()->index(blockRow.row(), StructureModel::ColStrategy, blockRow.parent()).data().toString().contains("pinned"));
+    }
+
+    // Every export format: the GUI's file equals the bytes `cfp export` writes from the saved plan.
+    void exportsEqualTheCommandLine() {
+        MainWindow w(smallModel());
+        w.show();
+        QVERIFY(waitAnalysis(w));
+        QVERIFY(searchAndWait(w));
+        const QString planFile = path("gui-plan.json");
+        w.explorer()->savePlan(planFile);
+        QVERIFY(waitIdle(w));
+        QVERIFY(QFile::exists(planFile));
+        for (const std::string& format : exportFormatNames()) {
+            const QString f = QString::fromStdString(format);
+            const QString gui = path("gui-" + f + ".out"), cli = path("cli-" + f + ".out");
+            ExportDialog dialog(w.explorer(), &w);
+            dialog.formatBox()->setCurrentText(f);
+            dialog.pathEdit()->setText(gui);
+            QSignalSpy failed(w.explorer(), &Explorer::failed);
+            dialog.start();
+            QVERIFY(waitIdle(w));
+            QProcess p;
+            p.start(QStringLiteral(CFP_CLI_PATH), {"export", planFile, "--format", f, "-o", cli});
+            QVERIFY(p.waitForFinished(120000));
+            if (p.exitCode() != 0) {
+                // The command refuses (e.g. megatron on a plan that is not uniform): so must the GUI.
+                QVERIFY2(failed.count() == 1, qPrintable(f));
+                QVERIFY(!QFile::exists(gui));
+                QVERIFY(w.lastErrorDialog());
+                w.lastErrorDialog()->close();
+                continue;
+            }
+            QCOMPARE(failed.count(), 0);
+            const QByteArray a = slurp(gui), b = slurp(cli);
+            QVERIFY2(!a.isEmpty(), qPrintable(f));
+            QVERIFY2(a == b, qPrintable(f + ": GUI and CLI exports differ"));
+        }
+    }
+
+    void projectSaveAndReload() {
+        const QString project = path("project.json");
+        std::string pin;
+        {
+            MainWindow w(smallModel());
+            QVERIFY(waitAnalysis(w));
+            QVERIFY(searchAndWait(w));
+            w.planPanel()->pin(QStringLiteral("T1"), [&] {
+                const auto& c = w.explorer()->plan()->plan().segments[1].combination;
+                QList<int> l(c.begin(), c.end());
+                l[0] = (l[0] + 1) % w.explorer()->plan()->outcome->problem->strategyCount(w.explorer()->plan()->plan().segments[1].firstBlock);
+                return l;
+            }());
+            pin = w.explorer()->pins().at(0);
+            w.saveProject(project);
+        }
+        const auto saved = readProjectFile(project.toStdString());
+        QVERIFY(saved);
+        QCOMPARE(saved->pins, std::vector<std::string>{pin});
+        QCOMPARE(saved->model.source, std::string("builtin:gpt3-125m"));
+        QCOMPARE(saved->model.build.seq, int64_t{128});
+        QCOMPARE(saved->cluster.mesh, std::string("8"));
+        // Reload in a fresh window: the model, settings and pins come back and the search honours them.
+        WindowOptions o;
+        o.discoverDevices = false;
+        o.model = project.toStdString();
+        MainWindow w(o);
+        QElapsedTimer t;
+        t.start();
+        while (!w.explorer()->plan() && t.elapsed() < kWaitMs) QTest::qWait(10);
+        QVERIFY(waitIdle(w));
+        QVERIFY(w.explorer()->plan());
+        QCOMPARE(w.explorer()->pins(), std::vector<std::string>{pin});
+        QCOMPARE(w.explorer()->plan()->plan().pins, std::vector<std::string>{pin});
+        QCOMPARE(w.clusterPanel()->seqBox()->value(), 128);
+        QCOMPARE(w.clusterPanel()->meshBox()->currentText(), QStringLiteral("8"));
+        QVERIFY(w.recentFiles().contains(project));
+        // Byte-stable: saving again gives the same file.
+        const QString again = path("project2.json");
+        w.saveProject(again);
+        QCOMPARE(slurp(again), slurp(project));
+    }
+
+    void projectFileErrors_data() {
+        QTest::addColumn<QByteArray>("text");
+        QTest::addColumn<QString>("code");
+        QTest::addColumn<QString>("where");
+        const QByteArray good = QByteArray::fromStdString(projectToJson(Project{}));
+        QTest::newRow("not json") << QByteArray("{ \"format\": ") << "project.syntax" << "1:13";  // just past the end
+        QTest::newRow("wrong format") << QByteArray(good).replace("cfp-explorer-project", "cfp-plan") << "project.format" << "/format";
+        QTest::newRow("version") << QByteArray(good).replace("\"version\": 1", "\"version\": 7") << "project.version" << "/version";
+        QTest::newRow("unknown key") << QByteArray(good).replace("\"nodes\"", "\"nodez\"") << "project.format" << "/nodez";
+        QTest::newRow("zero nodes") << QByteArray(good).replace("\"nodes\": 1", "\"nodes\": 0") << "project.format" << "/nodes";
+        QTest::newRow("bad mesh") << QByteArray(good).replace("\"mesh\": \"auto\"", "\"mesh\": \"3xq\"") << "project.format" << "/mesh";
+        QTest::newRow("bad pin") << QByteArray(good).replace("\"pins\": []", "\"pins\": [\"nonsense\"]") << "project.format" << "/pins/0";
+        QTest::newRow("bad dtype") << QByteArray(good).replace("\"bf16\"", "\"bf17\"") << "project.format" << "/model/dtype";
+        QTest::newRow("duplicate") << QByteArray(good).replace("\"hardware\": \"h100-sxm\"", "\"hardware\": \"h100-sxm\", \"hardware\": \"h200\"")
+                                   << "project.format" << "/hardware";
+    }
+
+    void projectFileErrors() {
+        QFETCH(QByteArray, text);
+        QFETCH(QString, code);
+        QFETCH(QString, where);
+        auto r = projectFromJson(std::string_view(text.constData(), static_cast<size_t>(text.size())), "p.json");
+        QVERIFY(!r);
+        QCOMPARE(QString::fromStdString(r.error().code), code);
+        QCOMPARE(QString::fromStdString(r.error().where), where);
+        QVERIFY(r.error().message.find("p.json") != std::string::npos);
+        // And the good document reads back to what was written.
+        const Project p = *projectFromJson(projectToJson(Project{}), "good");
+        QCOMPARE(p.model.source, std::string(kDefaultModel));
+    }
+
+    // Malformed files give an error dialog; the window keeps working afterwards.
+    void malformedFilesShowErrorsAndTheAppStaysUsable() {
+        MainWindow w(smallModel());
+        w.show();
+        QVERIFY(waitAnalysis(w));
+        auto before = w.explorer()->analysis();
+        const QString bad = path("broken-graph.json");
+        spit(bad, "{\"format\": \"cfp-graph\", \"version\": 1, \"ops\": [ {\"name\": ");
+        w.openPath(bad);
+        QVERIFY(waitIdle(w));
+        QVERIFY(w.lastErrorDialog());
+        QVERIFY(w.lastErrorDialog()->isVisible());
+        QVERIFY(w.lastErrorDialog()->text().contains(QStringLiteral("broken-graph.json")) ||
+                w.lastErrorDialog()->text().contains(QStringLiteral("syntax")));
+        QCOMPARE(w.explorer()->analysis(), before);  // the previous model stays on show
+        w.lastErrorDialog()->close();
+
+        const QString badProject = path("broken.cfpx.json");
+        spit(badProject, "{\"format\": \"cfp-explorer-project\", \"version\": 1, \"nodes\": \"two\"}");
+        w.openPath(badProject);
+        QVERIFY(w.lastErrorDialog());
+        QVERIFY(w.lastErrorDialog()->text().contains(QStringLiteral("project.")));
+        w.lastErrorDialog()->close();
+        w.openPath(path("does-not-exist.json"));
+        QVERIFY(w.lastErrorDialog()->text().contains(QStringLiteral("no such file")));
+        w.lastErrorDialog()->close();
+
+        // Still usable: open another model and search.
+        w.openPath(QStringLiteral("builtin:gpt3-125m"));
+        QVERIFY(waitIdle(w));
+        QVERIFY(w.explorer()->analysis() != before);
+        QVERIFY(searchAndWait(w));
+    }
+
+    void dragAndDropAndRecentFiles() {
+        MainWindow w(smallModel());
+        w.show();
+        QVERIFY(waitAnalysis(w));
+        const QString graphFile = path("dropped-graph.json");
+        QProcess p;
+        p.start(QStringLiteral(CFP_CLI_PATH), {"graph", "builtin:gpt3-125m", "--batch", "2", "--seq", "64", "-o", graphFile});
+        QVERIFY(p.waitForFinished(120000));
+        QCOMPARE(p.exitCode(), 0);
+        QMimeData mime;
+        mime.setUrls({QUrl::fromLocalFile(graphFile)});
+        QDragEnterEvent enter(QPoint(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(&w, &enter);
+        QVERIFY(enter.isAccepted());
+        QDropEvent drop(QPointF(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(&w, &drop);
+        QVERIFY(waitIdle(w));
+        QCOMPARE(QString::fromStdString(w.explorer()->analysis()->model->loaded.spec), graphFile);
+        QCOMPARE(w.recentFiles().value(0), graphFile);
+    }
+
+    // The folded graph expands on demand, follows the selection and searches ops.
+    void graphViewFoldsExpandsAndFinds() {
+        MainWindow w(smallModel());
+        w.show();
+        QVERIFY(waitAnalysis(w));
+        GraphView* g = w.graphView();
+        auto a = w.explorer()->analysis();
+        const int runs = static_cast<int>(a->runs.size());
+        QCOMPARE(g->visibleNodeCount(), runs);
+        int layer = 0;
+        for (int i = 0; i < runs; ++i)
+            if (a->runs[static_cast<size_t>(i)].count > a->runs[static_cast<size_t>(layer)].count) layer = i;
+        QVERIFY(a->runs[static_cast<size_t>(layer)].count > 1);
+        const Segment& rep = a->report->cover.segments[static_cast<size_t>(a->runs[static_cast<size_t>(layer)].firstSegment)];
+        g->setExpanded({GraphView::NodeKind::Run, layer}, true);
+        QCOMPARE(g->visibleNodeCount(), runs + rep.blockCount);
+        const auto& block = a->report->blocks.blocks[static_cast<size_t>(rep.firstBlock)];
+        g->setExpanded({GraphView::NodeKind::Block, rep.firstBlock}, true);
+        QCOMPARE(g->visibleNodeCount(), runs + rep.blockCount + std::min<int>(static_cast<int>(block.members.size()), 240));
+        g->collapseAll();
+        QCOMPARE(g->visibleNodeCount(), runs);
+        // Find an op by scope in another layer: it is selected in the tree and shown in the
+        // graph as the same op of the layer run's representative segment.
+        const int id = w.findNext(QStringLiteral("layers.5.attn"));
+        QVERIFY(id >= 0);
+        QCOMPARE(w.explorer()->selection().kind, Selection::Kind::Op);
+        QVERIFY(QString::fromStdString(a->graph().op(id).scope).contains(QStringLiteral("layers.5.attn")));
+        QCOMPARE(w.structureModel()->selectionAt(w.structureView()->currentIndex()), w.explorer()->selection());
+        QVERIFY(g->hasSelectedNode());
+        QVERIFY(w.properties()->toPlainText().contains(QString::fromStdString(a->graph().op(id).name)));
+        // Enter again moves to the next match.
+        const int next = w.findNext(QStringLiteral("layers.5.attn"));
+        QVERIFY(next > id);
+        // Selecting a segment in the graph selects it in the tree.
+        emit g->nodeSelected({Selection::Kind::Segment, 2});
+        QCOMPARE(w.structureModel()->selectionAt(w.structureView()->currentIndex()), (Selection{Selection::Kind::Segment, 2}));
+        // Heat overlay needs a plan.
+        QVERIFY(searchAndWait(w));
+        g->setOverlay(GraphView::Overlay::Time);
+        QVERIFY(g->overlayLegend().contains(QStringLiteral("time per step")));
+        // Charts export as PNG and PDF.
+        QVERIFY(w.segmentChart()->saveTo(path("segments.png")));
+        QVERIFY(w.segmentChart()->saveTo(path("segments.pdf")));
+        QVERIFY(slurp(path("segments.png")).startsWith("\x89PNG"));
+        QVERIFY(slurp(path("segments.pdf")).startsWith("%PDF"));
+    }
+
+    // Only the newest job of a kind delivers; cancel drops a job's result.
+    void jobRunnerDropsStaleResults() {
+        JobRunner jobs;
+        QList<int> delivered;
+        std::atomic<bool> release{false};
+        jobs.start<int>(JobKind::Detail, "slow", [&](JobContext& ctx) -> Result<int> {
+            while (!release.load() && !ctx.cancelled()) QThread::msleep(1);
+            return 1;
+        }, [&](Result<int> r) { delivered << *r; });
+        jobs.start<int>(JobKind::Detail, "fast", [](JobContext&) -> Result<int> { return 2; }, [&](Result<int> r) { delivered << *r; });
+        release = true;
+        QVERIFY(jobs.waitForIdle(10000));
+        QCOMPARE(delivered, QList<int>{2});
+        // Cancel: the job sees the flag, its result is dropped, the finished signal says why.
+        QSignalSpy finished(&jobs, &JobRunner::jobFinished);
+        jobs.start<int>(JobKind::Search, "cancel me", [](JobContext& ctx) -> Result<int> {
+            while (!ctx.cancelled()) QThread::msleep(1);
+            return makeError("job.cancelled", "cancelled");
+        }, [&](Result<int>) { delivered << 3; });
+        jobs.cancel(JobKind::Search);
+        QVERIFY(jobs.waitForIdle(10000));
+        QTest::qWait(20);
+        QCOMPARE(delivered, QList<int>{2});
+        QCOMPARE(finished.count(), 1);
+        QCOMPARE(finished.at(0).at(3).toString(), QStringLiteral("job.cancelled"));
+        // Errors cross as values.
+        QString message;
+        jobs.start<int>(JobKind::Export, "fails", [](JobContext&) -> Result<int> { return makeError("x.bad", "it broke"); },
+                        [&](Result<int> r) { message = QString::fromStdString(r.error().message); });
+        QVERIFY(jobs.waitForIdle(10000));
+        QCOMPARE(message, QStringLiteral("it broke"));
+    }
+};
+
+QTEST_MAIN(TestExplorer)
+#include "tst_explorer.moc"
