@@ -43,6 +43,7 @@ private slots:
         const Graph g = smallGpt();
         PlannerOptions o;
         o.baselines = false;
+        o.policy.recompute = RecomputePolicy::None;  // one variant per strategy: the layer's 3^k combinations
         const PlanOutcome out = must(planGraph(g, oneNode(), "8", o), "plan");
         QVERIFY(out.problem);
         const PlanProblem& problem = *out.problem;
@@ -83,6 +84,7 @@ private slots:
         const Graph g = smallGpt();
         PlannerOptions o;
         o.baselines = false;
+        o.policy.recompute = RecomputePolicy::None;  // one variant per strategy: the layer's 3^k combinations
         const PlanOutcome out = must(planGraph(g, oneNode(), "8", o), "plan");
         const PlanProblem& problem = *out.problem;
         const auto strategy = strategyOf(out.plan);
