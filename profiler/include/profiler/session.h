@@ -11,6 +11,8 @@
 // Cancellation. cancel() is honoured within a second: a launch in flight gets
 // ProtocolSettings::cancelGraceSeconds to finish, then the backend is aborted. run() then returns
 // a report with cancelled = true and every result measured so far; what was stored in the DB stays.
+// (The model's analysis at the start — a few seconds for the largest presets — is not interrupted;
+// cancellation takes effect as soon as it is done.) Destroy the session only after run() returned.
 //
 // Hangs. A launch that runs past the watchdog limit (protocol.h) aborts the backend and run()
 // returns profiler.hang naming the segment and combination; partialResults() still has the rest.
