@@ -290,7 +290,7 @@ void CombinationChart::clear(const QString& why) {
     m_plot->replot();
 }
 
-void CombinationChart::setAlternatives(std::shared_ptr<const PlanData> plan, std::shared_ptr<const SegmentAlternatives> alt) {
+void CombinationChart::setAlternatives(std::shared_ptr<const PlanData> plan, std::shared_ptr<const AlternativesView> alt) {
     m_plan = std::move(plan);
     m_alt = std::move(alt);
     resetPlot();
@@ -328,10 +328,12 @@ void CombinationChart::setAlternatives(std::shared_ptr<const PlanData> plan, std
         minY = std::min(minY, y);
         maxY = std::max(maxY, y);
     }
-    for (Series* s : {&dominated, &excluded, &noFit, &pareto, &chosen}) {
+    const std::pair<Series*, int64_t> counted[] = {{&dominated, m_alt->dominated}, {&excluded, m_alt->excluded}, {&noFit, m_alt->noFit},
+                                                    {&pareto, m_alt->pareto - 1}, {&chosen, 1}};
+    for (const auto& [s, count] : counted) {
         if (s->x.isEmpty()) continue;
         QCPGraph* g = p->addGraph();
-        g->setName(s->name + QStringLiteral(" (%1)").arg(s->x.size()));
+        g->setName(s->name + QStringLiteral(" (%1)").arg(count));
         g->setLineStyle(QCPGraph::lsNone);
         g->setScatterStyle(s->style);
         g->setData(s->x, s->y);
@@ -354,8 +356,11 @@ void CombinationChart::setAlternatives(std::shared_ptr<const PlanData> plan, std
     p->yAxis->setLabel(tr("step time (ms)"));
     legendBelowTitle(p);
     p->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
-    setNote(m_alt->truncated ? tr("Showing the first %1 of %2 combinations.").arg(m_alt->rows.size()).arg(m_alt->combinations)
-                             : tr("Hover a point for its strategies; drag and wheel to pan and zoom."));
+    const int64_t evaluated = m_alt->pareto + m_alt->dominated + m_alt->excluded + m_alt->noFit;
+    QString note = m_alt->truncated ? tr("The first %1 of %2 combinations. ").arg(evaluated).arg(m_alt->combinations) : QString();
+    if (static_cast<int64_t>(m_alt->rows.size()) < evaluated)
+        note += tr("Drawn: every Pareto-optimal one and one per grid cell of the others (%1 of %2). ").arg(m_alt->rows.size()).arg(evaluated);
+    setNote(note + tr("Hover a point for its strategies; drag and wheel to pan and zoom."));
     connect(p, &QCustomPlot::mouseMove, this, &CombinationChart::hover);
     p->replot();
 }
@@ -364,25 +369,23 @@ void CombinationChart::hover(QMouseEvent* e) {
     if (!m_alt || !m_plan) return;
     const QPointF pos = e->position();
     double best = 1e300;
-    const CombinationCost* hit = nullptr;
-    for (const CombinationCost& r : m_alt->rows) {
+    size_t index = 0;
+    for (size_t i = 0; i < m_alt->rows.size(); ++i) {
+        const CombinationCost& r = m_alt->rows[i];
         const double px = m_plot->xAxis->coordToPixel(static_cast<double>(r.memoryBytes) / kGiB);
         const double py = m_plot->yAxis->coordToPixel(r.stepSeconds * kMs);
         const double d = std::hypot(px - pos.x(), py - pos.y());
         if (d < best) {
             best = d;
-            hit = &r;
+            index = i;
         }
     }
-    if (!hit || best > 12) {
+    if (m_alt->rows.empty() || best > 12) {
         QToolTip::hideText();
         return;
     }
-    const auto& report = *m_plan->analysis->report;
-    const Segment& seg = report.cover.segments[static_cast<size_t>(m_alt->segment)];
-    QStringList labels;
-    for (size_t k = 0; k < hit->combination.size(); ++k)
-        labels << QString::fromStdString(report.blocks.blocks[static_cast<size_t>(seg.firstBlock) + k].strategies[static_cast<size_t>(hit->combination[k])].label);
+    const CombinationCost* hit = &m_alt->rows[index];
+    const QStringList labels{QString::fromStdString(m_alt->labels[index])};
     const QString status = hit->chosen ? tr("chosen") : !hit->allowed ? tr("excluded by pins") : !hit->fits ? tr("does not fit") : hit->dominated ? tr("dominated") : tr("Pareto-optimal");
     QToolTip::showText(e->globalPosition().toPoint(),
                        tr("%1\nstep %2 (%3 vs plan)\nmemory %4 per device\n%5")

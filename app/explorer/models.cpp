@@ -256,7 +256,10 @@ QVariant StructureModel::data(const QModelIndex& index, int role) const {
         switch (col) {
         case ColName: return QStringLiteral("b%1 %2").arg(b).arg(qs(g.op(block.entry).scope));
         case ColOps: return tr("%1 ops").arg(block.members.size());
-        case ColStrategy: return plan ? qs(plan->blocks[b].label) + (plan->blocks[b].pinned ? tr(" (pinned)") : QString()) : QVariant();
+        case ColStrategy:
+            if (!plan) return {};
+            return qs(plan->blocks[b].label) + (plan->blocks[b].recompute ? tr(" +recompute") : QString()) +
+                   (plan->blocks[b].pinned ? tr(" (pinned)") : QString());
         case ColTime: return m_blockSeconds.empty() ? QVariant() : formatSeconds(m_blockSeconds[b]);
         }
         return {};
@@ -650,7 +653,11 @@ QString describeSelection(const AnalysisData& a, const PlanData* plan, const Sel
             h += QStringLiteral("<p>Combination:</p><ul>");
             for (int k = 0; k < seg.blockCount; ++k) {
                 const BlockChoice& bc = p->blocks[static_cast<size_t>(seg.firstBlock + k)];
-                h += QStringLiteral("<li>b%1 %2: <b>%3</b>%4</li>").arg(bc.block).arg(esc(g.op(r.blocks.blocks[static_cast<size_t>(bc.block)].entry).scope), esc(bc.label), bc.pinned ? QStringLiteral(" (pinned)") : QString());
+                h += QStringLiteral("<li>b%1 %2: <b>%3</b>%4%5</li>")
+                         .arg(bc.block)
+                         .arg(esc(g.op(r.blocks.blocks[static_cast<size_t>(bc.block)].entry).scope), esc(bc.label),
+                              bc.recompute ? QStringLiteral(", activations recomputed") : QString(),
+                              bc.pinned ? QStringLiteral(" (pinned)") : QString());
             }
             h += QStringLiteral("</ul>");
         }

@@ -5,6 +5,40 @@
 
 namespace cfp {
 
+namespace {
+
+int baseCount(const PlanProblem& problem, int block) {
+    return static_cast<int>(problem.analysis().blocks.blocks[static_cast<size_t>(block)].strategies.size());
+}
+
+}  // namespace
+
+Result<std::vector<int32_t>> assignmentOf(const PlanProblem& problem, const Plan& plan) {
+    if (static_cast<int>(plan.blocks.size()) != problem.blockCount())
+        return makeError("plan.mismatch", "the plan has " + std::to_string(plan.blocks.size()) + " blocks, the problem " +
+                                              std::to_string(problem.blockCount()));
+    std::vector<int32_t> out;
+    out.reserve(plan.blocks.size());
+    for (int b = 0; b < problem.blockCount(); ++b) {
+        const BlockChoice& c = plan.blocks[static_cast<size_t>(b)];
+        const int n = baseCount(problem, b);
+        if (c.strategy < 0 || c.strategy >= n)
+            return makeError("plan.mismatch", "block " + std::to_string(b) + " has no strategy " + std::to_string(c.strategy));
+        // Both variants: the recomputed one follows the plain ones. One variant: it is the policy's.
+        const bool twoVariants = problem.strategyCount(b) == 2 * n;
+        out.push_back(c.strategy + (twoVariants && c.recompute ? n : 0));
+    }
+    return out;
+}
+
+std::string assignmentLabel(const PlanProblem& problem, int block, int32_t index) {
+    const auto& strategies = problem.analysis().blocks.blocks[static_cast<size_t>(block)].strategies;
+    const int n = static_cast<int>(strategies.size());
+    std::string label = strategies[static_cast<size_t>(index % n)].label;
+    if (problem.strategyCount(block) == 2 * n && index >= n) label += " +recompute";
+    return label;
+}
+
 Result<SegmentAlternatives> segmentAlternatives(const PlanProblem& problem, const std::vector<int32_t>& strategy,
                                                 int32_t segment, int64_t limitBytes, const StrategyMask& allowed,
                                                 int64_t maxRows) {
@@ -33,7 +67,7 @@ Result<SegmentAlternatives> segmentAlternatives(const PlanProblem& problem, cons
 
     auto isAllowed = [&](int block, int32_t s) {
         if (allowed.empty() || allowed[static_cast<size_t>(block)].empty()) return true;
-        return allowed[static_cast<size_t>(block)][static_cast<size_t>(s)] != 0;
+        return allowed[static_cast<size_t>(block)][static_cast<size_t>(s % baseCount(problem, block))] != 0;
     };
     std::vector<int32_t> full = strategy;
     std::vector<int32_t> combo(static_cast<size_t>(seg.blockCount), 0);
