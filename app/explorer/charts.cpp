@@ -301,11 +301,10 @@ void CombinationChart::setAlternatives(std::shared_ptr<const PlanData> plan, std
     QCustomPlot* p = m_plot;
     const Plan& plan_ = m_plan->plan();
     const Segment& seg = m_plan->analysis->report->cover.segments[static_cast<size_t>(m_alt->segment)];
-    addTitle(p, tr("Segment #%1 %2 (T%3): step time for each of its %4 combinations, rest of the plan fixed")
+    addTitle(p, tr("Segment #%1 %2 (T%3): step time per combination, rest of the plan fixed")
                     .arg(m_alt->segment)
                     .arg(QString::fromStdString(m_plan->analysis->typeNames[static_cast<size_t>(seg.type)]))
-                    .arg(seg.type)
-                    .arg(m_alt->combinations));
+                    .arg(seg.type));
     struct Series {
         QString name;
         QCPScatterStyle style;
@@ -333,7 +332,7 @@ void CombinationChart::setAlternatives(std::shared_ptr<const PlanData> plan, std
     for (const auto& [s, count] : counted) {
         if (s->x.isEmpty()) continue;
         QCPGraph* g = p->addGraph();
-        g->setName(s->name + QStringLiteral(" (%1)").arg(count));
+        g->setName(s->name + QStringLiteral(" (%1)").arg(formatCount(count)));
         g->setLineStyle(QCPGraph::lsNone);
         g->setScatterStyle(s->style);
         g->setData(s->x, s->y);
@@ -357,9 +356,12 @@ void CombinationChart::setAlternatives(std::shared_ptr<const PlanData> plan, std
     legendBelowTitle(p);
     p->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
     const int64_t evaluated = m_alt->pareto + m_alt->dominated + m_alt->excluded + m_alt->noFit;
-    QString note = m_alt->truncated ? tr("The first %1 of %2 combinations. ").arg(evaluated).arg(m_alt->combinations) : QString();
+    QString note = m_alt->sampled ? tr("A sample of %1 of the %2 combinations (strategies and recomputation per block): the chosen one, "
+                                       "every change of one of its blocks, and uniformly drawn others. ")
+                                        .arg(formatCount(evaluated), formatCount(m_alt->combinations))
+                                  : tr("All %1 combinations (strategies and recomputation per block). ").arg(formatCount(m_alt->combinations));
     if (static_cast<int64_t>(m_alt->rows.size()) < evaluated)
-        note += tr("Drawn: every Pareto-optimal one and one per grid cell of the others (%1 of %2). ").arg(m_alt->rows.size()).arg(evaluated);
+        note += tr("Drawn: every Pareto-optimal one and one per grid cell of the others (%1 points). ").arg(formatCount(static_cast<int64_t>(m_alt->rows.size())));
     setNote(note + tr("Hover a point for its strategies; drag and wheel to pan and zoom."));
     connect(p, &QCustomPlot::mouseMove, this, &CombinationChart::hover);
     p->replot();

@@ -349,7 +349,7 @@ std::unique_ptr<GraphView::Node> GraphView::buildNode(const NodeKey& key) {
                              .arg(seg.blockCount)
                              .arg(ops)
                              .arg(type.combinations == INT64_MAX ? QStringLiteral("1e%1").arg(type.combinationsLog10, 0, 'f', 0)
-                                                                 : QString::number(type.combinations));
+                                                                 : formatCount(type.combinations));
         if (plan) node->subtitle += QStringLiteral(" · %1 each").arg(formatSeconds(plan->segments[static_cast<size_t>(run.firstSegment)].cost.total()));
         if (node->expanded)
             for (int k = 0; k < seg.blockCount; ++k) node->children.push_back(buildNode({NodeKind::Block, seg.firstBlock + k}));

@@ -642,9 +642,9 @@ QString describeSelection(const AnalysisData& a, const PlanData* plan, const Sel
         const Segment& seg = r.cover.segments[static_cast<size_t>(sel.id)];
         const SegmentType& t = r.cover.types[static_cast<size_t>(seg.type)];
         h += QStringLiteral("<h3>Segment #%1 — %2 (type T%3)</h3>").arg(sel.id).arg(esc(a.typeNames[static_cast<size_t>(seg.type)])).arg(seg.type);
-        h += QStringLiteral("<p>%1 blocks (b%2–b%3); the type occurs %4 times, %5 combinations</p>")
+        h += QStringLiteral("<p>%1 blocks (b%2–b%3); the type occurs %4 times; %5 combinations of its blocks' strategies</p>")
                  .arg(seg.blockCount).arg(seg.firstBlock).arg(seg.firstBlock + seg.blockCount - 1).arg(t.occurrences)
-                 .arg(t.combinations == INT64_MAX ? QStringLiteral("10^%1").arg(t.combinationsLog10, 0, 'f', 1) : QString::number(t.combinations));
+                 .arg(t.combinations == INT64_MAX ? QStringLiteral("10^%1").arg(t.combinationsLog10, 0, 'f', 1) : formatCount(t.combinations));
         if (p) {
             const SegmentPlan& sp = p->segments[static_cast<size_t>(sel.id)];
             h += QStringLiteral("<table cellspacing=4>") + costRow(QStringLiteral("time/step"), sp.cost);

@@ -232,7 +232,7 @@ AlternativesView reduceAlternatives(const SegmentAlternatives& all, const PlanPr
     AlternativesView v;
     v.segment = all.segment;
     v.combinations = all.combinations;
-    v.truncated = all.truncated;
+    v.sampled = all.sampled;
     if (all.rows.empty()) return v;
     double t0 = all.rows[0].stepSeconds, t1 = t0;
     int64_t m0 = all.rows[0].memoryBytes, m1 = m0;
@@ -298,6 +298,12 @@ QString formatBytes(double b) {
     if (a >= 1024.0 * 1024) return QString::number(b / (1024.0 * 1024), 'f', 1) + QStringLiteral(" MiB");
     if (a >= 1024.0) return QString::number(b / 1024.0, 'f', 1) + QStringLiteral(" KiB");
     return QString::number(b, 'f', 0) + QStringLiteral(" B");
+}
+
+QString formatCount(int64_t n) {
+    QString digits = QString::number(n < 0 ? -n : n);
+    for (int i = digits.size() - 3; i > 0; i -= 3) digits.insert(i, QLatin1Char(','));
+    return n < 0 ? QStringLiteral("-") + digits : digits;
 }
 
 QString provenanceText(Provenance p) { return QString::fromUtf8(provenanceName(p).data(), static_cast<int>(provenanceName(p).size())); }
@@ -726,10 +732,10 @@ void Explorer::cancelSearch() {
     emit status(tr("Search cancelled"));
 }
 
-// Beyond this many combinations of one segment the chart shows the first ones (a 2-D mesh gives
-// 9 strategies per block, 18 with recomputation: 18^4 = 104,976 for a GPT layer; each row costs
-// one pass over the problem's terms, a few microseconds).
-constexpr int64_t kMaxCombinationsShown = 250000;
+// Beyond this many combinations of one segment the chart shows a sample (a 2-D mesh gives 9
+// strategies per block, 18 with recomputation: 18^4 = 104,976 for a GPT layer, and a 3-D mesh
+// 54^4 = 8.5 million); each row costs one pass over the problem's terms, a few microseconds.
+constexpr int64_t kMaxCombinationsShown = 100000;
 
 void Explorer::requestAlternatives(int32_t segment) {
     if (!m_plan) return;

@@ -187,7 +187,7 @@ struct PlanData {
 struct AlternativesView {
     int32_t segment = 0;
     int64_t combinations = 0;
-    bool truncated = false;                 // the enumeration stopped at its cap
+    bool sampled = false;                   // a sample of the combinations (SegmentAlternatives::sampled)
     std::vector<CombinationCost> rows;      // reduced
     int64_t pareto = 0, dominated = 0, excluded = 0, noFit = 0;
     std::vector<std::string> labels;        // per row: "x:rows | x:cols +recompute | …"
@@ -199,6 +199,7 @@ AlternativesView reduceAlternatives(const SegmentAlternatives& all, const PlanPr
 
 QString formatSeconds(double seconds);           // "129.4 ms", "1.62 s", "85 µs"
 QString formatBytes(double bytes);               // "34.1 GiB", "512 MiB"
+QString formatCount(int64_t n);                  // "8,503,056"
 QString provenanceText(Provenance p);
 // "x=2,y=4": a mesh in the text parseMesh reads, without link classes.
 std::string meshSpec(const Mesh& mesh);

@@ -42,7 +42,10 @@ struct SegmentAlternatives {
     int32_t segment = 0;
     int64_t combinations = 0;          // all combinations of the segment (may exceed rows.size())
     std::vector<CombinationCost> rows; // in lexicographic order of the combination (first block slowest)
-    bool truncated = false;            // combinations > maxRows: only the first maxRows are listed
+    // combinations > maxRows: the rows are the chosen combination, every change of one of its
+    // blocks, and a uniform sample of the others (fixed seed), maxRows in all. Pareto marks are then
+    // relative to the rows listed.
+    bool sampled = false;
 };
 
 // The plan's assignment in the problem's indices (strategy, plus the block's strategy count when
@@ -53,7 +56,7 @@ Result<std::vector<int32_t>> assignmentOf(const PlanProblem& problem, const Plan
 // "x:rows", and " +recompute" for a recomputed variant.
 std::string assignmentLabel(const PlanProblem& problem, int block, int32_t index);
 
-// `strategy`: the plan's assignment (assignmentOf). `allowed`: the pins' mask
+// `strategy`: the plan's assignment (assignmentOf). At most `maxRows` rows (see `sampled`). `allowed`: the pins' mask
 // (PlanProblem::applyPins; empty = everything). Errors: plan.bad_segment (no such segment),
 // plan.mismatch (strategy has the wrong length or an index out of range).
 Result<SegmentAlternatives> segmentAlternatives(const PlanProblem& problem, const std::vector<int32_t>& strategy,

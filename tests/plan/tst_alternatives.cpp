@@ -78,7 +78,7 @@ private slots:
             for (int k = 0; k < sp.blockCount; ++k) expected *= problem.strategyCount(sp.firstBlock + k);
             QCOMPARE(alt.combinations, expected);
             QCOMPARE(static_cast<int64_t>(alt.rows.size()), expected);
-            QVERIFY(!alt.truncated);
+            QVERIFY(!alt.sampled);
             checkRows(out, assignment, sp, alt);
         }
     }
@@ -140,10 +140,28 @@ private slots:
         // A limit below every row: nothing fits, nothing is dominated.
         const auto tight = must(segmentAlternatives(problem, assignment, layer.index, 1, {}), "alternatives");
         for (const CombinationCost& r : tight.rows) QVERIFY(!r.fits && !r.dominated);
-        // Truncation and bad input.
-        const auto few = must(segmentAlternatives(problem, assignment, layer.index, 0, {}, 5), "alternatives");
-        QCOMPARE(few.rows.size(), size_t{5});
-        QVERIFY(few.truncated);
+        // Sampling: the chosen combination and the changes of one block come first; the same rows
+        // every time.
+        const int64_t neighbours = [&] {
+            int64_t n = 1;
+            for (int k = 0; k < layer.blockCount; ++k) n += problem.strategyCount(layer.firstBlock + k) - 1;
+            return n;
+        }();
+        const auto few = must(segmentAlternatives(problem, assignment, layer.index, 0, {}, neighbours + 7), "alternatives");
+        QCOMPARE(static_cast<int64_t>(few.rows.size()), neighbours + 7);
+        QVERIFY(few.sampled);
+        int chosen = 0, oneBlockChanges = 0;
+        for (const CombinationCost& r : few.rows) {
+            int differ = 0;
+            for (int k = 0; k < layer.blockCount; ++k) differ += r.combination[static_cast<size_t>(k)] != assignment[static_cast<size_t>(layer.firstBlock + k)];
+            chosen += r.chosen;
+            oneBlockChanges += differ == 1;
+            QCOMPARE(r.chosen, differ == 0);
+        }
+        QCOMPARE(chosen, 1);
+        QCOMPARE(oneBlockChanges, neighbours - 1);
+        const auto again = must(segmentAlternatives(problem, assignment, layer.index, 0, {}, neighbours + 7), "alternatives");
+        for (size_t i = 0; i < few.rows.size(); ++i) QCOMPARE(again.rows[i].combination, few.rows[i].combination);
         auto bad = segmentAlternatives(problem, assignment, 999, 0, {});
         QVERIFY(!bad);
         QCOMPARE(bad.error().code, std::string("plan.bad_segment"));
