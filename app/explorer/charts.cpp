@@ -290,7 +290,7 @@ void CombinationChart::clear(const QString& why) {
     m_plot->replot();
 }
 
-void CombinationChart::setAlternatives(std::shared_ptr<const PlanData> plan, std::shared_ptr<const SegmentAlternatives> alt) {
+void CombinationChart::setAlternatives(std::shared_ptr<const PlanData> plan, std::shared_ptr<const AlternativesView> alt) {
     m_plan = std::move(plan);
     m_alt = std::move(alt);
     resetPlot();
@@ -301,11 +301,10 @@ void CombinationChart::setAlternatives(std::shared_ptr<const PlanData> plan, std
     QCustomPlot* p = m_plot;
     const Plan& plan_ = m_plan->plan();
     const Segment& seg = m_plan->analysis->report->cover.segments[static_cast<size_t>(m_alt->segment)];
-    addTitle(p, tr("Segment #%1 %2 (T%3): step time for each of its %4 combinations, rest of the plan fixed")
+    addTitle(p, tr("Segment #%1 %2 (T%3): step time per combination, rest of the plan fixed")
                     .arg(m_alt->segment)
                     .arg(QString::fromStdString(m_plan->analysis->typeNames[static_cast<size_t>(seg.type)]))
-                    .arg(seg.type)
-                    .arg(m_alt->combinations));
+                    .arg(seg.type));
     struct Series {
         QString name;
         QCPScatterStyle style;
@@ -328,10 +327,12 @@ void CombinationChart::setAlternatives(std::shared_ptr<const PlanData> plan, std
         minY = std::min(minY, y);
         maxY = std::max(maxY, y);
     }
-    for (Series* s : {&dominated, &excluded, &noFit, &pareto, &chosen}) {
+    const std::pair<Series*, int64_t> counted[] = {{&dominated, m_alt->dominated}, {&excluded, m_alt->excluded}, {&noFit, m_alt->noFit},
+                                                    {&pareto, m_alt->pareto - 1}, {&chosen, 1}};
+    for (const auto& [s, count] : counted) {
         if (s->x.isEmpty()) continue;
         QCPGraph* g = p->addGraph();
-        g->setName(s->name + QStringLiteral(" (%1)").arg(s->x.size()));
+        g->setName(s->name + QStringLiteral(" (%1)").arg(formatCount(count)));
         g->setLineStyle(QCPGraph::lsNone);
         g->setScatterStyle(s->style);
         g->setData(s->x, s->y);
@@ -354,8 +355,14 @@ void CombinationChart::setAlternatives(std::shared_ptr<const PlanData> plan, std
     p->yAxis->setLabel(tr("step time (ms)"));
     legendBelowTitle(p);
     p->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
-    setNote(m_alt->truncated ? tr("Showing the first %1 of %2 combinations.").arg(m_alt->rows.size()).arg(m_alt->combinations)
-                             : tr("Hover a point for its strategies; drag and wheel to pan and zoom."));
+    const int64_t evaluated = m_alt->pareto + m_alt->dominated + m_alt->excluded + m_alt->noFit;
+    QString note = m_alt->sampled ? tr("A sample of %1 of the %2 combinations (strategies and recomputation per block): the chosen one, "
+                                       "every change of one of its blocks, and uniformly drawn others. ")
+                                        .arg(formatCount(evaluated), formatCount(m_alt->combinations))
+                                  : tr("All %1 combinations (strategies and recomputation per block). ").arg(formatCount(m_alt->combinations));
+    if (static_cast<int64_t>(m_alt->rows.size()) < evaluated)
+        note += tr("Drawn: every Pareto-optimal one and one per grid cell of the others (%1 points). ").arg(formatCount(static_cast<int64_t>(m_alt->rows.size())));
+    setNote(note + tr("Hover a point for its strategies; drag and wheel to pan and zoom."));
     connect(p, &QCustomPlot::mouseMove, this, &CombinationChart::hover);
     p->replot();
 }
@@ -364,25 +371,23 @@ void CombinationChart::hover(QMouseEvent* e) {
     if (!m_alt || !m_plan) return;
     const QPointF pos = e->position();
     double best = 1e300;
-    const CombinationCost* hit = nullptr;
-    for (const CombinationCost& r : m_alt->rows) {
+    size_t index = 0;
+    for (size_t i = 0; i < m_alt->rows.size(); ++i) {
+        const CombinationCost& r = m_alt->rows[i];
         const double px = m_plot->xAxis->coordToPixel(static_cast<double>(r.memoryBytes) / kGiB);
         const double py = m_plot->yAxis->coordToPixel(r.stepSeconds * kMs);
         const double d = std::hypot(px - pos.x(), py - pos.y());
         if (d < best) {
             best = d;
-            hit = &r;
+            index = i;
         }
     }
-    if (!hit || best > 12) {
+    if (m_alt->rows.empty() || best > 12) {
         QToolTip::hideText();
         return;
     }
-    const auto& report = *m_plan->analysis->report;
-    const Segment& seg = report.cover.segments[static_cast<size_t>(m_alt->segment)];
-    QStringList labels;
-    for (size_t k = 0; k < hit->combination.size(); ++k)
-        labels << QString::fromStdString(report.blocks.blocks[static_cast<size_t>(seg.firstBlock) + k].strategies[static_cast<size_t>(hit->combination[k])].label);
+    const CombinationCost* hit = &m_alt->rows[index];
+    const QStringList labels{QString::fromStdString(m_alt->labels[index])};
     const QString status = hit->chosen ? tr("chosen") : !hit->allowed ? tr("excluded by pins") : !hit->fits ? tr("does not fit") : hit->dominated ? tr("dominated") : tr("Pareto-optimal");
     QToolTip::showText(e->globalPosition().toPoint(),
                        tr("%1\nstep %2 (%3 vs plan)\nmemory %4 per device\n%5")

@@ -59,14 +59,14 @@ class CombinationChart : public ChartPanel {
     Q_OBJECT
 public:
     explicit CombinationChart(QWidget* parent = nullptr);
-    void setAlternatives(std::shared_ptr<const PlanData> plan, std::shared_ptr<const SegmentAlternatives> alternatives);
+    void setAlternatives(std::shared_ptr<const PlanData> plan, std::shared_ptr<const AlternativesView> alternatives);
     void clear(const QString& why);
-    std::shared_ptr<const SegmentAlternatives> alternatives() const { return m_alt; }
+    std::shared_ptr<const AlternativesView> alternatives() const { return m_alt; }
 
 private:
     void hover(QMouseEvent* event);
     std::shared_ptr<const PlanData> m_plan;
-    std::shared_ptr<const SegmentAlternatives> m_alt;
+    std::shared_ptr<const AlternativesView> m_alt;
 };
 
 class BaselineChart : public ChartPanel {

@@ -349,7 +349,7 @@ std::unique_ptr<GraphView::Node> GraphView::buildNode(const NodeKey& key) {
                              .arg(seg.blockCount)
                              .arg(ops)
                              .arg(type.combinations == INT64_MAX ? QStringLiteral("1e%1").arg(type.combinationsLog10, 0, 'f', 0)
-                                                                 : QString::number(type.combinations));
+                                                                 : formatCount(type.combinations));
         if (plan) node->subtitle += QStringLiteral(" · %1 each").arg(formatSeconds(plan->segments[static_cast<size_t>(run.firstSegment)].cost.total()));
         if (node->expanded)
             for (int k = 0; k < seg.blockCount; ++k) node->children.push_back(buildNode({NodeKind::Block, seg.firstBlock + k}));
@@ -365,7 +365,10 @@ std::unique_ptr<GraphView::Node> GraphView::buildNode(const NodeKey& key) {
         else if (parts.size() > 2 && parts[1] == QLatin1String("0")) shortScope = parts.mid(2).join(QLatin1Char('.'));
         node->title = QStringLiteral("b%1 %2").arg(key.id).arg(shortScope);
         node->subtitle = QStringLiteral("%1 ops · %2 strategies").arg(b.members.size()).arg(b.strategies.size());
-        if (plan) node->subtitle = QStringLiteral("%1 ops · %2").arg(b.members.size()).arg(qs(plan->blocks[static_cast<size_t>(key.id)].label));
+        if (plan) {
+            const BlockChoice& c = plan->blocks[static_cast<size_t>(key.id)];
+            node->subtitle = QStringLiteral("%1 ops · %2%3").arg(b.members.size()).arg(qs(c.label), c.recompute ? QStringLiteral(" +rc") : QString());
+        }
         if (node->expanded) {
             const size_t shown = std::min(b.members.size(), static_cast<size_t>(kMaxOpsShown));
             for (size_t m = 0; m < shown; ++m) node->children.push_back(buildNode({NodeKind::Op, b.members[m]}));

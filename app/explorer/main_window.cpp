@@ -182,7 +182,7 @@ MainWindow::MainWindow(const WindowOptions& options, QWidget* parent) : QMainWin
     connect(m_explorer, &Explorer::selectionChanged, this, &MainWindow::onSelection);
     connect(m_explorer, &Explorer::failed, this, &MainWindow::showError);
     connect(m_explorer, &Explorer::status, this, [this](const QString& s) { statusBar()->showMessage(s); });
-    connect(m_explorer, &Explorer::alternativesReady, this, [this](std::shared_ptr<const SegmentAlternatives> alt) {
+    connect(m_explorer, &Explorer::alternativesReady, this, [this](std::shared_ptr<const AlternativesView> alt) {
         m_combinationChart->setAlternatives(m_explorer->plan(), std::move(alt));
     });
     connect(m_tree->selectionModel(), &QItemSelectionModel::currentChanged, this, [this](const QModelIndex& index) {

@@ -256,7 +256,10 @@ QVariant StructureModel::data(const QModelIndex& index, int role) const {
         switch (col) {
         case ColName: return QStringLiteral("b%1 %2").arg(b).arg(qs(g.op(block.entry).scope));
         case ColOps: return tr("%1 ops").arg(block.members.size());
-        case ColStrategy: return plan ? qs(plan->blocks[b].label) + (plan->blocks[b].pinned ? tr(" (pinned)") : QString()) : QVariant();
+        case ColStrategy:
+            if (!plan) return {};
+            return qs(plan->blocks[b].label) + (plan->blocks[b].recompute ? tr(" +recompute") : QString()) +
+                   (plan->blocks[b].pinned ? tr(" (pinned)") : QString());
         case ColTime: return m_blockSeconds.empty() ? QVariant() : formatSeconds(m_blockSeconds[b]);
         }
         return {};
@@ -639,9 +642,9 @@ QString describeSelection(const AnalysisData& a, const PlanData* plan, const Sel
         const Segment& seg = r.cover.segments[static_cast<size_t>(sel.id)];
         const SegmentType& t = r.cover.types[static_cast<size_t>(seg.type)];
         h += QStringLiteral("<h3>Segment #%1 — %2 (type T%3)</h3>").arg(sel.id).arg(esc(a.typeNames[static_cast<size_t>(seg.type)])).arg(seg.type);
-        h += QStringLiteral("<p>%1 blocks (b%2–b%3); the type occurs %4 times, %5 combinations</p>")
+        h += QStringLiteral("<p>%1 blocks (b%2–b%3); the type occurs %4 times; %5 combinations of its blocks' strategies</p>")
                  .arg(seg.blockCount).arg(seg.firstBlock).arg(seg.firstBlock + seg.blockCount - 1).arg(t.occurrences)
-                 .arg(t.combinations == INT64_MAX ? QStringLiteral("10^%1").arg(t.combinationsLog10, 0, 'f', 1) : QString::number(t.combinations));
+                 .arg(t.combinations == INT64_MAX ? QStringLiteral("10^%1").arg(t.combinationsLog10, 0, 'f', 1) : formatCount(t.combinations));
         if (p) {
             const SegmentPlan& sp = p->segments[static_cast<size_t>(sel.id)];
             h += QStringLiteral("<table cellspacing=4>") + costRow(QStringLiteral("time/step"), sp.cost);
@@ -650,7 +653,11 @@ QString describeSelection(const AnalysisData& a, const PlanData* plan, const Sel
             h += QStringLiteral("<p>Combination:</p><ul>");
             for (int k = 0; k < seg.blockCount; ++k) {
                 const BlockChoice& bc = p->blocks[static_cast<size_t>(seg.firstBlock + k)];
-                h += QStringLiteral("<li>b%1 %2: <b>%3</b>%4</li>").arg(bc.block).arg(esc(g.op(r.blocks.blocks[static_cast<size_t>(bc.block)].entry).scope), esc(bc.label), bc.pinned ? QStringLiteral(" (pinned)") : QString());
+                h += QStringLiteral("<li>b%1 %2: <b>%3</b>%4%5</li>")
+                         .arg(bc.block)
+                         .arg(esc(g.op(r.blocks.blocks[static_cast<size_t>(bc.block)].entry).scope), esc(bc.label),
+                              bc.recompute ? QStringLiteral(", activations recomputed") : QString(),
+                              bc.pinned ? QStringLiteral(" (pinned)") : QString());
             }
             h += QStringLiteral("</ul>");
         }

@@ -1,5 +1,6 @@
 #include "panels.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QDoubleSpinBox>
@@ -106,6 +107,16 @@ ClusterPanel::ClusterPanel(Explorer* explorer, QWidget* parent) : QWidget(parent
     m_memory->setSpecialValueText(tr("GPU memory"));
     m_memory->setToolTip(tr("Per-device memory limit (0: the GPU's HBM)"));
     form->addRow(tr("Memory limit"), m_memory);
+    auto* policy = new QHBoxLayout;
+    m_recompute = new QComboBox(this);
+    m_recompute->addItems({QStringLiteral("auto"), QStringLiteral("none"), QStringLiteral("all")});
+    m_recompute->setToolTip(tr("Activation recomputation per ParallelBlock: auto lets the search choose per block"));
+    m_optimizerSharding = new QCheckBox(tr("shard optimizer state"), this);
+    m_optimizerSharding->setToolTip(tr("Optimizer state split over the data-parallel axes (ZeRO-1 style)"));
+    policy->addWidget(new QLabel(tr("recompute"), this));
+    policy->addWidget(m_recompute);
+    policy->addWidget(m_optimizerSharding, 1);
+    form->addRow(tr("Memory policy"), policy);
 
     auto* apply = new QPushButton(tr("Apply and analyse"), this);
     apply->setObjectName(QStringLiteral("applyButton"));
@@ -131,6 +142,8 @@ void ClusterPanel::refresh() {
     updateMeshChoices();
     m_mesh->setCurrentText(qs(p.cluster.mesh));
     m_memory->setValue(static_cast<double>(p.cluster.memoryLimitBytes) / kGiB);
+    m_recompute->setCurrentText(qs(std::string(recomputePolicyName(p.cluster.policy.recompute))));
+    m_optimizerSharding->setChecked(p.cluster.policy.optimizerSharding);
 }
 
 void ClusterPanel::updateMeshChoices() {
@@ -166,6 +179,8 @@ void ClusterPanel::apply() {
     c.nodes = m_nodes->value();
     c.mesh = m_mesh->currentText().trimmed().isEmpty() ? "auto" : m_mesh->currentText().trimmed().toStdString();
     c.memoryLimitBytes = static_cast<int64_t>(std::llround(m_memory->value() * kGiB));
+    c.policy.recompute = parseRecomputePolicy(m_recompute->currentText().toStdString()).value_or(RecomputePolicy::Auto);
+    c.policy.optimizerSharding = m_optimizerSharding->isChecked();
     m_explorer->setCluster(c);
     m_explorer->analyse();
 }

@@ -10,6 +10,7 @@
 
 #include "session.h"
 
+class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
 class QLabel;
@@ -41,6 +42,8 @@ public:
     QDoubleSpinBox* memoryBox() const { return m_memory; }
     QSpinBox* batchBox() const { return m_batch; }
     QSpinBox* seqBox() const { return m_seq; }
+    QComboBox* recomputeBox() const { return m_recompute; }
+    QCheckBox* optimizerShardingBox() const { return m_optimizerSharding; }
 
 signals:
     void openModelRequested();
@@ -57,6 +60,8 @@ private:
     QSpinBox* m_seq = nullptr;
     QComboBox* m_dtype = nullptr;
     QComboBox* m_qkv = nullptr;
+    QComboBox* m_recompute = nullptr;
+    QCheckBox* m_optimizerSharding = nullptr;
     QLabel* m_hardwareInfo = nullptr;
 };
 

@@ -228,6 +228,57 @@ bool planMatches(const PlanData& plan, const AnalysisData& analysis) {
            plan.plan().blocks.size() == analysis.report->blocks.blocks.size();
 }
 
+AlternativesView reduceAlternatives(const SegmentAlternatives& all, const PlanProblem& problem, int gridCells) {
+    AlternativesView v;
+    v.segment = all.segment;
+    v.combinations = all.combinations;
+    v.sampled = all.sampled;
+    if (all.rows.empty()) return v;
+    double t0 = all.rows[0].stepSeconds, t1 = t0;
+    int64_t m0 = all.rows[0].memoryBytes, m1 = m0;
+    for (const CombinationCost& r : all.rows) {
+        t0 = std::min(t0, r.stepSeconds);
+        t1 = std::max(t1, r.stepSeconds);
+        m0 = std::min(m0, r.memoryBytes);
+        m1 = std::max(m1, r.memoryBytes);
+    }
+    auto cell = [&](const CombinationCost& r) {
+        const double x = m1 > m0 ? static_cast<double>(r.memoryBytes - m0) / static_cast<double>(m1 - m0) : 0.0;
+        const double y = t1 > t0 ? (r.stepSeconds - t0) / (t1 - t0) : 0.0;
+        const auto gx = static_cast<int64_t>(std::min(x * gridCells, gridCells - 1.0));
+        const auto gy = static_cast<int64_t>(std::min(y * gridCells, gridCells - 1.0));
+        return gx * gridCells + gy;
+    };
+    std::vector<std::vector<char>> taken(3, std::vector<char>(static_cast<size_t>(gridCells) * static_cast<size_t>(gridCells), 0));
+    const Segment& seg = problem.analysis().cover.segments[static_cast<size_t>(all.segment)];
+    for (const CombinationCost& r : all.rows) {
+        int category = -1;  // 0 dominated, 1 excluded, 2 does not fit; Pareto and chosen are all kept
+        if (!r.allowed) {
+            ++v.excluded;
+            category = 1;
+        } else if (!r.fits) {
+            ++v.noFit;
+            category = 2;
+        } else if (r.dominated) {
+            ++v.dominated;
+            category = 0;
+        } else {
+            ++v.pareto;
+        }
+        if (!r.chosen && category >= 0) {
+            char& t = taken[static_cast<size_t>(category)][static_cast<size_t>(cell(r))];
+            if (t) continue;
+            t = 1;
+        }
+        v.rows.push_back(r);
+        std::string label;
+        for (size_t k = 0; k < r.combination.size(); ++k)
+            label += (k ? " | " : "") + assignmentLabel(problem, seg.firstBlock + static_cast<int>(k), r.combination[k]);
+        v.labels.push_back(std::move(label));
+    }
+    return v;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Helpers
 
@@ -247,6 +298,12 @@ QString formatBytes(double b) {
     if (a >= 1024.0 * 1024) return QString::number(b / (1024.0 * 1024), 'f', 1) + QStringLiteral(" MiB");
     if (a >= 1024.0) return QString::number(b / 1024.0, 'f', 1) + QStringLiteral(" KiB");
     return QString::number(b, 'f', 0) + QStringLiteral(" B");
+}
+
+QString formatCount(int64_t n) {
+    QString digits = QString::number(n < 0 ? -n : n);
+    for (int i = digits.size() - 3; i > 0; i -= 3) digits.insert(i, QLatin1Char(','));
+    return n < 0 ? QStringLiteral("-") + digits : digits;
 }
 
 QString provenanceText(Provenance p) { return QString::fromUtf8(provenanceName(p).data(), static_cast<int>(provenanceName(p).size())); }
@@ -324,6 +381,8 @@ std::string projectToJson(const Project& p) {
     j["nodes"] = p.cluster.nodes;
     j["mesh"] = p.cluster.mesh;
     j["memory_limit_bytes"] = p.cluster.memoryLimitBytes;
+    j["optimizer_sharding"] = p.cluster.policy.optimizerSharding;
+    j["recompute"] = std::string(recomputePolicyName(p.cluster.policy.recompute));
     j["pins"] = p.pins;
     j["profile_db"] = p.profileDb;
     return j.dump(2) + "\n";
@@ -340,7 +399,7 @@ Result<Project> projectFromJson(std::string_view text, const std::string& origin
     const StrictJson& S = kProjectJson;
     if (!j.is_object()) return located(S.typeError("", "an object", j));
     static constexpr std::string_view kKeys[] = {"format", "version", "model", "hardware", "nodes", "mesh",
-                                                 "memory_limit_bytes", "pins", "profile_db"};
+                                                 "memory_limit_bytes", "optimizer_sharding", "recompute", "pins", "profile_db"};
     if (const std::string* k = firstUnknownKey(j, kKeys)) return located(S.unknownField("", *k));
     Project p;
     auto str = [&](const nlohmann::json& obj, const std::string& ptr, std::string_view key) -> Result<std::string> {
@@ -404,6 +463,15 @@ Result<Project> projectFromJson(std::string_view text, const std::string& origin
     auto limit = integer(j, "", "memory_limit_bytes", 0);
     if (!limit) return located(limit.error());
     p.cluster.memoryLimitBytes = *limit;
+    auto sharding = S.member(j, "", "optimizer_sharding");
+    if (!sharding) return located(sharding.error());
+    if (!(*sharding)->is_boolean()) return located(S.typeError("/optimizer_sharding", "true or false", **sharding));
+    p.cluster.policy.optimizerSharding = (*sharding)->get<bool>();
+    auto recompute = str(j, "", "recompute");
+    if (!recompute) return located(recompute.error());
+    auto rc = parseRecomputePolicy(*recompute);
+    if (!rc) return located(makeError("project.format", "recompute must be auto, none or all, got '" + *recompute + "'", "/recompute"));
+    p.cluster.policy.recompute = *rc;
     auto pins = S.member(j, "", "pins");
     if (!pins) return located(pins.error());
     if (!(*pins)->is_array()) return located(S.typeError("/pins", "an array", **pins));
@@ -436,7 +504,7 @@ Status writeProjectFile(const std::string& path, const Project& project) {
 
 Explorer::Explorer(QObject* parent) : QObject(parent) {
     qRegisterMetaType<Selection>();
-    qRegisterMetaType<std::shared_ptr<const SegmentAlternatives>>();
+    qRegisterMetaType<std::shared_ptr<const AlternativesView>>();
     connect(&m_jobs, &JobRunner::jobProgress, this, [this](JobKind kind, double fraction, const QString& text, double best) {
         if (kind != JobKind::Search) return;
         emit searchProgress(fraction, text);
@@ -590,6 +658,7 @@ void Explorer::search() {
             PlannerOptions options;
             options.pins = request.pins;
             options.memoryLimitBytes = request.cluster.memoryLimitBytes;
+            options.policy = request.cluster.policy;
             options.cancel = ctx.cancelFlag();
             options.progress = [&ctx](const PlanProgress& p) {
                 double f = 0;
@@ -618,7 +687,9 @@ void Explorer::search() {
             auto shared = std::make_shared<const PlanOutcome>(std::move(*outcome));
             data->outcome = shared;
             data->analysis = AnalysisData::make(model, std::shared_ptr<const AnalysisReport>(shared, &shared->problem->analysis()));
-            for (const BlockChoice& b : shared->plan.blocks) data->strategy.push_back(b.strategy);
+            auto assignment = assignmentOf(*shared->problem, shared->plan);
+            if (!assignment) return assignment.error();
+            data->strategy = std::move(*assignment);
             auto mask = shared->problem->applyPins(request.pins);
             if (mask) data->mask = *mask;
             data->request = request;
@@ -661,22 +732,23 @@ void Explorer::cancelSearch() {
     emit status(tr("Search cancelled"));
 }
 
-// Beyond this many combinations of one segment the chart shows the first ones (a 2-D mesh gives
-// 9 strategies per block: 9^4 = 6561 for a GPT layer; each row costs one pass over the blocks).
-constexpr int64_t kMaxCombinationsShown = 20000;
+// Beyond this many combinations of one segment the chart shows a sample (a 2-D mesh gives 9
+// strategies per block, 18 with recomputation: 18^4 = 104,976 for a GPT layer, and a 3-D mesh
+// 54^4 = 8.5 million); each row costs one pass over the problem's terms, a few microseconds.
+constexpr int64_t kMaxCombinationsShown = 100000;
 
 void Explorer::requestAlternatives(int32_t segment) {
     if (!m_plan) return;
     std::shared_ptr<const PlanData> plan = m_plan;
-    m_jobs.start<std::shared_ptr<const SegmentAlternatives>>(
+    m_jobs.start<std::shared_ptr<const AlternativesView>>(
         JobKind::Detail, tr("Combinations"),
-        [plan, segment](JobContext&) -> Result<std::shared_ptr<const SegmentAlternatives>> {
+        [plan, segment](JobContext&) -> Result<std::shared_ptr<const AlternativesView>> {
             auto alt = segmentAlternatives(*plan->outcome->problem, plan->strategy, segment, plan->plan().memoryLimitBytes, plan->mask,
                                            kMaxCombinationsShown);
             if (!alt) return alt.error();
-            return std::make_shared<const SegmentAlternatives>(std::move(*alt));
+            return std::make_shared<const AlternativesView>(reduceAlternatives(*alt, *plan->outcome->problem));
         },
-        [this, plan](Result<std::shared_ptr<const SegmentAlternatives>> r) {
+        [this, plan](Result<std::shared_ptr<const AlternativesView>> r) {
             if (!r || plan != m_plan) return;
             emit alternativesReady(*r);
         });

@@ -131,7 +131,11 @@ struct ClusterSettings {
     int64_t nodes = 1;
     std::string mesh = "auto";          // "auto" or a mesh ("8", "2x4", "dp=2,tp=4")
     int64_t memoryLimitBytes = 0;       // 0: the GPU's memory
-    bool operator==(const ClusterSettings&) const = default;
+    MemoryPolicy policy;                // optimizer-state sharding, activation recomputation
+    bool operator==(const ClusterSettings& o) const {
+        return hardware == o.hardware && nodes == o.nodes && mesh == o.mesh && memoryLimitBytes == o.memoryLimitBytes &&
+               policy.optimizerSharding == o.policy.optimizerSharding && policy.recompute == o.policy.recompute;
+    }
 };
 
 // What a project file stores (see projectToJson).
@@ -176,11 +180,26 @@ struct PlanData {
     const Plan& plan() const { return outcome->plan; }
 };
 
+// One segment's alternatives (plan/alternatives.h) reduced for a chart in the worker: every
+// Pareto-optimal row and the chosen one, and of the others at most one per category and cell of a
+// grid over (memory, time), so that a 10^5-combination segment reaches the widget as a few thousand
+// points. The counts are of all rows.
+struct AlternativesView {
+    int32_t segment = 0;
+    int64_t combinations = 0;
+    bool sampled = false;                   // a sample of the combinations (SegmentAlternatives::sampled)
+    std::vector<CombinationCost> rows;      // reduced
+    int64_t pareto = 0, dominated = 0, excluded = 0, noFit = 0;
+    std::vector<std::string> labels;        // per row: "x:rows | x:cols +recompute | …"
+};
+AlternativesView reduceAlternatives(const SegmentAlternatives& all, const PlanProblem& problem, int gridCells = 200);
+
 // ---------------------------------------------------------------------------------------------
 // Formatting and plain helpers shared by the views
 
 QString formatSeconds(double seconds);           // "129.4 ms", "1.62 s", "85 µs"
 QString formatBytes(double bytes);               // "34.1 GiB", "512 MiB"
+QString formatCount(int64_t n);                  // "8,503,056"
 QString provenanceText(Provenance p);
 // "x=2,y=4": a mesh in the text parseMesh reads, without link classes.
 std::string meshSpec(const Mesh& mesh);
@@ -255,7 +274,7 @@ signals:
     void planCleared();
     void pinsChanged();
     void selectionChanged(const cfp::explorer::Selection& selection);
-    void alternativesReady(std::shared_ptr<const cfp::SegmentAlternatives> alternatives);
+    void alternativesReady(std::shared_ptr<const cfp::explorer::AlternativesView> alternatives);
     void searchProgress(double fraction, const QString& text);
     void bestSoFarChanged();
     void exported(const QString& path);
@@ -282,4 +301,4 @@ private:
 
 Q_DECLARE_METATYPE(cfp::explorer::JobKind)
 Q_DECLARE_METATYPE(cfp::explorer::Selection)
-Q_DECLARE_METATYPE(std::shared_ptr<const cfp::SegmentAlternatives>)
+Q_DECLARE_METATYPE(std::shared_ptr<const cfp::explorer::AlternativesView>)

@@ -2,8 +2,44 @@
 
 #include <algorithm>
 #include <limits>
+#include <random>
+#include <set>
 
 namespace cfp {
+
+namespace {
+
+int baseCount(const PlanProblem& problem, int block) {
+    return static_cast<int>(problem.analysis().blocks.blocks[static_cast<size_t>(block)].strategies.size());
+}
+
+}  // namespace
+
+Result<std::vector<int32_t>> assignmentOf(const PlanProblem& problem, const Plan& plan) {
+    if (static_cast<int>(plan.blocks.size()) != problem.blockCount())
+        return makeError("plan.mismatch", "the plan has " + std::to_string(plan.blocks.size()) + " blocks, the problem " +
+                                              std::to_string(problem.blockCount()));
+    std::vector<int32_t> out;
+    out.reserve(plan.blocks.size());
+    for (int b = 0; b < problem.blockCount(); ++b) {
+        const BlockChoice& c = plan.blocks[static_cast<size_t>(b)];
+        const int n = baseCount(problem, b);
+        if (c.strategy < 0 || c.strategy >= n)
+            return makeError("plan.mismatch", "block " + std::to_string(b) + " has no strategy " + std::to_string(c.strategy));
+        // Both variants: the recomputed one follows the plain ones. One variant: it is the policy's.
+        const bool twoVariants = problem.strategyCount(b) == 2 * n;
+        out.push_back(c.strategy + (twoVariants && c.recompute ? n : 0));
+    }
+    return out;
+}
+
+std::string assignmentLabel(const PlanProblem& problem, int block, int32_t index) {
+    const auto& strategies = problem.analysis().blocks.blocks[static_cast<size_t>(block)].strategies;
+    const int n = static_cast<int>(strategies.size());
+    std::string label = strategies[static_cast<size_t>(index % n)].label;
+    if (problem.strategyCount(block) == 2 * n && index >= n) label += " +recompute";
+    return label;
+}
 
 Result<SegmentAlternatives> segmentAlternatives(const PlanProblem& problem, const std::vector<int32_t>& strategy,
                                                 int32_t segment, int64_t limitBytes, const StrategyMask& allowed,
@@ -28,36 +64,59 @@ Result<SegmentAlternatives> segmentAlternatives(const PlanProblem& problem, cons
         total = total > std::numeric_limits<int64_t>::max() / std::max<int64_t>(n, 1) ? std::numeric_limits<int64_t>::max() : total * n;
     }
     out.combinations = total;
-    const int64_t rows = std::min(total, std::max<int64_t>(maxRows, 0));
-    out.truncated = rows < total;
+    const int64_t cap = std::max<int64_t>(maxRows, 1);
+    out.sampled = total > cap;
+
+    // The combinations to evaluate: all of them, or (beyond the cap) the chosen one, every change
+    // of one block of it, and a uniform sample of the rest (fixed seed: the same rows every time).
+    std::vector<int32_t> chosenCombo(static_cast<size_t>(seg.blockCount));
+    for (int k = 0; k < seg.blockCount; ++k) chosenCombo[static_cast<size_t>(k)] = strategy[static_cast<size_t>(seg.firstBlock + k)];
+    std::set<std::vector<int32_t>> picked;
+    if (!out.sampled) {
+        std::vector<int32_t> combo(static_cast<size_t>(seg.blockCount), 0);
+        for (int64_t r = 0; r < total; ++r) {
+            picked.insert(combo);
+            for (int k = seg.blockCount - 1; k >= 0; --k) {
+                if (++combo[static_cast<size_t>(k)] < problem.strategyCount(seg.firstBlock + k)) break;
+                combo[static_cast<size_t>(k)] = 0;
+            }
+        }
+    } else {
+        picked.insert(chosenCombo);
+        for (int k = 0; k < seg.blockCount && static_cast<int64_t>(picked.size()) < cap; ++k)
+            for (int32_t s = 0; s < problem.strategyCount(seg.firstBlock + k) && static_cast<int64_t>(picked.size()) < cap; ++s) {
+                std::vector<int32_t> c = chosenCombo;
+                c[static_cast<size_t>(k)] = s;
+                picked.insert(c);
+            }
+        std::mt19937_64 rng(0x9e3779b97f4a7c15ULL ^ static_cast<uint64_t>(segment));
+        std::vector<int32_t> c(static_cast<size_t>(seg.blockCount));
+        while (static_cast<int64_t>(picked.size()) < cap) {
+            for (int k = 0; k < seg.blockCount; ++k)
+                c[static_cast<size_t>(k)] = static_cast<int32_t>(rng() % static_cast<uint64_t>(problem.strategyCount(seg.firstBlock + k)));
+            picked.insert(c);
+        }
+    }
 
     auto isAllowed = [&](int block, int32_t s) {
         if (allowed.empty() || allowed[static_cast<size_t>(block)].empty()) return true;
-        return allowed[static_cast<size_t>(block)][static_cast<size_t>(s)] != 0;
+        return allowed[static_cast<size_t>(block)][static_cast<size_t>(s % baseCount(problem, block))] != 0;
     };
     std::vector<int32_t> full = strategy;
-    std::vector<int32_t> combo(static_cast<size_t>(seg.blockCount), 0);
-    out.rows.reserve(static_cast<size_t>(rows));
-    for (int64_t r = 0; r < rows; ++r) {
+    out.rows.reserve(picked.size());
+    for (const std::vector<int32_t>& combo : picked) {
         CombinationCost c;
         c.combination = combo;
-        bool chosen = true;
         for (int k = 0; k < seg.blockCount; ++k) {
             const int b = seg.firstBlock + k;
             full[static_cast<size_t>(b)] = combo[static_cast<size_t>(k)];
             if (!isAllowed(b, combo[static_cast<size_t>(k)])) c.allowed = false;
-            if (combo[static_cast<size_t>(k)] != strategy[static_cast<size_t>(b)]) chosen = false;
         }
-        c.chosen = chosen;
+        c.chosen = combo == chosenCombo;
         c.stepSeconds = problem.objective(full);
         c.memoryBytes = problem.memory(full);
         c.fits = limitBytes <= 0 || c.memoryBytes <= limitBytes;
         out.rows.push_back(std::move(c));
-        // Next combination, last block fastest.
-        for (int k = seg.blockCount - 1; k >= 0; --k) {
-            if (++combo[static_cast<size_t>(k)] < problem.strategyCount(seg.firstBlock + k)) break;
-            combo[static_cast<size_t>(k)] = 0;
-        }
     }
 
     // Pareto marking over allowed, fitting rows: sort by (time, memory); a group of equal rows is

@@ -14,8 +14,12 @@
 //              of the two: a Pareto search drops it (the DP's memory labels prune the same way)
 //   chosen     the plan's own combination
 //
-// Example (GPT layer on {x=8}, 4 blocks of 3 strategies): 81 rows; the chosen one is the fastest
-// fitting allowed row.
+// Indices are the problem's (PlanProblem::strategyCount): with RecomputePolicy::Auto a block of n
+// strategies has 2n, index s being strategy s % n, recomputed when s >= n. Pins restrict the
+// strategies, not the recomputation.
+//
+// Example (GPT layer on {x=8}, 4 blocks of 3 strategies, recomputation auto): 6^4 = 1296 rows; the
+// chosen one is the fastest fitting allowed row.
 
 #include <cstdint>
 #include <vector>
@@ -38,10 +42,21 @@ struct SegmentAlternatives {
     int32_t segment = 0;
     int64_t combinations = 0;          // all combinations of the segment (may exceed rows.size())
     std::vector<CombinationCost> rows; // in lexicographic order of the combination (first block slowest)
-    bool truncated = false;            // combinations > maxRows: only the first maxRows are listed
+    // combinations > maxRows: the rows are the chosen combination, every change of one of its
+    // blocks, and a uniform sample of the others (fixed seed), maxRows in all. Pareto marks are then
+    // relative to the rows listed.
+    bool sampled = false;
 };
 
-// `strategy`: the plan's strategy per block (Plan::blocks[b].strategy). `allowed`: the pins' mask
+// The plan's assignment in the problem's indices (strategy, plus the block's strategy count when
+// it is recomputed and the problem has both variants). plan.mismatch when the plan's blocks are not
+// the problem's.
+Result<std::vector<int32_t>> assignmentOf(const PlanProblem& problem, const Plan& plan);
+
+// "x:rows", and " +recompute" for a recomputed variant.
+std::string assignmentLabel(const PlanProblem& problem, int block, int32_t index);
+
+// `strategy`: the plan's assignment (assignmentOf). At most `maxRows` rows (see `sampled`). `allowed`: the pins' mask
 // (PlanProblem::applyPins; empty = everything). Errors: plan.bad_segment (no such segment),
 // plan.mismatch (strategy has the wrong length or an index out of range).
 Result<SegmentAlternatives> segmentAlternatives(const PlanProblem& problem, const std::vector<int32_t>& strategy,
