@@ -3,6 +3,7 @@
 #
 #   scripts/fuzz.sh [SECONDS] [TARGET...]      # default: 60 s each for every target
 #   FUZZ_RUNS=1000000 scripts/fuzz.sh 0 fuzz_hlo   # a fixed number of executions instead of a time
+#   FUZZ_MAX_LEN=4096 …                           # largest input (default 16384 bytes)
 #
 # Targets: fuzz_graph_json fuzz_hlo fuzz_onnx fuzz_hf_config fuzz_plan. The build lives in
 # build/fuzz (separate from the default and CI builds, which never build fuzzers). Each target
@@ -57,7 +58,7 @@ for t in "${targets[@]}"; do
   status=0
   root=$PWD
   (cd "$logdir" && "$root/$build/fuzz/$t" "$root/$corpus" "${limit[@]}" -jobs=1 -workers=1 -timeout=10 \
-    -rss_limit_mb=2048 -max_len=16384 -print_final_stats=1 -artifact_prefix="$root/$artifacts/" \
+    -rss_limit_mb=2048 -max_len="${FUZZ_MAX_LEN:-16384}" -print_final_stats=1 -artifact_prefix="$root/$artifacts/" \
     >launcher.log 2>&1) || status=$?
   log=$logdir/fuzz-0.log
   [[ -f $log ]] || log=$logdir/launcher.log

@@ -16,8 +16,8 @@ namespace {
 const char* kHelp =
     "Usage: cfp-explorer [MODEL|PROJECT]\n"
     "       cfp-explorer --screenshot FILE [MODEL]\n\n"
-    "Opens MODEL (builtin:NAME, a config.json or a native graph file; default builtin:gpt3-1.3b on one\n"
-    "node of 8xH100) or a project file, and analyses it. --screenshot loads, analyses and plans MODEL,\n"
+    "Opens MODEL (builtin:NAME, a config.json, a native graph file, XLA HLO text or an ONNX model;\n"
+    "default builtin:gpt3-1.3b on one node of 8xH100) or a project file, and analyses it. --screenshot loads, analyses and plans MODEL,\n"
     "renders the window with its charts into FILE (PNG) and exits; it runs without a display under\n"
     "QT_QPA_PLATFORM=offscreen or xvfb-run.\n";
 

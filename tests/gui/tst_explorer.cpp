@@ -378,6 +378,27 @@ private slots:
         QVERIFY(searchAndWait(w));
     }
 
+    // Imported models (HLO text, ONNX) open through the same loader: analysed, searchable, and a
+    // malformed one is an error dialog with the importer's code.
+    void opensImportedModels() {
+        MainWindow w(smallModel());
+        w.show();
+        QVERIFY(waitAnalysis(w));
+        const QString hlo = QStringLiteral(CFP_TEST_DATA_DIR "/hlo/gpt2_train.hlo");
+        w.openPath(hlo);
+        QVERIFY(waitIdle(w));
+        QCOMPARE(QString::fromStdString(w.explorer()->analysis()->model->loaded.spec), hlo);
+        QCOMPARE(w.explorer()->analysis()->model->loaded.kind, ModelSourceKind::HloText);
+        QVERIFY(searchAndWait(w));
+        const QString bad = path("broken.hlo");
+        spit(bad, "HloModule m\nENTRY e {\n  p = f32[4] parameter(0)\n  ROOT n = f32[5] negate(p)\n}\n");
+        w.openPath(bad);
+        QVERIFY(waitIdle(w));
+        QVERIFY(w.lastErrorDialog());
+        QVERIFY(w.lastErrorDialog()->text().contains(QStringLiteral("hlo.shape_mismatch")));
+        w.lastErrorDialog()->close();
+    }
+
     void dragAndDropAndRecentFiles() {
         MainWindow w(smallModel());
         w.show();
