@@ -329,6 +329,7 @@ void MainWindow::openProject(const QString& path) {
         return;
     }
     m_clusterPanel->refresh();
+    m_profilerPanel->refresh();
     m_planPanel->undoStack()->clear();
     statusBar()->showMessage(tr("Opened project %1").arg(path));
 }

@@ -3,6 +3,9 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDialogButtonBox>
+#include <QDir>
+#include <QFileInfo>
+#include <QStandardPaths>
 #include <QDoubleSpinBox>
 #include <QFileDialog>
 #include <QFormLayout>
@@ -19,11 +22,14 @@
 #include <QVBoxLayout>
 
 #include <cmath>
+#include <mutex>
 
 #include "charts.h"
 #include "hardware/hardware.h"
 #include "models.h"
+#include "profiler/profile_db.h"
 #include "profiler/profiler.h"
+#include "profiler/session.h"
 
 namespace cfp::explorer {
 
@@ -253,7 +259,8 @@ void SearchPanel::showPlan() {
     QString html = tr("<b>%1</b> per step on <b>%2</b>, %3 of %4 per device")
                        .arg(formatSeconds(o.plan.evaluatorStepSeconds), qs(meshSpec(o.plan.mesh)),
                             formatBytes(static_cast<double>(o.plan.memory.total())), formatBytes(static_cast<double>(o.plan.memoryLimitBytes)));
-    if (!o.plan.searchExact) html += tr(" (memory fronts thinned: not proven optimal)");
+    if (!o.plan.searchExact) html += tr(" (not proven optimal under the memory limit)");
+    if (!plan->profileNote.empty()) html += QStringLiteral("<br><small>") + qs(plan->profileNote).toHtmlEscaped() + QStringLiteral("</small>");
     if (o.candidates.size() > 1) {
         html += QStringLiteral("<br><small>");
         QStringList parts;
@@ -396,6 +403,28 @@ void PlanPanel::refresh() {
 // ---------------------------------------------------------------------------------------------
 // Profiler panel
 
+// Lets the GUI thread cancel the session that runs on the profiler thread (ProfilerSession::cancel
+// may be called from any thread; the session lives on the worker's stack while it runs).
+struct ProfilerPanel::CancelBridge {
+    std::mutex mutex;
+    profiler::ProfilerSession* session = nullptr;
+    bool cancelled = false;
+    void attach(profiler::ProfilerSession* s) {
+        std::lock_guard lock(mutex);
+        session = s;
+        if (cancelled) s->cancel();
+    }
+    void detach() {
+        std::lock_guard lock(mutex);
+        session = nullptr;
+    }
+    void cancel() {
+        std::lock_guard lock(mutex);
+        cancelled = true;
+        if (session) session->cancel();
+    }
+};
+
 ProfilerPanel::ProfilerPanel(Explorer* explorer, QWidget* parent) : QWidget(parent), m_explorer(explorer) {
     setObjectName(QStringLiteral("profilerPanel"));
     auto* layout = new QVBoxLayout(this);
@@ -405,16 +434,47 @@ ProfilerPanel::ProfilerPanel(Explorer* explorer, QWidget* parent) : QWidget(pare
     m_devices = new QTreeWidget(this);
     m_devices->setHeaderLabels({tr("GPU"), tr("name"), tr("memory"), tr("SMs"), tr("arch")});
     m_devices->setRootIsDecorated(false);
-    m_devices->setMaximumHeight(110);
+    m_devices->setMaximumHeight(90);
     layout->addWidget(m_devices);
+    auto* form = new QFormLayout;
+    auto* dbRow = new QHBoxLayout;
+    m_db = new QLineEdit(this);
+    m_db->setObjectName(QStringLiteral("profileDbEdit"));
+    m_db->setToolTip(tr("SQLite profile DB: measurements are stored here and not taken twice"));
+    const QString dataDir = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation);
+    m_db->setText(explorer->project().profileDb.empty() ? QDir(dataDir).filePath(QStringLiteral("profile.db"))
+                                                        : qs(explorer->project().profileDb));
+    auto* browse = new QToolButton(this);
+    browse->setText(tr("…"));
+    connect(browse, &QToolButton::clicked, this, [this] {
+        const QString f = QFileDialog::getSaveFileName(this, tr("Profile DB"), m_db->text(), tr("Profile DB (*.db)"), nullptr,
+                                                       QFileDialog::DontConfirmOverwrite);
+        if (!f.isEmpty()) m_db->setText(f);
+    });
+    dbRow->addWidget(m_db, 1);
+    dbRow->addWidget(browse);
+    form->addRow(tr("Profile DB"), dbRow);
+    m_simulate = new QCheckBox(tr("simulate (no GPU: times from the analytic model, marked simulated)"), this);
+    form->addRow(QString(), m_simulate);
+    m_useInSearch = new QCheckBox(tr("plan with this DB's measurements"), this);
+    m_useInSearch->setChecked(!explorer->project().profileDb.empty());
+    connect(m_useInSearch, &QCheckBox::toggled, this, [this](bool on) {
+        m_explorer->setProfileDb(on ? m_db->text().toStdString() : std::string());
+    });
+    connect(m_db, &QLineEdit::editingFinished, this, [this] {
+        if (m_useInSearch->isChecked()) m_explorer->setProfileDb(m_db->text().toStdString());
+    });
+    form->addRow(QString(), m_useInSearch);
+    layout->addLayout(form);
     m_status = new QLabel(this);
     m_status->setWordWrap(true);
     layout->addWidget(m_status);
     auto* buttons = new QHBoxLayout;
     auto* refresh = new QPushButton(tr("Find GPUs"), this);
     m_start = new QPushButton(tr("Profile segment types"), this);
+    m_start->setObjectName(QStringLiteral("profileButton"));
+    m_start->setToolTip(tr("Measure every segment type of the model under every combination of its blocks' strategies"));
     m_cancel = new QPushButton(tr("Cancel"), this);
-    m_start->setEnabled(false);
     m_cancel->setEnabled(false);
     buttons->addWidget(refresh);
     buttons->addWidget(m_start);
@@ -424,15 +484,44 @@ ProfilerPanel::ProfilerPanel(Explorer* explorer, QWidget* parent) : QWidget(pare
     m_progress->setRange(0, 1000);
     m_progress->setValue(0);
     layout->addWidget(m_progress);
+    m_progressText = new QLabel(this);
+    m_progressText->setStyleSheet(QStringLiteral("color: #555;"));
+    m_progressText->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Fixed);
+    m_progressText->setFixedHeight(m_progressText->sizeHint().height());
+    layout->addWidget(m_progressText);
     m_measurements = new QTreeWidget(this);
-    m_measurements->setHeaderLabels({tr("segment type"), tr("combination"), tr("time"), tr("memory")});
+    m_measurements->setObjectName(QStringLiteral("measurements"));
+    m_measurements->setHeaderLabels({tr("type"), tr("combination"), tr("status"), tr("measured"), tr("model"), tr("error"), tr("memory")});
     m_measurements->setRootIsDecorated(false);
+    m_measurements->setUniformRowHeights(true);
     layout->addWidget(m_measurements, 1);
     connect(refresh, &QPushButton::clicked, this, &ProfilerPanel::discover);
+    connect(m_start, &QPushButton::clicked, this, &ProfilerPanel::start);
+    connect(m_cancel, &QPushButton::clicked, this, &ProfilerPanel::cancel);
+    connect(&explorer->jobs(), &JobRunner::jobProgress, this, [this](JobKind kind, double fraction, const QString& text) {
+        if (kind != JobKind::Profile || !m_bridge) return;
+        m_progress->setValue(static_cast<int>(fraction * 1000));
+        m_progressText->setText(text);
+    });
     m_backend->setText(tr("Profiler backend: checking…"));
+    if (!profiler::profileDbAvailable()) m_status->setText(tr("This build has no SQLite: measurements cannot be stored."));
+}
+
+ProfilerPanel::~ProfilerPanel() {
+    if (m_bridge) m_bridge->cancel();
 }
 
 QString ProfilerPanel::statusText() const { return m_status->text(); }
+
+void ProfilerPanel::refresh() {
+    const std::string& db = m_explorer->project().profileDb;
+    m_useInSearch->blockSignals(true);
+    m_useInSearch->setChecked(!db.empty());
+    m_useInSearch->blockSignals(false);
+    if (!db.empty()) m_db->setText(qs(db));
+}
+
+bool ProfilerPanel::isRunning() const { return m_bridge != nullptr; }
 
 void ProfilerPanel::discover() {
     struct Found {
@@ -440,6 +529,7 @@ void ProfilerPanel::discover() {
         std::vector<profiler::GpuInfo> devices;
         QString why;
     };
+    if (m_bridge) return;  // the profiler thread is busy profiling
     m_status->setText(tr("Looking for GPUs on the profiler thread…"));
     m_explorer->jobs().start<Found>(
         JobKind::Profile, tr("Finding GPUs"),
@@ -458,13 +548,139 @@ void ProfilerPanel::discover() {
             for (const auto& d : r->devices)
                 new QTreeWidgetItem(m_devices, {QString::number(d.index), qs(d.name), formatBytes(static_cast<double>(d.memoryBytes)),
                                                 QString::number(d.smCount), QStringLiteral("sm_%1%2").arg(d.computeMajor).arg(d.computeMinor)});
+            m_simulate->setChecked(r->devices.empty());
             if (r->devices.empty())
-                m_status->setText(tr("No GPU can be profiled: %1. The analytic cost model serves; costs are marked “modelled”.").arg(r->why));
+                m_status->setText(tr("No GPU can be profiled: %1. The analytic cost model serves (costs marked “modelled”); "
+                                     "“simulate” runs the profiling pipeline on the model's own numbers.")
+                                      .arg(r->why));
             else
-                m_status->setText(tr("%1 GPU(s) found. Measuring segment types needs the profiler's session API, which this build does not have yet; "
-                                     "costs come from the analytic model.")
-                                      .arg(r->devices.size()));
+                m_status->setText(tr("%1 GPU(s) found.").arg(r->devices.size()));
         });
+}
+
+void ProfilerPanel::start() {
+    auto model = m_explorer->model();
+    if (!model) {
+        m_status->setText(tr("Open a model first."));
+        return;
+    }
+    if (m_bridge) return;
+    const Project& project = m_explorer->project();
+    auto hw = loadHardware(project.cluster.hardware);
+    if (!hw) {
+        m_status->setText(qs(hw.error().toString()));
+        return;
+    }
+    auto cluster = makeCluster(*hw, project.cluster.nodes);
+    if (!cluster) {
+        m_status->setText(qs(cluster.error().toString()));
+        return;
+    }
+    profiler::SessionConfig config;
+    config.graph = std::shared_ptr<const Graph>(model, &model->graph());
+    config.modelName = model->graph().name();
+    config.cluster = *cluster;
+    config.hardwareSpec = project.cluster.hardware;
+    // The plan's mesh when there is a plan (its segment types are the ones on show), else the chosen one.
+    if (auto plan = m_explorer->plan(); plan && plan->model == model) config.mesh = meshSpec(plan->plan().mesh);
+    else if (project.cluster.mesh != "auto") config.mesh = project.cluster.mesh;
+    config.policy = project.cluster.policy;
+    const QString db = m_db->text().trimmed();
+    if (!db.isEmpty() && profiler::profileDbAvailable()) {
+        QDir().mkpath(QFileInfo(db).absolutePath());
+        config.dbPath = db.toStdString();
+    }
+    const bool simulate = m_simulate->isChecked();
+    auto bridge = std::make_shared<CancelBridge>();
+    m_bridge = bridge;
+    m_measurements->clear();
+    m_progress->setValue(0);
+    m_progressText->clear();
+    m_start->setEnabled(false);
+    m_cancel->setEnabled(true);
+    m_status->setText(simulate ? tr("Profiling (simulated) on the profiler thread…") : tr("Profiling on the profiler thread…"));
+    m_explorer->jobs().start<profiler::ProfileReport>(
+        JobKind::Profile, tr("Profiling"),
+        [this, config, simulate, bridge](JobContext& ctx) -> Result<profiler::ProfileReport> {
+            std::unique_ptr<profiler::MeasureBackend> backend;
+            if (simulate) {
+                backend = std::make_unique<profiler::SimulatedBackend>();
+            } else {
+                auto b = profiler::makeCudaBackend();
+                if (!b) return b.error();
+                backend = std::move(*b);
+            }
+            profiler::ProfilerSession::Callbacks callbacks;
+            callbacks.progress = [&ctx, bridge](const profiler::SessionProgress& p) {
+                if (ctx.cancelled()) bridge->cancel();  // the window is closing or a newer job replaced this one
+                const double fraction = p.total > 0 ? static_cast<double>(p.done) / static_cast<double>(p.total) : 0.0;
+                QString text = QStringLiteral("%1 %2/%3").arg(QString::fromStdString(p.stage)).arg(p.done).arg(p.total);
+                if (p.segmentType >= 0) text += QStringLiteral(" · T%1 (%2 of %3 types)").arg(p.segmentType).arg(p.typeIndex + 1).arg(p.typeCount);
+                text += p.remainingSeconds >= 0 ? QStringLiteral(" · about %1 left").arg(formatSeconds(p.remainingSeconds)) : QString();
+                ctx.progress(std::min(fraction, 0.999), text);
+            };
+            callbacks.result = [&ctx, this](const profiler::CombinationResult& r) {
+                ctx.post([this, r] {
+                    const double err = r.predictedSeconds > 0 && r.seconds > 0 ? (r.predictedSeconds - r.seconds) / r.seconds * 100 : 0;
+                    auto* item = new QTreeWidgetItem(
+                        m_measurements,
+                        {QStringLiteral("T%1").arg(r.segmentType), qs(r.label),
+                         qs(std::string(profiler::combinationStatusName(r.status))) + (r.reused ? tr(" (DB)") : QString()),
+                         r.seconds > 0 ? formatSeconds(r.seconds) : QString(), formatSeconds(r.predictedSeconds),
+                         r.seconds > 0 ? QStringLiteral("%1%2%").arg(err >= 0 ? QStringLiteral("+") : QString()).arg(err, 0, 'f', 1) : QString(),
+                         formatBytes(static_cast<double>(r.memoryBytes))});
+                    item->setToolTip(1, qs(r.note));
+                    m_measurements->scrollToItem(item);
+                });
+            };
+            profiler::ProfilerSession session(config, std::move(backend), callbacks);
+            bridge->attach(&session);
+            auto report = session.run();
+            bridge->detach();
+            return report;
+        },
+        [this, db](Result<profiler::ProfileReport> r) {
+            m_bridge.reset();
+            m_start->setEnabled(true);
+            m_cancel->setEnabled(false);
+            if (!r) {
+                m_progress->setValue(0);
+                m_status->setText(tr("Profiling failed: %1").arg(qs(r.error().toString())));
+                emit profilingFinished(false);
+                return;
+            }
+            int measured = 0, reused = 0, abandoned = 0, other = 0;
+            for (const auto& t : r->types) {
+                measured += t.measured;
+                reused += t.reused;
+                abandoned += t.abandoned;
+                other += t.infeasible + t.failed;
+            }
+            m_progress->setValue(r->cancelled ? m_progress->value() : 1000);
+            QString text = tr("%1 %2: %3 combinations measured, %4 from the DB, %5 abandoned, %6 infeasible or failed, in %7")
+                               .arg(r->cancelled ? tr("Cancelled;") : tr("Done"), qs(r->backend))
+                               .arg(measured)
+                               .arg(reused)
+                               .arg(abandoned)
+                               .arg(other)
+                               .arg(formatSeconds(r->seconds));
+            if (!r->dbPath.empty()) {
+                text += tr(". Stored in %1").arg(qs(r->dbPath));
+                if (m_useInSearch->isChecked() || !r->cancelled) {
+                    m_useInSearch->setChecked(true);
+                    m_explorer->setProfileDb(db.toStdString());
+                    text += tr("; the next search plans with it");
+                }
+            }
+            m_status->setText(text + QLatin1Char('.'));
+            emit profilingFinished(!r->cancelled);
+        });
+}
+
+void ProfilerPanel::cancel() {
+    if (!m_bridge) return;
+    m_bridge->cancel();
+    m_status->setText(tr("Cancelling (the measurement in flight finishes first)…"));
 }
 
 // ---------------------------------------------------------------------------------------------

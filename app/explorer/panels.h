@@ -125,22 +125,46 @@ private:
     QPushButton* m_research = nullptr;
 };
 
+// Devices, and profiling of the current model's segment types through the profiler's session
+// (profiler/session.h) on the dedicated profiler thread: progress with time remaining, each
+// combination's measurement as it arrives, cancel. Measurements go to the profile DB, which the
+// search then reads (the project's profile DB).
 class ProfilerPanel : public QWidget {
     Q_OBJECT
 public:
     explicit ProfilerPanel(Explorer* explorer, QWidget* parent = nullptr);
+    ~ProfilerPanel() override;
     void discover();  // lists devices on the profiler thread
+    void start();     // profiles every segment type of the current model
+    void cancel();
+    bool isRunning() const;
+    void refresh();   // the project's profile DB
     QTreeWidget* devices() const { return m_devices; }
+    QTreeWidget* measurements() const { return m_measurements; }
+    QLineEdit* dbEdit() const { return m_db; }
+    QCheckBox* simulateBox() const { return m_simulate; }
+    QPushButton* startButton() const { return m_start; }
+    QPushButton* cancelButton() const { return m_cancel; }
+    QProgressBar* progressBar() const { return m_progress; }
     QString statusText() const;
 
+signals:
+    void profilingFinished(bool ok);
+
 private:
+    struct CancelBridge;
     Explorer* m_explorer;
+    std::shared_ptr<CancelBridge> m_bridge;
     QLabel* m_backend = nullptr;
     QLabel* m_status = nullptr;
     QTreeWidget* m_devices = nullptr;
+    QLineEdit* m_db = nullptr;
+    QCheckBox* m_simulate = nullptr;
+    QCheckBox* m_useInSearch = nullptr;
     QPushButton* m_start = nullptr;
     QPushButton* m_cancel = nullptr;
     QProgressBar* m_progress = nullptr;
+    QLabel* m_progressText = nullptr;
     QTreeWidget* m_measurements = nullptr;
 };
 

@@ -12,6 +12,7 @@
 #include "io/strict_json.h"
 #include "plan/evaluator.h"
 #include "plan/plan_json.h"
+#include "profiler/profile_db.h"
 
 namespace cfp::explorer {
 
@@ -39,6 +40,8 @@ void JobContext::progress(double fraction, const QString& text, double bestSecon
     if (bestSeconds > 0) m_lastBest = bestSeconds;
     m_runner->postProgress(m_id, m_kind, fraction, text, bestSeconds);
 }
+
+void JobContext::post(std::function<void()> partial) { m_runner->postPartial(m_id, m_kind, std::move(partial)); }
 
 JobRunner::JobRunner(QObject* parent) : QObject(parent) {
     qRegisterMetaType<JobKind>();
@@ -106,6 +109,16 @@ void JobRunner::postProgress(quint64 id, JobKind kind, double fraction, const QS
             auto it = m_current.find(kind);
             if (it == m_current.end() || it->second != id) return;
             emit jobProgress(kind, fraction, text, best);
+        },
+        Qt::QueuedConnection);
+}
+
+void JobRunner::postPartial(quint64 id, JobKind kind, std::function<void()> partial) {
+    QMetaObject::invokeMethod(
+        this,
+        [this, id, kind, partial = std::move(partial)]() {
+            auto it = m_current.find(kind);
+            if (it != m_current.end() && it->second == id) partial();
         },
         Qt::QueuedConnection);
 }
@@ -659,6 +672,21 @@ void Explorer::search() {
             options.pins = request.pins;
             options.memoryLimitBytes = request.cluster.memoryLimitBytes;
             options.policy = request.cluster.policy;
+            // Measurements from the profile DB replace the model where they exist; a DB without
+            // this hardware's measurements leaves the analytic model in charge (and says so).
+            std::string profileNote;
+            if (!request.profileDb.empty()) {
+                auto pm = profiler::planningMeasurements(request.profileDb, request.cluster.hardware);
+                if (pm) {
+                    options.measured = pm->measured;
+                    options.calibration = pm->calibration;
+                    profileNote = "profile DB " + request.profileDb + ": " + std::to_string(pm->measured.size()) + " measured ops" +
+                                  (pm->calibration.empty() ? "" : ", calibrated") +
+                                  (pm->hardware.fingerprint.interconnect == "simulated" ? " (simulated)" : "");
+                } else {
+                    profileNote = "profile DB not used: " + pm.error().message;
+                }
+            }
             options.cancel = ctx.cancelFlag();
             options.progress = [&ctx](const PlanProgress& p) {
                 double f = 0;
@@ -693,6 +721,7 @@ void Explorer::search() {
             auto mask = shared->problem->applyPins(request.pins);
             if (mask) data->mask = *mask;
             data->request = request;
+            data->profileNote = profileNote;
             ctx.progress(1.0, QStringLiteral("done"), shared->plan.predictedStepSeconds);
             return std::shared_ptr<const PlanData>(data);
         },

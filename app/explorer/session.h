@@ -51,6 +51,9 @@ public:
     // Posts progress to the GUI thread at most every kProgressIntervalMs (and always the final 1.0).
     // `bestSeconds` > 0: the best cost found so far (the search panel plots it).
     void progress(double fraction, const QString& text, double bestSeconds = 0);
+    // Runs `partial` on the GUI thread if this job is still the newest of its kind by then: partial
+    // results (a profiled combination) that must not wait for the job's end.
+    void post(std::function<void()> partial);
 
     static constexpr int kProgressIntervalMs = 50;
 
@@ -109,6 +112,7 @@ private:
     };
     quint64 startErased(JobKind kind, const QString& title, std::function<Delivery(JobContext&)> work);
     void postProgress(quint64 id, JobKind kind, double fraction, const QString& text, double best);
+    void postPartial(quint64 id, JobKind kind, std::function<void()> partial);
 
     QThreadPool m_pool;          // analysis, search, detail, export
     QThreadPool m_profilerPool;  // one dedicated thread
@@ -177,6 +181,7 @@ struct PlanData {
     std::vector<int32_t> strategy;                 // per block
     StrategyMask mask;                             // the pins' restriction
     Project request;                               // settings the search ran with
+    std::string profileNote;                       // the profile DB's part in the costs, if any
     const Plan& plan() const { return outcome->plan; }
 };
 

@@ -9,6 +9,7 @@
 
 #include <QAbstractItemModelTester>
 #include <QComboBox>
+#include <QCheckBox>
 #include <QDoubleSpinBox>
 #include <QLineEdit>
 #include <QMessageBox>
@@ -20,6 +21,7 @@
 #include <QSpinBox>
 #include <QTemporaryDir>
 #include <QTextBrowser>
+#include <QTreeWidget>
 #include <QTreeView>
 #include <QUndoStack>
 #include <QtTest>
@@ -465,6 +467,43 @@ private slots:
         QVERIFY(w.segmentChart()->saveTo(path("segments.pdf")));
         QVERIFY(slurp(path("segments.png")).startsWith("\x89PNG"));
         QVERIFY(slurp(path("segments.pdf")).startsWith("%PDF"));
+    }
+
+    // Profiling on the dedicated thread with the simulated backend: progress, measurements arriving
+    // one by one, the DB written, and the next search planning with it; cancel stops a session.
+    void profilesOnItsThreadAndTheSearchUsesTheDb() {
+        MainWindow w(smallModel());
+        w.show();
+        QVERIFY(waitAnalysis(w));
+        ProfilerPanel* panel = w.profilerPanel();
+        const QString db = path("profile.db");
+        panel->dbEdit()->setText(db);
+        panel->simulateBox()->setChecked(true);
+        QSignalSpy rows(panel->measurements()->model(), &QAbstractItemModel::rowsInserted);
+        QSignalSpy finished(panel, &ProfilerPanel::profilingFinished);
+        panel->startButton()->click();
+        QVERIFY(panel->isRunning());
+        QVERIFY(panel->cancelButton()->isEnabled());
+        QVERIFY(finished.wait(kWaitMs));
+        QCOMPARE(finished.at(0).at(0).toBool(), true);
+        QVERIFY2(rows.count() >= 2, "measurements arrive one by one");
+        QVERIFY(panel->measurements()->topLevelItemCount() >= 2);
+        QCOMPARE(panel->progressBar()->value(), 1000);
+        QVERIFY2(panel->statusText().contains(QStringLiteral("simulated")), qPrintable(panel->statusText()));
+        QVERIFY(QFile::exists(db));
+        QCOMPARE(QString::fromStdString(w.explorer()->project().profileDb), db);
+        // The search reads the DB.
+        QVERIFY(searchAndWait(w));
+        QVERIFY2(QString::fromStdString(w.explorer()->plan()->profileNote).contains(QStringLiteral("measured ops")),
+                 w.explorer()->plan()->profileNote.c_str());
+        // Again: every combination is now in the DB (reused); then a fresh DB, cancelled at once.
+        panel->dbEdit()->setText(path("profile2.db"));
+        finished.clear();
+        panel->startButton()->click();
+        panel->cancelButton()->click();
+        QVERIFY(finished.wait(kWaitMs));
+        QVERIFY(!panel->isRunning());
+        QVERIFY(panel->startButton()->isEnabled());
     }
 
     // Only the newest job of a kind delivers; cancel drops a job's result.
