@@ -26,6 +26,11 @@
 
 #include "graph_view.h"
 #include "main_window.h"
+#include "panels.h"
+
+#include <QLineEdit>
+#include <QCheckBox>
+#include <QTreeWidget>
 
 using namespace cfp;
 using namespace cfp::explorer;
@@ -161,7 +166,47 @@ int main(int argc, char** argv) {
     }
     const double viewsStall = meter.maxStallMs(period), viewsBusy = meter.maxBusyMs;
 
-    // Phase 4: expanding in the graph view (on the GUI thread).
+    // Phase 4: profiling one segment type on the profiler thread (simulated backend without a GPU),
+    // measurements arriving in the panel one by one.
+    meter.start();
+    ProfilerPanel* profilerPanel = w.profilerPanel();
+    profilerPanel->dbEdit()->clear();  // no DB: nothing reused, nothing stored
+    // The most repeated type (the layer), unless it has more combinations than the profiler takes
+    // on (a 2-D mesh gives a GPT-3 175B layer millions): then the type with the fewest.
+    int layerType = 0;
+    {
+        auto an = w.explorer()->analysis();
+        const auto& types = an->report->cover.types;
+        int bestCount = 0;
+        for (const RepeatRun& r : an->runs)
+            if (r.count > bestCount) {
+                bestCount = r.count;
+                layerType = r.type;
+            }
+        if (types[static_cast<size_t>(layerType)].combinationsLog10 > 4.5)
+            for (const SegmentType& t : types)
+                if (t.combinationsLog10 < types[static_cast<size_t>(layerType)].combinationsLog10) layerType = t.id;
+    }
+    profilerPanel->typesEdit()->setText(QStringLiteral("T%1").arg(layerType));
+    const bool simulated = profilerPanel->devices()->topLevelItemCount() == 0;
+    profilerPanel->simulateBox()->setChecked(simulated);
+    QElapsedTimer profileClock;
+    profileClock.start();
+    profilerPanel->start();
+    // At most a minute: the stall is what is measured here, not the profile.
+    bool profileCancelled = false;
+    while (profilerPanel->isRunning()) {
+        QApplication::processEvents(QEventLoop::WaitForMoreEvents, 50);
+        if (!profileCancelled && profileClock.elapsed() > 60000) {
+            profilerPanel->cancel();
+            profileCancelled = true;
+        }
+    }
+    const double profileMs = profileClock.nsecsElapsed() / 1e6;
+    const double profileStall = meter.maxStallMs(period), profileP99 = meter.p99StallMs(period), profileBusy = meter.maxBusyMs;
+    const int profileRows = profilerPanel->measurements()->topLevelItemCount();
+
+    // Phase 5: expanding in the graph view (on the GUI thread).
     int layerRun = 0;
     for (size_t i = 0; i < a->runs.size(); ++i)
         if (a->runs[i].count > a->runs[static_cast<size_t>(layerRun)].count) layerRun = static_cast<int>(i);
@@ -210,6 +255,10 @@ int main(int argc, char** argv) {
                 analysisStall, analysisP99, analysisBusy);
     std::printf("longest stall         %8.1f ms while searching (p99 %.1f ms; busy at most %.1f ms)\n", searchStall, searchP99, searchBusy);
     std::printf("longest stall         %8.1f ms while the plan's views and charts fill (busy at most %.1f ms)\n", viewsStall, viewsBusy);
+    std::printf("profile type T%d       %8.1f ms, %s backend, %d combinations shown%s (%s)\n", layerType, profileMs,
+                simulated ? "simulated" : "cuda", profileRows, profileCancelled ? ", cancelled after 60 s" : "",
+                qPrintable(profilerPanel->statusText().left(110)));
+    std::printf("longest stall         %8.1f ms while profiling (p99 %.1f ms; busy at most %.1f ms)\n", profileStall, profileP99, profileBusy);
     std::printf("expand layer run      %8.1f ms (GUI thread)\n", expandRunMs);
     std::printf("expand one block      %8.1f ms (%zu ops, GUI thread)\n", expandBlockMs, members);
     std::printf("expand largest block  %8.1f ms (%zu ops, %zu laid out, GUI thread)\n", expandLargestMs, largestMembers,

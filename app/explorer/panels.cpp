@@ -454,6 +454,10 @@ ProfilerPanel::ProfilerPanel(Explorer* explorer, QWidget* parent) : QWidget(pare
     dbRow->addWidget(m_db, 1);
     dbRow->addWidget(browse);
     form->addRow(tr("Profile DB"), dbRow);
+    m_types = new QLineEdit(this);
+    m_types->setObjectName(QStringLiteral("profileTypesEdit"));
+    m_types->setPlaceholderText(tr("all segment types (or e.g. T1 or T0,T2)"));
+    form->addRow(tr("Types"), m_types);
     m_simulate = new QCheckBox(tr("simulate (no GPU: times from the analytic model, marked simulated)"), this);
     form->addRow(QString(), m_simulate);
     m_useInSearch = new QCheckBox(tr("plan with this DB's measurements"), this);
@@ -585,6 +589,17 @@ void ProfilerPanel::start() {
     if (auto plan = m_explorer->plan(); plan && plan->model == model) config.mesh = meshSpec(plan->plan().mesh);
     else if (project.cluster.mesh != "auto") config.mesh = project.cluster.mesh;
     config.policy = project.cluster.policy;
+    for (QString part : m_types->text().split(QLatin1Char(','), Qt::SkipEmptyParts)) {
+        part = part.trimmed();
+        if (part.startsWith(QLatin1Char('T'), Qt::CaseInsensitive)) part = part.mid(1);
+        bool ok = false;
+        const int t = part.toInt(&ok);
+        if (!ok || t < 0) {
+            m_status->setText(tr("Types: '%1' is not a segment type such as T1").arg(m_types->text()));
+            return;
+        }
+        config.segmentTypes.push_back(t);
+    }
     const QString db = m_db->text().trimmed();
     if (!db.isEmpty() && profiler::profileDbAvailable()) {
         QDir().mkpath(QFileInfo(db).absolutePath());

@@ -142,6 +142,7 @@ public:
     QTreeWidget* devices() const { return m_devices; }
     QTreeWidget* measurements() const { return m_measurements; }
     QLineEdit* dbEdit() const { return m_db; }
+    QLineEdit* typesEdit() const { return m_types; }
     QCheckBox* simulateBox() const { return m_simulate; }
     QPushButton* startButton() const { return m_start; }
     QPushButton* cancelButton() const { return m_cancel; }
@@ -159,6 +160,7 @@ private:
     QLabel* m_status = nullptr;
     QTreeWidget* m_devices = nullptr;
     QLineEdit* m_db = nullptr;
+    QLineEdit* m_types = nullptr;
     QCheckBox* m_simulate = nullptr;
     QCheckBox* m_useInSearch = nullptr;
     QPushButton* m_start = nullptr;
