@@ -139,36 +139,26 @@ MainWindow::MainWindow(const WindowOptions& options, QWidget* parent) : QMainWin
     m_tree->setColumnWidth(StructureModel::ColName, 170);
     m_tree->setColumnWidth(StructureModel::ColOps, 118);
     m_tree->setColumnWidth(StructureModel::ColStrategy, 100);
-    auto* treeDock = new QDockWidget(tr("Segments, blocks and ops"), this);
-    treeDock->setObjectName(QStringLiteral("structureDock"));
-    treeDock->setWidget(m_tree);
-    addDockWidget(Qt::LeftDockWidgetArea, treeDock);
-
+    auto dock = [this](QWidget* widget, const QString& title, const char* name, Qt::DockWidgetArea area) {
+        auto* d = new QDockWidget(title, this);
+        d->setObjectName(QString::fromLatin1(name));
+        d->setWidget(widget);
+        addDockWidget(area, d);
+        return d;
+    };
+    QDockWidget* treeDock = dock(m_tree, tr("Segments, blocks and ops"), "structureDock", Qt::LeftDockWidgetArea);
     m_searchPanel = new SearchPanel(m_explorer, this);
-    auto* searchDock = new QDockWidget(tr("Search"), this);
-    searchDock->setObjectName(QStringLiteral("searchDock"));
-    searchDock->setWidget(m_searchPanel);
-    addDockWidget(Qt::LeftDockWidgetArea, searchDock);
+    QDockWidget* searchDock = dock(m_searchPanel, tr("Search"), "searchDock", Qt::LeftDockWidgetArea);
     m_clusterPanel = new ClusterPanel(m_explorer, this);
-    auto* clusterDock = new QDockWidget(tr("Mesh and hardware"), this);
-    clusterDock->setObjectName(QStringLiteral("clusterDock"));
-    clusterDock->setWidget(m_clusterPanel);
-    addDockWidget(Qt::LeftDockWidgetArea, clusterDock);
+    QDockWidget* clusterDock = dock(m_clusterPanel, tr("Mesh and hardware"), "clusterDock", Qt::LeftDockWidgetArea);
     tabifyDockWidget(clusterDock, searchDock);
     searchDock->raise();
-
     m_properties = new QTextBrowser(this);
     m_properties->setObjectName(QStringLiteral("properties"));
     m_properties->setOpenLinks(false);
-    auto* propDock = new QDockWidget(tr("Properties"), this);
-    propDock->setObjectName(QStringLiteral("propertiesDock"));
-    propDock->setWidget(m_properties);
-    addDockWidget(Qt::RightDockWidgetArea, propDock);
+    QDockWidget* propDock = dock(m_properties, tr("Properties"), "propertiesDock", Qt::RightDockWidgetArea);
     m_profilerPanel = new ProfilerPanel(m_explorer, this);
-    auto* profDock = new QDockWidget(tr("Profiler"), this);
-    profDock->setObjectName(QStringLiteral("profilerDock"));
-    profDock->setWidget(m_profilerPanel);
-    addDockWidget(Qt::RightDockWidgetArea, profDock);
+    QDockWidget* profDock = dock(m_profilerPanel, tr("Profiler"), "profilerDock", Qt::RightDockWidgetArea);
     tabifyDockWidget(propDock, profDock);
     propDock->raise();
     resizeDocks({treeDock, propDock}, {390, 330}, Qt::Horizontal);

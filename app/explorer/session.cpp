@@ -783,24 +783,25 @@ void Explorer::requestAlternatives(int32_t segment) {
         });
 }
 
-void Explorer::exportPlan(ExportFormat format, const QString& path) {
+void Explorer::writeFromPlan(const QString& path, const QString& title, const QString& failTitle,
+                             std::function<Result<std::string>(const PlanData&)> render) {
     if (!m_plan) {
-        emit failed(tr("Cannot export"), tr("There is no plan yet: run the search first."));
+        emit failed(failTitle, tr("There is no plan yet: run the search first."));
         return;
     }
     std::shared_ptr<const PlanData> plan = m_plan;
     const std::string file = path.toStdString();
     m_jobs.start<std::string>(
-        JobKind::Export, tr("Exporting"),
-        [plan, format, file](JobContext&) -> Result<std::string> {
-            auto text = renderExport(plan->model->graph(), plan->plan(), format);
+        JobKind::Export, title,
+        [plan, file, render = std::move(render)](JobContext&) -> Result<std::string> {
+            auto text = render(*plan);
             if (!text) return text.error();
             if (auto st = writeFileAtomically(file, *text); !st) return st.error();
             return file;
         },
-        [this](Result<std::string> r) {
+        [this, failTitle](Result<std::string> r) {
             if (!r) {
-                emit failed(tr("Export failed"), QString::fromStdString(r.error().toString()));
+                emit failed(failTitle, QString::fromStdString(r.error().toString()));
                 return;
             }
             emit status(tr("Wrote %1").arg(QString::fromStdString(*r)));
@@ -808,27 +809,17 @@ void Explorer::exportPlan(ExportFormat format, const QString& path) {
         });
 }
 
+void Explorer::exportPlan(ExportFormat format, const QString& path) {
+    writeFromPlan(path, tr("Exporting"), tr("Export failed"),
+                  [format](const PlanData& plan) { return renderExport(plan.model->graph(), plan.plan(), format); });
+}
+
 void Explorer::savePlan(const QString& path) {
-    if (!m_plan) {
-        emit failed(tr("Cannot save the plan"), tr("There is no plan yet: run the search first."));
-        return;
-    }
-    std::shared_ptr<const PlanData> plan = m_plan;
-    const std::string file = path.toStdString();
-    m_jobs.start<std::string>(
-        JobKind::Export, tr("Saving plan"),
-        [plan, file](JobContext&) -> Result<std::string> {
-            if (auto st = writePlanFile(file, plan->plan(), plan->model->graph()); !st) return st.error();
-            return file;
-        },
-        [this](Result<std::string> r) {
-            if (!r) {
-                emit failed(tr("Cannot save the plan"), QString::fromStdString(r.error().toString()));
-                return;
-            }
-            emit status(tr("Wrote %1").arg(QString::fromStdString(*r)));
-            emit exported(QString::fromStdString(*r));
-        });
+    // As writePlanFile does: the plan is checked against its graph before it is written.
+    writeFromPlan(path, tr("Saving plan"), tr("Cannot save the plan"), [](const PlanData& plan) -> Result<std::string> {
+        if (auto st = checkPlanAgainstGraph(plan.plan(), plan.model->graph()); !st) return st.error();
+        return planToText(plan.plan(), plan.model->graph());
+    });
 }
 
 Status Explorer::saveProject(const QString& path) {

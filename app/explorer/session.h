@@ -289,6 +289,9 @@ signals:
 
 private:
     void startAnalysis(bool searchAfter);
+    // Renders the current plan off the GUI thread and writes it atomically to `path`.
+    void writeFromPlan(const QString& path, const QString& title, const QString& failTitle,
+                       std::function<Result<std::string>(const PlanData&)> render);
     Result<Cluster> makeClusterFromSettings() const;
 
     JobRunner m_jobs;
