@@ -8,7 +8,7 @@ CFP_PACKAGES=(
   nlohmann-json3-dev
   qt6-base-dev libgl-dev
   qt6-svg-dev libqcustomplot-dev libqcustomplot2.1-qt6 libgraphviz-dev
-  xvfb xauth
+  xvfb xauth dpkg-dev
   python3 python3-jsonschema
   libonnx-dev libprotobuf-dev
   libsqlite3-dev libopenmpi-dev
