@@ -9,10 +9,14 @@
 
 #include "args.h"
 #include "format.h"
+#include "hardware/hardware.h"
 #include "iopddl/evaluate.h"
 #include "iopddl/ilp.h"
 #include "iopddl/json_io.h"
 #include "iopddl/solver.h"
+#include "loader/model_loader.h"
+#include "oplevel/oplevel.h"
+#include "sharding/mesh.h"
 
 namespace cfp::cli {
 
@@ -37,6 +41,13 @@ memory limit. Files may be gzip-compressed.
   cfp iopddl eval FILE SOLUTION [--json]
       the contest's score and validity of SOLUTION: the sum of the chosen node and edge costs, and
       whether memory stays within the limit at every time step
+  cfp iopddl export [MODEL] -o FILE [--mesh M] [--hardware H] [--memory-limit SIZE] [--follow-trivial]
+                    [--batch N] [--seq N] [--dtype bf16|fp32]
+      writes MODEL's training step as an op-level problem on cfp's cost model (one node per op,
+      one strategy per way of splitting it; costs in picoseconds; memory over liveness intervals
+      against SIZE, default the GPU's memory); FILE ending in .gz is compressed
+
+Solve options: --method search (default) or ilp (CBC on the whole problem; small problems only).
 )";
 
 int fail(const Error& e) {
@@ -255,6 +266,81 @@ int cmdSolve(const std::vector<std::string>& argv) {
     return kExitOk;
 }
 
+Result<int64_t> parseSize(const std::string& option, const std::string& text) {
+    char* end = nullptr;
+    const double v = std::strtod(text.c_str(), &end);
+    if (!end || end == text.c_str() || !(v > 0)) return makeError("cli.usage", option + " expects a size such as 80GiB, got '" + text + "'");
+    const std::string unit(end);
+    double mult = 1;
+    if (unit == "KiB") mult = 1024.0;
+    else if (unit == "MiB") mult = 1024.0 * 1024.0;
+    else if (unit == "GiB") mult = 1024.0 * 1024.0 * 1024.0;
+    else if (unit == "GB") mult = 1e9;
+    else if (!unit.empty() && unit != "B") return makeError("cli.usage", option + ": unknown unit '" + unit + "' (use B, KiB, MiB, GiB, GB)");
+    if (v * mult > 9e18) return makeError("cli.usage", option + " is too large");
+    return static_cast<int64_t>(v * mult);
+}
+
+int cmdExport(const std::vector<std::string>& argv) {
+    OptionSpec spec;
+    spec.valued = {"-o", "--output", "--mesh", "--hardware", "--memory-limit", "--batch", "--seq", "--dtype"};
+    spec.flags = {"--follow-trivial", "--help", "-h"};
+    auto args = parseArgs(argv, spec);
+    if (!args) return fail(args.error());
+    if (args->has("--help") || args->has("-h")) {
+        std::cout << kHelp;
+        return kExitOk;
+    }
+    if (args->positionals.size() > 1) return fail(makeError("cli.usage", "iopddl export takes one MODEL"));
+    auto out = args->value("-o");
+    if (!out) out = args->value("--output");
+    if (!out) return fail(makeError("cli.usage", "iopddl export needs -o FILE"));
+    BuildOptions build;
+    if (auto v = args->value("--batch")) {
+        auto b = parsePositive("--batch", *v);
+        if (!b) return fail(b.error());
+        build.batch = *b;
+    }
+    if (auto v = args->value("--seq")) {
+        auto b = parsePositive("--seq", *v);
+        if (!b) return fail(b.error());
+        build.seq = *b;
+    }
+    if (auto v = args->value("--dtype")) {
+        if (*v == "bf16") build.dtype = DType::BF16;
+        else if (*v == "fp32" || *v == "f32") build.dtype = DType::F32;
+        else return fail(makeError("cli.usage", "--dtype expects bf16 or fp32, got '" + *v + "'"));
+    }
+    auto hw = loadHardware(args->value("--hardware").value_or("h100-sxm"));
+    if (!hw) return fail(hw.error().withContext("--hardware"));
+    auto mesh = parseMesh(args->value("--mesh").value_or("8"));
+    if (!mesh) return fail(mesh.error().withContext("--mesh"));
+    auto linked = assignLinkClasses(*mesh, hw->gpusPerNode);
+    if (!linked) return fail(linked.error().withContext("--mesh"));
+    auto cost = CostModel::create(*hw, *linked);
+    if (!cost) return fail(cost.error());
+    OpLevelOptions options;
+    options.memoryLimitBytes = hw->memoryBytes;
+    options.followTrivial = args->has("--follow-trivial");
+    if (auto v = args->value("--memory-limit")) {
+        auto b = parseSize("--memory-limit", *v);
+        if (!b) return fail(b.error());
+        options.memoryLimitBytes = *b;
+    }
+    auto model = loadModel(args->positionals.empty() ? std::string("builtin:gpt3-125m") : args->positionals[0], build);
+    if (!model) return fail(model.error());
+    auto f = buildOpLevel(model->graph, *cost, options);
+    if (!f) return fail(f.error());
+    f->problem.name = model->graph.name() + " on " + linked->toString();
+    if (auto st = writeProblemFile(*out, f->problem); !st) return fail(st.error());
+    int64_t strategies = 0;
+    for (const auto& list : f->strategies) strategies += static_cast<int64_t>(list.size());
+    std::cerr << "cfp: wrote " << withCommas(f->problem.nodeCount()) << " nodes (" << withCommas(strategies) << " strategies, "
+              << withCommas(f->followers) << " following their operand), " << withCommas(f->problem.edgeCount()) << " edges to " << *out
+              << '\n';
+    return kExitOk;
+}
+
 }  // namespace
 
 int runIopddlCommand(const std::vector<std::string>& argv) {
@@ -266,6 +352,7 @@ int runIopddlCommand(const std::vector<std::string>& argv) {
     const std::vector<std::string> rest(argv.begin() + 1, argv.end());
     if (sub == "solve") return cmdSolve(rest);
     if (sub == "eval") return cmdEval(rest);
+    if (sub == "export") return cmdExport(rest);
     return fail(makeError("cli.usage", "unknown iopddl command '" + sub + "' (solve, eval, export)"));
 }
 
