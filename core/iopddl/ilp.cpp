@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <limits>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -13,6 +14,14 @@
 
 #ifdef CFP_HAVE_CBC
 #include <coin/Cbc_C_Interface.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 #endif
 
 namespace cfp::iopddl {
@@ -240,6 +249,90 @@ CbcRun runCbc(const Ilp& ilp, std::span<const int32_t> vars, const SolverModel& 
     return run;
 }
 
+// Writes all of `bytes` to fd (a pipe); false on failure.
+bool writeAll(int fd, const void* bytes, size_t size) {
+    const char* p = static_cast<const char*>(bytes);
+    while (size > 0) {
+        const ssize_t n = ::write(fd, p, size);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return false;
+        p += n;
+        size -= static_cast<size_t>(n);
+    }
+    return true;
+}
+
+// runCbc in a child process, killed at `seconds` + a grace period: CBC checks its own time limit
+// only between branch-and-bound nodes, and its root node (LP, cuts, heuristics) on a large model
+// can run far past it. The child sends back the run through a pipe. Without fork, runs in process.
+CbcRun runCbcBounded(const Ilp& ilp, std::span<const int32_t> vars, const SolverModel& m, const std::vector<int32_t>* start, double seconds,
+                     int threads, int maxNodes = 0) {
+    int fds[2];
+    if (::pipe(fds) != 0) return runCbc(ilp, vars, m, start, seconds, threads, maxNodes);
+    const pid_t pid = ::fork();
+    if (pid < 0) {
+        ::close(fds[0]);
+        ::close(fds[1]);
+        return runCbc(ilp, vars, m, start, seconds, threads, maxNodes);
+    }
+    if (pid == 0) {
+        ::close(fds[0]);
+        // CBC may print despite log level 0: keep the parent's output clean.
+        const int null = ::open("/dev/null", O_WRONLY);
+        if (null >= 0) {
+            ::dup2(null, 1);
+            ::dup2(null, 2);
+        }
+        const CbcRun run = runCbc(ilp, vars, m, start, seconds, threads, maxNodes);
+        const uint8_t flags = (run.optimal ? 1 : 0) | (run.infeasible ? 2 : 0) | (run.haveSolution ? 4 : 0);
+        const uint64_t count = run.values.size();
+        const bool ok = writeAll(fds[1], &flags, 1) && writeAll(fds[1], &run.objective, sizeof(double)) &&
+                        writeAll(fds[1], &run.bound, sizeof(double)) && writeAll(fds[1], &count, sizeof count) &&
+                        writeAll(fds[1], run.values.data(), count * sizeof(int32_t));
+        ::_exit(ok ? 0 : 1);
+    }
+    ::close(fds[1]);
+    std::string bytes;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds + 0.5 + 0.05 * seconds);
+    bool killed = false;
+    for (;;) {
+        const double left = std::chrono::duration<double>(deadline - std::chrono::steady_clock::now()).count();
+        if (left <= 0) {
+            ::kill(pid, SIGKILL);
+            killed = true;
+            break;
+        }
+        pollfd pfd{fds[0], POLLIN, 0};
+        const int ready = ::poll(&pfd, 1, static_cast<int>(std::min(left * 1000.0 + 1, 1e6)));
+        if (ready < 0 && errno == EINTR) continue;
+        if (ready <= 0) continue;
+        char buffer[1 << 16];
+        const ssize_t n = ::read(fds[0], buffer, sizeof buffer);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;  // the child closed the pipe: done
+        bytes.append(buffer, static_cast<size_t>(n));
+    }
+    ::close(fds[0]);
+    int status = 0;
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    CbcRun run;
+    const size_t head = 1 + 2 * sizeof(double) + sizeof(uint64_t);
+    if (killed || bytes.size() < head) return run;
+    const uint8_t flags = static_cast<uint8_t>(bytes[0]);
+    uint64_t count = 0;
+    std::memcpy(&run.objective, bytes.data() + 1, sizeof(double));
+    std::memcpy(&run.bound, bytes.data() + 1 + sizeof(double), sizeof(double));
+    std::memcpy(&count, bytes.data() + 1 + 2 * sizeof(double), sizeof count);
+    if (bytes.size() != head + count * sizeof(int32_t)) return CbcRun{};
+    run.values.resize(count);
+    std::memcpy(run.values.data(), bytes.data() + head, count * sizeof(int32_t));
+    run.optimal = flags & 1;
+    run.infeasible = flags & 2;
+    run.haveSolution = flags & 4;
+    return run;
+}
+
 }  // namespace
 
 bool ilpSolverAvailable() { return true; }
@@ -248,6 +341,12 @@ Result<IlpResult> solveIlp(const Problem& problem, const IlpOptions& options) {
     const auto began = std::chrono::steady_clock::now();
     auto built = buildSolverModel(problem);
     if (!built) return built.error();
+    if (problem.usageLimit && !built->fixedUsage.empty() && *std::max_element(built->fixedUsage.begin(), built->fixedUsage.end()) > *problem.usageLimit) {
+        ModelOptions keep;
+        keep.pruneForbidden = false;
+        built = buildSolverModel(problem, nullptr, keep);
+        if (!built) return built.error();
+    }
     const SolverModel& m = *built;
     std::vector<int32_t> vars(static_cast<size_t>(m.n));
     for (int32_t v = 0; v < m.n; ++v) vars[static_cast<size_t>(v)] = v;
@@ -257,7 +356,7 @@ Result<IlpResult> solveIlp(const Problem& problem, const IlpOptions& options) {
     result.rows = ilp.rows;
     std::vector<int32_t> x0;
     if (options.start && options.start->size() == static_cast<size_t>(m.problemNodes)) x0 = m.fromSolution(*options.start);
-    const CbcRun run = runCbc(ilp, vars, m, x0.empty() ? nullptr : &x0, options.timeLimitSeconds, options.threads);
+    const CbcRun run = runCbcBounded(ilp, vars, m, x0.empty() ? nullptr : &x0, options.timeLimitSeconds, options.threads);
     result.bound = run.bound + m.constant;
     if (run.haveSolution) {
         result.solution = m.toSolution(run.values);
@@ -295,19 +394,23 @@ bool reoptimizeExactly(const SolverModel& m, std::vector<int32_t>& x, MemoryProf
         other[j] -= run;
     }
     const Ilp ilp = buildIlp(m, sorted, position, &x, other, limit == INT64_MAX ? std::optional<int64_t>() : std::optional<int64_t>(limit));
+    // The current values as a start, and their cost; none when a current value has no column (a
+    // forbidden cost) or the current assignment is over the limit: then any answer is better.
     std::vector<int32_t> start(sorted.size());
     double current = 0;
+    bool startable = memory.peak() <= limit;
     for (size_t i = 0; i < sorted.size(); ++i) {
         start[i] = x[static_cast<size_t>(sorted[i])];
         const int col = ilp.xColumn[static_cast<size_t>(ilp.xBegin[i] + start[i])];
-        if (col < 0) return false;  // the current value is forbidden here: leave it to other moves
-        current += ilp.cost[static_cast<size_t>(col)];
+        if (col < 0) startable = false;
+        else current += ilp.cost[static_cast<size_t>(col)];
     }
     for (const int32_t v : sorted)
         for (const Arc& arc : m.arcsOf(v))
             if (v < arc.to && position[static_cast<size_t>(arc.to)] >= 0)
                 current += m.mats[static_cast<size_t>(arc.offset + int64_t(x[static_cast<size_t>(v)]) * m.k[arc.to] + x[static_cast<size_t>(arc.to)])];
-    const CbcRun result = runCbc(ilp, sorted, m, &start, seconds, 1, maxNodes);
+    if (!startable) current = std::numeric_limits<double>::infinity();
+    const CbcRun result = runCbcBounded(ilp, sorted, m, startable ? &start : nullptr, seconds, 1, maxNodes);
     if (proven) *proven = result.optimal;
     if (!result.haveSolution || result.objective > current - 0.5) return false;
     for (size_t i = 0; i < sorted.size(); ++i) {

@@ -9,7 +9,7 @@ namespace {
 constexpr int64_t kUnused = INT64_MIN / 4;
 }  // namespace
 
-MemoryProfile::MemoryProfile(const SolverModel& model) : m_slots(model.slots()), m_baseline(model.fixedUsage) {
+MemoryProfile::MemoryProfile(const SolverModel& model) : m_slots(model.slotCount()), m_baseline(model.fixedUsage) {
     while (m_size < std::max(m_slots, 1)) m_size *= 2;
     reset();
 }

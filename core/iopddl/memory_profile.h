@@ -20,7 +20,7 @@ public:
     MemoryProfile() = default;
     explicit MemoryProfile(const SolverModel& model);
 
-    int32_t slots() const { return m_slots; }
+    int32_t slotCount() const { return m_slots; }
     void addRange(int32_t first, int32_t end, int64_t delta) {
         if (first < end) update(1, 0, m_size, first, end, delta);
     }

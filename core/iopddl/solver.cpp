@@ -1,6 +1,7 @@
 #include "iopddl/solver.h"
 
 #include <algorithm>
+#include <atomic>
 #include <barrier>
 #include <chrono>
 #include <cmath>
@@ -66,7 +67,7 @@ class Worker {
 public:
     Worker(const SolverModel& model, int64_t limit, uint64_t seed, double step)
         : m(model), m_limit(limit), m_rng(seed), m_step(step), m_mp(model) {
-        m_lambda.assign(static_cast<size_t>(m.slots()), 0.0);
+        m_lambda.assign(static_cast<size_t>(m.slotCount()), 0.0);
         m_theta = m.unary;
         m_mp.setUnary(m_theta);
         m_x.assign(static_cast<size_t>(m.n), 0);
@@ -104,6 +105,7 @@ public:
     void round(Incumbent& inc) {
         m_mp.iterate();
         m_mp.decode(m_xu);
+        descend(m_xu, m_theta);
         const double cu = m.cost(m_xu);
         if (cu < 1e15) m_costRef = std::min(m_costRef, cu);
         MemoryProfile mu(m);
@@ -111,8 +113,8 @@ public:
         const std::vector<int64_t> usage = mu.values();
         if (m_costRef < kInf && m_limit < INT64_MAX) {
             const double scale = m_step * m_costRef / (double(m_limit) * double(m_limit));
-            for (int32_t j = 0; j < m.slots(); ++j)
-                m_lambda[static_cast<size_t>(j)] = std::max(0.0, m_lambda[static_cast<size_t>(j)] + scale * double(usage[static_cast<size_t>(j)] - m_limit));
+                for (int32_t j = 0; j < m.slotCount(); ++j)
+                    m_lambda[static_cast<size_t>(j)] = std::max(0.0, m_lambda[static_cast<size_t>(j)] + scale * double(usage[static_cast<size_t>(j)] - m_limit));
             applyPrices();
         }
         m_lastUnconstrained = cu;
@@ -152,12 +154,12 @@ public:
                 if (m_mark[a.to] == m_markStamp) size += 3.0 * m.k[v] * m.k[a.to];
             for (const Segment& s : m.segmentsOf(v)) size += double(m.k[v]) * std::min<int32_t>(s.endSlot - s.firstSlot, 8);
         };
-        if (m_rng.below(2) == 0 && m.slots() > 0) {
+        if (m_rng.below(2) == 0 && m.slotCount() > 0) {
             // Variables competing for memory at one busy slot, then their neighbours.
             const std::vector<int64_t> usage = mem.values();
-            int32_t j = static_cast<int32_t>(m_rng.below(static_cast<uint32_t>(m.slots())));
+            int32_t j = static_cast<int32_t>(m_rng.below(static_cast<uint32_t>(m.slotCount())));
             for (int tries = 0; tries < 20 && usage[static_cast<size_t>(j)] < m_limit - m_limit / 20; ++tries)
-                j = static_cast<int32_t>(m_rng.below(static_cast<uint32_t>(m.slots())));
+                j = static_cast<int32_t>(m_rng.below(static_cast<uint32_t>(m.slotCount())));
             std::vector<int32_t> live;
             for (int32_t v = 0; v < m.n; ++v)
                 for (const Segment& s : m.segmentsOf(v))
@@ -203,8 +205,8 @@ public:
 
 private:
     void applyPrices() {
-        std::vector<double> prefix(static_cast<size_t>(m.slots()) + 1, 0.0);
-        for (int32_t j = 0; j < m.slots(); ++j) prefix[j + 1] = prefix[j] + m_lambda[static_cast<size_t>(j)];
+        std::vector<double> prefix(static_cast<size_t>(m.slotCount()) + 1, 0.0);
+        for (int32_t j = 0; j < m.slotCount(); ++j) prefix[j + 1] = prefix[j] + m_lambda[static_cast<size_t>(j)];
         m_theta = m.unary;
         for (int32_t v = 0; v < m.n; ++v)
             for (const Segment& s : m.segmentsOf(v)) {
@@ -274,6 +276,36 @@ private:
         return d;
     }
 
+    // Best-improvement single-variable moves on the given unary costs, no memory limit.
+    void descend(std::vector<int32_t>& x, const std::vector<double>& theta) {
+        for (int pass = 0; pass < 20; ++pass) {
+            bool improved = false;
+            for (int32_t v = 0; v < m.n; ++v) {
+                const double* t = theta.data() + m.valueBegin[v];
+                const int32_t b = x[v];
+                int32_t best = b;
+                double bestDelta = -1e-9;
+                for (int32_t a = 0; a < m.k[v]; ++a) {
+                    if (a == b) continue;
+                    double d = t[a] - t[b];
+                    for (const Arc& arc : m.arcsOf(v)) {
+                        const double* row = m.mats.data() + arc.revOffset + int64_t(x[arc.to]) * m.k[v];
+                        d += row[a] - row[b];
+                    }
+                    if (d < bestDelta) {
+                        bestDelta = d;
+                        best = a;
+                    }
+                }
+                if (best != b) {
+                    x[v] = best;
+                    improved = true;
+                }
+            }
+            if (!improved) break;
+        }
+    }
+
     // Best-improvement single-variable moves under the hard limit, until none improves.
     void polish(std::vector<int32_t>& x, MemoryProfile& mem) {
         const bool hard = mem.peak() <= m_limit;
@@ -326,6 +358,15 @@ Result<SolverResult> solve(const Problem& problem, const SolverOptions& options)
     ModelStats stats;
     auto built = buildSolverModel(problem, &stats);
     if (!built) return built.error();
+    const int64_t limit = problem.usageLimit.value_or(INT64_MAX);
+    if (!built->fixedUsage.empty() && *std::max_element(built->fixedUsage.begin(), built->fixedUsage.end()) > limit) {
+        // Without the forbidden strategies nothing fits: keep them (any answer then pays one).
+        ModelOptions keep;
+        keep.pruneForbidden = false;
+        built = buildSolverModel(problem, &stats, keep);
+        if (!built) return built.error();
+        log("the limit needs strategies with forbidden costs: keeping them");
+    }
     const SolverModel& model = *built;
     char line[320];
     std::snprintf(line, sizeof line,
@@ -333,9 +374,8 @@ Result<SolverResult> solve(const Problem& problem, const SolverOptions& options)
                   "%zu matrix entries, %d slots, %zu segments, %.2f s",
                   static_cast<long long>(stats.freeNodes), model.n, static_cast<long long>(stats.matchingEdges),
                   static_cast<long long>(stats.components), static_cast<long long>(stats.inconsistent), static_cast<long long>(model.edgeCount),
-                  model.mats.size() / 2, model.slots(), model.segments.size(), elapsed());
+                  model.mats.size() / 2, model.slotCount(), model.segments.size(), elapsed());
     log(line);
-    const int64_t limit = problem.usageLimit.value_or(INT64_MAX);
     const int threads = std::max(1, options.threads);
     const bool exactWhole = ilpSolverAvailable() && wholeProblemIsSmall(model);
 
@@ -349,9 +389,10 @@ Result<SolverResult> solve(const Problem& problem, const SolverOptions& options)
         workers.push_back(std::make_unique<Worker>(model, limit, options.seed * 0x9e3779b9ULL + static_cast<uint64_t>(t), t % 2 == 0 ? 0.1 : 0.03));
     Incumbent best;
     Phase phase = Phase::Lagrange;
-    int64_t epoch = 0, lnsSteps = 0, lnsWins = 0;
+    int64_t epoch = 0;
+    std::atomic<int64_t> lnsSteps{0}, lnsWins{0};
     bool exactDone = false;
-    const double improveFrom = exactWhole ? 0.1 : 0.5;
+    const double improveFrom = exactWhole ? 0.1 : 0.4;
     auto meet = [&]() noexcept {
         for (int t = 0; t < threads; ++t) {
             const Incumbent& inc = incumbents[static_cast<size_t>(t)];
@@ -368,7 +409,7 @@ Result<SolverResult> solve(const Problem& problem, const SolverOptions& options)
         }
         char text[200];
         std::snprintf(text, sizeof text, "epoch %lld: best %.6g (%s), lns %lld/%lld budget %.0f", static_cast<long long>(epoch), best.cost,
-                      best.fits ? "fits" : "over the limit", static_cast<long long>(lnsWins), static_cast<long long>(lnsSteps), workers[0]->lnsBudget());
+                      best.fits ? "fits" : "over the limit", static_cast<long long>(lnsWins.load()), static_cast<long long>(lnsSteps.load()), workers[0]->lnsBudget());
         log(text);
         for (int t = 0; t < threads; ++t) incumbents[static_cast<size_t>(t)] = best;
     };

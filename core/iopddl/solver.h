@@ -15,6 +15,10 @@
 // 4. Every priced solution is repaired to fit (greedy: the cheapest usage reductions per byte at
 //    the time slots over the limit) and polished under the hard limit; the best fitting
 //    solution is kept.
+// Strategies and pairs with the contest's "forbidden" cost (10^18) are avoided: the search looks
+// for fitting solutions without them, and keeps forbidden strategies only when the memory limit
+// cannot be met otherwise.
+//
 // 5. Threads run independent searches with different seeds, exchanging the best solution at
 //    fixed epochs; the result depends on the seed, the thread count and how many epochs ran.
 //    With `maxEpochs` set the whole run is reproducible.

@@ -73,7 +73,7 @@ std::vector<int32_t> SolverModel::fromSolution(const Solution& solution) const {
     return x;
 }
 
-Result<SolverModel> buildSolverModel(const Problem& p, ModelStats* stats) {
+Result<SolverModel> buildSolverModel(const Problem& p, ModelStats* stats, const ModelOptions& options) {
     if (p.nodeCount() > INT32_MAX / 2) return makeError("iopddl.unsupported", "more than 2^30 nodes");
     const int32_t nodes = static_cast<int32_t>(p.nodeCount());
     SolverModel m;
@@ -90,7 +90,7 @@ Result<SolverModel> buildSolverModel(const Problem& p, ModelStats* stats) {
         const auto c = p.costs(v);
         const size_t before = allow.size();
         for (size_t s = 0; s < c.size(); ++s)
-            if (static_cast<double>(c[s]) < kForbidden) allow.push_back(static_cast<int32_t>(s));
+            if (!options.pruneForbidden || static_cast<double>(c[s]) < kForbidden) allow.push_back(static_cast<int32_t>(s));
         if (allow.size() == before)
             for (size_t s = 0; s < c.size(); ++s) allow.push_back(static_cast<int32_t>(s));
         for (size_t i = before; i < allow.size(); ++i) nodeCost.push_back(static_cast<double>(c[static_cast<size_t>(allow[i])]));

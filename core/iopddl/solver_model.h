@@ -68,7 +68,7 @@ struct SolverModel {
     // Time slots and the usage of the fixed nodes in each.
     std::vector<int64_t> slotPoints;     // slots + 1 increasing time steps
     std::vector<int64_t> fixedUsage;     // per slot
-    int32_t slots() const { return static_cast<int32_t>(fixedUsage.size()); }
+    int32_t slotCount() const { return static_cast<int32_t>(fixedUsage.size()); }
 
     // Mapping back to the problem: node v is variable nodeVariable[v] (-1: fixed, strategy 0 of
     // its one), and takes strategy nodeStrategy[nodeStrategyBegin[v] + value].
@@ -103,6 +103,12 @@ struct ModelStats {
     int64_t inconsistent = 0;     // components left as single nodes
 };
 
-Result<SolverModel> buildSolverModel(const Problem& problem, ModelStats* stats = nullptr);
+struct ModelOptions {
+    // Drop strategies whose own cost is forbidden (when a node has another). A problem whose only
+    // fitting solutions pay forbidden costs needs them kept.
+    bool pruneForbidden = true;
+};
+
+Result<SolverModel> buildSolverModel(const Problem& problem, ModelStats* stats = nullptr, const ModelOptions& options = {});
 
 }  // namespace cfp::iopddl
