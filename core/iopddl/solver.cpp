@@ -154,21 +154,25 @@ public:
                 if (m_mark[a.to] == m_markStamp) size += 3.0 * m.k[v] * m.k[a.to];
             for (const Segment& s : m.segmentsOf(v)) size += double(m.k[v]) * std::min<int32_t>(s.endSlot - s.firstSlot, 8);
         };
-        if (m_rng.below(2) == 0 && m.slotCount() > 0) {
-            // Variables competing for memory at one busy slot, then their neighbours.
+        const uint32_t kind = m_rng.below(3);
+        if (kind > 0 && m.slotCount() > 0) {
+            // Around a busy slot: kind 1 takes a random part of the variables live there; kind 2
+            // a time window, every variable whose usage changes inside it, nearest slots first.
             const std::vector<int64_t> usage = mem.values();
             int32_t j = static_cast<int32_t>(m_rng.below(static_cast<uint32_t>(m.slotCount())));
             for (int tries = 0; tries < 20 && usage[static_cast<size_t>(j)] < m_limit - m_limit / 20; ++tries)
                 j = static_cast<int32_t>(m_rng.below(static_cast<uint32_t>(m.slotCount())));
-            std::vector<int32_t> live;
-            for (int32_t v = 0; v < m.n; ++v)
+            std::vector<std::pair<int32_t, int32_t>> live;  // (distance in slots, variable)
+            for (int32_t v = 0; v < m.n; ++v) {
+                int32_t distance = INT32_MAX;
                 for (const Segment& s : m.segmentsOf(v))
-                    if (s.firstSlot <= j && j < s.endSlot) {
-                        live.push_back(v);
-                        break;
-                    }
+                    distance = std::min(distance, j < s.firstSlot ? s.firstSlot - j : (j >= s.endSlot ? j - s.endSlot + 1 : 0));
+                if (distance == 0 || (kind == 2 && distance < INT32_MAX)) live.emplace_back(distance, v);
+            }
             for (size_t i = live.size(); i > 1; --i) std::swap(live[i - 1], live[m_rng.below(static_cast<uint32_t>(i))]);
-            for (size_t i = 0; i < live.size() && size < m_lnsBudget / 2; ++i) take(live[i]);
+            if (kind == 2) std::stable_sort(live.begin(), live.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+            const double share = kind == 2 ? 0.8 : 0.5;
+            for (size_t i = 0; i < live.size() && size < m_lnsBudget * share; ++i) take(live[i].second);
         }
         if (hood.empty()) take(static_cast<int32_t>(m_rng.below(static_cast<uint32_t>(m.n))));
         for (size_t head = 0; head < hood.size() && size < m_lnsBudget; ++head) {
