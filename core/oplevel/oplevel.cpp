@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <string>
 #include <unordered_map>
 
 #include "sharding/reshard.h"
@@ -236,8 +238,54 @@ Result<OpLevelFormulation> buildOpLevel(const Graph& graph, const CostModel& mod
             p.addEdge(ends, edgeCosts);
         }
     }
+    f.firstCarriedEdge = p.edgeCount();
+    if (options.carryUpdates)
+        for (const auto& [updated, parameter] : carriedParameters(graph)) {
+            const auto& from = f.strategies[static_cast<size_t>(updated)];
+            const auto& to = f.strategies[static_cast<size_t>(parameter)];
+            const TensorType& type = graph.op(updated).type;
+            const int32_t typeId = typeIndex(type);
+            edgeCosts.assign(from.size() * to.size(), 0);
+            for (size_t a = 0; a < from.size(); ++a)
+                for (size_t b = 0; b < to.size(); ++b) {
+                    if (from[a].result == to[b].result) continue;
+                    const ReshardKey key{typeId, from[a].result, to[b].result};
+                    auto it = reshardCache.find(key);
+                    if (it == reshardCache.end()) {
+                        auto rp = planReshard(fromCompact(from[a].result, mesh), fromCompact(to[b].result, mesh), mesh, type);
+                        if (!rp) return rp.error().withContext("update " + graph.op(updated).name + " -> " + graph.op(parameter).name);
+                        it = reshardCache.emplace(key, model.reshardSeconds(*rp)).first;
+                    }
+                    edgeCosts[a * to.size() + b] = units(it->second);
+                }
+            const int64_t ends[] = {static_cast<int64_t>(updated), static_cast<int64_t>(parameter)};
+            p.addEdge(ends, edgeCosts);
+        }
     if (options.memoryLimitBytes > 0) p.usageLimit = options.memoryLimitBytes;
     return f;
+}
+
+std::vector<std::pair<OpId, OpId>> carriedParameters(const Graph& graph) {
+    std::map<std::string, OpId> parameterByName;
+    for (const Op& op : graph.ops())
+        if (op.kind == OpKind::Parameter) parameterByName[op.name] = op.id;
+    std::map<OpId, std::vector<OpId>> updatesOf;  // trainable parameter -> its optimizer outputs, in output order
+    for (const OpId o : graph.outputs()) {
+        const Op& op = graph.op(o);
+        if (op.phase == Phase::Optimizer && op.derivedFrom != kNoOp) updatesOf[op.derivedFrom].push_back(o);
+    }
+    std::vector<std::pair<OpId, OpId>> pairs;
+    for (const auto& [p, outputs] : updatesOf) {
+        const std::string& name = graph.op(p).name;
+        std::vector<OpId> replaced{p};
+        for (const char* suffix : {".master", ".adam_m", ".adam_v"}) {
+            auto it = parameterByName.find(name + suffix);
+            if (it != parameterByName.end()) replaced.push_back(it->second);
+        }
+        for (size_t i = 0; i < outputs.size() && i < replaced.size(); ++i)
+            if (graph.op(outputs[i]).type == graph.op(replaced[i]).type) pairs.emplace_back(outputs[i], replaced[i]);
+    }
+    return pairs;
 }
 
 Result<iopddl::Solution> solutionForPlan(const OpLevelFormulation& f, const Graph& graph, const Plan& plan) {

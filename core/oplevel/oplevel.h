@@ -19,6 +19,12 @@
 //                          sources and values computed from constants cost nothing
 //   edge (producer -> consumer operand) = resharding of the producer's result to the operand's
 //                          sharding; minus the fusion saving when they are equal and the edge fuses
+//   edge (updated tensor -> the parameter it replaces), with `carryUpdates`: the resharding of the
+//                          optimizer's output (P', its f32 master, the Adam moments) to the sharding
+//                          of the parameter it becomes in the next step. The plan evaluator has no
+//                          such term (a step is evaluated alone); cfp's planner keeps them aligned,
+//                          but without it an op-level search would leave updated weights split and
+//                          never gather them, a saving no real training loop has.
 // Costs are integers in units of `costUnitSeconds` (default 1 ps), so a cost of 1,000,000 is 1 us.
 //
 // Memory over liveness intervals, time = op index (graph order is topological): an op's result
@@ -42,6 +48,7 @@ namespace cfp {
 struct OpLevelOptions {
     int64_t memoryLimitBytes = 0;     // 0: no usage limit
     bool followTrivial = false;       // single-operand fusible ops follow their operand
+    bool carryUpdates = true;         // edges from updated parameters to the parameters they replace
     double costUnitSeconds = 1e-12;   // one cost unit
 };
 
@@ -51,11 +58,17 @@ struct OpStrategy {
     uint32_t partialMask = 0;                // mesh axes of the op's own all-reduce
 };
 
+// (updated tensor, parameter it replaces) for a training step built by appendAdamW: the optimizer
+// outputs derived from trainable parameter P, in output order, replace P, then P.master when it
+// exists, then P.adam_m and P.adam_v (pairs whose types differ are left out).
+std::vector<std::pair<OpId, OpId>> carriedParameters(const Graph& graph);
+
 struct OpLevelFormulation {
-    iopddl::Problem problem;                       // node i = op i, edge per operand use
+    iopddl::Problem problem;                       // node i = op i, edge per operand use, then carried updates
     std::vector<std::vector<OpStrategy>> strategies;  // per op, the problem's strategy order
     double costUnitSeconds = 1e-12;
     int64_t followers = 0;                         // ops that follow their operand
+    int64_t firstCarriedEdge = 0;                  // edges from here on are carried updates
 };
 
 // `extra`: a plan whose per-op shardings are added as strategies where they are not among the
