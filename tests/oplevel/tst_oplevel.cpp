@@ -67,7 +67,8 @@ private slots:
         QCOMPARE(f.problem.nodeCount(), g.size());
         int64_t uses = 0;
         for (const Op& op : g.ops()) uses += static_cast<int64_t>(op.operands.size());
-        QCOMPARE(f.problem.edgeCount(), uses);
+        QCOMPARE(f.firstCarriedEdge, uses);
+        QCOMPARE(f.problem.edgeCount(), uses + static_cast<int64_t>(carriedParameters(g).size()));
         QVERIFY(iopddl::validateProblem(f.problem).ok());
         QVERIFY(!f.problem.usageLimit.has_value());
         // A dot on a 1-D mesh of 8: replicated, or one of its factors split (batch, lhs free, rhs
@@ -101,11 +102,15 @@ private slots:
         QVERIFY2(std::abs(seconds - want) <= 1e-6 * want, qPrintable(QString("%1 vs %2").arg(seconds).arg(want)));
     }
 
-    // Any assignment: the formulation's score equals the evaluator's step time of the same shardings.
+    // Any assignment: the formulation's score equals the evaluator's step time of the same shardings
+    // (without the carried updates, which the evaluator does not see).
     void randomAssignmentsMatchTheEvaluator() {
         const Graph& g = fixture().model.graph;
         const CostModel model = costModel();
-        const OpLevelFormulation f = test::must(buildOpLevel(g, model), "formulation");
+        OpLevelOptions options;
+        options.carryUpdates = false;
+        const OpLevelFormulation f = test::must(buildOpLevel(g, model, options), "formulation");
+        QCOMPARE(f.firstCarriedEdge, f.problem.edgeCount());
         uint64_t state = 12345;
         for (int trial = 0; trial < 12; ++trial) {
             iopddl::Solution s;
@@ -119,6 +124,25 @@ private slots:
             QVERIFY2(std::abs(seconds - ev.step.total()) <= 1e-6 * ev.step.total(),
                      qPrintable(QString("trial %1: %2 vs %3").arg(trial).arg(seconds).arg(ev.step.total())));
         }
+    }
+
+    // Every updated tensor of AdamW is paired with the parameter it replaces, of the same type; the
+    // formulation has an edge for each after the operand edges.
+    void carriedUpdates() {
+        const Graph& g = fixture().model.graph;
+        const auto pairs = carriedParameters(g);
+        const auto trainable = g.parameters(ParamRole::Trainable);
+        QVERIFY(!trainable.empty());
+        int64_t masters = 0;
+        for (const OpId p : trainable) masters += g.op(p).type.dtype != DType::F32;
+        QCOMPARE(static_cast<int64_t>(pairs.size()), static_cast<int64_t>(3 * trainable.size()) + masters);
+        for (const auto& [updated, parameter] : pairs) {
+            QCOMPARE(g.op(updated).type, g.op(parameter).type);
+            QCOMPARE(g.op(parameter).kind, OpKind::Parameter);
+            QVERIFY(g.op(updated).phase == Phase::Optimizer);
+        }
+        const OpLevelFormulation f = test::must(buildOpLevel(g, costModel()), "formulation");
+        QCOMPARE(f.problem.edgeCount() - f.firstCarriedEdge, static_cast<int64_t>(pairs.size()));
     }
 
     void followOps() {
@@ -170,7 +194,14 @@ private slots:
         const double optimum = costSeconds(f, static_cast<double>(ilp.score));
         QVERIFY(optimum <= x.outcome.plan.evaluatorStepSeconds * (1 + 1e-9));
         const Evaluation ev = test::must(evaluatePlan(x.model.graph, planForSolution(f, x.model.graph, model.mesh(), ilp.solution), model), "evaluator");
-        QVERIFY(std::abs(ev.step.total() - optimum) <= 1e-6 * optimum);
+        double carried = 0;
+        for (int64_t e = f.firstCarriedEdge; e < f.problem.edgeCount(); ++e) {
+            const auto ends = f.problem.edgeEnds(e);
+            const int64_t index = ilp.solution[static_cast<size_t>(ends[0])] * f.problem.strategyCount(ends[1]) + ilp.solution[static_cast<size_t>(ends[1])];
+            carried += costSeconds(f, static_cast<double>(f.problem.edgeCostTable(e)[static_cast<size_t>(index)]));
+        }
+        QVERIFY(carried >= 0);
+        QVERIFY(std::abs(ev.step.total() + carried - optimum) <= 1e-6 * optimum);
         iopddl::SolverOptions so;
         so.timeLimitSeconds = 5;
         so.maxEpochs = 20;
