@@ -1,7 +1,6 @@
 #include "iopddl/message_passing.h"
 
 #include <algorithm>
-#include <limits>
 
 namespace cfp::iopddl {
 
@@ -77,28 +76,6 @@ void MessagePassing::pass(bool forward) {
 void MessagePassing::iterate() {
     pass(true);
     pass(false);
-}
-
-double MessagePassing::lowerBound() {
-    double bound = 0;
-    double* h = m_h.data();
-    for (const int32_t i : m_order) {
-        belief(i, h);
-        bound += *std::min_element(h, h + m.k[i]);
-        for (int64_t ai = m.arcBegin[i]; ai < m.arcBegin[i + 1]; ++ai) {
-            const Arc& arc = m.arcs[static_cast<size_t>(ai)];
-            if (arc.to < i) continue;
-            const int32_t ki = m.k[i], kj = m.k[arc.to];
-            const double* toJ = m_msg.data() + m_msgBegin[ai];            // over j's strategies
-            const double* toI = m_msg.data() + m_msgBegin[arc.reverse];   // over i's strategies
-            const double* mat = m.mats.data() + arc.offset;
-            double best = std::numeric_limits<double>::infinity();
-            for (int32_t a = 0; a < ki; ++a)
-                for (int32_t b = 0; b < kj; ++b) best = std::min(best, mat[int64_t(a) * kj + b] - toJ[b] - toI[a]);
-            bound += best;
-        }
-    }
-    return bound + m.constant;
 }
 
 void MessagePassing::decode(std::vector<int32_t>& x, MemoryProfile* memory, int64_t limit) {

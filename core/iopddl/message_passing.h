@@ -7,9 +7,7 @@
 // then backward. Visiting node i with belief h_i = theta_i + sum over neighbours j of M_j->i, it
 // sends to each neighbour j later in the pass
 //     M_i->j(b) = min_a [ gamma_i h_i(a) - M_j->i(a) + theta_ij(a, b) ],   normalised to min 0,
-// where gamma_i = 1 / max(#earlier neighbours, #later neighbours). The messages reparametrise the
-// problem, so sum_i min_a h_i(a) + sum_ij min_ab (theta_ij - M_i->j - M_j->i) is a lower bound on
-// the priced optimum (lowerBound()).
+// where gamma_i = 1 / max(#earlier neighbours, #later neighbours).
 //
 // decode() turns messages into an assignment: in order, variable i takes
 //     argmin_a theta_i(a) + sum_{j decided} theta_ij(a, x_j) + sum_{j not decided} M_j->i(a).
@@ -34,7 +32,6 @@ public:
     void setUnary(std::span<const double> theta) { m_theta = theta.data(); }
     void iterate();   // one forward and one backward pass
     void reset();     // all messages zero
-    double lowerBound();
 
     // Overwrites x. With `memory` (the usage of x on entry; on return the usage of the result),
     // only changes that keep usage within `limit` are made.

@@ -6,6 +6,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "plan/evaluator.h"
 #include "sharding/reshard.h"
 #include "stats/graph_stats.h"
 
@@ -76,17 +77,11 @@ Result<OpLevelFormulation> buildOpLevel(const Graph& graph, const CostModel& mod
     f.strategies.resize(n);
     auto units = [&](double seconds) { return static_cast<int64_t>(std::llround(seconds / options.costUnitSeconds)); };
 
-    // Sources and values computed from constants alone (the evaluator's "source-like" ops).
-    std::vector<char> sourceLike(n, 0);
+    // Sources and values computed from constants alone cost nothing (the evaluator's rule).
+    const std::vector<char> sourceLike = sourceLikeOps(graph);
     std::vector<int32_t> uses(n, 0);
     std::vector<int64_t> lastUse(n, 0);
     for (const Op& op : graph.ops()) {
-        bool c = op.kind == OpKind::Constant || op.kind == OpKind::Iota || op.kind == OpKind::Parameter;
-        if (!c && !op.operands.empty()) {
-            c = true;
-            for (OpId o : op.operands) c = c && sourceLike[static_cast<size_t>(o)] && graph.op(o).kind != OpKind::Parameter;
-        }
-        sourceLike[static_cast<size_t>(op.id)] = c;
         lastUse[static_cast<size_t>(op.id)] = op.id;
         for (OpId o : op.operands) {
             ++uses[static_cast<size_t>(o)];

@@ -57,7 +57,7 @@ Problem randomProblem(uint64_t seed, int n, int edges, int maxK) {
         const bool matching = r.below(4) == 0 && u != v;
         for (int64_t a = 0; a < ku; ++a)
             for (int64_t b = 0; b < kv; ++b)
-                costs[static_cast<size_t>(a * kv + b)] = matching ? ((a + seed) % kv == b ? r.below(20) : kForbidden) : r.below(60);
+                costs[static_cast<size_t>(a * kv + b)] = matching ? ((a + static_cast<int64_t>(seed)) % kv == b ? r.below(20) : kForbidden) : r.below(60);
         const int64_t ends[] = {u, v};
         p.addEdge(ends, costs);
     }
