@@ -396,7 +396,7 @@ Result<SolverResult> solve(const Problem& problem, const SolverOptions& options)
     int64_t epoch = 0;
     std::atomic<int64_t> lnsSteps{0}, lnsWins{0};
     bool exactDone = false;
-    const double improveFrom = exactWhole ? 0.1 : 0.4;
+    const double improveFrom = exactWhole ? 0.1 : 0.25;
     auto meet = [&]() noexcept {
         for (int t = 0; t < threads; ++t) {
             const Incumbent& inc = incumbents[static_cast<size_t>(t)];
@@ -424,8 +424,10 @@ Result<SolverResult> solve(const Problem& problem, const SolverOptions& options)
         w.start(inc);
         sync.arrive_and_wait();
         while (phase != Phase::Stop) {
-            if (phase == Phase::Improve && t == 0) {
-                if (exactWhole && !exactDone) {
+            // Exact steps: CBC runs in child processes, so every thread can take them; the whole
+            // problem goes to CBC once, from thread 0, while the others keep to neighbourhoods.
+            if (phase == Phase::Improve) {
+                if (exactWhole && !exactDone && t == 0) {
                     exactDone = w.exact(inc, 0.8 * (options.timeLimitSeconds - elapsed()));
                 } else {
                     for (int i = 0; i < 4 && elapsed() < options.timeLimitSeconds; ++i) {

@@ -25,8 +25,9 @@
 // for fitting solutions without them, and keeps forbidden strategies only when the memory limit
 // cannot be met otherwise.
 //
-// 5. Threads: each runs the Lagrangian rounds with its own price step; the first switches to exact
-//    steps after 40% of the time (10% when the whole problem goes to CBC). They meet at fixed
+// 5. Threads: each runs the Lagrangian rounds with its own price step, and all switch to exact
+//    steps after 25% of the time (10% when the whole problem goes to CBC, which the first thread
+//    does while the others take neighbourhoods). They meet at fixed
 //    epochs (ten rounds or four neighbourhood steps) and all continue from the best fitting
 //    assignment (ties: the lowest thread). The result depends on the seed, the thread count and
 //    how many epochs ran; with `maxEpochs` set the whole run is reproducible.
