@@ -5,7 +5,7 @@ set -euo pipefail
 
 CFP_PACKAGES=(
   cmake ninja-build g++ ccache pkg-config
-  nlohmann-json3-dev
+  nlohmann-json3-dev zlib1g-dev coinor-libcbc-dev
   qt6-base-dev libgl-dev
   qt6-svg-dev libqcustomplot-dev libqcustomplot2.1-qt6 libgraphviz-dev
   xvfb xauth dpkg-dev

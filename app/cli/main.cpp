@@ -26,6 +26,7 @@
 #include "plan/planner.h"
 #include "format.h"
 #include "import/hlo_writer.h"
+#include "iopddl_command.h"
 #include "io/graph_json.h"
 #include "loader/model_loader.h"
 #include "profiler/profiler.h"
@@ -58,6 +59,7 @@ Commands:
   hardware         list the built-in hardware specs
   presets          list the built-in models
   devices          list the GPUs the profiler can use, or say why there are none
+  iopddl           solve / evaluate problems in the IOPDDL contest format, export op-level ones
 
 MODEL is builtin:NAME (see `cfp presets`), a Hugging-Face-style config.json, a native graph
 file, XLA HLO text (.hlo) or an ONNX model (.onnx). The default model is )" "builtin:gpt3-1.3b" R"(.
@@ -1125,6 +1127,7 @@ int main(int argc, char** argv) {
         if (command == "hardware") return cmdHardware(args);
         if (command == "devices") return cmdDevices(args);
         if (command == "profile") return cmdProfile(args);
+        if (command == "iopddl") return cli::runIopddlCommand(args);
     } catch (const std::bad_alloc&) {
         std::cerr << "cfp: error: out of memory while running '" << command << "' (try a smaller --batch/--seq)\n";
         return kExitFailure;

@@ -18,6 +18,19 @@ std::string mib(int64_t bytes) {
 
 }  // namespace
 
+std::vector<char> sourceLikeOps(const Graph& graph) {
+    std::vector<char> sourceLike(static_cast<size_t>(graph.size()), 0);
+    for (const Op& op : graph.ops()) {
+        bool c = op.kind == OpKind::Constant || op.kind == OpKind::Iota || op.kind == OpKind::Parameter;
+        if (!c && !op.operands.empty()) {
+            c = true;
+            for (OpId o : op.operands) c = c && sourceLike[static_cast<size_t>(o)] && graph.op(o).kind != OpKind::Parameter;
+        }
+        sourceLike[static_cast<size_t>(op.id)] = c;
+    }
+    return sourceLike;
+}
+
 Result<Evaluation> evaluatePlan(const Graph& graph, const Plan& plan, const CostModel& model, bool withTimeline) {
     const Mesh& mesh = plan.mesh;
     const MemoryPolicy& policy = plan.policy;
@@ -37,18 +50,7 @@ Result<Evaluation> evaluatePlan(const Graph& graph, const Plan& plan, const Cost
         }
     }
 
-    // Sources, and values computed from constants and iota alone (masks, one-hot iotas, position
-    // ids): folded into their consumers as a compiler does — no kernel and no buffer of their own;
-    // consumers take their piece locally.
-    std::vector<char> sourceLike(n, 0);
-    for (const Op& op : graph.ops()) {
-        bool c = op.kind == OpKind::Constant || op.kind == OpKind::Iota || op.kind == OpKind::Parameter;
-        if (!c && !op.operands.empty()) {
-            c = true;
-            for (OpId o : op.operands) c = c && sourceLike[static_cast<size_t>(o)] && graph.op(o).kind != OpKind::Parameter;
-        }
-        sourceLike[static_cast<size_t>(op.id)] = c;
-    }
+    const std::vector<char> sourceLike = sourceLikeOps(graph);
     std::vector<int32_t> uses(n, 0);
     std::vector<char> readByBackward(n, 0);
     std::vector<std::vector<OpId>> consumers(n);

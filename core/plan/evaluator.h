@@ -34,6 +34,11 @@ struct Evaluation {
     int64_t edgesFused = 0;
 };
 
+// Sources (parameters, constants, iota) and values computed from constants and iota alone (masks,
+// one-hot iotas, position ids), per op: folded into their consumers as a compiler does — no kernel
+// and no buffer of their own; consumers take their piece locally.
+std::vector<char> sourceLikeOps(const Graph& graph);
+
 // Errors: plan.mismatch (tensors do not match the graph), sharding.* (a sharding invalid on the
 // mesh), reshard.* (an edge that cannot be resharded, e.g. to a partial sum).
 Result<Evaluation> evaluatePlan(const Graph& graph, const Plan& plan, const CostModel& model, bool withTimeline = false);
