@@ -7,6 +7,7 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <optional>
 #include <unordered_map>
 
 #include "stats/graph_stats.h"
@@ -798,140 +799,337 @@ Result<SearchResult> PlanProblem::search(int64_t limit, const StrategyMask& allo
         minRemaining[static_cast<size_t>(b)] = minRemaining[static_cast<size_t>(b) + 1] + best;
     }
 
-    // memoryObjective: minimise memory alone (sum plus a tie-break on the working set), for the
-    // infeasibility report.
+    // The frontier before and after every block does not depend on the pass: it is laid out once.
+    // plans[b] takes the labels over the frontier before b (plans[b - 1].next; empty for b = 0) to
+    // those over the frontier after b.
+    struct StepPlan {
+        std::vector<int> next;              // frontier after b: blocks ascending
+        std::vector<Classes> nextClasses;   // their strategy classes w.r.t. the blocks after b
+        std::vector<int> posInNext;         // per position before b: its position in next, or -1
+        int bPos = -1;                      // b's position in next, or -1
+        std::vector<int64_t> stride;        // mixed radix of next (position 0 most significant)
+        int64_t count = 1;                  // states after b
+        std::vector<std::pair<int, const Impl::Pair*>> pb;  // pair terms into b, by position before b (ascending)
+    };
+    std::vector<StepPlan> plans(static_cast<size_t>(B));
+    const std::vector<Classes> noClasses;
+    auto classesBefore = [&](int b) -> const std::vector<Classes>& { return b == 0 ? noClasses : plans[static_cast<size_t>(b) - 1].nextClasses; };
+    auto countBefore = [&](int b) -> int64_t { return b == 0 ? 1 : plans[static_cast<size_t>(b) - 1].count; };
+    {
+        std::vector<int> frontier;
+        for (int b = 0; b < B; ++b) {
+            StepPlan& sp = plans[static_cast<size_t>(b)];
+            for (int a : frontier)
+                if (lastUse[static_cast<size_t>(a)] > b) sp.next.push_back(a);
+            if (lastUse[static_cast<size_t>(b)] > b) sp.next.push_back(b);
+            for (int a : sp.next) sp.nextClasses.push_back(classesAfter(a, b));
+            for (const Classes& c : sp.nextClasses) {
+                sp.count *= static_cast<int64_t>(c.representative.size());
+                if (sp.count > options.maxStates)
+                    return makeError("plan.too_large", "the search frontier at block " + std::to_string(b) + " has more than " +
+                                                           std::to_string(options.maxStates) + " states on mesh " + meshLabel +
+                                                           " (too many strategy combinations to search exactly); use a mesh "
+                                                           "with fewer axes, or pin blocks with --pin");
+            }
+            sp.posInNext.assign(frontier.size(), -1);
+            for (size_t i = 0; i < frontier.size(); ++i)
+                for (size_t j = 0; j < sp.next.size(); ++j)
+                    if (sp.next[j] == frontier[i]) sp.posInNext[i] = static_cast<int>(j);
+            sp.bPos = sp.next.empty() || sp.next.back() != b ? -1 : static_cast<int>(sp.next.size()) - 1;
+            sp.stride.assign(sp.next.size(), 1);
+            for (int j = static_cast<int>(sp.next.size()) - 2; j >= 0; --j)
+                sp.stride[static_cast<size_t>(j)] = sp.stride[static_cast<size_t>(j) + 1] *
+                                                    static_cast<int64_t>(sp.nextClasses[static_cast<size_t>(j) + 1].representative.size());
+            for (size_t i = 0; i < frontier.size(); ++i)
+                for (const Impl::Pair* p : pairsInto[static_cast<size_t>(b)])
+                    if (frontier[i] == p->a) sp.pb.emplace_back(static_cast<int>(i), p);
+            frontier = sp.next;
+        }
+    }
+
+    // One pass's objective: the time (plus lambda seconds per byte of memory sum, a Lagrangian
+    // relaxation of the memory limit), or the memory sum alone under a cap on the working set (for
+    // the infeasibility report). Time-only passes keep the best label per state; the Pareto
+    // pass keeps the Pareto set (capped by labelCap).
+    struct Mode {
+        bool timeOnly = true;
+        bool memoryObjective = false;
+        double lambda = 0;
+        int64_t workingCap = std::numeric_limits<int64_t>::max();  // strategies whose working set exceeds it are left out
+    };
     // Labels of all states of one position, flat: state x owns labels[offset[x] .. offset[x+1]).
     struct Layer {
         std::vector<uint32_t> offset{0};
         std::vector<Label> labels;
         size_t states() const { return offset.size() - 1; }
     };
-    // lambda > 0 (time-only): minimise time + lambda · memory sum (a Lagrangian relaxation of the
-    // memory limit). `work` counts (state, strategy) steps, to size the Pareto pass.
+    constexpr double kEmpty = std::numeric_limits<double>::infinity();
+    std::vector<Label> bestOf;                // time-only: one label per state
+    std::vector<std::vector<Label>> buckets;  // Pareto: candidates per state
+    // `work` counts (state, strategy) steps, to size the Pareto pass.
     int64_t work = 0;
-    auto run = [&](bool timeOnly, bool memoryObjective, SearchResult& out, double lambda = 0) -> Status {
-        std::vector<int> frontier;  // blocks, ascending
-        std::vector<Classes> frontierClasses;  // per frontier block, w.r.t. the blocks still to come
+    // The DP step over block b: `cur` (labels before b) to `nxt` (labels after b).
+    auto step = [&](int b, const Layer& cur, Layer& nxt, const Mode& mode, bool& exact) {
+        const StepPlan& sp = plans[static_cast<size_t>(b)];
+        const std::vector<Classes>& frontierClasses = classesBefore(b);
+        const bool timeOnly = mode.timeOnly;
+        if (timeOnly)
+            bestOf.assign(static_cast<size_t>(sp.count), Label{kEmpty, 0, 0, -1, -1, -1});
+        else
+            buckets.assign(static_cast<size_t>(sp.count), {});
+        std::vector<int> assign(frontierClasses.size());
+        const int db = P.strategies(b);
+        const auto& uTime = P.unaryTime[static_cast<size_t>(b)];
+        const auto& uSum = P.unaryMemSum[static_cast<size_t>(b)];
+        const auto& uMax = P.unaryMemMax[static_cast<size_t>(b)];
+        for (size_t x = 0; x < cur.states(); ++x) {
+            const uint32_t l0 = cur.offset[x], l1 = cur.offset[x + 1];
+            if (l0 == l1) continue;
+            // Decode x over the current frontier.
+            int64_t rest = static_cast<int64_t>(x);
+            for (int i = static_cast<int>(frontierClasses.size()) - 1; i >= 0; --i) {
+                const auto& fc = frontierClasses[static_cast<size_t>(i)];
+                const int d = static_cast<int>(fc.representative.size());
+                // The class's representative strategy: every strategy of the class costs the same
+                // with b and with every later block.
+                assign[static_cast<size_t>(i)] = fc.representative[static_cast<size_t>(rest % d)];
+                rest /= d;
+            }
+            int64_t baseY = 0;
+            for (size_t i = 0; i < frontierClasses.size(); ++i)
+                if (const int j = sp.posInNext[i]; j >= 0)
+                    baseY += sp.nextClasses[static_cast<size_t>(j)].classOf[static_cast<size_t>(assign[i])] * sp.stride[static_cast<size_t>(j)];
+            for (int s = 0; s < db; ++s) {
+                const auto su = static_cast<size_t>(s);
+                if (!allowedAt(b, s) || uMax[su] > mode.workingCap) continue;
+                ++work;
+                double t = uTime[su] + mode.lambda * static_cast<double>(uSum[su]);
+                if (mode.memoryObjective) t = static_cast<double>(uSum[su]);  // exact below 2^53 bytes
+                else
+                    for (const auto& [i, p] : sp.pb)
+                        t += p->cost[static_cast<size_t>(assign[static_cast<size_t>(i)]) * static_cast<size_t>(db) + su];
+                const int64_t y =
+                    baseY + (sp.bPos >= 0 ? sp.nextClasses[static_cast<size_t>(sp.bPos)].classOf[su] * sp.stride[static_cast<size_t>(sp.bPos)] : 0);
+                for (uint32_t li = l0; li < l1; ++li) {
+                    const Label& l = cur.labels[li];
+                    const Label nl{l.t + t, l.m + uSum[su], std::max(l.mx, uMax[su]), static_cast<int32_t>(x), static_cast<int32_t>(li - l0), s};
+                    if (timeOnly) {
+                        Label& slot = bestOf[static_cast<size_t>(y)];
+                        if (nl.t < slot.t || (nl.t == slot.t && nl.m < slot.m)) slot = nl;
+                        continue;
+                    }
+                    if (limit > 0 && nl.m + minRemaining[static_cast<size_t>(b) + 1] + P.constMemSum + std::max(nl.mx, P.constMemMax) > limit)
+                        continue;
+                    auto& bucket = buckets[static_cast<size_t>(y)];
+                    bucket.push_back(nl);
+                    if (static_cast<int>(bucket.size()) > 4 * options.labelCap + 8) exact = prune(bucket, options.labelCap, false) && exact;
+                }
+            }
+        }
+        nxt.offset.assign(static_cast<size_t>(sp.count) + 1, 0);
+        nxt.labels.clear();
+        for (size_t y = 0; y < static_cast<size_t>(sp.count); ++y) {
+            if (timeOnly) {
+                if (bestOf[y].t != kEmpty) nxt.labels.push_back(bestOf[y]);
+            } else {
+                exact = prune(buckets[y], options.labelCap, false) && exact;
+                nxt.labels.insert(nxt.labels.end(), buckets[y].begin(), buckets[y].end());
+            }
+            nxt.offset[y + 1] = static_cast<uint32_t>(nxt.labels.size());
+        }
+    };
+
+    // Repeated segments (a transformer's layers) make the same DP step recur every `length`
+    // blocks. A window is a run of `repeats` consecutive stretches of `length` blocks whose steps
+    // are identical (same frontier classes before and after, strategy counts, masks, unary terms
+    // and pair cost tables, position by position), so each stretch maps the labels at its start to
+    // those at its end by the same function. Its leading frontier positions that no step of the
+    // stretch reads or changes (`passengers`: a tied embedding waiting for the LM head) carry
+    // through unchanged, so a state is (passenger part, local part) and a time-only pass needs the
+    // stretch's effect only as a min-plus matrix from local state to local state: computed once
+    // per pass (one DP over the stretch per local start state) and applied `repeats` times. The
+    // result is the same DP (time ties are broken by memory sum as in a plain step; sums may be
+    // added in another order). The Pareto pass steps block by block.
+    struct Window {
+        int start = 0, length = 0, repeats = 0;
+        int64_t passengerStates = 1, local = 1;  // states before the window = passengerStates × local
+        int64_t plainWork = 0;                   // a plain pass's work over one stretch (for `work`)
+    };
+    std::vector<Window> windows;
+    if (options.reuseRepeats) {
+        auto sameClasses = [](const Classes& x, const Classes& y) { return x.classOf == y.classOf && x.representative == y.representative; };
+        auto sameClassList = [&](const std::vector<Classes>& x, const std::vector<Classes>& y) {
+            if (x.size() != y.size()) return false;
+            for (size_t i = 0; i < x.size(); ++i)
+                if (!sameClasses(x[i], y[i])) return false;
+            return true;
+        };
+        // Block c's step is block b's step.
+        auto sameStep = [&](int b, int c) {
+            const auto bu = static_cast<size_t>(b), cu = static_cast<size_t>(c);
+            if (P.strategies(b) != P.strategies(c)) return false;
+            for (int s = 0; s < P.strategies(b); ++s)
+                if (allowedAt(b, s) != allowedAt(c, s)) return false;
+            if (P.unaryTime[bu] != P.unaryTime[cu] || P.unaryMemSum[bu] != P.unaryMemSum[cu] || P.unaryMemMax[bu] != P.unaryMemMax[cu])
+                return false;
+            const StepPlan& x = plans[bu];
+            const StepPlan& y = plans[cu];
+            if (x.posInNext != y.posInNext || x.bPos != y.bPos || x.count != y.count || x.pb.size() != y.pb.size()) return false;
+            if (!sameClassList(classesBefore(b), classesBefore(c)) || !sameClassList(x.nextClasses, y.nextClasses)) return false;
+            for (size_t i = 0; i < x.pb.size(); ++i)
+                if (x.pb[i].first != y.pb[i].first || x.pb[i].second->cost != y.pb[i].second->cost) return false;
+            return true;
+        };
+        // Leading frontier positions before `start` that no step of [start, start + length) reads or changes.
+        auto passengersOf = [&](int start, int length) {
+            size_t np = classesBefore(start).size();
+            for (int b = start; b < start + length; ++b) {
+                const StepPlan& sp = plans[static_cast<size_t>(b)];
+                const auto& before = classesBefore(b);
+                size_t k = 0;
+                while (k < np && k < before.size() && sp.posInNext[k] == static_cast<int>(k) && sameClasses(before[k], sp.nextClasses[k])) ++k;
+                np = k;
+                for (const auto& [i, p] : sp.pb) np = std::min(np, static_cast<size_t>(i));
+            }
+            return np;
+        };
+        int nextFree = 1;
+        for (const RepeatRun& run : repeatRuns(P.analysis.cover)) {
+            const int length = P.analysis.cover.segments[static_cast<size_t>(run.firstSegment)].blockCount;
+            if (run.count < 4 || length < 1) continue;
+            const int runEnd = run.firstBlock + run.count * length;
+            // The start whose local state count is smallest (then the earliest), among the first two segments.
+            int pos = std::max(nextFree, run.firstBlock);
+            int failures = 0;  // a pinned or otherwise different segment ends a window; two in a row end the run
+            while (failures < 2 && pos + 3 * length <= std::min(B, runEnd + length)) {
+                std::optional<Window> best;
+                for (int start = pos; start < pos + length && start + 3 * length <= B; ++start) {
+                    Window w{start, length, 1, 1, 1, 0};
+                    while (start + (w.repeats + 1) * length <= B) {
+                        bool same = true;
+                        for (int j = 0; j < length && same; ++j) same = sameStep(start + j, start + w.repeats * length + j);
+                        if (!same) break;
+                        ++w.repeats;
+                    }
+                    const size_t np = passengersOf(start, length);
+                    const auto& before = classesBefore(start);
+                    for (size_t i = 0; i < np; ++i) w.passengerStates *= static_cast<int64_t>(before[i].representative.size());
+                    w.local = countBefore(start) / w.passengerStates;
+                    for (int b = start; b < start + length; ++b) {
+                        int allowedCount = 0;
+                        for (int s = 0; s < P.strategies(b); ++s) allowedCount += allowedAt(b, s) ? 1 : 0;
+                        w.plainWork += countBefore(b) * allowedCount;
+                    }
+                    // The matrix costs at most `local` DPs over the stretch without passengers, that
+                    // is local / passengerStates plain stretches; reuse must save more than that.
+                    if (w.repeats < 3 || w.local >= (w.repeats - 1) * w.passengerStates) continue;
+                    if (!best || w.local < best->local || (w.local == best->local && w.repeats > best->repeats)) best = w;
+                }
+                if (!best) {
+                    pos += length;
+                    ++failures;
+                    continue;
+                }
+                failures = 0;
+                windows.push_back(*best);
+                pos = best->start + best->repeats * best->length;
+            }
+            nextFree = std::max(nextFree, pos);
+        }
+    }
+    std::vector<const Window*> windowAt(static_cast<size_t>(B), nullptr);
+    for (const Window& w : windows) windowAt[static_cast<size_t>(w.start)] = &w;
+
+    // Time-only DP over one stretch of window w from local start state x (passenger part 0); the
+    // layers before each block and after the last, when `layers` is given.
+    auto stretchFrom = [&](const Window& w, int64_t x, const Mode& mode, std::vector<Layer>* layers) {
+        Layer cur;
+        cur.offset.assign(static_cast<size_t>(countBefore(w.start)) + 1, 0);
+        for (size_t i = static_cast<size_t>(x) + 1; i < cur.offset.size(); ++i) cur.offset[i] = 1;
+        cur.labels.push_back(Label{0.0, 0, 0, -1, -1, -1});
+        bool exact = true;
+        const int64_t work0 = work;  // a reused stretch counts as plainWork per repeat instead
+        for (int b = w.start; b < w.start + w.length; ++b) {
+            Layer nxt;
+            step(b, cur, nxt, mode, exact);
+            if (layers) layers->push_back(std::move(cur));
+            cur = std::move(nxt);
+        }
+        if (layers) layers->push_back(cur);
+        work = work0;
+        return cur;
+    };
+
+    auto run = [&](const Mode& mode, SearchResult& out) -> Status {
+        const bool timeOnly = mode.timeOnly;
+        out.reusedBlocks = 0;
         Layer cur;
         cur.labels.push_back(Label{0.0, 0, 0, -1, -1, -1});
         cur.offset.push_back(1);
         std::vector<Layer> steps(static_cast<size_t>(B));
+        std::vector<const Window*> stretchEnd(static_cast<size_t>(B), nullptr);  // last block of a reused stretch → its window
+        std::vector<int> stretchStart(static_cast<size_t>(B), -1);
         bool exact = true;
-        constexpr double kEmpty = std::numeric_limits<double>::infinity();
-        std::vector<Label> bestOf;                  // time-only: one label per state
-        std::vector<std::vector<Label>> buckets;    // Pareto: candidates per state
-        for (int b = 0; b < B; ++b) {
+        int lastProgress = -1;
+        auto report = [&](int b) {
+            if (!options.progress || (b - lastProgress < 8 && b != B - 1)) return;
+            lastProgress = b;
+            PlanProgress pr;
+            pr.stage = "search";
+            pr.mesh = meshLabel;
+            pr.fraction = static_cast<double>(b + 1) / std::max(1, B);
+            options.progress(pr);
+        };
+        for (int b = 0; b < B;) {
             if (options.cancel && options.cancel->load()) return makeError("plan.cancelled", "search cancelled");
-            std::vector<int> next;
-            for (int a : frontier)
-                if (lastUse[static_cast<size_t>(a)] > b) next.push_back(a);
-            if (lastUse[static_cast<size_t>(b)] > b) next.push_back(b);
-            // Classes of the new frontier, and its radix.
-            std::vector<Classes> nextClasses;
-            for (int a : next) nextClasses.push_back(classesAfter(a, b));
-            int64_t count = 1;
-            for (const Classes& c : nextClasses) {
-                count *= static_cast<int64_t>(c.representative.size());
-                if (count > options.maxStates)
-                    return makeError("plan.too_large", "the search frontier at block " + std::to_string(b) + " has more than " +
-                                                           std::to_string(options.maxStates) + " states on mesh " + meshLabel +
-                                                           " (too many strategy combinations to search exactly); use a mesh "
-                                                           "with fewer axes, or pin blocks with --pin");
+            const Window* w = timeOnly ? windowAt[static_cast<size_t>(b)] : nullptr;
+            if (!w) {
+                Layer nxt;
+                step(b, cur, nxt, mode, exact);
+                steps[static_cast<size_t>(b)] = std::move(cur);
+                cur = std::move(nxt);
+                report(b);
+                ++b;
+                continue;
             }
-            if (timeOnly)
-                bestOf.assign(static_cast<size_t>(count), Label{kEmpty, 0, 0, -1, -1, -1});
-            else {
-                buckets.assign(static_cast<size_t>(count), {});
+            // The stretch's matrix: local start state × local end state.
+            const int64_t L = w->local;
+            const int64_t Lend = plans[static_cast<size_t>(w->start + w->length - 1)].count / w->passengerStates;
+            std::vector<Label> matrix(static_cast<size_t>(L * Lend), Label{kEmpty, 0, 0, -1, -1, -1});
+            for (int64_t x = 0; x < L; ++x) {
+                if (options.cancel && options.cancel->load()) return makeError("plan.cancelled", "search cancelled");
+                const Layer end = stretchFrom(*w, x, mode, nullptr);
+                for (int64_t y = 0; y < Lend; ++y)
+                    if (end.offset[static_cast<size_t>(y)] < end.offset[static_cast<size_t>(y) + 1])
+                        matrix[static_cast<size_t>(x * Lend + y)] = end.labels[end.offset[static_cast<size_t>(y)]];
             }
-            // Positions of frontier blocks in `next`.
-            std::vector<int> posInNext(frontier.size(), -1);
-            for (size_t i = 0; i < frontier.size(); ++i)
-                for (size_t j = 0; j < next.size(); ++j)
-                    if (next[j] == frontier[i]) posInNext[i] = static_cast<int>(j);
-            const int bPos = next.empty() || next.back() != b ? -1 : static_cast<int>(next.size()) - 1;
-            std::vector<int64_t> stride(next.size(), 1);
-            for (int j = static_cast<int>(next.size()) - 2; j >= 0; --j)
-                stride[static_cast<size_t>(j)] = stride[static_cast<size_t>(j) + 1] *
-                                                 static_cast<int64_t>(nextClasses[static_cast<size_t>(j) + 1].representative.size());
-            // Pair terms of b, by frontier position.
-            std::vector<std::pair<int, const Impl::Pair*>> pb;
-            for (const Impl::Pair* p : pairsInto[static_cast<size_t>(b)])
-                for (size_t i = 0; i < frontier.size(); ++i)
-                    if (frontier[i] == p->a) pb.emplace_back(static_cast<int>(i), p);
-            std::vector<int> assign(frontier.size());
-            const int db = P.strategies(b);
-            const auto& uTime = P.unaryTime[static_cast<size_t>(b)];
-            const auto& uSum = P.unaryMemSum[static_cast<size_t>(b)];
-            const auto& uMax = P.unaryMemMax[static_cast<size_t>(b)];
-            for (size_t x = 0; x < cur.states(); ++x) {
-                const uint32_t l0 = cur.offset[x], l1 = cur.offset[x + 1];
-                if (l0 == l1) continue;
-                // Decode x over the current frontier.
-                int64_t rest = static_cast<int64_t>(x);
-                for (int i = static_cast<int>(frontier.size()) - 1; i >= 0; --i) {
-                    const auto& fc = frontierClasses[static_cast<size_t>(i)];
-                    const int d = static_cast<int>(fc.representative.size());
-                    // The class's representative strategy: every strategy of the class costs the same
-                    // with b and with every later block.
-                    assign[static_cast<size_t>(i)] = fc.representative[static_cast<size_t>(rest % d)];
-                    rest /= d;
-                }
-                int64_t baseY = 0;
-                for (size_t i = 0; i < frontier.size(); ++i)
-                    if (posInNext[i] >= 0)
-                        baseY += nextClasses[static_cast<size_t>(posInNext[i])].classOf[static_cast<size_t>(assign[i])] *
-                                 stride[static_cast<size_t>(posInNext[i])];
-                for (int s = 0; s < db; ++s) {
-                    if (!allowedAt(b, s)) continue;
-                    const auto su = static_cast<size_t>(s);
-                    ++work;
-                    double t = uTime[su] + lambda * static_cast<double>(uSum[su]);
-                    if (memoryObjective)
-                        t = static_cast<double>(uSum[su]) + 1e-3 * static_cast<double>(uMax[su]);
-                    else
-                        for (const auto& [i, p] : pb)
-                            t += p->cost[static_cast<size_t>(assign[static_cast<size_t>(i)]) * static_cast<size_t>(db) + su];
-                    const int64_t y =
-                        baseY + (bPos >= 0 ? nextClasses[static_cast<size_t>(bPos)].classOf[su] * stride[static_cast<size_t>(bPos)] : 0);
-                    for (uint32_t li = l0; li < l1; ++li) {
-                        const Label& l = cur.labels[li];
-                        const Label nl{l.t + t, l.m + uSum[su], std::max(l.mx, uMax[su]), static_cast<int32_t>(x),
-                                       static_cast<int32_t>(li - l0), s};
-                        if (timeOnly) {
-                            Label& slot = bestOf[static_cast<size_t>(y)];
-                            if (nl.t < slot.t || (nl.t == slot.t && nl.m < slot.m)) slot = nl;
-                            continue;
+            for (int k = 0; k < w->repeats; ++k) {
+                const int start = w->start + k * w->length, last = start + w->length - 1;
+                Layer nxt;
+                nxt.offset.assign(static_cast<size_t>(w->passengerStates * Lend) + 1, 0);
+                for (int64_t pv = 0; pv < w->passengerStates; ++pv)
+                    for (int64_t y = 0; y < Lend; ++y) {
+                        Label best{kEmpty, 0, 0, -1, -1, -1};
+                        for (int64_t x = 0; x < L; ++x) {
+                            const auto s = static_cast<size_t>(pv * L + x);
+                            const Label& via = matrix[static_cast<size_t>(x * Lend + y)];
+                            if (cur.offset[s] == cur.offset[s + 1] || via.t == kEmpty) continue;
+                            const Label& a = cur.labels[cur.offset[s]];
+                            const Label nl{a.t + via.t, a.m + via.m, std::max(a.mx, via.mx), static_cast<int32_t>(s), 0, -1};
+                            if (nl.t < best.t || (nl.t == best.t && nl.m < best.m)) best = nl;
                         }
-                        if (limit > 0 && nl.m + minRemaining[static_cast<size_t>(b) + 1] + P.constMemSum + std::max(nl.mx, P.constMemMax) > limit)
-                            continue;
-                        auto& bucket = buckets[static_cast<size_t>(y)];
-                        bucket.push_back(nl);
-                        if (static_cast<int>(bucket.size()) > 4 * options.labelCap + 8) exact = prune(bucket, options.labelCap, false) && exact;
+                        if (best.t != kEmpty) nxt.labels.push_back(best);
+                        nxt.offset[static_cast<size_t>(pv * Lend + y) + 1] = static_cast<uint32_t>(nxt.labels.size());
                     }
-                }
+                steps[static_cast<size_t>(start)] = std::move(cur);
+                cur = std::move(nxt);
+                stretchEnd[static_cast<size_t>(last)] = w;
+                stretchStart[static_cast<size_t>(last)] = start;
+                work += w->plainWork;
+                out.reusedBlocks += w->length;
+                report(last);
             }
-            Layer nxt;
-            nxt.offset.assign(static_cast<size_t>(count) + 1, 0);
-            for (size_t y = 0; y < static_cast<size_t>(count); ++y) {
-                if (timeOnly) {
-                    if (bestOf[y].t != kEmpty) nxt.labels.push_back(bestOf[y]);
-                } else {
-                    exact = prune(buckets[y], options.labelCap, false) && exact;
-                    nxt.labels.insert(nxt.labels.end(), buckets[y].begin(), buckets[y].end());
-                }
-                nxt.offset[y + 1] = static_cast<uint32_t>(nxt.labels.size());
-            }
-            steps[static_cast<size_t>(b)] = std::move(cur);
-            cur = std::move(nxt);
-            frontier = std::move(next);
-            frontierClasses = std::move(nextClasses);
-            if (options.progress && (b % 8 == 0 || b == B - 1)) {
-                PlanProgress pr;
-                pr.stage = "search";
-                pr.mesh = meshLabel;
-                pr.fraction = static_cast<double>(b + 1) / std::max(1, B);
-                options.progress(pr);
-            }
+            b = w->start + w->repeats * w->length;
         }
         // Final: frontier is empty, one state.
         const Label* best = nullptr;
@@ -950,12 +1148,40 @@ Result<SearchResult> PlanProblem::search(int64_t limit, const StrategyMask& allo
         out.strategy.assign(static_cast<size_t>(B), 0);
         int32_t state = 0, li = bestIndex;
         const Layer* layer = &cur;
-        for (int b = B - 1; b >= 0; --b) {
+        std::map<std::pair<const Window*, int64_t>, std::vector<Layer>> stretches;  // reused stretches, by start state
+        for (int b = B - 1; b >= 0;) {
             const Label& l = layer->labels[layer->offset[static_cast<size_t>(state)] + static_cast<uint32_t>(li)];
+            if (const Window* w = stretchEnd[static_cast<size_t>(b)]) {
+                // Replay the stretch from its local start state and trace it back from the local end state.
+                const int start = stretchStart[static_cast<size_t>(b)];
+                const int64_t Lend = plans[static_cast<size_t>(w->start + w->length - 1)].count / w->passengerStates;
+                const int64_t x = l.prevState % w->local;
+                auto it = stretches.find({w, x});
+                if (it == stretches.end()) {
+                    std::vector<Layer> layers;
+                    stretchFrom(*w, x, mode, &layers);
+                    it = stretches.emplace(std::make_pair(w, x), std::move(layers)).first;
+                }
+                const std::vector<Layer>& layers = it->second;
+                int32_t s = static_cast<int32_t>(state % Lend), sl = 0;
+                for (int j = w->length - 1; j >= 0; --j) {
+                    const Layer& after = layers[static_cast<size_t>(j) + 1];
+                    const Label& il = after.labels[after.offset[static_cast<size_t>(s)] + static_cast<uint32_t>(sl)];
+                    out.strategy[static_cast<size_t>(start + j)] = il.choice;
+                    s = il.prevState;
+                    sl = il.prevLabel;
+                }
+                state = l.prevState;
+                li = l.prevLabel;
+                layer = &steps[static_cast<size_t>(start)];
+                b = start - 1;
+                continue;
+            }
             out.strategy[static_cast<size_t>(b)] = l.choice;
             state = l.prevState;
             li = l.prevLabel;
             layer = &steps[static_cast<size_t>(b)];
+            --b;
         }
         out.objectiveSeconds = best->t + P.constTime;
         out.memoryBytes = best->m + P.constMemSum + std::max(best->mx, P.constMemMax);
@@ -964,7 +1190,7 @@ Result<SearchResult> PlanProblem::search(int64_t limit, const StrategyMask& allo
     };
 
     SearchResult fastest;
-    CFP_TRY(run(true, false, fastest));
+    CFP_TRY(run(Mode{}, fastest));
     if (limit <= 0 || fastest.memoryBytes <= limit) return fastest;
     const int64_t timeOnlyWork = work;
     // Under the limit. Small problems: the exact Pareto pass. Large ones (its cost would be about
@@ -973,14 +1199,14 @@ Result<SearchResult> PlanProblem::search(int64_t limit, const StrategyMask& allo
     // fits but is not proven optimal.
     if (timeOnlyWork * options.labelCap <= options.paretoWorkLimit) {
         SearchResult constrained;
-        auto st = run(false, false, constrained);
+        auto st = run(Mode{false, false, 0}, constrained);
         if (st) return constrained;
         if (st.error().code != "plan.infeasible") return st.error();
     } else {
         std::optional<SearchResult> best;
         auto lagrangian = [&](double lambda) -> Result<bool> {
             SearchResult r;
-            CFP_TRY(run(true, false, r, lambda));
+            CFP_TRY(run(Mode{true, false, lambda}, r));
             r.objectiveSeconds = objective(r.strategy);
             r.memoryBytes = memory(r.strategy);
             r.exact = false;
@@ -1010,10 +1236,35 @@ Result<SearchResult> PlanProblem::search(int64_t limit, const StrategyMask& allo
             return *best;
         }
     }
-    // Nothing fits: find the least memory any plan needs (a DP on memory alone).
+    // Nothing fits: find the least memory any plan needs. Memory is a sum plus the largest working
+    // set, so DPs on the sum alone run under caps on the working set and the smallest total wins:
+    // exact when every distinct working-set size is a cap (up to 64 of them), otherwise 12 caps
+    // sampled over them (the largest always).
+    std::vector<int64_t> caps;
+    for (int b = 0; b < B; ++b)
+        for (int s = 0; s < P.strategies(b); ++s)
+            if (allowedAt(b, s)) caps.push_back(P.unaryMemMax[static_cast<size_t>(b)][static_cast<size_t>(s)]);
+    std::sort(caps.begin(), caps.end());
+    caps.erase(std::unique(caps.begin(), caps.end()), caps.end());
+    std::vector<int64_t> sampled;
+    const size_t kCaps = caps.size() <= 64 ? caps.size() : 12;
+    for (size_t i = 0; i < kCaps; ++i) sampled.push_back(caps[caps.size() - 1 - i * (caps.size() - 1) / std::max<size_t>(1, kCaps - 1)]);
     SearchResult smallest;
-    CFP_TRY(run(true, true, smallest));
-    const int64_t need = memory(smallest.strategy);
+    int64_t need = std::numeric_limits<int64_t>::max();
+    for (const int64_t cap : sampled) {
+        SearchResult r;
+        Mode mode{true, true, 0};
+        mode.workingCap = cap;
+        auto st = run(mode, r);
+        if (!st) {
+            if (st.error().code != "plan.infeasible") return st.error();
+            continue;  // some block has no strategy within the cap
+        }
+        if (const int64_t m = memory(r.strategy); m < need) {
+            need = m;
+            smallest = std::move(r);
+        }
+    }
     const MemoryBreakdown mb = memoryBreakdown(smallest.strategy);
     return makeError("plan.infeasible", "no plan on mesh " + meshLabel + " fits in " + gib(limit) +
                                             " per device: the smallest needs " + gib(need) + " (" + gib(need - limit) +

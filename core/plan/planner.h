@@ -77,6 +77,9 @@ struct PlannerOptions {
     // marked not proven optimal (Plan::searchExact = false).
     int64_t paretoWorkLimit = int64_t{1} << 27;
     int lagrangeSteps = 8;
+    // Time-only passes apply the DP over a repeated stretch of blocks (a layer) as one min-plus
+    // matrix computed once per pass (PlanProblem::search); off: block by block everywhere.
+    bool reuseRepeats = true;
     std::function<void(const PlanProgress&)> progress;  // called from the planning thread
     const std::atomic<bool>* cancel = nullptr;          // checked between blocks; plan.cancelled
     std::vector<std::pair<uint64_t, double>> measured;  // op cost signature → measured seconds
@@ -116,6 +119,7 @@ struct SearchResult {
     double objectiveSeconds = 0;     // constant + Σ block terms + Σ pair terms
     int64_t memoryBytes = 0;         // the DP's memory (sum + largest working set)
     bool exact = true;
+    int reusedBlocks = 0;            // blocks the last time-only pass covered by reused stretch matrices
 };
 
 // Domain restriction per block: allowed[b][s]; empty = all allowed.

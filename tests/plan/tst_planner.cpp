@@ -143,6 +143,9 @@ private slots:
         QVERIFY(!none);
         QCOMPARE(QString::fromStdString(none.error().code), QString("plan.infeasible"));
         QVERIFY(QString::fromStdString(none.error().message).contains("short"));
+        // The smallest need it names is the brute-force smallest.
+        const QString need = QString::asprintf("the smallest needs %.2f MiB", static_cast<double>(smallest) / (1024.0 * 1024.0));
+        QVERIFY2(QString::fromStdString(none.error().message).contains(need), qPrintable(need + " in: " + QString::fromStdString(none.error().message)));
     }
 
     void dpEqualsBruteForceOnTwoAxes() {
@@ -397,6 +400,64 @@ private slots:
         // valid (stride 2 divides 8); an axis of stride 3 would not be: 3 does not divide 16 anyway.
         for (const auto& m : many) QVERIFY(static_cast<bool>(assignLinkClasses(must(parseMesh(m), m), 8)));
         QCOMPARE(autoMeshes(1, 8), std::vector<std::string>{"1"});
+    }
+
+    // Time-only passes apply a repeated stretch of blocks (a layer) as one min-plus matrix. The
+    // result equals the block-by-block DP: unconstrained, under a memory limit through the
+    // Lagrangian search, for the infeasibility report, and with a pin inside the repeated run.
+    void reusedStretchesEqualBlockByBlock() {
+        struct Case {
+            const char* preset;
+            int64_t layers;
+            const char* mesh;
+        };
+        int reusedCases = 0;
+        for (const Case& c : {Case{"gpt3-125m", 12, "8"}, Case{"gpt3-125m", 10, "2x4"}, Case{"llama2-7b", 10, "8"},
+                              Case{"mixtral-8x7b", 8, "8"}}) {
+            const std::string name = std::string(c.preset) + "/" + std::to_string(c.layers) + "/" + c.mesh;
+            const Graph g = preset(c.preset, c.layers);
+            const PlanProblem p = problem(g, c.mesh);
+            PlannerOptions on, off;
+            off.reuseRepeats = false;
+            const auto a = must(p.search(0, {}, on), name + " reuse");
+            const auto b = must(p.search(0, {}, off), name + " block by block");
+            QVERIFY2(close(a.objectiveSeconds, b.objectiveSeconds, 1e-12), name.c_str());
+            QVERIFY2(close(p.objective(a.strategy), a.objectiveSeconds), name.c_str());
+            QCOMPARE(b.reusedBlocks, 0);
+            if (a.reusedBlocks == 0) continue;
+            ++reusedCases;
+            QVERIFY2(a.reusedBlocks >= 3 && a.reusedBlocks < p.blockCount(), name.c_str());
+
+            // Under a limit the fastest plan exceeds, through the Lagrangian search: the same plan.
+            const int64_t limit = a.memoryBytes * 9 / 10;
+            on.paretoWorkLimit = off.paretoWorkLimit = 0;
+            const auto la = must(p.search(limit, {}, on), name + " limit, reuse");
+            const auto lb = must(p.search(limit, {}, off), name + " limit, block by block");
+            QCOMPARE(la.reusedBlocks, a.reusedBlocks);
+            QVERIFY2(la.memoryBytes <= limit && la.memoryBytes == p.memory(la.strategy), name.c_str());
+            QVERIFY2(close(la.objectiveSeconds, lb.objectiveSeconds, 1e-12) && la.memoryBytes == lb.memoryBytes, name.c_str());
+            QVERIFY2(la.objectiveSeconds >= a.objectiveSeconds * (1 - 1e-12), name.c_str());
+
+            // Nothing fits: the same shortfall.
+            const auto ia = p.search(64 << 20, {}, on);
+            const auto ib = p.search(64 << 20, {}, off);
+            QVERIFY(!ia && !ib);
+            QCOMPARE(QString::fromStdString(ia.error().message), QString::fromStdString(ib.error().message));
+
+            // A pin on one block in the middle of the repeated run: honoured, the rest still reused.
+            const int mid = p.blockCount() / 2;
+            StrategyMask mask(static_cast<size_t>(p.blockCount()));
+            const int chosen = a.strategy[static_cast<size_t>(mid)] % p.analysis().blocks.blocks[static_cast<size_t>(mid)].strategies.size();
+            mask[static_cast<size_t>(mid)].assign(p.analysis().blocks.blocks[static_cast<size_t>(mid)].strategies.size(), 0);
+            mask[static_cast<size_t>(mid)][chosen == 0 ? 1 : 0] = 1;
+            const auto pa = must(p.search(0, mask, on), name + " pinned, reuse");
+            const auto pb = must(p.search(0, mask, off), name + " pinned, block by block");
+            QVERIFY2(close(pa.objectiveSeconds, pb.objectiveSeconds, 1e-12), name.c_str());
+            QCOMPARE(pa.strategy[static_cast<size_t>(mid)] % static_cast<int>(mask[static_cast<size_t>(mid)].size()), chosen == 0 ? 1 : 0);
+            QVERIFY2(pa.objectiveSeconds >= a.objectiveSeconds * (1 - 1e-12), name.c_str());
+            QVERIFY2(close(p.objective(pa.strategy), pa.objectiveSeconds), name.c_str());
+        }
+        QVERIFY2(reusedCases >= 2, std::to_string(reusedCases).c_str());
     }
 
     void cancellation() {
