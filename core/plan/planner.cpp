@@ -164,6 +164,38 @@ struct PlanProblem::Impl {
     Status buildStates(const std::vector<std::pair<uint64_t, double>>& measured);
     void buildTerms();
     void separatePairs();
+    // Adds edge u → v (operand i) between two different blocks to the pair terms.
+    void addPairEdge(OpId u, OpId v, size_t i, std::vector<Pair>& ps, std::map<std::pair<int, int>, size_t>& index, std::vector<double>& scratch) const;
+    static bool separable(const Pair& p, size_t da, size_t db);
+
+    // The search's frontier layout (PlanProblem::search). Strategy classes: while block a waits in
+    // the frontier after position b, two of its strategies whose pair costs with every block after
+    // b are equal are interchangeable for the rest of the search, so the frontier keeps one state
+    // per class (labels remember the strategy). The classes only coarsen as b advances. Exact; it
+    // keeps the state small when a block waits long for one distant partner (the tied embedding of
+    // a GPT, read again by the LM head).
+    struct Classes {
+        std::vector<int> classOf;         // per strategy
+        std::vector<int> representative;  // per class: its first strategy
+    };
+    // plans[b] takes the labels over the frontier before b (plans[b - 1].next; empty for b = 0) to
+    // those over the frontier after b.
+    struct StepPlan {
+        std::vector<int> next;              // frontier after b: blocks ascending
+        std::vector<Classes> nextClasses;   // their strategy classes w.r.t. the blocks after b
+        std::vector<int> posInNext;         // per position before b: its position in next, or -1
+        int bPos = -1;                      // b's position in next, or -1
+        std::vector<int64_t> stride;        // mixed radix of next (position 0 most significant)
+        int64_t count = 1;                  // states after b
+        std::vector<std::pair<int, const Pair*>> pb;  // pair terms into b, by position before b (ascending)
+    };
+    // Lays out positions 0 .. upTo-1 from the pair terms `ps` (exact there when ps holds every pair
+    // that touches a block before upTo); plan.too_large when a frontier exceeds maxStates.
+    Status layoutFrontier(const std::vector<Pair>& ps, int upTo, int64_t maxStates, const std::string& meshLabel,
+                          std::vector<StepPlan>& plans) const;
+    // The layout of the first blocks (the first four segments) from their own pair terms, before
+    // the whole graph's cost tables are built: a mesh whose frontier is too large fails fast.
+    Status checkFrontierPrefix(int64_t maxStates, const std::string& meshLabel) const;
     void computeOpState(const Op& op, OpState& s);
 };
 
@@ -481,31 +513,151 @@ void PlanProblem::Impl::buildTerms() {
                     unaryTime[static_cast<size_t>(o)][static_cast<size_t>(s)] += ov < 0 ? e : edgeTimes(u, v, s, e);
                 }
             } else {
-                const int a = std::min(ou, ov), b = std::max(ou, ov);
-                auto [it, inserted] = pairIndex.try_emplace({a, b}, pairs.size());
-                if (inserted) {
-                    Pair p;
-                    p.a = a;
-                    p.b = b;
-                    p.cost.assign(static_cast<size_t>(strategies(a)) * static_cast<size_t>(strategies(b)), 0.0);
-                    pairs.push_back(std::move(p));
-                }
-                Pair& p = pairs[it->second];
-                const int db = strategies(b);
-                const int bu = base(ou), bv = base(ov);
-                baseCost.assign(static_cast<size_t>(bu) * static_cast<size_t>(bv), 0.0);
-                for (int su = 0; su < bu; ++su)
-                    for (int sv = 0; sv < bv; ++sv)
-                        baseCost[static_cast<size_t>(su) * static_cast<size_t>(bv) + static_cast<size_t>(sv)] = edge(u, su, v, sv, i);
-                for (int su = 0; su < strategies(ou); ++su)
-                    for (int sv = 0; sv < strategies(ov); ++sv) {
-                        const double e = baseCost[static_cast<size_t>(su % bu) * static_cast<size_t>(bv) + static_cast<size_t>(sv % bv)];
-                        const int sa = ou == a ? su : sv, sb = ou == a ? sv : su;
-                        p.cost[static_cast<size_t>(sa) * static_cast<size_t>(db) + static_cast<size_t>(sb)] += edgeTimes(u, v, sv, e);
-                    }
+                addPairEdge(u, v, i, pairs, pairIndex, baseCost);
             }
         }
     }
+}
+
+Status PlanProblem::Impl::layoutFrontier(const std::vector<Pair>& ps, int upTo, int64_t maxStates, const std::string& meshLabel,
+                                         std::vector<StepPlan>& plans) const {
+    const int B = static_cast<int>(analysis.blocks.blocks.size());
+    // Pairs by their later and by their earlier block; last use of each block.
+    std::vector<std::vector<const Pair*>> pairsInto(static_cast<size_t>(B)), pairsFrom(static_cast<size_t>(B));
+    std::vector<int> lastUse(static_cast<size_t>(B));
+    for (int b = 0; b < B; ++b) lastUse[static_cast<size_t>(b)] = b;
+    for (const auto& p : ps) {
+        pairsInto[static_cast<size_t>(p.b)].push_back(&p);
+        pairsFrom[static_cast<size_t>(p.a)].push_back(&p);
+        lastUse[static_cast<size_t>(p.a)] = std::max(lastUse[static_cast<size_t>(p.a)], p.b);
+    }
+    auto classesAfter = [&](int a, int after) {
+        Classes c;
+        std::map<std::vector<double>, int> seen;
+        const int da = strategies(a);
+        for (int s = 0; s < da; ++s) {
+            std::vector<double> row;
+            for (const Pair* p : pairsFrom[static_cast<size_t>(a)]) {
+                if (p->b <= after) continue;
+                const auto dc = static_cast<size_t>(strategies(p->b));
+                row.insert(row.end(), p->cost.begin() + static_cast<std::ptrdiff_t>(static_cast<size_t>(s) * dc),
+                           p->cost.begin() + static_cast<std::ptrdiff_t>(static_cast<size_t>(s + 1) * dc));
+            }
+            auto [it, inserted] = seen.try_emplace(std::move(row), static_cast<int>(c.representative.size()));
+            if (inserted) c.representative.push_back(s);
+            c.classOf.push_back(it->second);
+        }
+        return c;
+    };
+    plans.assign(static_cast<size_t>(upTo), StepPlan{});
+    std::vector<int> frontier;
+    for (int b = 0; b < upTo; ++b) {
+        StepPlan& sp = plans[static_cast<size_t>(b)];
+        for (int a : frontier)
+            if (lastUse[static_cast<size_t>(a)] > b) sp.next.push_back(a);
+        if (lastUse[static_cast<size_t>(b)] > b) sp.next.push_back(b);
+        for (int a : sp.next) sp.nextClasses.push_back(classesAfter(a, b));
+        for (const Classes& c : sp.nextClasses) {
+            sp.count *= static_cast<int64_t>(c.representative.size());
+            if (sp.count > maxStates)
+                return makeError("plan.too_large", "the search frontier at block " + std::to_string(b) + " has more than " +
+                                                       std::to_string(maxStates) + " states on mesh " + meshLabel +
+                                                       " (too many strategy combinations to search exactly); use a mesh "
+                                                       "with fewer axes, or pin blocks with --pin");
+        }
+        sp.posInNext.assign(frontier.size(), -1);
+        for (size_t i = 0; i < frontier.size(); ++i)
+            for (size_t j = 0; j < sp.next.size(); ++j)
+                if (sp.next[j] == frontier[i]) sp.posInNext[i] = static_cast<int>(j);
+        sp.bPos = sp.next.empty() || sp.next.back() != b ? -1 : static_cast<int>(sp.next.size()) - 1;
+        sp.stride.assign(sp.next.size(), 1);
+        for (int j = static_cast<int>(sp.next.size()) - 2; j >= 0; --j)
+            sp.stride[static_cast<size_t>(j)] = sp.stride[static_cast<size_t>(j) + 1] *
+                                                static_cast<int64_t>(sp.nextClasses[static_cast<size_t>(j) + 1].representative.size());
+        for (size_t i = 0; i < frontier.size(); ++i)
+            for (const Pair* p : pairsInto[static_cast<size_t>(b)])
+                if (frontier[i] == p->a) sp.pb.emplace_back(static_cast<int>(i), p);
+        frontier = sp.next;
+    }
+    return {};
+}
+
+Status PlanProblem::Impl::checkFrontierPrefix(int64_t maxStates, const std::string& meshLabel) const {
+    const auto& segs = analysis.cover.segments;
+    const int B = static_cast<int>(analysis.blocks.blocks.size());
+    const int upTo = segs.size() > 4 ? segs[4].firstBlock : B;
+    std::vector<Pair> ps;
+    std::map<std::pair<int, int>, size_t> index;
+    std::vector<double> scratch;
+    for (const Op& op : g->ops())
+        for (size_t i = 0; i < op.operands.size(); ++i) {
+            const int32_t ou = owner[static_cast<size_t>(op.operands[i])], ov = owner[static_cast<size_t>(op.id)];
+            if (ou >= 0 && ov >= 0 && ou != ov && std::min(ou, ov) < upTo) addPairEdge(op.operands[i], op.id, i, ps, index, scratch);
+        }
+    std::vector<Pair> kept;
+    for (auto& p : ps)
+        if (!separable(p, static_cast<size_t>(strategies(p.a)), static_cast<size_t>(strategies(p.b)))) kept.push_back(std::move(p));
+    std::vector<StepPlan> plans;
+    return layoutFrontier(kept, upTo, maxStates, meshLabel, plans);
+}
+
+void PlanProblem::Impl::addPairEdge(OpId u, OpId v, size_t i, std::vector<Pair>& ps, std::map<std::pair<int, int>, size_t>& index,
+                                    std::vector<double>& baseCost) const {
+    const int32_t ou = owner[static_cast<size_t>(u)], ov = owner[static_cast<size_t>(v)];
+    const int a = std::min(ou, ov), b = std::max(ou, ov);
+    auto [it, inserted] = index.try_emplace({a, b}, ps.size());
+    if (inserted) {
+        Pair p;
+        p.a = a;
+        p.b = b;
+        p.cost.assign(static_cast<size_t>(strategies(a)) * static_cast<size_t>(strategies(b)), 0.0);
+        ps.push_back(std::move(p));
+    }
+    Pair& p = ps[it->second];
+    const int db = strategies(b);
+    const int bu = base(ou), bv = base(ov);
+    // The shardings u has and v reads repeat across strategies: resharding is priced once per
+    // distinct pair (equal shardings go through edge(), which prices fusion).
+    auto distinct = [](std::vector<CompactSharding>& seen, const CompactSharding& c) {
+        for (size_t k = 0; k < seen.size(); ++k)
+            if (seen[k] == c) return k;
+        seen.push_back(c);
+        return seen.size() - 1;
+    };
+    std::vector<CompactSharding> haves, needs;
+    std::vector<size_t> haveOf(static_cast<size_t>(bu)), needOf(static_cast<size_t>(bv));
+    for (int su = 0; su < bu; ++su) haveOf[static_cast<size_t>(su)] = distinct(haves, st(u, su).result);
+    for (int sv = 0; sv < bv; ++sv) needOf[static_cast<size_t>(sv)] = distinct(needs, need(v, sv, i));
+    std::vector<double> priced(haves.size() * needs.size(), std::numeric_limits<double>::quiet_NaN());
+    baseCost.assign(static_cast<size_t>(bu) * static_cast<size_t>(bv), 0.0);
+    for (int su = 0; su < bu; ++su)
+        for (int sv = 0; sv < bv; ++sv) {
+            const size_t h = haveOf[static_cast<size_t>(su)], q = needOf[static_cast<size_t>(sv)];
+            double& e = baseCost[static_cast<size_t>(su) * static_cast<size_t>(bv) + static_cast<size_t>(sv)];
+            if (haves[h] == needs[q]) {
+                e = edge(u, su, v, sv, i);
+            } else {
+                double& c = priced[h * needs.size() + q];
+                if (std::isnan(c)) c = reshard(u, haves[h], needs[q]);
+                e = c;
+            }
+        }
+    for (int su = 0; su < strategies(ou); ++su)
+        for (int sv = 0; sv < strategies(ov); ++sv) {
+            const double e = baseCost[static_cast<size_t>(su % bu) * static_cast<size_t>(bv) + static_cast<size_t>(sv % bv)];
+            const int sa = ou == a ? su : sv, sb = ou == a ? sv : su;
+            p.cost[static_cast<size_t>(sa) * static_cast<size_t>(db) + static_cast<size_t>(sb)] += edgeTimes(u, v, sv, e);
+        }
+}
+
+bool PlanProblem::Impl::separable(const Pair& p, size_t da, size_t db) {
+    auto at = [&](size_t sa, size_t sb) { return p.cost[sa * db + sb]; };
+    double scale = 0;
+    for (double c : p.cost) scale = std::max(scale, std::abs(c));
+    for (size_t sa = 0; sa < da; ++sa)
+        for (size_t sb = 0; sb < db; ++sb)
+            if (std::abs(at(sa, sb) - at(sa, 0) - at(0, sb) + at(0, 0)) > 1e-12 * std::max(1.0, scale)) return false;
+    return true;
 }
 
 // Moves pair terms that split into f(sa) + g(sb) (e.g. scalars, or edges whose cost depends on
@@ -516,13 +668,7 @@ void PlanProblem::Impl::separatePairs() {
     for (auto& p : pairs) {
         const size_t da = unary[static_cast<size_t>(p.a)].size(), db = unary[static_cast<size_t>(p.b)].size();
         auto at = [&](size_t sa, size_t sb) { return p.cost[sa * db + sb]; };
-        double scale = 0;
-        for (double c : p.cost) scale = std::max(scale, std::abs(c));
-        bool separable = true;
-        for (size_t sa = 0; sa < da && separable; ++sa)
-            for (size_t sb = 0; sb < db && separable; ++sb)
-                if (std::abs(at(sa, sb) - at(sa, 0) - at(0, sb) + at(0, 0)) > 1e-12 * std::max(1.0, scale)) separable = false;
-        if (!separable) {
+        if (!separable(p, da, db)) {
             kept.push_back(std::move(p));
             continue;
         }
@@ -535,7 +681,8 @@ void PlanProblem::Impl::separatePairs() {
 }
 
 Result<PlanProblem> PlanProblem::build(const Graph& graph, AnalysisReport analysis, const CostModel& model,
-                                       const std::vector<std::pair<uint64_t, double>>& measured, const MemoryPolicy& policy) {
+                                       const std::vector<std::pair<uint64_t, double>>& measured, const MemoryPolicy& policy,
+                                       int64_t frontierCap, const std::string& meshLabel) {
     PlanProblem p;
     p.m->g = &graph;
     p.m->policy = policy;
@@ -547,6 +694,7 @@ Result<PlanProblem> PlanProblem::build(const Graph& graph, AnalysisReport analys
         if (b.strategies.empty() || b.strategies.front().memberFactors.size() != b.members.size())
             return makeError("plan.internal", "block " + std::to_string(b.id) + " has no strategies with member factors");
     CFP_TRY(p.m->buildStates(measured));
+    if (frontierCap > 0) CFP_TRY(p.m->checkFrontierPrefix(frontierCap, meshLabel));
     p.m->buildTerms();
     p.m->separatePairs();
     return p;
@@ -754,43 +902,6 @@ Result<SearchResult> PlanProblem::search(int64_t limit, const StrategyMask& allo
         for (int s = 0; s < P.strategies(b); ++s) any = any || allowedAt(b, s);
         if (!any) return makeError("plan.bad_pin", "block " + std::to_string(b) + " has no allowed strategy");
     }
-    // Pairs by their later block; last use of each block.
-    std::vector<std::vector<const Impl::Pair*>> pairsInto(static_cast<size_t>(B));
-    std::vector<int> lastUse(static_cast<size_t>(B));
-    for (int b = 0; b < B; ++b) lastUse[static_cast<size_t>(b)] = b;
-    for (const auto& p : P.pairs) {
-        pairsInto[static_cast<size_t>(p.b)].push_back(&p);
-        lastUse[static_cast<size_t>(p.a)] = std::max(lastUse[static_cast<size_t>(p.a)], p.b);
-    }
-    // Strategy classes: while block a waits in the frontier after position b, two of its
-    // strategies whose pair costs with every block after b are equal are interchangeable for the
-    // rest of the search, so the frontier keeps one state per class (labels remember the strategy).
-    // The classes only coarsen as b advances. Exact; it keeps the state small when a block waits
-    // long for one distant partner (the tied embedding of a GPT, read again by the LM head).
-    std::vector<std::vector<const Impl::Pair*>> pairsFrom(static_cast<size_t>(B));
-    for (const auto& p : P.pairs) pairsFrom[static_cast<size_t>(p.a)].push_back(&p);
-    struct Classes {
-        std::vector<int> classOf;         // per strategy
-        std::vector<int> representative;  // per class: its first strategy
-    };
-    auto classesAfter = [&](int a, int after) {
-        Classes c;
-        std::map<std::vector<double>, int> seen;
-        const int da = P.strategies(a);
-        for (int s = 0; s < da; ++s) {
-            std::vector<double> row;
-            for (const Impl::Pair* p : pairsFrom[static_cast<size_t>(a)]) {
-                if (p->b <= after) continue;
-                const auto dc = static_cast<size_t>(P.strategies(p->b));
-                row.insert(row.end(), p->cost.begin() + static_cast<std::ptrdiff_t>(static_cast<size_t>(s) * dc),
-                           p->cost.begin() + static_cast<std::ptrdiff_t>(static_cast<size_t>(s + 1) * dc));
-            }
-            auto [it, inserted] = seen.try_emplace(std::move(row), static_cast<int>(c.representative.size()));
-            if (inserted) c.representative.push_back(s);
-            c.classOf.push_back(it->second);
-        }
-        return c;
-    };
     std::vector<int64_t> minRemaining(static_cast<size_t>(B) + 1, 0);
     for (int b = B - 1; b >= 0; --b) {
         int64_t best = std::numeric_limits<int64_t>::max();
@@ -800,52 +911,13 @@ Result<SearchResult> PlanProblem::search(int64_t limit, const StrategyMask& allo
     }
 
     // The frontier before and after every block does not depend on the pass: it is laid out once.
-    // plans[b] takes the labels over the frontier before b (plans[b - 1].next; empty for b = 0) to
-    // those over the frontier after b.
-    struct StepPlan {
-        std::vector<int> next;              // frontier after b: blocks ascending
-        std::vector<Classes> nextClasses;   // their strategy classes w.r.t. the blocks after b
-        std::vector<int> posInNext;         // per position before b: its position in next, or -1
-        int bPos = -1;                      // b's position in next, or -1
-        std::vector<int64_t> stride;        // mixed radix of next (position 0 most significant)
-        int64_t count = 1;                  // states after b
-        std::vector<std::pair<int, const Impl::Pair*>> pb;  // pair terms into b, by position before b (ascending)
-    };
-    std::vector<StepPlan> plans(static_cast<size_t>(B));
+    using Classes = Impl::Classes;
+    using StepPlan = Impl::StepPlan;
+    std::vector<StepPlan> plans;
+    CFP_TRY(P.layoutFrontier(P.pairs, B, options.maxStates, meshLabel, plans));
     const std::vector<Classes> noClasses;
     auto classesBefore = [&](int b) -> const std::vector<Classes>& { return b == 0 ? noClasses : plans[static_cast<size_t>(b) - 1].nextClasses; };
     auto countBefore = [&](int b) -> int64_t { return b == 0 ? 1 : plans[static_cast<size_t>(b) - 1].count; };
-    {
-        std::vector<int> frontier;
-        for (int b = 0; b < B; ++b) {
-            StepPlan& sp = plans[static_cast<size_t>(b)];
-            for (int a : frontier)
-                if (lastUse[static_cast<size_t>(a)] > b) sp.next.push_back(a);
-            if (lastUse[static_cast<size_t>(b)] > b) sp.next.push_back(b);
-            for (int a : sp.next) sp.nextClasses.push_back(classesAfter(a, b));
-            for (const Classes& c : sp.nextClasses) {
-                sp.count *= static_cast<int64_t>(c.representative.size());
-                if (sp.count > options.maxStates)
-                    return makeError("plan.too_large", "the search frontier at block " + std::to_string(b) + " has more than " +
-                                                           std::to_string(options.maxStates) + " states on mesh " + meshLabel +
-                                                           " (too many strategy combinations to search exactly); use a mesh "
-                                                           "with fewer axes, or pin blocks with --pin");
-            }
-            sp.posInNext.assign(frontier.size(), -1);
-            for (size_t i = 0; i < frontier.size(); ++i)
-                for (size_t j = 0; j < sp.next.size(); ++j)
-                    if (sp.next[j] == frontier[i]) sp.posInNext[i] = static_cast<int>(j);
-            sp.bPos = sp.next.empty() || sp.next.back() != b ? -1 : static_cast<int>(sp.next.size()) - 1;
-            sp.stride.assign(sp.next.size(), 1);
-            for (int j = static_cast<int>(sp.next.size()) - 2; j >= 0; --j)
-                sp.stride[static_cast<size_t>(j)] = sp.stride[static_cast<size_t>(j) + 1] *
-                                                    static_cast<int64_t>(sp.nextClasses[static_cast<size_t>(j) + 1].representative.size());
-            for (size_t i = 0; i < frontier.size(); ++i)
-                for (const Impl::Pair* p : pairsInto[static_cast<size_t>(b)])
-                    if (frontier[i] == p->a) sp.pb.emplace_back(static_cast<int>(i), p);
-            frontier = sp.next;
-        }
-    }
 
     // One pass's objective: the time (plus lambda seconds per byte of memory sum, a Lagrangian
     // relaxation of the memory limit), or the memory sum alone under a cap on the working set (for
@@ -1416,7 +1488,8 @@ Result<MeshPlan> planOnMesh(const Graph& graph, const Cluster& cluster, const Me
     auto model = CostModel::create(cluster.hardware, mesh);
     if (!model) return model.error();
     model->setCalibration(options.calibration);
-    auto problem = PlanProblem::build(graph, std::move(*analysis), *model, options.measured, options.policy);
+    auto problem = PlanProblem::build(graph, std::move(*analysis), *model, options.measured, options.policy, options.maxStates,
+                                      mesh.toString());
     if (!problem) return problem.error();
     MeshPlan mp;
     auto mask = restrict(*problem);

@@ -128,9 +128,14 @@ using StrategyMask = std::vector<std::vector<char>>;
 // The decomposed problem on one mesh (step 2–3 above).
 class PlanProblem {
 public:
+    // frontierCap > 0: before the cost tables of the whole graph are built, the search frontier of
+    // the first four segments is laid out from their own pair terms, and a frontier above the cap
+    // fails there with the search's plan.too_large (a mesh with too many strategy combinations is
+    // rejected in a fraction of the build time; meshLabel names it).
     static Result<PlanProblem> build(const Graph& graph, AnalysisReport analysis, const CostModel& model,
                                      const std::vector<std::pair<uint64_t, double>>& measured = {},
-                                     const MemoryPolicy& policy = {});
+                                     const MemoryPolicy& policy = {}, int64_t frontierCap = 0,
+                                     const std::string& meshLabel = {});
     PlanProblem(PlanProblem&&) noexcept;
     PlanProblem& operator=(PlanProblem&&) noexcept;
     ~PlanProblem();

@@ -460,6 +460,37 @@ private slots:
         QVERIFY2(reusedCases >= 2, std::to_string(reusedCases).c_str());
     }
 
+    // The build lays out the first segments' frontier before the whole cost tables: a cap it
+    // exceeds fails there with the message the search gives at the same block.
+    void frontierCapFailsBeforeTheCostTables() {
+        const Graph g = preset("gpt3-125m", 6);
+        const Mesh mesh = must(assignLinkClasses(must(parseMesh("2x4"), "mesh"), 8), "link classes");
+        auto model = must(CostModel::create(must(loadHardware("h100-sxm"), "hw"), mesh), "cost model");
+        const AnalysisReport analysis = must(analyzeGraph(g, mesh), "analysis");
+        QVERIFY(analysis.cover.segments.size() > 4);  // the prefix is shorter than the chain
+        const PlanProblem full = must(PlanProblem::build(g, analysis, model), "problem");
+        int rejected = 0;
+        for (int64_t cap = 1;; cap *= 2) {
+            PlannerOptions o;
+            o.maxStates = cap;
+            auto searched = full.search(0, {}, o, "M");
+            auto early = PlanProblem::build(g, analysis, model, {}, {}, cap, "M");
+            if (!early) {
+                // Whatever the prefix rejects, the search rejects at the same block.
+                QCOMPARE(QString::fromStdString(early.error().code), QString("plan.too_large"));
+                QVERIFY(!searched);
+                QCOMPARE(QString::fromStdString(early.error().message), QString::fromStdString(searched.error().message));
+                ++rejected;
+                continue;
+            }
+            // The first cap the prefix accepts: the problem is the same one.
+            QCOMPARE(early->blockCount(), full.blockCount());
+            if (searched) QVERIFY(close(must(early->search(0, {}, o, "M"), "search").objectiveSeconds, searched->objectiveSeconds, 1e-12));
+            break;
+        }
+        QVERIFY2(rejected >= 2, std::to_string(rejected).c_str());
+    }
+
     void cancellation() {
         const Graph g = preset("gpt3-125m", 2);
         std::atomic<bool> cancel{true};
