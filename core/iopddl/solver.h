@@ -25,7 +25,8 @@
 // for fitting solutions without them, and keeps forbidden strategies only when the memory limit
 // cannot be met otherwise.
 //
-// 5. Threads: each runs the Lagrangian rounds with its own price step, and all switch to exact
+// 5. Threads: each runs the Lagrangian rounds with its own price step (0.1 for the first thread
+//    down to 0.003 for the last, geometric), and all switch to exact
 //    steps after 25% of the time (10% when the whole problem goes to CBC, which the first thread
 //    does while the others take neighbourhoods). They meet at fixed
 //    epochs (ten rounds or four neighbourhood steps) and all continue from the best fitting
