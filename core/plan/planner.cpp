@@ -954,6 +954,20 @@ Result<SearchResult> PlanProblem::search(int64_t limit, const StrategyMask& allo
         const auto& uTime = P.unaryTime[static_cast<size_t>(b)];
         const auto& uSum = P.unaryMemSum[static_cast<size_t>(b)];
         const auto& uMax = P.unaryMemMax[static_cast<size_t>(b)];
+        // Per strategy, once per step: whether it is allowed, its own term, and its slot in the
+        // next frontier.
+        std::vector<int> live;
+        std::vector<double> own;
+        std::vector<int64_t> slotY;
+        for (int s = 0; s < db; ++s) {
+            const auto su = static_cast<size_t>(s);
+            if (!allowedAt(b, s) || uMax[su] > mode.workingCap) continue;
+            live.push_back(s);
+            own.push_back(mode.memoryObjective ? static_cast<double>(uSum[su])  // exact below 2^53 bytes
+                                               : uTime[su] + mode.lambda * static_cast<double>(uSum[su]));
+            slotY.push_back(sp.bPos >= 0 ? sp.nextClasses[static_cast<size_t>(sp.bPos)].classOf[su] * sp.stride[static_cast<size_t>(sp.bPos)] : 0);
+        }
+        std::vector<const double*> rows(sp.pb.size());
         for (size_t x = 0; x < cur.states(); ++x) {
             const uint32_t l0 = cur.offset[x], l1 = cur.offset[x + 1];
             if (l0 == l1) continue;
@@ -971,17 +985,17 @@ Result<SearchResult> PlanProblem::search(int64_t limit, const StrategyMask& allo
             for (size_t i = 0; i < frontierClasses.size(); ++i)
                 if (const int j = sp.posInNext[i]; j >= 0)
                     baseY += sp.nextClasses[static_cast<size_t>(j)].classOf[static_cast<size_t>(assign[i])] * sp.stride[static_cast<size_t>(j)];
-            for (int s = 0; s < db; ++s) {
+            // The pair cost rows of the frontier's strategies (the memory objective has no pair terms).
+            const size_t npb = mode.memoryObjective ? 0 : sp.pb.size();
+            for (size_t k = 0; k < npb; ++k)
+                rows[k] = sp.pb[k].second->cost.data() + static_cast<size_t>(assign[static_cast<size_t>(sp.pb[k].first)]) * static_cast<size_t>(db);
+            work += static_cast<int64_t>(live.size());
+            for (size_t j = 0; j < live.size(); ++j) {
+                const int s = live[j];
                 const auto su = static_cast<size_t>(s);
-                if (!allowedAt(b, s) || uMax[su] > mode.workingCap) continue;
-                ++work;
-                double t = uTime[su] + mode.lambda * static_cast<double>(uSum[su]);
-                if (mode.memoryObjective) t = static_cast<double>(uSum[su]);  // exact below 2^53 bytes
-                else
-                    for (const auto& [i, p] : sp.pb)
-                        t += p->cost[static_cast<size_t>(assign[static_cast<size_t>(i)]) * static_cast<size_t>(db) + su];
-                const int64_t y =
-                    baseY + (sp.bPos >= 0 ? sp.nextClasses[static_cast<size_t>(sp.bPos)].classOf[su] * sp.stride[static_cast<size_t>(sp.bPos)] : 0);
+                double t = own[j];
+                for (size_t k = 0; k < npb; ++k) t += rows[k][su];
+                const int64_t y = baseY + slotY[j];
                 for (uint32_t li = l0; li < l1; ++li) {
                     const Label& l = cur.labels[li];
                     const Label nl{l.t + t, l.m + uSum[su], std::max(l.mx, uMax[su]), static_cast<int32_t>(x), static_cast<int32_t>(li - l0), s};
