@@ -941,14 +941,17 @@ Result<SearchResult> PlanProblem::search(int64_t limit, const StrategyMask& allo
     // `work` counts (state, strategy) steps, to size the Pareto pass.
     int64_t work = 0;
     // The DP step over block b: `cur` (labels before b) to `nxt` (labels after b).
-    auto step = [&](int b, const Layer& cur, Layer& nxt, const Mode& mode, bool& exact) {
+    // `passengerStates` > 1 (a window's stretch from passenger part 0): only the states with
+    // passenger part 0, the first count / passengerStates, are laid out.
+    auto step = [&](int b, const Layer& cur, Layer& nxt, const Mode& mode, bool& exact, int64_t passengerStates = 1) {
         const StepPlan& sp = plans[static_cast<size_t>(b)];
         const std::vector<Classes>& frontierClasses = classesBefore(b);
         const bool timeOnly = mode.timeOnly;
+        const int64_t count = sp.count / passengerStates;
         if (timeOnly)
-            bestOf.assign(static_cast<size_t>(sp.count), Label{kEmpty, 0, 0, -1, -1, -1});
+            bestOf.assign(static_cast<size_t>(count), Label{kEmpty, 0, 0, -1, -1, -1});
         else
-            buckets.assign(static_cast<size_t>(sp.count), {});
+            buckets.assign(static_cast<size_t>(count), {});
         std::vector<int> assign(frontierClasses.size());
         const int db = P.strategies(b);
         const auto& uTime = P.unaryTime[static_cast<size_t>(b)];
@@ -1012,9 +1015,9 @@ Result<SearchResult> PlanProblem::search(int64_t limit, const StrategyMask& allo
                 }
             }
         }
-        nxt.offset.assign(static_cast<size_t>(sp.count) + 1, 0);
+        nxt.offset.assign(static_cast<size_t>(count) + 1, 0);
         nxt.labels.clear();
-        for (size_t y = 0; y < static_cast<size_t>(sp.count); ++y) {
+        for (size_t y = 0; y < static_cast<size_t>(count); ++y) {
             if (timeOnly) {
                 if (bestOf[y].t != kEmpty) nxt.labels.push_back(bestOf[y]);
             } else {
@@ -1126,18 +1129,19 @@ Result<SearchResult> PlanProblem::search(int64_t limit, const StrategyMask& allo
     std::vector<const Window*> windowAt(static_cast<size_t>(B), nullptr);
     for (const Window& w : windows) windowAt[static_cast<size_t>(w.start)] = &w;
 
-    // Time-only DP over one stretch of window w from local start state x (passenger part 0); the
-    // layers before each block and after the last, when `layers` is given.
+    // Time-only DP over one stretch of window w from local start state x (passenger part 0, so
+    // only the local states are laid out); the layers before each block and after the last, when
+    // `layers` is given.
     auto stretchFrom = [&](const Window& w, int64_t x, const Mode& mode, std::vector<Layer>* layers) {
         Layer cur;
-        cur.offset.assign(static_cast<size_t>(countBefore(w.start)) + 1, 0);
+        cur.offset.assign(static_cast<size_t>(w.local) + 1, 0);
         for (size_t i = static_cast<size_t>(x) + 1; i < cur.offset.size(); ++i) cur.offset[i] = 1;
         cur.labels.push_back(Label{0.0, 0, 0, -1, -1, -1});
         bool exact = true;
         const int64_t work0 = work;  // a reused stretch counts as plainWork per repeat instead
         for (int b = w.start; b < w.start + w.length; ++b) {
             Layer nxt;
-            step(b, cur, nxt, mode, exact);
+            step(b, cur, nxt, mode, exact, w.passengerStates);
             if (layers) layers->push_back(std::move(cur));
             cur = std::move(nxt);
         }
