@@ -128,6 +128,13 @@ private slots:
         QCOMPARE(p.memory(approx.strategy), approx.memoryBytes);
         QVERIFY(close(p.objective(approx.strategy), approx.objectiveSeconds));
         QVERIFY(approx.objectiveSeconds >= bestFitting * (1 - 1e-12));
+        // The memory it leaves is used: no single-block change is faster and still fits.
+        for (int b = 0; b < p.blockCount(); ++b)
+            for (int c = 0; c < p.strategyCount(b); ++c) {
+                std::vector<int32_t> t = approx.strategy;
+                t[static_cast<size_t>(b)] = c;
+                if (p.memory(t) <= limit) QVERIFY(p.objective(t) >= approx.objectiveSeconds * (1 - 1e-12));
+            }
 
         o.labelCap = 1 << 20;  // keep every Pareto label: the search is then exact
         o.paretoWorkLimit = INT64_MAX;
@@ -437,6 +444,12 @@ private slots:
             QVERIFY2(la.memoryBytes <= limit && la.memoryBytes == p.memory(la.strategy), name.c_str());
             QVERIFY2(close(la.objectiveSeconds, lb.objectiveSeconds, 1e-12) && la.memoryBytes == lb.memoryBytes, name.c_str());
             QVERIFY2(la.objectiveSeconds >= a.objectiveSeconds * (1 - 1e-12), name.c_str());
+            for (int b = 0; b < p.blockCount(); ++b)  // a local optimum under the limit
+                for (int c = 0; c < p.strategyCount(b); ++c) {
+                    std::vector<int32_t> t = la.strategy;
+                    t[static_cast<size_t>(b)] = c;
+                    if (p.memory(t) <= limit) QVERIFY2(p.objective(t) >= la.objectiveSeconds * (1 - 1e-12), name.c_str());
+                }
 
             // Nothing fits: the same shortfall.
             const auto ia = p.search(64 << 20, {}, on);
