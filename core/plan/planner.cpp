@@ -1111,7 +1111,8 @@ Result<SearchResult> PlanProblem::search(int64_t limit, const StrategyMask& allo
                     }
                     // The matrix costs at most `local` DPs over the stretch without passengers, that
                     // is local / passengerStates plain stretches; reuse must save more than that.
-                    if (w.repeats < 3 || w.local >= (w.repeats - 1) * w.passengerStates) continue;
+                    // The matrix holds local² labels: at most 2^20 of them.
+                    if (w.repeats < 3 || w.local >= (w.repeats - 1) * w.passengerStates || w.local > 1024) continue;
                     if (!best || w.local < best->local || (w.local == best->local && w.repeats > best->repeats)) best = w;
                 }
                 if (!best) {
@@ -1308,7 +1309,9 @@ Result<SearchResult> PlanProblem::search(int64_t limit, const StrategyMask& allo
             auto uMaxOf = [&](int b) { return P.unaryMemMax[static_cast<size_t>(b)][static_cast<size_t>(st[static_cast<size_t>(b)])]; };
             int64_t sum = P.constMemSum;
             for (int b = 0; b < B; ++b) sum += P.unaryMemSum[static_cast<size_t>(b)][static_cast<size_t>(st[static_cast<size_t>(b)])];
-            for (int iteration = 0; iteration < 4 * B; ++iteration) {
+            // Each round scans every single-block change: at most 4·B rounds and 2^27 changes looked at.
+            int64_t looked = 0;
+            for (int iteration = 0; iteration < 4 * B && looked < (int64_t{1} << 27); ++iteration) {
                 // The two largest working sets, to know the largest without any one block.
                 int top = -1;
                 int64_t max1 = P.constMemMax, max2 = P.constMemMax;
@@ -1329,6 +1332,7 @@ Result<SearchResult> PlanProblem::search(int64_t limit, const StrategyMask& allo
                     const auto bu = static_cast<size_t>(b);
                     const int cur = st[bu];
                     const int64_t othersMax = b == top ? max2 : max1;
+                    looked += P.strategies(b);
                     for (int c = 0; c < P.strategies(b); ++c) {
                         if (c == cur || !allowedAt(b, c)) continue;
                         const auto cu = static_cast<size_t>(c);
