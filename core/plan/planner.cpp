@@ -889,7 +889,7 @@ bool prune(std::vector<Label>& labels, int cap, bool timeOnly) {
 }  // namespace
 
 Result<SearchResult> PlanProblem::search(int64_t limit, const StrategyMask& allowed, const PlannerOptions& options,
-                                         const std::string& meshLabel) const {
+                                         const std::string& meshLabel, int64_t* smallestNeed) const {
     const Impl& P = *m;
     const int B = blockCount();
     // Masks are over the blocks' strategies; every recomputation variant of an allowed one is allowed.
@@ -938,8 +938,9 @@ Result<SearchResult> PlanProblem::search(int64_t limit, const StrategyMask& allo
     constexpr double kEmpty = std::numeric_limits<double>::infinity();
     std::vector<Label> bestOf;                // time-only: one label per state
     std::vector<std::vector<Label>> buckets;  // Pareto: candidates per state
-    // `work` counts (state, strategy) steps, to size the Pareto pass.
-    int64_t work = 0;
+    // `work` counts (state, strategy) steps, to size the Pareto pass (a reused stretch counts as
+    // stepping through it); `doneWork` the steps actually taken, to budget the infeasibility report.
+    int64_t work = 0, doneWork = 0;
     // The DP step over block b: `cur` (labels before b) to `nxt` (labels after b).
     // `passengerStates` > 1 (a window's stretch from passenger part 0): only the states with
     // passenger part 0, the first count / passengerStates, are laid out.
@@ -993,6 +994,7 @@ Result<SearchResult> PlanProblem::search(int64_t limit, const StrategyMask& allo
             for (size_t k = 0; k < npb; ++k)
                 rows[k] = sp.pb[k].second->cost.data() + static_cast<size_t>(assign[static_cast<size_t>(sp.pb[k].first)]) * static_cast<size_t>(db);
             work += static_cast<int64_t>(live.size());
+            doneWork += static_cast<int64_t>(live.size());
             for (size_t j = 0; j < live.size(); ++j) {
                 const int s = live[j];
                 const auto su = static_cast<size_t>(s);
@@ -1284,135 +1286,178 @@ Result<SearchResult> PlanProblem::search(int64_t limit, const StrategyMask& allo
     CFP_TRY(run(Mode{}, fastest));
     if (limit <= 0 || fastest.memoryBytes <= limit) return fastest;
     const int64_t timeOnlyWork = work;
-    // Under the limit. Small problems: the exact Pareto pass. Large ones (its cost would be about
-    // labelCap times the fastest pass's): a Lagrangian search — time-only passes that charge
-    // lambda seconds per byte of memory, lambda bisected to the smallest that fits — whose plan
-    // fits but is not proven optimal.
-    if (timeOnlyWork * options.labelCap <= options.paretoWorkLimit) {
-        SearchResult constrained;
-        auto st = run(Mode{false, false, 0}, constrained);
-        if (st) return constrained;
-        if (st.error().code != "plan.infeasible") return st.error();
-    } else {
-        std::optional<SearchResult> best;
-        // The Lagrangian plan usually leaves memory unused (it trades time for memory at one price
-        // everywhere). Greedy: single-block changes (strategy or recomputation) that make the step
-        // faster and still fit, the most time saved per byte first (a change that also saves
-        // memory first of all), until none is left.
-        auto fillSlack = [&](SearchResult& r) {
-            std::vector<std::vector<const Impl::Pair*>> touching(static_cast<size_t>(B));
-            for (const auto& p : P.pairs) {
-                touching[static_cast<size_t>(p.a)].push_back(&p);
-                touching[static_cast<size_t>(p.b)].push_back(&p);
-            }
-            std::vector<int32_t>& st = r.strategy;
-            auto uMaxOf = [&](int b) { return P.unaryMemMax[static_cast<size_t>(b)][static_cast<size_t>(st[static_cast<size_t>(b)])]; };
-            int64_t sum = P.constMemSum;
-            for (int b = 0; b < B; ++b) sum += P.unaryMemSum[static_cast<size_t>(b)][static_cast<size_t>(st[static_cast<size_t>(b)])];
-            // Each round scans every single-block change: at most 4·B rounds and 2^27 changes looked at.
-            int64_t looked = 0;
-            for (int iteration = 0; iteration < 4 * B && looked < (int64_t{1} << 27); ++iteration) {
-                // The two largest working sets, to know the largest without any one block.
-                int top = -1;
-                int64_t max1 = P.constMemMax, max2 = P.constMemMax;
-                for (int b = 0; b < B; ++b) {
-                    const int64_t v = uMaxOf(b);
-                    if (v > max1) {
-                        max2 = max1;
-                        max1 = v;
-                        top = b;
-                    } else if (v > max2) {
-                        max2 = v;
-                    }
-                }
-                const int64_t mem = sum + max1;
-                double bestScore = 0, bestGain = 0;
-                int bestBlock = -1, bestChoice = -1;
-                for (int b = 0; b < B; ++b) {
-                    const auto bu = static_cast<size_t>(b);
-                    const int cur = st[bu];
-                    const int64_t othersMax = b == top ? max2 : max1;
-                    looked += P.strategies(b);
-                    for (int c = 0; c < P.strategies(b); ++c) {
-                        if (c == cur || !allowedAt(b, c)) continue;
-                        const auto cu = static_cast<size_t>(c);
-                        const int64_t newMem = sum - P.unaryMemSum[bu][static_cast<size_t>(cur)] + P.unaryMemSum[bu][cu] +
-                                               std::max(othersMax, P.unaryMemMax[bu][cu]);
-                        if (newMem > limit) continue;
-                        double dt = P.unaryTime[bu][cu] - P.unaryTime[bu][static_cast<size_t>(cur)];
-                        for (const Impl::Pair* p : touching[bu]) {
-                            const auto db = static_cast<size_t>(P.strategies(p->b));
-                            const auto sa = static_cast<size_t>(st[static_cast<size_t>(p->a)]), sb = static_cast<size_t>(st[static_cast<size_t>(p->b)]);
-                            dt += p->a == b ? p->cost[cu * db + sb] - p->cost[sa * db + sb] : p->cost[sa * db + cu] - p->cost[sa * db + sb];
-                        }
-                        const double gain = -dt;
-                        if (gain <= 1e-12 * std::max(1e-9, r.objectiveSeconds)) continue;
-                        const int64_t dm = newMem - mem;
-                        const double score = dm <= 0 ? std::numeric_limits<double>::infinity() : gain / static_cast<double>(dm);
-                        if (score > bestScore || (score == bestScore && gain > bestGain)) {
-                            bestScore = score;
-                            bestGain = gain;
-                            bestBlock = b;
-                            bestChoice = c;
-                        }
-                    }
-                }
-                if (bestBlock < 0) break;
-                const auto bu = static_cast<size_t>(bestBlock);
-                sum += P.unaryMemSum[bu][static_cast<size_t>(bestChoice)] - P.unaryMemSum[bu][static_cast<size_t>(st[bu])];
-                st[bu] = bestChoice;
-            }
-            r.objectiveSeconds = objective(st);
-            r.memoryBytes = memory(st);
-        };
-        auto lagrangian = [&](double lambda) -> Result<bool> {
-            SearchResult r;
-            CFP_TRY(run(Mode{true, false, lambda}, r));
-            r.objectiveSeconds = objective(r.strategy);
-            r.memoryBytes = memory(r.strategy);
-            r.exact = false;
-            const bool fits = r.memoryBytes <= limit;
-            if (fits && (!best || r.objectiveSeconds < best->objectiveSeconds)) best = r;
-            return fits;
-        };
-        // A first lambda that fits: 1 ms per GiB, then ×8 until one fits or memory stops paying.
-        double lo = 0, hi = 1e-3 / (1024.0 * 1024.0 * 1024.0);
-        bool found = false;
-        for (int i = 0; i < 16 && !found; ++i) {
-            auto f = lagrangian(hi);
-            if (!f) return f.error();
-            found = *f;
-            if (!found) {
-                lo = hi;
-                hi *= 8;
-            }
+    // The least memory sum: every plan needs at least that plus the largest of the blocks' least
+    // working sets, so when that exceeds the limit nothing fits and no constrained search runs.
+    SearchResult leanest;
+    const int64_t doneBefore = doneWork;
+    CFP_TRY(run(Mode{true, true, 0}, leanest));
+    const int64_t memoryPassWork = std::max<int64_t>(1, doneWork - doneBefore);
+    auto sumAndMax = [&](const std::vector<int32_t>& st) {
+        int64_t sum = P.constMemSum, mx = P.constMemMax;
+        for (int b = 0; b < B; ++b) {
+            sum += P.unaryMemSum[static_cast<size_t>(b)][static_cast<size_t>(st[static_cast<size_t>(b)])];
+            mx = std::max(mx, P.unaryMemMax[static_cast<size_t>(b)][static_cast<size_t>(st[static_cast<size_t>(b)])]);
         }
-        if (found) {
-            for (int i = 0; i < options.lagrangeSteps; ++i) {
-                const double mid = lo > 0 ? std::sqrt(lo * hi) : hi / 8;
-                auto fits = lagrangian(mid);
-                if (!fits) return fits.error();
-                (*fits ? hi : lo) = mid;
+        return std::pair{sum, mx};
+    };
+    const auto [leanSum, leanMax] = sumAndMax(leanest.strategy);
+    int64_t leastMax = P.constMemMax;
+    for (int b = 0; b < B; ++b) {
+        int64_t least = std::numeric_limits<int64_t>::max();
+        for (int s = 0; s < P.strategies(b); ++s)
+            if (allowedAt(b, s)) least = std::min(least, P.unaryMemMax[static_cast<size_t>(b)][static_cast<size_t>(s)]);
+        leastMax = std::max(leastMax, least);
+    }
+    if (leanSum + leastMax <= limit) {
+        // Under the limit. Small problems: the exact Pareto pass. Large ones (its cost would be about
+        // labelCap times the fastest pass's): a Lagrangian search — time-only passes that charge
+        // lambda seconds per byte of memory, lambda bisected to the smallest that fits — whose plan
+        // fits but is not proven optimal.
+        if (timeOnlyWork * options.labelCap <= options.paretoWorkLimit) {
+            SearchResult constrained;
+            auto st = run(Mode{false, false, 0}, constrained);
+            if (st) return constrained;
+            if (st.error().code != "plan.infeasible") return st.error();
+        } else {
+            std::optional<SearchResult> best;
+            // The Lagrangian plan usually leaves memory unused (it trades time for memory at one price
+            // everywhere). Greedy: single-block changes (strategy or recomputation) that make the step
+            // faster and still fit, the most time saved per byte first (a change that also saves
+            // memory first of all), until none is left.
+            auto fillSlack = [&](SearchResult& r) {
+                std::vector<std::vector<const Impl::Pair*>> touching(static_cast<size_t>(B));
+                for (const auto& p : P.pairs) {
+                    touching[static_cast<size_t>(p.a)].push_back(&p);
+                    touching[static_cast<size_t>(p.b)].push_back(&p);
+                }
+                std::vector<int32_t>& st = r.strategy;
+                auto uMaxOf = [&](int b) { return P.unaryMemMax[static_cast<size_t>(b)][static_cast<size_t>(st[static_cast<size_t>(b)])]; };
+                int64_t sum = P.constMemSum;
+                for (int b = 0; b < B; ++b) sum += P.unaryMemSum[static_cast<size_t>(b)][static_cast<size_t>(st[static_cast<size_t>(b)])];
+                // Each round scans every single-block change: at most 4·B rounds and 2^27 changes looked at.
+                int64_t looked = 0;
+                for (int iteration = 0; iteration < 4 * B && looked < (int64_t{1} << 27); ++iteration) {
+                    // The two largest working sets, to know the largest without any one block.
+                    int top = -1;
+                    int64_t max1 = P.constMemMax, max2 = P.constMemMax;
+                    for (int b = 0; b < B; ++b) {
+                        const int64_t v = uMaxOf(b);
+                        if (v > max1) {
+                            max2 = max1;
+                            max1 = v;
+                            top = b;
+                        } else if (v > max2) {
+                            max2 = v;
+                        }
+                    }
+                    const int64_t mem = sum + max1;
+                    double bestScore = 0, bestGain = 0;
+                    int bestBlock = -1, bestChoice = -1;
+                    for (int b = 0; b < B; ++b) {
+                        const auto bu = static_cast<size_t>(b);
+                        const int cur = st[bu];
+                        const int64_t othersMax = b == top ? max2 : max1;
+                        looked += P.strategies(b);
+                        for (int c = 0; c < P.strategies(b); ++c) {
+                            if (c == cur || !allowedAt(b, c)) continue;
+                            const auto cu = static_cast<size_t>(c);
+                            const int64_t newMem = sum - P.unaryMemSum[bu][static_cast<size_t>(cur)] + P.unaryMemSum[bu][cu] +
+                                                   std::max(othersMax, P.unaryMemMax[bu][cu]);
+                            if (newMem > limit) continue;
+                            double dt = P.unaryTime[bu][cu] - P.unaryTime[bu][static_cast<size_t>(cur)];
+                            for (const Impl::Pair* p : touching[bu]) {
+                                const auto db = static_cast<size_t>(P.strategies(p->b));
+                                const auto sa = static_cast<size_t>(st[static_cast<size_t>(p->a)]), sb = static_cast<size_t>(st[static_cast<size_t>(p->b)]);
+                                dt += p->a == b ? p->cost[cu * db + sb] - p->cost[sa * db + sb] : p->cost[sa * db + cu] - p->cost[sa * db + sb];
+                            }
+                            const double gain = -dt;
+                            if (gain <= 1e-12 * std::max(1e-9, r.objectiveSeconds)) continue;
+                            const int64_t dm = newMem - mem;
+                            const double score = dm <= 0 ? std::numeric_limits<double>::infinity() : gain / static_cast<double>(dm);
+                            if (score > bestScore || (score == bestScore && gain > bestGain)) {
+                                bestScore = score;
+                                bestGain = gain;
+                                bestBlock = b;
+                                bestChoice = c;
+                            }
+                        }
+                    }
+                    if (bestBlock < 0) break;
+                    const auto bu = static_cast<size_t>(bestBlock);
+                    sum += P.unaryMemSum[bu][static_cast<size_t>(bestChoice)] - P.unaryMemSum[bu][static_cast<size_t>(st[bu])];
+                    st[bu] = bestChoice;
+                }
+                r.objectiveSeconds = objective(st);
+                r.memoryBytes = memory(st);
+            };
+            int64_t lagrangeMemory = 0;  // the last pass's plan's memory
+            auto lagrangian = [&](double lambda) -> Result<bool> {
+                SearchResult r;
+                CFP_TRY(run(Mode{true, false, lambda}, r));
+                r.objectiveSeconds = objective(r.strategy);
+                r.memoryBytes = memory(r.strategy);
+                r.exact = false;
+                lagrangeMemory = r.memoryBytes;
+                const bool fits = r.memoryBytes <= limit;
+                if (fits && (!best || r.objectiveSeconds < best->objectiveSeconds)) best = r;
+                return fits;
+            };
+            if (leanSum + leanMax <= limit) {  // the least-memory plan fits: a fallback
+                SearchResult r = leanest;
+                r.objectiveSeconds = objective(r.strategy);
+                r.memoryBytes = leanSum + leanMax;
+                r.exact = false;
+                best = r;
             }
-            fillSlack(*best);
-            return *best;
+            // A first lambda that fits: 1 ms per GiB, then ×8 until one fits or memory stops paying
+            // (two raises in a row without less memory).
+            double lo = 0, hi = 1e-3 / (1024.0 * 1024.0 * 1024.0);
+            bool found = false;
+            int64_t lastMemory = std::numeric_limits<int64_t>::max();
+            for (int i = 0, stalled = 0; i < 16 && !found && stalled < 2; ++i) {
+                auto f = lagrangian(hi);
+                if (!f) return f.error();
+                found = *f;
+                if (!found) {
+                    lo = hi;
+                    hi *= 8;
+                    stalled = lagrangeMemory < lastMemory ? 0 : stalled + 1;
+                    lastMemory = std::min(lastMemory, lagrangeMemory);
+                }
+            }
+            if (!found && best) {  // only the least-memory plan fits
+                fillSlack(*best);
+                return *best;
+            }
+            if (found) {
+                for (int i = 0; i < options.lagrangeSteps; ++i) {
+                    const double mid = lo > 0 ? std::sqrt(lo * hi) : hi / 8;
+                    auto fits = lagrangian(mid);
+                    if (!fits) return fits.error();
+                    (*fits ? hi : lo) = mid;
+                }
+                fillSlack(*best);
+                return *best;
+            }
         }
     }
     // Nothing fits: find the least memory any plan needs. Memory is a sum plus the largest working
-    // set, so DPs on the sum alone run under caps on the working set and the smallest total wins:
-    // exact when every distinct working-set size is a cap (up to 64 of them), otherwise 12 caps
-    // sampled over them (the largest always).
+    // set: the least sum's plan, or one with a smaller working set and a larger sum, found by DPs on
+    // the sum under caps on the working set below the least sum plan's. Exact when every distinct
+    // working-set size below it is a cap; the caps are budgeted by the memory pass's work (2^27
+    // steps, at least 2 and at most 64 passes), sampled evenly when there are more.
     std::vector<int64_t> caps;
     for (int b = 0; b < B; ++b)
         for (int s = 0; s < P.strategies(b); ++s)
-            if (allowedAt(b, s)) caps.push_back(P.unaryMemMax[static_cast<size_t>(b)][static_cast<size_t>(s)]);
+            if (const int64_t v = P.unaryMemMax[static_cast<size_t>(b)][static_cast<size_t>(s)]; allowedAt(b, s) && v < leanMax) caps.push_back(v);
     std::sort(caps.begin(), caps.end());
     caps.erase(std::unique(caps.begin(), caps.end()), caps.end());
+    const auto budget = static_cast<size_t>(std::clamp<int64_t>((int64_t{1} << 27) / memoryPassWork, 2, 64));
     std::vector<int64_t> sampled;
-    const size_t kCaps = caps.size() <= 64 ? caps.size() : 12;
+    const size_t kCaps = caps.size() <= budget ? caps.size() : std::min<size_t>(budget, 12);
     for (size_t i = 0; i < kCaps; ++i) sampled.push_back(caps[caps.size() - 1 - i * (caps.size() - 1) / std::max<size_t>(1, kCaps - 1)]);
-    SearchResult smallest;
-    int64_t need = std::numeric_limits<int64_t>::max();
+    SearchResult smallest = leanest;
+    int64_t need = leanSum + leanMax;
     for (const int64_t cap : sampled) {
         SearchResult r;
         Mode mode{true, true, 0};
@@ -1427,6 +1472,7 @@ Result<SearchResult> PlanProblem::search(int64_t limit, const StrategyMask& allo
             smallest = std::move(r);
         }
     }
+    if (smallestNeed) *smallestNeed = need;
     const MemoryBreakdown mb = memoryBreakdown(smallest.strategy);
     return makeError("plan.infeasible", "no plan on mesh " + meshLabel + " fits in " + gib(limit) +
                                             " per device: the smallest needs " + gib(need) + " (" + gib(need - limit) +
@@ -1572,7 +1618,8 @@ struct MeshPlan {
 };
 
 Result<MeshPlan> planOnMesh(const Graph& graph, const Cluster& cluster, const Mesh& mesh, const PlannerOptions& options,
-                            int64_t limit, const std::function<Result<StrategyMask>(const PlanProblem&)>& restrict) {
+                            int64_t limit, const std::function<Result<StrategyMask>(const PlanProblem&)>& restrict,
+                            int64_t* smallestNeed = nullptr) {
     auto analysis = analyzeGraph(graph, mesh);
     if (!analysis) return analysis.error();
     auto model = CostModel::create(cluster.hardware, mesh);
@@ -1585,7 +1632,7 @@ Result<MeshPlan> planOnMesh(const Graph& graph, const Cluster& cluster, const Me
     auto mask = restrict(*problem);
     if (!mask) return mask.error();
     mp.mask = *mask;
-    auto r = problem->search(limit, mp.mask, options, mesh.toString());
+    auto r = problem->search(limit, mp.mask, options, mesh.toString(), smallestNeed);
     if (!r) return r.error();
     mp.result = *r;
     mp.problem = std::move(*problem);
@@ -1610,6 +1657,8 @@ Result<PlanOutcome> planGraph(const Graph& graph, const Cluster& cluster, const 
     PlanOutcome out;
     std::optional<MeshPlan> best;
     Error lastError = makeError("plan.infeasible", "no mesh was planned");
+    std::optional<Error> closest;  // the infeasible mesh with the smallest need
+    int64_t closestNeed = std::numeric_limits<int64_t>::max();
     for (size_t i = 0; i < meshes.size(); ++i) {
         const auto t0 = Clock::now();
         MeshCandidate cand;
@@ -1627,13 +1676,18 @@ Result<PlanOutcome> planGraph(const Graph& graph, const Cluster& cluster, const 
             pr.bestSeconds = best ? best->result.objectiveSeconds : 0.0;
             options.progress(pr);
         }
+        int64_t need = 0;
         auto mp = planOnMesh(graph, cluster, *mesh, options, limit,
-                             [&](const PlanProblem& p) { return p.applyPins(options.pins); });
+                             [&](const PlanProblem& p) { return p.applyPins(options.pins); }, &need);
         cand.seconds = since(t0);
         if (!mp) {
             if (mp.error().code == "plan.cancelled" || mp.error().code == "plan.bad_pin" || meshes.size() == 1) return mp.error();
             cand.note = mp.error().message;
             lastError = mp.error();
+            if (mp.error().code == "plan.infeasible" && need > 0 && need < closestNeed) {
+                closestNeed = need;
+                closest = mp.error();
+            }
             out.candidates.push_back(cand);
             continue;
         }
@@ -1643,6 +1697,9 @@ Result<PlanOutcome> planGraph(const Graph& graph, const Cluster& cluster, const 
         out.candidates.push_back(cand);
         if (!best || mp->result.objectiveSeconds < best->result.objectiveSeconds) best = std::move(*mp);
     }
+    if (!best && closest)
+        return makeError(closest->code, "none of the " + std::to_string(meshes.size()) + " meshes tried fits; the closest: " + closest->message,
+                         closest->where);
     if (!best) return lastError;
 
     Plan& plan = out.plan;

@@ -108,7 +108,9 @@ struct PlanOutcome {
     std::shared_ptr<const PlanProblem> problem;
 };
 
-// Plans `graph` on `cluster`. `meshText` is a mesh ("8", "2x4", "dp=2,tp=4") or "auto".
+// Plans `graph` on `cluster`. `meshText` is a mesh ("8", "2x4", "dp=2,tp=4") or "auto". When no
+// mesh under auto has a plan that fits, the error is the one of the mesh that comes closest (the
+// smallest need), saying how many meshes were tried.
 Result<PlanOutcome> planGraph(const Graph& graph, const Cluster& cluster, const std::string& meshText,
                               const PlannerOptions& options = {});
 
@@ -154,8 +156,9 @@ public:
     MemoryBreakdown memoryBreakdown(const std::vector<int32_t>& strategy) const;
 
     // Exact search (see above). `limit` = per-device memory limit in bytes.
+    // On plan.infeasible, *smallestNeed (when given) is the least memory any plan needs.
     Result<SearchResult> search(int64_t limit, const StrategyMask& allowed, const PlannerOptions& options,
-                                const std::string& meshLabel = {}) const;
+                                const std::string& meshLabel = {}, int64_t* smallestNeed = nullptr) const;
 
     // Restricts blocks by pins; plan.bad_pin on an unknown segment/block/strategy.
     Result<StrategyMask> applyPins(const std::vector<std::string>& pins) const;

@@ -216,6 +216,33 @@ private slots:
         QVERIFY2(msg.contains("smallest needs") && msg.contains("short") && msg.contains("optimizer"), qPrintable(msg));
     }
 
+    // Under --mesh auto, when no mesh fits, the error is the closest mesh's: the smallest need of all.
+    void autoReportsTheClosestMesh() {
+        const Graph g = preset("gpt3-125m", 2);
+        const int64_t limit = 64 << 20;
+        int64_t smallest = INT64_MAX;
+        const std::vector<std::string> meshes = autoMeshes(8, 8);
+        for (const std::string& m : meshes) {
+            const PlanProblem p = problem(g, m);
+            int64_t need = 0;
+            auto r = p.search(limit, {}, PlannerOptions{}, m, &need);
+            QVERIFY2(!r, m.c_str());
+            if (r.error().code == "plan.too_large") continue;
+            QVERIFY2(r.error().code == "plan.infeasible" && need > limit, (m + ": " + r.error().toString()).c_str());
+            smallest = std::min(smallest, need);
+        }
+        PlannerOptions o;
+        o.memoryLimitBytes = limit;
+        auto r = planGraph(g, cluster(1), "auto", o);
+        QVERIFY(!r);
+        QCOMPARE(QString::fromStdString(r.error().code), QString("plan.infeasible"));
+        const QString msg = QString::fromStdString(r.error().message);
+        QVERIFY2(msg.startsWith(QString("none of the %1 meshes tried fits; the closest: ").arg(meshes.size())), qPrintable(msg));
+        const QString need = smallest < (int64_t{1} << 30) ? QString::asprintf("the smallest needs %.2f MiB", static_cast<double>(smallest) / (1 << 20))
+                                                            : QString::asprintf("the smallest needs %.2f GiB", static_cast<double>(smallest) / (1 << 30));
+        QVERIFY2(msg.contains(need), qPrintable(need + " in: " + msg));
+    }
+
     // A limit that excludes the fastest plan but not every plan: the constrained search finds a
     // fitting plan, slower than the free one, and the evaluator agrees on its memory.
     void memoryLimitForcesAnotherPlan() {
