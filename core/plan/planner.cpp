@@ -1308,6 +1308,76 @@ Result<SearchResult> PlanProblem::search(int64_t limit, const StrategyMask& allo
             if (allowedAt(b, s)) least = std::min(least, P.unaryMemMax[static_cast<size_t>(b)][static_cast<size_t>(s)]);
         leastMax = std::max(leastMax, least);
     }
+    // The Lagrangian plan usually leaves memory unused (it trades time for memory at one price
+    // everywhere). Greedy: single-block changes (strategy or recomputation) that make the step
+    // faster and still fit, the most time saved per byte first (a change that also saves
+    // memory first of all), until none is left.
+    auto fillSlack = [&](SearchResult& r) {
+        std::vector<std::vector<const Impl::Pair*>> touching(static_cast<size_t>(B));
+        for (const auto& p : P.pairs) {
+            touching[static_cast<size_t>(p.a)].push_back(&p);
+            touching[static_cast<size_t>(p.b)].push_back(&p);
+        }
+        std::vector<int32_t>& st = r.strategy;
+        auto uMaxOf = [&](int b) { return P.unaryMemMax[static_cast<size_t>(b)][static_cast<size_t>(st[static_cast<size_t>(b)])]; };
+        int64_t sum = P.constMemSum;
+        for (int b = 0; b < B; ++b) sum += P.unaryMemSum[static_cast<size_t>(b)][static_cast<size_t>(st[static_cast<size_t>(b)])];
+        // Each round scans every single-block change: at most 4·B rounds and 2^27 changes looked at.
+        int64_t looked = 0;
+        for (int iteration = 0; iteration < 4 * B && looked < (int64_t{1} << 27); ++iteration) {
+            // The two largest working sets, to know the largest without any one block.
+            int top = -1;
+            int64_t max1 = P.constMemMax, max2 = P.constMemMax;
+            for (int b = 0; b < B; ++b) {
+                const int64_t v = uMaxOf(b);
+                if (v > max1) {
+                    max2 = max1;
+                    max1 = v;
+                    top = b;
+                } else if (v > max2) {
+                    max2 = v;
+                }
+            }
+            const int64_t mem = sum + max1;
+            double bestScore = 0, bestGain = 0;
+            int bestBlock = -1, bestChoice = -1;
+            for (int b = 0; b < B; ++b) {
+                const auto bu = static_cast<size_t>(b);
+                const int cur = st[bu];
+                const int64_t othersMax = b == top ? max2 : max1;
+                looked += P.strategies(b);
+                for (int c = 0; c < P.strategies(b); ++c) {
+                    if (c == cur || !allowedAt(b, c)) continue;
+                    const auto cu = static_cast<size_t>(c);
+                    const int64_t newMem = sum - P.unaryMemSum[bu][static_cast<size_t>(cur)] + P.unaryMemSum[bu][cu] +
+                                           std::max(othersMax, P.unaryMemMax[bu][cu]);
+                    if (newMem > limit) continue;
+                    double dt = P.unaryTime[bu][cu] - P.unaryTime[bu][static_cast<size_t>(cur)];
+                    for (const Impl::Pair* p : touching[bu]) {
+                        const auto db = static_cast<size_t>(P.strategies(p->b));
+                        const auto sa = static_cast<size_t>(st[static_cast<size_t>(p->a)]), sb = static_cast<size_t>(st[static_cast<size_t>(p->b)]);
+                        dt += p->a == b ? p->cost[cu * db + sb] - p->cost[sa * db + sb] : p->cost[sa * db + cu] - p->cost[sa * db + sb];
+                    }
+                    const double gain = -dt;
+                    if (gain <= 1e-12 * std::max(1e-9, r.objectiveSeconds)) continue;
+                    const int64_t dm = newMem - mem;
+                    const double score = dm <= 0 ? std::numeric_limits<double>::infinity() : gain / static_cast<double>(dm);
+                    if (score > bestScore || (score == bestScore && gain > bestGain)) {
+                        bestScore = score;
+                        bestGain = gain;
+                        bestBlock = b;
+                        bestChoice = c;
+                    }
+                }
+            }
+            if (bestBlock < 0) break;
+            const auto bu = static_cast<size_t>(bestBlock);
+            sum += P.unaryMemSum[bu][static_cast<size_t>(bestChoice)] - P.unaryMemSum[bu][static_cast<size_t>(st[bu])];
+            st[bu] = bestChoice;
+        }
+        r.objectiveSeconds = objective(st);
+        r.memoryBytes = memory(st);
+    };
     if (leanSum + leastMax <= limit) {
         // Under the limit. Small problems: the exact Pareto pass. Large ones (its cost would be about
         // labelCap times the fastest pass's): a Lagrangian search — time-only passes that charge
@@ -1320,76 +1390,6 @@ Result<SearchResult> PlanProblem::search(int64_t limit, const StrategyMask& allo
             if (st.error().code != "plan.infeasible") return st.error();
         } else {
             std::optional<SearchResult> best;
-            // The Lagrangian plan usually leaves memory unused (it trades time for memory at one price
-            // everywhere). Greedy: single-block changes (strategy or recomputation) that make the step
-            // faster and still fit, the most time saved per byte first (a change that also saves
-            // memory first of all), until none is left.
-            auto fillSlack = [&](SearchResult& r) {
-                std::vector<std::vector<const Impl::Pair*>> touching(static_cast<size_t>(B));
-                for (const auto& p : P.pairs) {
-                    touching[static_cast<size_t>(p.a)].push_back(&p);
-                    touching[static_cast<size_t>(p.b)].push_back(&p);
-                }
-                std::vector<int32_t>& st = r.strategy;
-                auto uMaxOf = [&](int b) { return P.unaryMemMax[static_cast<size_t>(b)][static_cast<size_t>(st[static_cast<size_t>(b)])]; };
-                int64_t sum = P.constMemSum;
-                for (int b = 0; b < B; ++b) sum += P.unaryMemSum[static_cast<size_t>(b)][static_cast<size_t>(st[static_cast<size_t>(b)])];
-                // Each round scans every single-block change: at most 4·B rounds and 2^27 changes looked at.
-                int64_t looked = 0;
-                for (int iteration = 0; iteration < 4 * B && looked < (int64_t{1} << 27); ++iteration) {
-                    // The two largest working sets, to know the largest without any one block.
-                    int top = -1;
-                    int64_t max1 = P.constMemMax, max2 = P.constMemMax;
-                    for (int b = 0; b < B; ++b) {
-                        const int64_t v = uMaxOf(b);
-                        if (v > max1) {
-                            max2 = max1;
-                            max1 = v;
-                            top = b;
-                        } else if (v > max2) {
-                            max2 = v;
-                        }
-                    }
-                    const int64_t mem = sum + max1;
-                    double bestScore = 0, bestGain = 0;
-                    int bestBlock = -1, bestChoice = -1;
-                    for (int b = 0; b < B; ++b) {
-                        const auto bu = static_cast<size_t>(b);
-                        const int cur = st[bu];
-                        const int64_t othersMax = b == top ? max2 : max1;
-                        looked += P.strategies(b);
-                        for (int c = 0; c < P.strategies(b); ++c) {
-                            if (c == cur || !allowedAt(b, c)) continue;
-                            const auto cu = static_cast<size_t>(c);
-                            const int64_t newMem = sum - P.unaryMemSum[bu][static_cast<size_t>(cur)] + P.unaryMemSum[bu][cu] +
-                                                   std::max(othersMax, P.unaryMemMax[bu][cu]);
-                            if (newMem > limit) continue;
-                            double dt = P.unaryTime[bu][cu] - P.unaryTime[bu][static_cast<size_t>(cur)];
-                            for (const Impl::Pair* p : touching[bu]) {
-                                const auto db = static_cast<size_t>(P.strategies(p->b));
-                                const auto sa = static_cast<size_t>(st[static_cast<size_t>(p->a)]), sb = static_cast<size_t>(st[static_cast<size_t>(p->b)]);
-                                dt += p->a == b ? p->cost[cu * db + sb] - p->cost[sa * db + sb] : p->cost[sa * db + cu] - p->cost[sa * db + sb];
-                            }
-                            const double gain = -dt;
-                            if (gain <= 1e-12 * std::max(1e-9, r.objectiveSeconds)) continue;
-                            const int64_t dm = newMem - mem;
-                            const double score = dm <= 0 ? std::numeric_limits<double>::infinity() : gain / static_cast<double>(dm);
-                            if (score > bestScore || (score == bestScore && gain > bestGain)) {
-                                bestScore = score;
-                                bestGain = gain;
-                                bestBlock = b;
-                                bestChoice = c;
-                            }
-                        }
-                    }
-                    if (bestBlock < 0) break;
-                    const auto bu = static_cast<size_t>(bestBlock);
-                    sum += P.unaryMemSum[bu][static_cast<size_t>(bestChoice)] - P.unaryMemSum[bu][static_cast<size_t>(st[bu])];
-                    st[bu] = bestChoice;
-                }
-                r.objectiveSeconds = objective(st);
-                r.memoryBytes = memory(st);
-            };
             int64_t lagrangeMemory = 0;  // the last pass's plan's memory
             auto lagrangian = [&](double lambda) -> Result<bool> {
                 SearchResult r;
@@ -1471,6 +1471,13 @@ Result<SearchResult> PlanProblem::search(int64_t limit, const StrategyMask& allo
             need = m;
             smallest = std::move(r);
         }
+    }
+    if (need <= limit) {  // a capped least-memory plan fits where the searches above found none
+        smallest.objectiveSeconds = objective(smallest.strategy);
+        smallest.memoryBytes = need;
+        smallest.exact = false;
+        fillSlack(smallest);
+        return smallest;
     }
     if (smallestNeed) *smallestNeed = need;
     const MemoryBreakdown mb = memoryBreakdown(smallest.strategy);
