@@ -1044,6 +1044,7 @@ Result<SearchResult> PlanProblem::search(int64_t limit, const StrategyMask& allo
     struct Window {
         int start = 0, length = 0, repeats = 0;
         int64_t passengerStates = 1, local = 1;  // states before the window = passengerStates × local
+        int64_t localEnd = 1;                    // local states after a stretch (its matrix is local × localEnd)
         int64_t plainWork = 0;                   // a plain pass's work over one stretch (for `work`)
     };
     std::vector<Window> windows;
@@ -1095,7 +1096,7 @@ Result<SearchResult> PlanProblem::search(int64_t limit, const StrategyMask& allo
             while (failures < 2 && pos + 3 * length <= std::min(B, runEnd + length)) {
                 std::optional<Window> best;
                 for (int start = pos; start < pos + length && start + 3 * length <= B; ++start) {
-                    Window w{start, length, 1, 1, 1, 0};
+                    Window w{start, length, 1, 1, 1, 1, 0};
                     while (start + (w.repeats + 1) * length <= B) {
                         bool same = true;
                         for (int j = 0; j < length && same; ++j) same = sameStep(start + j, start + w.repeats * length + j);
@@ -1106,6 +1107,7 @@ Result<SearchResult> PlanProblem::search(int64_t limit, const StrategyMask& allo
                     const auto& before = classesBefore(start);
                     for (size_t i = 0; i < np; ++i) w.passengerStates *= static_cast<int64_t>(before[i].representative.size());
                     w.local = countBefore(start) / w.passengerStates;
+                    w.localEnd = plans[static_cast<size_t>(start + length - 1)].count / w.passengerStates;
                     for (int b = start; b < start + length; ++b) {
                         int allowedCount = 0;
                         for (int s = 0; s < P.strategies(b); ++s) allowedCount += allowedAt(b, s) ? 1 : 0;
@@ -1187,7 +1189,7 @@ Result<SearchResult> PlanProblem::search(int64_t limit, const StrategyMask& allo
             }
             // The stretch's matrix: local start state × local end state.
             const int64_t L = w->local;
-            const int64_t Lend = plans[static_cast<size_t>(w->start + w->length - 1)].count / w->passengerStates;
+            const int64_t Lend = w->localEnd;
             std::vector<Label> matrix(static_cast<size_t>(L * Lend), Label{kEmpty, 0, 0, -1, -1, -1});
             for (int64_t x = 0; x < L; ++x) {
                 if (options.cancel && options.cancel->load()) return makeError("plan.cancelled", "search cancelled");
@@ -1247,7 +1249,7 @@ Result<SearchResult> PlanProblem::search(int64_t limit, const StrategyMask& allo
             if (const Window* w = stretchEnd[static_cast<size_t>(b)]) {
                 // Replay the stretch from its local start state and trace it back from the local end state.
                 const int start = stretchStart[static_cast<size_t>(b)];
-                const int64_t Lend = plans[static_cast<size_t>(w->start + w->length - 1)].count / w->passengerStates;
+                const int64_t Lend = w->localEnd;
                 const int64_t x = l.prevState % w->local;
                 auto it = stretches.find({w, x});
                 if (it == stretches.end()) {
