@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "rules/op_rules.h"
+#include "util/parallel.h"
 
 namespace cfp {
 
@@ -352,20 +353,46 @@ struct Checker {
 
 }  // namespace
 
-BlockCheckReport checkBlocks(const Graph& graph, const BlockAnalysis& analysis) {
+BlockCheckReport checkBlocks(const Graph& graph, const BlockAnalysis& analysis, int threads) {
     Checker c{graph, analysis, {}, {}, {}, {}};
     c.prepare();
     if (!c.report.pass) return c.report;
+    // Membership first: the first block with an op out of range or already in an earlier block.
     std::vector<int32_t> seen(static_cast<size_t>(graph.size()), 0);
-    for (const auto& b : analysis.blocks) {
-        for (OpId m : b.members) {
+    size_t firstBad = analysis.blocks.size();
+    std::string badMessage;
+    for (size_t bi = 0; bi < analysis.blocks.size() && firstBad == analysis.blocks.size(); ++bi) {
+        const auto& b = analysis.blocks[bi];
+        for (OpId m : b.members)
             if (m < 0 || m >= graph.size() || seen[static_cast<size_t>(m)]++) {
-                c.fail("block " + std::to_string(b.id) + ": op " + std::to_string(m) + " is out of range or in two blocks");
-                return c.report;
+                firstBad = bi;
+                badMessage = "block " + std::to_string(b.id) + ": op " + std::to_string(m) + " is out of range or in two blocks";
+                break;
             }
+    }
+    // The blocks before it are checked independently, in contiguous ranges (one checker each);
+    // merged in block order, the report is the sequential one: counts and collectives up to the
+    // first violation, and that violation.
+    const auto nb = static_cast<int64_t>(firstBad);
+    const int ranges = parallelRanges(nb, resolveThreads(threads), 16);
+    std::vector<Checker> parts(static_cast<size_t>(std::max(ranges, 1)), c);
+    parallelFor(nb, ranges, 1, [&](int64_t b0, int64_t b1, int w) {
+        Checker& mine = parts[static_cast<size_t>(w)];
+        for (int64_t bi = b0; bi < b1 && mine.report.pass; ++bi) mine.checkBlock(analysis.blocks[static_cast<size_t>(bi)]);
+    });
+    for (Checker& part : parts) {
+        c.report.edgesChecked += part.report.edgesChecked;
+        c.report.reshardSteps += part.report.reshardSteps;
+        for (auto& oc : part.report.ownCollectives) c.report.ownCollectives.push_back(std::move(oc));
+        if (!part.report.pass) {
+            c.report.pass = false;
+            c.report.firstViolation = std::move(part.report.firstViolation);
+            return c.report;
         }
-        c.checkBlock(b);
-        if (!c.report.pass) return c.report;
+    }
+    if (firstBad < analysis.blocks.size()) {
+        c.fail(badMessage);
+        return c.report;
     }
     for (const auto& u : analysis.resolvedLater)
         if (seen[static_cast<size_t>(u.op)]++) {

@@ -40,6 +40,8 @@ struct BlockCheckReport {
     std::string summary() const { return pass ? "pass" : firstViolation; }
 };
 
-BlockCheckReport checkBlocks(const Graph& graph, const BlockAnalysis& analysis);
+// Blocks are checked in `threads` contiguous ranges (0: util/parallel.h's default); the report
+// does not depend on it.
+BlockCheckReport checkBlocks(const Graph& graph, const BlockAnalysis& analysis, int threads = 0);
 
 }  // namespace cfp

@@ -11,6 +11,7 @@
 #include <unordered_map>
 
 #include "stats/graph_stats.h"
+#include "util/parallel.h"
 
 namespace cfp {
 
@@ -62,6 +63,7 @@ struct ReshardKeyHash {
 
 struct PlanProblem::Impl {
     const Graph* g = nullptr;
+    int threads = 1;  // workers for the cost tables (PlannerOptions::threads)
     AnalysisReport analysis;
     std::optional<CostModel> modelStore;
     const CostModel& model() const { return *modelStore; }
@@ -394,12 +396,12 @@ Status PlanProblem::Impl::buildStates(const std::vector<std::pair<uint64_t, doub
         total += static_cast<size_t>(nstates(static_cast<OpId>(k)));
     }
     states.assign(total, OpState{});
-    std::string why;
     auto setPartial = [&](OpState& os, const CompactSharding& full) {
         for (int a = 0; a < sizes.rank; ++a)
             if (full.dimOf[static_cast<size_t>(a)] == CompactSharding::kAxisPartial) os.partialMask |= 1u << a;
     };
-    for (const OpId id : order) {
+    // Every state of op `id`; `why` is scratch for rule messages.
+    auto fill = [&](OpId id, std::string& why) -> Status {
         const Op& op = graph.op(id);
         const auto k = static_cast<size_t>(id);
         const int S = nstates(op.id);
@@ -448,6 +450,42 @@ Status PlanProblem::Impl::buildStates(const std::vector<std::pair<uint64_t, doub
                 os.memSumRc = os.memSum;
             }
         }
+        return {};
+    };
+    // An op's states depend only on those of the op it follows or is pulled by (decided before it
+    // in `order`); block members and fixed ops on none. Level by level, each level's ops are
+    // split among the workers.
+    std::vector<int32_t> level(n, 0);
+    int32_t levels = 1;
+    for (const OpId id : order) {
+        const auto k = static_cast<size_t>(id);
+        if (memberIndex[k] >= 0) continue;
+        int32_t lv = 0;
+        if (pulledBy[k].first != kNoOp)
+            lv = level[static_cast<size_t>(pulledBy[k].first)] + 1;
+        else if (follows[k] >= 0)
+            lv = level[static_cast<size_t>(graph.op(id).operands[static_cast<size_t>(follows[k])])] + 1;
+        level[k] = lv;
+        levels = std::max(levels, lv + 1);
+    }
+    std::vector<std::vector<OpId>> byLevel(static_cast<size_t>(levels));
+    for (const OpId id : order) byLevel[static_cast<size_t>(level[static_cast<size_t>(id)])].push_back(id);
+    for (const std::vector<OpId>& ops : byLevel) {
+        // Strided, not contiguous: members (a state per strategy) and fixed ops (one) mix evenly.
+        const int ranges = parallelRanges(static_cast<int64_t>(ops.size()), threads, 256);
+        std::vector<Status> failed(static_cast<size_t>(std::max(ranges, 1)));
+        parallelFor(ranges, ranges, 1, [&](int64_t, int64_t, int w) {
+            std::string why;
+            for (auto i = static_cast<size_t>(w); i < ops.size(); i += static_cast<size_t>(ranges)) {
+                Status st = fill(ops[i], why);
+                if (!st) {
+                    failed[static_cast<size_t>(w)] = std::move(st);
+                    return;
+                }
+            }
+        });
+        for (Status& st : failed)
+            if (!st) return st;
     }
     return {};
 }
@@ -682,9 +720,10 @@ void PlanProblem::Impl::separatePairs() {
 
 Result<PlanProblem> PlanProblem::build(const Graph& graph, AnalysisReport analysis, const CostModel& model,
                                        const std::vector<std::pair<uint64_t, double>>& measured, const MemoryPolicy& policy,
-                                       int64_t frontierCap, const std::string& meshLabel) {
+                                       int64_t frontierCap, const std::string& meshLabel, int threads) {
     PlanProblem p;
     p.m->g = &graph;
+    p.m->threads = resolveThreads(threads);
     p.m->policy = policy;
     p.m->variants = policy.recompute == RecomputePolicy::Auto ? 2 : 1;
     p.m->variantRc[0] = policy.recompute == RecomputePolicy::All;
@@ -936,24 +975,30 @@ Result<SearchResult> PlanProblem::search(int64_t limit, const StrategyMask& allo
         size_t states() const { return offset.size() - 1; }
     };
     constexpr double kEmpty = std::numeric_limits<double>::infinity();
-    std::vector<Label> bestOf;                // time-only: one label per state
-    std::vector<std::vector<Label>> buckets;  // Pareto: candidates per state
+    // Per-worker scratch of a DP step: time-only passes keep one label per state, the Pareto
+    // pass candidates per state.
+    struct Scratch {
+        std::vector<Label> bestOf;
+        std::vector<std::vector<Label>> buckets;
+    };
+    const int threads = resolveThreads(options.threads);
+    std::vector<Scratch> scratch(static_cast<size_t>(threads));
     // `work` counts (state, strategy) steps, to size the Pareto pass (a reused stretch counts as
     // stepping through it); `doneWork` the steps actually taken, to budget the infeasibility report.
     int64_t work = 0, doneWork = 0;
-    // The DP step over block b: `cur` (labels before b) to `nxt` (labels after b).
-    // `passengerStates` > 1 (a window's stretch from passenger part 0): only the states with
-    // passenger part 0, the first count / passengerStates, are laid out.
-    auto step = [&](int b, const Layer& cur, Layer& nxt, const Mode& mode, bool& exact, int64_t passengerStates = 1) {
+    // A time-only step with at least options.parallelStepWork (state, strategy) pairs splits its
+    // states among the worker threads (each keeps its own best label per next state; merged in
+    // state order, so the result is the sequential one).
+    const int64_t kParallelStepWork = std::max<int64_t>(1, options.parallelStepWork);
+    // The DP step over block b: `cur` (labels before b) to `nxt` (labels after b); returns its
+    // (state, strategy) pairs. `passengerStates` > 1 (a window's stretch from passenger part 0):
+    // only the states with passenger part 0, the first count / passengerStates, are laid out.
+    // `worker` ≥ 0: sequential, on that worker's scratch; -1: may split large steps.
+    auto step = [&](int b, const Layer& cur, Layer& nxt, const Mode& mode, bool& exact, int64_t passengerStates, int worker) -> int64_t {
         const StepPlan& sp = plans[static_cast<size_t>(b)];
         const std::vector<Classes>& frontierClasses = classesBefore(b);
         const bool timeOnly = mode.timeOnly;
         const int64_t count = sp.count / passengerStates;
-        if (timeOnly)
-            bestOf.assign(static_cast<size_t>(count), Label{kEmpty, 0, 0, -1, -1, -1});
-        else
-            buckets.assign(static_cast<size_t>(count), {});
-        std::vector<int> assign(frontierClasses.size());
         const int db = P.strategies(b);
         const auto& uTime = P.unaryTime[static_cast<size_t>(b)];
         const auto& uSum = P.unaryMemSum[static_cast<size_t>(b)];
@@ -971,63 +1016,97 @@ Result<SearchResult> PlanProblem::search(int64_t limit, const StrategyMask& allo
                                                : uTime[su] + mode.lambda * static_cast<double>(uSum[su]));
             slotY.push_back(sp.bPos >= 0 ? sp.nextClasses[static_cast<size_t>(sp.bPos)].classOf[su] * sp.stride[static_cast<size_t>(sp.bPos)] : 0);
         }
-        std::vector<const double*> rows(sp.pb.size());
-        for (size_t x = 0; x < cur.states(); ++x) {
-            const uint32_t l0 = cur.offset[x], l1 = cur.offset[x + 1];
-            if (l0 == l1) continue;
-            // Decode x over the current frontier.
-            int64_t rest = static_cast<int64_t>(x);
-            for (int i = static_cast<int>(frontierClasses.size()) - 1; i >= 0; --i) {
-                const auto& fc = frontierClasses[static_cast<size_t>(i)];
-                const int d = static_cast<int>(fc.representative.size());
-                // The class's representative strategy: every strategy of the class costs the same
-                // with b and with every later block.
-                assign[static_cast<size_t>(i)] = fc.representative[static_cast<size_t>(rest % d)];
-                rest /= d;
-            }
-            int64_t baseY = 0;
-            for (size_t i = 0; i < frontierClasses.size(); ++i)
-                if (const int j = sp.posInNext[i]; j >= 0)
-                    baseY += sp.nextClasses[static_cast<size_t>(j)].classOf[static_cast<size_t>(assign[i])] * sp.stride[static_cast<size_t>(j)];
-            // The pair cost rows of the frontier's strategies (the memory objective has no pair terms).
-            const size_t npb = mode.memoryObjective ? 0 : sp.pb.size();
-            for (size_t k = 0; k < npb; ++k)
-                rows[k] = sp.pb[k].second->cost.data() + static_cast<size_t>(assign[static_cast<size_t>(sp.pb[k].first)]) * static_cast<size_t>(db);
-            work += static_cast<int64_t>(live.size());
-            doneWork += static_cast<int64_t>(live.size());
-            for (size_t j = 0; j < live.size(); ++j) {
-                const int s = live[j];
-                const auto su = static_cast<size_t>(s);
-                double t = own[j];
-                for (size_t k = 0; k < npb; ++k) t += rows[k][su];
-                const int64_t y = baseY + slotY[j];
-                for (uint32_t li = l0; li < l1; ++li) {
-                    const Label& l = cur.labels[li];
-                    const Label nl{l.t + t, l.m + uSum[su], std::max(l.mx, uMax[su]), static_cast<int32_t>(x), static_cast<int32_t>(li - l0), s};
-                    if (timeOnly) {
-                        Label& slot = bestOf[static_cast<size_t>(y)];
-                        if (nl.t < slot.t || (nl.t == slot.t && nl.m < slot.m)) slot = nl;
-                        continue;
+        // States [x0, x1) into scratch sc.
+        auto relax = [&](int64_t x0, int64_t x1, Scratch& sc, bool& ex) {
+            std::vector<int> assign(frontierClasses.size());
+            std::vector<const double*> rows(sp.pb.size());
+            for (auto x = static_cast<size_t>(x0); x < static_cast<size_t>(x1); ++x) {
+                const uint32_t l0 = cur.offset[x], l1 = cur.offset[x + 1];
+                if (l0 == l1) continue;
+                // Decode x over the current frontier.
+                int64_t rest = static_cast<int64_t>(x);
+                for (int i = static_cast<int>(frontierClasses.size()) - 1; i >= 0; --i) {
+                    const auto& fc = frontierClasses[static_cast<size_t>(i)];
+                    const int d = static_cast<int>(fc.representative.size());
+                    // The class's representative strategy: every strategy of the class costs the same
+                    // with b and with every later block.
+                    assign[static_cast<size_t>(i)] = fc.representative[static_cast<size_t>(rest % d)];
+                    rest /= d;
+                }
+                int64_t baseY = 0;
+                for (size_t i = 0; i < frontierClasses.size(); ++i)
+                    if (const int j = sp.posInNext[i]; j >= 0)
+                        baseY += sp.nextClasses[static_cast<size_t>(j)].classOf[static_cast<size_t>(assign[i])] * sp.stride[static_cast<size_t>(j)];
+                // The pair cost rows of the frontier's strategies (the memory objective has no pair terms).
+                const size_t npb = mode.memoryObjective ? 0 : sp.pb.size();
+                for (size_t k = 0; k < npb; ++k)
+                    rows[k] = sp.pb[k].second->cost.data() + static_cast<size_t>(assign[static_cast<size_t>(sp.pb[k].first)]) * static_cast<size_t>(db);
+                for (size_t j = 0; j < live.size(); ++j) {
+                    const int s = live[j];
+                    const auto su = static_cast<size_t>(s);
+                    double t = own[j];
+                    for (size_t k = 0; k < npb; ++k) t += rows[k][su];
+                    const int64_t y = baseY + slotY[j];
+                    for (uint32_t li = l0; li < l1; ++li) {
+                        const Label& l = cur.labels[li];
+                        const Label nl{l.t + t, l.m + uSum[su], std::max(l.mx, uMax[su]), static_cast<int32_t>(x), static_cast<int32_t>(li - l0), s};
+                        if (timeOnly) {
+                            Label& slot = sc.bestOf[static_cast<size_t>(y)];
+                            if (nl.t < slot.t || (nl.t == slot.t && nl.m < slot.m)) slot = nl;
+                            continue;
+                        }
+                        if (limit > 0 && nl.m + minRemaining[static_cast<size_t>(b) + 1] + P.constMemSum + std::max(nl.mx, P.constMemMax) > limit)
+                            continue;
+                        auto& bucket = sc.buckets[static_cast<size_t>(y)];
+                        bucket.push_back(nl);
+                        if (static_cast<int>(bucket.size()) > 4 * options.labelCap + 8) ex = prune(bucket, options.labelCap, false) && ex;
                     }
-                    if (limit > 0 && nl.m + minRemaining[static_cast<size_t>(b) + 1] + P.constMemSum + std::max(nl.mx, P.constMemMax) > limit)
-                        continue;
-                    auto& bucket = buckets[static_cast<size_t>(y)];
-                    bucket.push_back(nl);
-                    if (static_cast<int>(bucket.size()) > 4 * options.labelCap + 8) exact = prune(bucket, options.labelCap, false) && exact;
                 }
             }
+        };
+        const int64_t states = static_cast<int64_t>(cur.states());
+        const int64_t stepWork = states * static_cast<int64_t>(live.size());
+        const int ranges = worker < 0 && timeOnly && stepWork >= kParallelStepWork
+                               ? parallelRanges(states, threads, std::max<int64_t>(1, kParallelStepWork / 4 / std::max<size_t>(1, live.size())))
+                               : 1;
+        Scratch& sc = scratch[static_cast<size_t>(std::max(worker, 0))];
+        if (ranges > 1) {
+            parallelFor(states, ranges, 1, [&](int64_t x0, int64_t x1, int w) {
+                Scratch& mine = scratch[static_cast<size_t>(w)];
+                mine.bestOf.assign(static_cast<size_t>(count), Label{kEmpty, 0, 0, -1, -1, -1});
+                bool unused = true;
+                relax(x0, x1, mine, unused);
+            });
+            // Later ranges replace a label only when strictly better, as the sequential loop does.
+            for (int w = 1; w < ranges; ++w)
+                for (size_t y = 0; y < static_cast<size_t>(count); ++y) {
+                    const Label& nl = scratch[static_cast<size_t>(w)].bestOf[y];
+                    Label& slot = sc.bestOf[y];
+                    if (nl.t < slot.t || (nl.t == slot.t && nl.m < slot.m)) slot = nl;
+                }
+        } else {
+            if (timeOnly)
+                sc.bestOf.assign(static_cast<size_t>(count), Label{kEmpty, 0, 0, -1, -1, -1});
+            else
+                sc.buckets.assign(static_cast<size_t>(count), {});
+            relax(0, states, sc, exact);
         }
         nxt.offset.assign(static_cast<size_t>(count) + 1, 0);
         nxt.labels.clear();
         for (size_t y = 0; y < static_cast<size_t>(count); ++y) {
             if (timeOnly) {
-                if (bestOf[y].t != kEmpty) nxt.labels.push_back(bestOf[y]);
+                if (sc.bestOf[y].t != kEmpty) nxt.labels.push_back(sc.bestOf[y]);
             } else {
-                exact = prune(buckets[y], options.labelCap, false) && exact;
-                nxt.labels.insert(nxt.labels.end(), buckets[y].begin(), buckets[y].end());
+                exact = prune(sc.buckets[y], options.labelCap, false) && exact;
+                nxt.labels.insert(nxt.labels.end(), sc.buckets[y].begin(), sc.buckets[y].end());
             }
             nxt.offset[y + 1] = static_cast<uint32_t>(nxt.labels.size());
         }
+        // Every state with labels contributes each live strategy (labels counted once per state).
+        int64_t done = 0;
+        for (size_t x = 0; x < cur.states(); ++x)
+            if (cur.offset[x] < cur.offset[x + 1]) done += static_cast<int64_t>(live.size());
+        return done;
     };
 
     // Repeated segments (a transformer's layers) make the same DP step recur every `length`
@@ -1137,21 +1216,21 @@ Result<SearchResult> PlanProblem::search(int64_t limit, const StrategyMask& allo
     // Time-only DP over one stretch of window w from local start state x (passenger part 0, so
     // only the local states are laid out); the layers before each block and after the last, when
     // `layers` is given.
-    auto stretchFrom = [&](const Window& w, int64_t x, const Mode& mode, std::vector<Layer>* layers) {
+    // `done` gets the steps taken (for doneWork; a reused stretch counts as plainWork per repeat
+    // in `work`). Sequential, on `worker`'s scratch.
+    auto stretchFrom = [&](const Window& w, int64_t x, const Mode& mode, std::vector<Layer>* layers, int worker, int64_t& done) {
         Layer cur;
         cur.offset.assign(static_cast<size_t>(w.local) + 1, 0);
         for (size_t i = static_cast<size_t>(x) + 1; i < cur.offset.size(); ++i) cur.offset[i] = 1;
         cur.labels.push_back(Label{0.0, 0, 0, -1, -1, -1});
         bool exact = true;
-        const int64_t work0 = work;  // a reused stretch counts as plainWork per repeat instead
         for (int b = w.start; b < w.start + w.length; ++b) {
             Layer nxt;
-            step(b, cur, nxt, mode, exact, w.passengerStates);
+            done += step(b, cur, nxt, mode, exact, w.passengerStates, worker);
             if (layers) layers->push_back(std::move(cur));
             cur = std::move(nxt);
         }
         if (layers) layers->push_back(cur);
-        work = work0;
         return cur;
     };
 
@@ -1180,7 +1259,9 @@ Result<SearchResult> PlanProblem::search(int64_t limit, const StrategyMask& allo
             const Window* w = timeOnly ? windowAt[static_cast<size_t>(b)] : nullptr;
             if (!w) {
                 Layer nxt;
-                step(b, cur, nxt, mode, exact);
+                const int64_t done = step(b, cur, nxt, mode, exact, 1, -1);
+                work += done;
+                doneWork += done;
                 steps[static_cast<size_t>(b)] = std::move(cur);
                 cur = std::move(nxt);
                 report(b);
@@ -1190,14 +1271,20 @@ Result<SearchResult> PlanProblem::search(int64_t limit, const StrategyMask& allo
             // The stretch's matrix: local start state × local end state.
             const int64_t L = w->local;
             const int64_t Lend = w->localEnd;
+            // Its rows are independent: split among the workers.
             std::vector<Label> matrix(static_cast<size_t>(L * Lend), Label{kEmpty, 0, 0, -1, -1, -1});
-            for (int64_t x = 0; x < L; ++x) {
-                if (options.cancel && options.cancel->load()) return makeError("plan.cancelled", "search cancelled");
-                const Layer end = stretchFrom(*w, x, mode, nullptr);
-                for (int64_t y = 0; y < Lend; ++y)
-                    if (end.offset[static_cast<size_t>(y)] < end.offset[static_cast<size_t>(y) + 1])
-                        matrix[static_cast<size_t>(x * Lend + y)] = end.labels[end.offset[static_cast<size_t>(y)]];
-            }
+            std::vector<int64_t> rowWork(static_cast<size_t>(threads), 0);
+            parallelFor(L, threads, 1, [&](int64_t x0, int64_t x1, int worker) {
+                for (int64_t x = x0; x < x1; ++x) {
+                    if (options.cancel && options.cancel->load()) return;
+                    const Layer end = stretchFrom(*w, x, mode, nullptr, worker, rowWork[static_cast<size_t>(worker)]);
+                    for (int64_t y = 0; y < Lend; ++y)
+                        if (end.offset[static_cast<size_t>(y)] < end.offset[static_cast<size_t>(y) + 1])
+                            matrix[static_cast<size_t>(x * Lend + y)] = end.labels[end.offset[static_cast<size_t>(y)]];
+                }
+            });
+            if (options.cancel && options.cancel->load()) return makeError("plan.cancelled", "search cancelled");
+            for (const int64_t d : rowWork) doneWork += d;
             for (int k = 0; k < w->repeats; ++k) {
                 const int start = w->start + k * w->length, last = start + w->length - 1;
                 Layer nxt;
@@ -1254,7 +1341,8 @@ Result<SearchResult> PlanProblem::search(int64_t limit, const StrategyMask& allo
                 auto it = stretches.find({w, x});
                 if (it == stretches.end()) {
                     std::vector<Layer> layers;
-                    stretchFrom(*w, x, mode, &layers);
+                    int64_t done = 0;
+                    stretchFrom(*w, x, mode, &layers, 0, done);
                     it = stretches.emplace(std::make_pair(w, x), std::move(layers)).first;
                 }
                 const std::vector<Layer>& layers = it->second;
@@ -1324,6 +1412,26 @@ Result<SearchResult> PlanProblem::search(int64_t limit, const StrategyMask& allo
         auto uMaxOf = [&](int b) { return P.unaryMemMax[static_cast<size_t>(b)][static_cast<size_t>(st[static_cast<size_t>(b)])]; };
         int64_t sum = P.constMemSum;
         for (int b = 0; b < B; ++b) sum += P.unaryMemSum[static_cast<size_t>(b)][static_cast<size_t>(st[static_cast<size_t>(b)])];
+        // Time change of every single-block change at the current strategies, kept up to date:
+        // a change of block b alters only b's row and its pair partners' rows.
+        std::vector<std::vector<double>> dtOf(static_cast<size_t>(B));
+        auto computeDt = [&](int b) {
+            const auto bu = static_cast<size_t>(b);
+            const int cur = st[bu];
+            auto& row = dtOf[bu];
+            row.assign(static_cast<size_t>(P.strategies(b)), 0.0);
+            for (int c = 0; c < P.strategies(b); ++c) {
+                const auto cu = static_cast<size_t>(c);
+                double dt = P.unaryTime[bu][cu] - P.unaryTime[bu][static_cast<size_t>(cur)];
+                for (const Impl::Pair* p : touching[bu]) {
+                    const auto db = static_cast<size_t>(P.strategies(p->b));
+                    const auto sa = static_cast<size_t>(st[static_cast<size_t>(p->a)]), sb = static_cast<size_t>(st[static_cast<size_t>(p->b)]);
+                    dt += p->a == b ? p->cost[cu * db + sb] - p->cost[sa * db + sb] : p->cost[sa * db + cu] - p->cost[sa * db + sb];
+                }
+                row[cu] = dt;
+            }
+        };
+        for (int b = 0; b < B; ++b) computeDt(b);
         // Each round scans every single-block change: at most 4·B rounds and 2^27 changes looked at.
         int64_t looked = 0;
         for (int iteration = 0; iteration < 4 * B && looked < (int64_t{1} << 27); ++iteration) {
@@ -1354,13 +1462,7 @@ Result<SearchResult> PlanProblem::search(int64_t limit, const StrategyMask& allo
                     const int64_t newMem = sum - P.unaryMemSum[bu][static_cast<size_t>(cur)] + P.unaryMemSum[bu][cu] +
                                            std::max(othersMax, P.unaryMemMax[bu][cu]);
                     if (newMem > limit) continue;
-                    double dt = P.unaryTime[bu][cu] - P.unaryTime[bu][static_cast<size_t>(cur)];
-                    for (const Impl::Pair* p : touching[bu]) {
-                        const auto db = static_cast<size_t>(P.strategies(p->b));
-                        const auto sa = static_cast<size_t>(st[static_cast<size_t>(p->a)]), sb = static_cast<size_t>(st[static_cast<size_t>(p->b)]);
-                        dt += p->a == b ? p->cost[cu * db + sb] - p->cost[sa * db + sb] : p->cost[sa * db + cu] - p->cost[sa * db + sb];
-                    }
-                    const double gain = -dt;
+                    const double gain = -dtOf[bu][cu];
                     if (gain <= 1e-12 * std::max(1e-9, r.objectiveSeconds)) continue;
                     const int64_t dm = newMem - mem;
                     const double score = dm <= 0 ? std::numeric_limits<double>::infinity() : gain / static_cast<double>(dm);
@@ -1376,6 +1478,8 @@ Result<SearchResult> PlanProblem::search(int64_t limit, const StrategyMask& allo
             const auto bu = static_cast<size_t>(bestBlock);
             sum += P.unaryMemSum[bu][static_cast<size_t>(bestChoice)] - P.unaryMemSum[bu][static_cast<size_t>(st[bu])];
             st[bu] = bestChoice;
+            computeDt(bestBlock);
+            for (const Impl::Pair* p : touching[bu]) computeDt(p->a == bestBlock ? p->b : p->a);
         }
         r.objectiveSeconds = objective(st);
         r.memoryBytes = memory(st);
@@ -1635,7 +1739,7 @@ Result<MeshPlan> planOnMesh(const Graph& graph, const Cluster& cluster, const Me
     if (!model) return model.error();
     model->setCalibration(options.calibration);
     auto problem = PlanProblem::build(graph, std::move(*analysis), *model, options.measured, options.policy, options.maxStates,
-                                      mesh.toString());
+                                      mesh.toString(), options.threads);
     if (!problem) return problem.error();
     MeshPlan mp;
     auto mask = restrict(*problem);

@@ -76,10 +76,14 @@ struct PlannerOptions {
     // search (lagrangeSteps bisection steps, one fastest-pass each) finds a plan that fits,
     // marked not proven optimal (Plan::searchExact = false).
     int64_t paretoWorkLimit = int64_t{1} << 27;
-    int lagrangeSteps = 8;
+    int lagrangeSteps = 4;
     // Time-only passes apply the DP over a repeated stretch of blocks (a layer) as one min-plus
     // matrix computed once per pass (PlanProblem::search); off: block by block everywhere.
     bool reuseRepeats = true;
+    // Worker threads for the cost tables, the search's large steps and window matrices, and the
+    // evaluator (0: CFP_THREADS or the hardware's count). Results do not depend on it.
+    int threads = 0;
+    int64_t parallelStepWork = int64_t{1} << 16;  // a time-only DP step with this many (state, strategy) pairs is split
     std::function<void(const PlanProgress&)> progress;  // called from the planning thread
     const std::atomic<bool>* cancel = nullptr;          // checked between blocks; plan.cancelled
     std::vector<std::pair<uint64_t, double>> measured;  // op cost signature → measured seconds
@@ -137,7 +141,7 @@ public:
     static Result<PlanProblem> build(const Graph& graph, AnalysisReport analysis, const CostModel& model,
                                      const std::vector<std::pair<uint64_t, double>>& measured = {},
                                      const MemoryPolicy& policy = {}, int64_t frontierCap = 0,
-                                     const std::string& meshLabel = {});
+                                     const std::string& meshLabel = {}, int threads = 0);
     PlanProblem(PlanProblem&&) noexcept;
     PlanProblem& operator=(PlanProblem&&) noexcept;
     ~PlanProblem();
