@@ -5,6 +5,7 @@
 #include <set>
 
 #include "stats/graph_stats.h"
+#include "util/parallel.h"
 
 namespace cfp {
 
@@ -31,14 +32,32 @@ std::vector<char> sourceLikeOps(const Graph& graph) {
     return sourceLike;
 }
 
-Result<Evaluation> evaluatePlan(const Graph& graph, const Plan& plan, const CostModel& model, bool withTimeline) {
+Result<Evaluation> evaluatePlan(const Graph& graph, const Plan& plan, const CostModel& model, bool withTimeline, int threads) {
     const Mesh& mesh = plan.mesh;
     const MemoryPolicy& policy = plan.policy;
     const auto n = static_cast<size_t>(graph.size());
     if (static_cast<int64_t>(plan.tensors.size()) != graph.size())
         return makeError("plan.mismatch", "the plan has " + std::to_string(plan.tensors.size()) + " tensors, the graph " +
                                               std::to_string(graph.size()) + " ops");
-    for (const Op& op : graph.ops()) {
+    // Per-op work in contiguous op ranges, one per worker; a range stops at its first error and
+    // the lowest range's error is the one reported (the first in op order).
+    const int workers = parallelRanges(static_cast<int64_t>(n), resolveThreads(threads), 1024);
+    auto perOp = [&](const std::function<Status(const Op&)>& fn) -> Status {
+        std::vector<Status> failed(static_cast<size_t>(std::max(workers, 1)));
+        parallelFor(static_cast<int64_t>(n), workers, 1, [&](int64_t i0, int64_t i1, int w) {
+            for (int64_t i = i0; i < i1; ++i) {
+                Status st = fn(graph.op(static_cast<OpId>(i)));
+                if (!st) {
+                    failed[static_cast<size_t>(w)] = std::move(st);
+                    return;
+                }
+            }
+        });
+        for (Status& st : failed)
+            if (!st) return st;
+        return {};
+    };
+    CFP_TRY(perOp([&](const Op& op) -> Status {
         const TensorPlan& t = plan.tensors[static_cast<size_t>(op.id)];
         if (t.op != op.id || t.operands.size() != op.operands.size())
             return makeError("plan.mismatch", "tensor entry " + std::to_string(op.id) + " does not match op " + op.name);
@@ -48,7 +67,8 @@ Result<Evaluation> evaluatePlan(const Graph& graph, const Plan& plan, const Cost
             auto okOperand = validateSharding(t.operands[i], mesh, graph.op(op.operands[i]).type);
             if (!okOperand) return okOperand.error().withContext(op.name + " operand " + std::to_string(i));
         }
-    }
+        return {};
+    }));
 
     const std::vector<char> sourceLike = sourceLikeOps(graph);
     std::vector<int32_t> uses(n, 0);
@@ -124,10 +144,16 @@ Result<Evaluation> evaluatePlan(const Graph& graph, const Plan& plan, const Cost
     };
     std::vector<std::vector<Collective>> ownCollectives(n);
     std::vector<double> ownSeconds(n, 0.0);
-    for (const Op& op : graph.ops()) {
+    // Per op: its result's bytes per device, and its working set (result and operands).
+    std::vector<int64_t> ownBytes(n, 0), workBytes(n, 0);
+    // Per op (in parallel): its kernel, own collectives and whether it was measured.
+    CFP_TRY(perOp([&](const Op& op) -> Status {
         const auto k = static_cast<size_t>(op.id);
         const TensorPlan& t = plan.tensors[k];
         const int64_t resultBytes = shardBytes(op.type, t.result, mesh);
+        ownBytes[k] = resultBytes;
+        workBytes[k] = resultBytes;
+        for (size_t i = 0; i < op.operands.size(); ++i) workBytes[k] += shardBytes(graph.op(op.operands[i]).type, t.operands[i], mesh);
         if (op.kind == OpKind::Parameter && op.role == ParamRole::Trainable && policy.optimizerSharding) {
             // The updated weight is all-gathered back from its 1/r pieces (reverse mesh order).
             const auto axes = replicaAxes(t.result);
@@ -139,11 +165,7 @@ Result<Evaluation> evaluatePlan(const Graph& graph, const Plan& plan, const Cost
                 ownSeconds[k] += c;
             }
         }
-        if (sourceLike[k]) {
-            ev.step.collectiveSeconds += ownSeconds[k];
-            ev.opCost[k].collectiveSeconds += ownSeconds[k];
-            continue;
-        }
+        if (sourceLike[k]) return {};
         const auto z = static_cast<double>(zeroSplit(op));
         std::set<std::string> axesUsed(t.ownCollectiveAxes.begin(), t.ownCollectiveAxes.end());
         for (const auto& axes : t.result.dims()) axesUsed.insert(axes.begin(), axes.end());
@@ -164,10 +186,8 @@ Result<Evaluation> evaluatePlan(const Graph& graph, const Plan& plan, const Cost
         if (const double* m = model.measured(sig)) {
             kernel[k] = *m / z;
             measured[k] = 1;
-            anyMeasured = true;
         } else {
             kernel[k] = model.kernelSeconds(op.kind, op.type.dtype, flops, bytes / z);
-            anyModelled = true;
         }
         // A partial result is completed by an all-reduce per axis, or — a gradient that only the
         // sharded optimizer reads — reduce-scattered over those axes (mesh order, shrinking).
@@ -183,6 +203,17 @@ Result<Evaluation> evaluatePlan(const Graph& graph, const Plan& plan, const Cost
             ownSeconds[k] += c;
             if (scatter) left /= mesh.axes()[ax].size;
         }
+        return {};
+    }));
+    // Summed in op order.
+    for (const Op& op : graph.ops()) {
+        const auto k = static_cast<size_t>(op.id);
+        if (sourceLike[k]) {
+            ev.step.collectiveSeconds += ownSeconds[k];
+            ev.opCost[k].collectiveSeconds += ownSeconds[k];
+            continue;
+        }
+        (measured[k] ? anyMeasured : anyModelled) = true;
         const double times = rc[k] ? 2.0 : 1.0;
         ev.step.computeSeconds += times * kernel[k];
         ev.step.collectiveSeconds += times * ownSeconds[k];
@@ -201,41 +232,66 @@ Result<Evaluation> evaluatePlan(const Graph& graph, const Plan& plan, const Cost
     std::vector<std::vector<EdgeCost>> reshardInto(withTimeline ? n : 0);
     std::vector<double> fusedSavingConsumer(n, 0.0), fusedSavingProducer(n, 0.0);
     std::vector<double> rcSavingConsumer(n, 0.0), rcSavingProducer(n, 0.0);
-    for (const Op& op : graph.ops()) {
+    // Per operand edge of each op (in parallel): a fused edge's bytes and whether it is fused
+    // again in a recomputation, or a resharding's plan and seconds.
+    struct EdgeTerm {
+        bool fused = false, again = false, counted = false;
+        int64_t bytes = 0;
+        double seconds = 0;
+    };
+    std::vector<std::vector<EdgeTerm>> edgeTerms(n);
+    CFP_TRY(perOp([&](const Op& op) -> Status {
         const auto k = static_cast<size_t>(op.id);
         const TensorPlan& t = plan.tensors[k];
+        edgeTerms[k].resize(op.operands.size());
         for (size_t i = 0; i < op.operands.size(); ++i) {
             const OpId u = op.operands[i];
             const auto ku = static_cast<size_t>(u);
             const Op& producer = graph.op(u);
             const TensorSharding& have = plan.tensors[ku].result;
             const TensorSharding& need = t.operands[i];
+            EdgeTerm& e = edgeTerms[k][i];
             if (have == need) {
                 if (fusesInto(producer.kind, op.kind) && uses[ku] == 1 && !measured[k] && !measured[ku] && !sourceLike[ku]) {
-                    const int64_t b = shardBytes(producer.type, have, mesh) / zeroSplit(op);
-                    const bool again = rc[k] && rc[ku] && blockOf(u) == blockOf(op.id);
-                    const double saving = model.fusedEdgeSavingSeconds(b) * (again ? 2.0 : 1.0);
-                    ev.step.computeSeconds -= saving;
-                    ev.opCost[k].computeSeconds -= saving;
-                    // For the timeline: the consumer no longer reads the tensor; the producer no
-                    // longer writes it nor launches a kernel of its own (it runs in the consumer's).
-                    fusedSavingConsumer[k] += model.hbmSeconds(static_cast<double>(b));
-                    fusedSavingProducer[ku] += model.hbmSeconds(static_cast<double>(b)) + model.launchSeconds();
-                    if (again) {
-                        rcSavingConsumer[k] += model.hbmSeconds(static_cast<double>(b));
-                        rcSavingProducer[ku] += model.hbmSeconds(static_cast<double>(b)) + model.launchSeconds();
-                    }
-                    ++ev.edgesFused;
+                    e.fused = true;
+                    e.bytes = shardBytes(producer.type, have, mesh) / zeroSplit(op);
+                    e.again = rc[k] && rc[ku] && blockOf(u) == blockOf(op.id);
                 }
                 continue;
             }
             auto rp = planReshard(have, need, mesh, producer.type);
             if (!rp) return rp.error().withContext("edge " + producer.name + " -> " + op.name);
-            const double s = model.reshardSeconds(*rp) * (rc[k] ? 2.0 : 1.0);
-            if (s > 0 || !rp->isNoCommunication()) ++ev.edgesResharded;
-            ev.step.reshardSeconds += s;
-            ev.opCost[k].reshardSeconds += s;
-            if (withTimeline) reshardInto[k].push_back({u, std::move(*rp), s});
+            e.seconds = model.reshardSeconds(*rp) * (rc[k] ? 2.0 : 1.0);
+            e.counted = e.seconds > 0 || !rp->isNoCommunication();
+            if (withTimeline) reshardInto[k].push_back({u, std::move(*rp), e.seconds});
+        }
+        return {};
+    }));
+    // Summed in op and operand order.
+    for (const Op& op : graph.ops()) {
+        const auto k = static_cast<size_t>(op.id);
+        for (size_t i = 0; i < op.operands.size(); ++i) {
+            const EdgeTerm& e = edgeTerms[k][i];
+            const auto ku = static_cast<size_t>(op.operands[i]);
+            if (e.fused) {
+                const int64_t b = e.bytes;
+                const double saving = model.fusedEdgeSavingSeconds(b) * (e.again ? 2.0 : 1.0);
+                ev.step.computeSeconds -= saving;
+                ev.opCost[k].computeSeconds -= saving;
+                // For the timeline: the consumer no longer reads the tensor; the producer no
+                // longer writes it nor launches a kernel of its own (it runs in the consumer's).
+                fusedSavingConsumer[k] += model.hbmSeconds(static_cast<double>(b));
+                fusedSavingProducer[ku] += model.hbmSeconds(static_cast<double>(b)) + model.launchSeconds();
+                if (e.again) {
+                    rcSavingConsumer[k] += model.hbmSeconds(static_cast<double>(b));
+                    rcSavingProducer[ku] += model.hbmSeconds(static_cast<double>(b)) + model.launchSeconds();
+                }
+                ++ev.edgesFused;
+                continue;
+            }
+            if (e.counted) ++ev.edgesResharded;
+            ev.step.reshardSeconds += e.seconds;
+            ev.opCost[k].reshardSeconds += e.seconds;
         }
     }
     ev.step.provenance = anyMeasured ? (anyModelled ? Provenance::Mixed : Provenance::Measured) : Provenance::Modelled;
@@ -245,7 +301,7 @@ Result<Evaluation> evaluatePlan(const Graph& graph, const Plan& plan, const Cost
     for (const Op& op : graph.ops()) {
         const auto k = static_cast<size_t>(op.id);
         const TensorPlan& t = plan.tensors[k];
-        const int64_t own = shardBytes(op.type, t.result, mesh);
+        const int64_t own = ownBytes[k];
         if (op.kind == OpKind::Parameter) {
             switch (op.role) {
                 case ParamRole::Trainable:
@@ -271,9 +327,7 @@ Result<Evaluation> evaluatePlan(const Graph& graph, const Plan& plan, const Cost
         const auto k = static_cast<size_t>(op.id);
         const TensorPlan& t = plan.tensors[k];
         if (sourceLike[k]) continue;
-        int64_t work = shardBytes(op.type, t.result, mesh);
-        for (size_t i = 0; i < op.operands.size(); ++i) work += shardBytes(graph.op(op.operands[i]).type, t.operands[i], mesh);
-        work /= zeroSplit(op);
+        int64_t work = workBytes[k] / zeroSplit(op);
         if (t.block >= 0 && op.phase != Phase::Optimizer) {
             auto it = recomputed.find(t.block);
             if (it != recomputed.end()) work += it->second;
@@ -283,17 +337,18 @@ Result<Evaluation> evaluatePlan(const Graph& graph, const Plan& plan, const Cost
     ev.memory.transient = transient;
 
     if (withTimeline) {
-        double now = 0;
-        auto emitCollectives = [&](const Op& op, const std::string& prefix) {
+        // Each op's events (and, for a recomputed op, those of its second run; for an updated
+        // weight, its all-gathers) are built in parallel with their durations; start times are
+        // laid out in step order afterwards.
+        auto emitCollectives = [&](const Op& op, const std::string& prefix, std::vector<TimelineEvent>& out) {
             for (const Collective& c : ownCollectives[static_cast<size_t>(op.id)]) {
                 const std::string axis = mesh.axes()[c.axis].name;
                 const std::string kind(collectiveKindName(c.kind));
-                ev.timeline.push_back({prefix + op.name + " " + kind, "comm:" + axis, "collective", now, c.seconds, op.id, op.scope,
-                                       kind + " over " + axis + ", " + mib(c.bytes)});
-                now += c.seconds;
+                out.push_back({prefix + op.name + " " + kind, "comm:" + axis, "collective", 0.0, c.seconds, op.id, op.scope,
+                               kind + " over " + axis + ", " + mib(c.bytes)});
             }
         };
-        auto emitOp = [&](const Op& op, bool again) {
+        auto emitOp = [&](const Op& op, bool again, std::vector<TimelineEvent>& out) {
             const auto k = static_cast<size_t>(op.id);
             const std::string prefix = again ? "recompute " : "";
             for (const EdgeCost& e : reshardInto[k])
@@ -301,17 +356,34 @@ Result<Evaluation> evaluatePlan(const Graph& graph, const Plan& plan, const Cost
                     auto a = mesh.axisIndex(step.axis);
                     const double d = a ? model.collectiveSeconds(step.kind, static_cast<size_t>(*a), step.messageBytes) : 0.0;
                     if (d <= 0) continue;
-                    ev.timeline.push_back({prefix + "reshard " + graph.op(e.producer).name + " -> " + op.name, "comm:" + step.axis,
-                                           "reshard", now, d, op.id, op.scope,
-                                           std::string(collectiveKindName(step.kind)) + " over " + step.axis + ", " + mib(step.messageBytes)});
-                    now += d;
+                    out.push_back({prefix + "reshard " + graph.op(e.producer).name + " -> " + op.name, "comm:" + step.axis,
+                                   "reshard", 0.0, d, op.id, op.scope,
+                                   std::string(collectiveKindName(step.kind)) + " over " + step.axis + ", " + mib(step.messageBytes)});
                 }
             const double d = again ? kernel[k] - rcSavingConsumer[k] - rcSavingProducer[k]
                                    : kernel[k] - fusedSavingConsumer[k] - fusedSavingProducer[k];
-            ev.timeline.push_back({prefix + op.name, "compute", again ? "recompute" : "compute", now, std::max(0.0, d), op.id, op.scope,
-                                   std::string(opKindName(op.kind)) + (measured[k] ? " (measured)" : "")});
-            now += std::max(0.0, d);
-            emitCollectives(op, prefix);
+            out.push_back({prefix + op.name, "compute", again ? "recompute" : "compute", 0.0, std::max(0.0, d), op.id, op.scope,
+                           std::string(opKindName(op.kind)) + (measured[k] ? " (measured)" : "")});
+            emitCollectives(op, prefix, out);
+        };
+        std::vector<std::vector<TimelineEvent>> once(n), again(n);
+        CFP_TRY(perOp([&](const Op& op) -> Status {
+            const auto k = static_cast<size_t>(op.id);
+            if (sourceLike[k]) {
+                if (!ownCollectives[k].empty()) emitCollectives(op, "updated ", once[k]);
+                return {};
+            }
+            emitOp(op, false, once[k]);
+            if (rc[k]) emitOp(op, true, again[k]);
+            return {};
+        }));
+        double now = 0;
+        auto place = [&](std::vector<TimelineEvent>& events) {
+            for (TimelineEvent& e : events) {
+                e.startSeconds = now;
+                now += e.durationSeconds;
+                ev.timeline.push_back(std::move(e));
+            }
         };
         // A recomputing block runs its forward ops again just before its first backward op.
         std::map<int32_t, std::vector<OpId>> pending;
@@ -323,18 +395,18 @@ Result<Evaluation> evaluatePlan(const Graph& graph, const Plan& plan, const Cost
             if (op.phase == Phase::Backward && blockOf(op.id) >= 0) {
                 auto it = pending.find(blockOf(op.id));
                 if (it != pending.end()) {
-                    for (OpId r : it->second) emitOp(graph.op(r), true);
+                    for (OpId r : it->second) place(again[static_cast<size_t>(r)]);
                     pending.erase(it);
                 }
             }
             if (!ownCollectives[k].empty() && sourceLike[k]) weights.push_back(op.id);
             if (sourceLike[k]) continue;
-            emitOp(op, false);
+            place(once[k]);
         }
         for (const auto& [block, ops] : pending)
-            for (OpId r : ops) emitOp(graph.op(r), true);
+            for (OpId r : ops) place(again[static_cast<size_t>(r)]);
         // The updated weights' all-gathers close the step (optimizer-state sharding).
-        for (OpId w : weights) emitCollectives(graph.op(w), "updated ");
+        for (OpId w : weights) place(once[static_cast<size_t>(w)]);
     }
     return ev;
 }

@@ -41,6 +41,9 @@ std::vector<char> sourceLikeOps(const Graph& graph);
 
 // Errors: plan.mismatch (tensors do not match the graph), sharding.* (a sharding invalid on the
 // mesh), reshard.* (an edge that cannot be resharded, e.g. to a partial sum).
-Result<Evaluation> evaluatePlan(const Graph& graph, const Plan& plan, const CostModel& model, bool withTimeline = false);
+// Per-op work is split among `threads` workers (0: util/parallel.h's default); sums are taken
+// in op order afterwards, so the result does not depend on it.
+Result<Evaluation> evaluatePlan(const Graph& graph, const Plan& plan, const CostModel& model, bool withTimeline = false,
+                                int threads = 0);
 
 }  // namespace cfp

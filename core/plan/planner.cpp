@@ -95,7 +95,8 @@ struct PlanProblem::Impl {
     std::vector<Pair> pairs;
     std::map<std::pair<int, int>, size_t> pairIndex;
 
-    mutable std::unordered_map<ReshardKey, double, ReshardKeyHash> reshardCache;
+    using ReshardCache = std::unordered_map<ReshardKey, double, ReshardKeyHash>;
+    mutable ReshardCache reshardCache;  // the calling thread's; workers pass their own
 
     int base(int b) const { return static_cast<int>(analysis.blocks.blocks[static_cast<size_t>(b)].strategies.size()); }
     int strategies(int b) const { return base(b) * variants; }
@@ -137,20 +138,21 @@ struct PlanProblem::Impl {
         return projectOperand(*r, st(v, s).factors, i);
     }
 
-    double reshard(OpId u, const CompactSharding& have, const CompactSharding& needed) const {
+    double reshard(OpId u, const CompactSharding& have, const CompactSharding& needed, ReshardCache* cache = nullptr) const {
         if (have == needed) return 0.0;
+        ReshardCache& memo = cache ? *cache : reshardCache;
         const ReshardKey key{typeId[static_cast<size_t>(u)], have, needed};
-        auto it = reshardCache.find(key);
-        if (it != reshardCache.end()) return it->second;
+        auto it = memo.find(key);
+        if (it != memo.end()) return it->second;
         const Mesh& mesh = model().mesh();
         auto plan = planReshard(fromCompact(have, mesh), fromCompact(needed, mesh), mesh, g->op(u).type);
         const double s = plan ? model().reshardSeconds(*plan) : std::numeric_limits<double>::infinity();
-        reshardCache.emplace(key, s);
+        memo.emplace(key, s);
         return s;
     }
 
     // Cost of edge u → v (operand i) with u in state su and v in state sv.
-    double edge(OpId u, int su, OpId v, int sv, size_t i) const {
+    double edge(OpId u, int su, OpId v, int sv, size_t i, ReshardCache* cache = nullptr) const {
         const CompactSharding& have = st(u, su).result;
         const CompactSharding n = need(v, sv, i);
         if (have == n) {
@@ -160,7 +162,7 @@ struct PlanProblem::Impl {
                 return -model().fusedEdgeSavingSeconds(localBytes(pu.type, have, model().sizes()) / zeroSplit(v, st(v, sv).result));
             return 0.0;
         }
-        return reshard(u, have, n);
+        return reshard(u, have, n, cache);
     }
 
     Status buildStates(const std::vector<std::pair<uint64_t, double>>& measured);
@@ -168,6 +170,8 @@ struct PlanProblem::Impl {
     void separatePairs();
     // Adds edge u → v (operand i) between two different blocks to the pair terms.
     void addPairEdge(OpId u, OpId v, size_t i, std::vector<Pair>& ps, std::map<std::pair<int, int>, size_t>& index, std::vector<double>& scratch) const;
+    // Adds that edge's costs to pair p (whose blocks are u's and v's owners).
+    void addEdgeToPair(OpId u, OpId v, size_t i, Pair& p, std::vector<double>& scratch, ReshardCache* cache = nullptr) const;
     static bool separable(const Pair& p, size_t da, size_t db);
 
     // The search's frontier layout (PlanProblem::search). Strategy classes: while block a waits in
@@ -508,7 +512,13 @@ void PlanProblem::Impl::buildTerms() {
         groupMax[b].assign(S, 0);
         otherMax[b].assign(S, 0);
     }
-    // Node terms.
+    // What each block's terms sum, in op order (and operand order): its ops, the edges with one
+    // end in it (the other fixed, or both in it); and every pair's edges. The sums are taken per
+    // block and per pair in that order, blocks and pairs split among the workers, so the tables
+    // do not depend on the thread count.
+    std::vector<std::vector<OpId>> opsOf(B);
+    std::vector<std::vector<std::pair<OpId, int32_t>>> edgesOf(B);  // (consumer, operand)
+    std::vector<std::vector<std::pair<OpId, int32_t>>> pairEdges;
     for (const Op& op : graph.ops()) {
         const auto k = static_cast<size_t>(op.id);
         const int32_t o = owner[k];
@@ -517,24 +527,10 @@ void PlanProblem::Impl::buildTerms() {
             constTime += s.kernel + s.own;
             constMemSum += s.memSum;
             constMemMax = std::max(constMemMax, s.memMax);
-            continue;
-        }
-        const auto ou = static_cast<size_t>(o);
-        for (int s = 0; s < strategies(o); ++s) {
-            const auto su = static_cast<size_t>(s);
-            const OpState& os = st(op.id, s % base(o));
-            const bool rc = recomputes(o, s);
-            unaryTime[ou][su] += (os.kernel + os.own) * (rc && rcEligible[k] ? 2.0 : 1.0);
-            unaryMemSum[ou][su] += rc ? os.memSumRc : os.memSum;
-            if (rc) act[ou][su] += os.actRc;
-            auto& mx = op.phase == Phase::Optimizer ? otherMax[ou][su] : groupMax[ou][su];
-            mx = std::max(mx, os.memMax);
+        } else {
+            opsOf[static_cast<size_t>(o)].push_back(op.id);
         }
     }
-    for (size_t b = 0; b < B; ++b)
-        for (size_t s = 0; s < unaryMemMax[b].size(); ++s) unaryMemMax[b][s] = std::max(otherMax[b][s], groupMax[b][s] + act[b][s]);
-    // Edge terms.
-    std::vector<double> baseCost;
     for (const Op& op : graph.ops()) {
         const OpId v = op.id;
         const int32_t ov = owner[static_cast<size_t>(v)];
@@ -544,17 +540,70 @@ void PlanProblem::Impl::buildTerms() {
             if (ou < 0 && ov < 0) {
                 constTime += edge(u, 0, v, 0, i);
             } else if (ou < 0 || ov < 0 || ou == ov) {
-                const int32_t o = ou < 0 ? ov : ou;
-                for (int s = 0; s < strategies(o); ++s) {
-                    const int sb = s % base(o);
-                    const double e = edge(u, ou < 0 ? 0 : sb, v, ov < 0 ? 0 : sb, i);
-                    unaryTime[static_cast<size_t>(o)][static_cast<size_t>(s)] += ov < 0 ? e : edgeTimes(u, v, s, e);
-                }
+                edgesOf[static_cast<size_t>(ou < 0 ? ov : ou)].emplace_back(v, static_cast<int32_t>(i));
             } else {
-                addPairEdge(u, v, i, pairs, pairIndex, baseCost);
+                const int a = std::min(ou, ov), b = std::max(ou, ov);
+                auto [it, inserted] = pairIndex.try_emplace({a, b}, pairs.size());
+                if (inserted) {
+                    Pair p;
+                    p.a = a;
+                    p.b = b;
+                    p.cost.assign(static_cast<size_t>(strategies(a)) * static_cast<size_t>(strategies(b)), 0.0);
+                    pairs.push_back(std::move(p));
+                    pairEdges.emplace_back();
+                }
+                pairEdges[it->second].emplace_back(v, static_cast<int32_t>(i));
             }
         }
     }
+    std::vector<ReshardCache> caches(static_cast<size_t>(threads));
+    parallelFor(static_cast<int64_t>(B), threads, 8, [&](int64_t b0, int64_t b1, int w) {
+        ReshardCache* cache = &caches[static_cast<size_t>(w)];
+        std::vector<double> baseE;
+        for (auto ou = static_cast<size_t>(b0); ou < static_cast<size_t>(b1); ++ou) {
+            const int o = static_cast<int>(ou);
+            const int S = strategies(o), bo = base(o);
+            // Node terms.
+            for (const OpId id : opsOf[ou]) {
+                const auto k = static_cast<size_t>(id);
+                const Op& op = graph.op(id);
+                for (int s = 0; s < S; ++s) {
+                    const auto su = static_cast<size_t>(s);
+                    const OpState& os = st(id, s % bo);
+                    const bool rc = recomputes(o, s);
+                    unaryTime[ou][su] += (os.kernel + os.own) * (rc && rcEligible[k] ? 2.0 : 1.0);
+                    unaryMemSum[ou][su] += rc ? os.memSumRc : os.memSum;
+                    if (rc) act[ou][su] += os.actRc;
+                    auto& mx = op.phase == Phase::Optimizer ? otherMax[ou][su] : groupMax[ou][su];
+                    mx = std::max(mx, os.memMax);
+                }
+            }
+            for (int s = 0; s < S; ++s) {
+                const auto su = static_cast<size_t>(s);
+                unaryMemMax[ou][su] = std::max(otherMax[ou][su], groupMax[ou][su] + act[ou][su]);
+            }
+            // Edge terms: priced once per base strategy, then per recomputation variant.
+            for (const auto& [v, slot] : edgesOf[ou]) {
+                const auto i = static_cast<size_t>(slot);
+                const OpId u = graph.op(v).operands[i];
+                const int32_t ov = owner[static_cast<size_t>(v)], ouOwner = owner[static_cast<size_t>(u)];
+                baseE.resize(static_cast<size_t>(bo));
+                for (int sb = 0; sb < bo; ++sb)
+                    baseE[static_cast<size_t>(sb)] = edge(u, ouOwner < 0 ? 0 : sb, v, ov < 0 ? 0 : sb, i, cache);
+                for (int s = 0; s < S; ++s) {
+                    const double e = baseE[static_cast<size_t>(s % bo)];
+                    unaryTime[ou][static_cast<size_t>(s)] += ov < 0 ? e : edgeTimes(u, v, s, e);
+                }
+            }
+        }
+    });
+    parallelFor(static_cast<int64_t>(pairs.size()), threads, 8, [&](int64_t p0, int64_t p1, int w) {
+        ReshardCache* cache = &caches[static_cast<size_t>(w)];
+        std::vector<double> scratch;
+        for (auto pi = static_cast<size_t>(p0); pi < static_cast<size_t>(p1); ++pi)
+            for (const auto& [v, slot] : pairEdges[pi])
+                addEdgeToPair(graph.op(v).operands[static_cast<size_t>(slot)], v, static_cast<size_t>(slot), pairs[pi], scratch, cache);
+    });
 }
 
 Status PlanProblem::Impl::layoutFrontier(const std::vector<Pair>& ps, int upTo, int64_t maxStates, const std::string& meshLabel,
@@ -651,8 +700,13 @@ void PlanProblem::Impl::addPairEdge(OpId u, OpId v, size_t i, std::vector<Pair>&
         p.cost.assign(static_cast<size_t>(strategies(a)) * static_cast<size_t>(strategies(b)), 0.0);
         ps.push_back(std::move(p));
     }
-    Pair& p = ps[it->second];
-    const int db = strategies(b);
+    addEdgeToPair(u, v, i, ps[it->second], baseCost);
+}
+
+void PlanProblem::Impl::addEdgeToPair(OpId u, OpId v, size_t i, Pair& p, std::vector<double>& baseCost, ReshardCache* cache) const {
+    const int32_t ou = owner[static_cast<size_t>(u)], ov = owner[static_cast<size_t>(v)];
+    const int a = p.a;
+    const int db = strategies(p.b);
     const int bu = base(ou), bv = base(ov);
     // The shardings u has and v reads repeat across strategies: resharding is priced once per
     // distinct pair (equal shardings go through edge(), which prices fusion).
@@ -673,10 +727,10 @@ void PlanProblem::Impl::addPairEdge(OpId u, OpId v, size_t i, std::vector<Pair>&
             const size_t h = haveOf[static_cast<size_t>(su)], q = needOf[static_cast<size_t>(sv)];
             double& e = baseCost[static_cast<size_t>(su) * static_cast<size_t>(bv) + static_cast<size_t>(sv)];
             if (haves[h] == needs[q]) {
-                e = edge(u, su, v, sv, i);
+                e = edge(u, su, v, sv, i, cache);
             } else {
                 double& c = priced[h * needs.size() + q];
-                if (std::isnan(c)) c = reshard(u, haves[h], needs[q]);
+                if (std::isnan(c)) c = reshard(u, haves[h], needs[q], cache);
                 e = c;
             }
         }

@@ -6,12 +6,14 @@
 #include <cmath>
 #include <functional>
 
+#include "blocks/block_checker.h"
 #include "hardware/hardware.h"
 #include "models/models.h"
 #include "must.h"
 #include "tiny_gpt.h"
 #include "plan/evaluator.h"
 #include "plan/planner.h"
+#include "util/parallel.h"
 
 using namespace cfp;
 using cfp::test::must;
@@ -31,11 +33,11 @@ Graph preset(const std::string& name, int64_t layers = 0) {
 
 Cluster cluster(int64_t nodes, const std::string& hw = "h100-sxm") { return must(makeCluster(must(loadHardware(hw), hw), nodes), "cluster"); }
 
-PlanProblem problem(const Graph& g, const std::string& meshText, int64_t gpusPerNode = 8) {
+PlanProblem problem(const Graph& g, const std::string& meshText, int64_t gpusPerNode = 8, int threads = 0) {
     const Mesh mesh = must(assignLinkClasses(must(parseMesh(meshText), "mesh"), gpusPerNode), "link classes");
     auto analysis = must(analyzeGraph(g, mesh), "analysis");
     auto model = must(CostModel::create(must(loadHardware("h100-sxm"), "hw"), mesh), "cost model");
-    return must(PlanProblem::build(g, std::move(analysis), model), "problem");
+    return must(PlanProblem::build(g, std::move(analysis), model, {}, {}, 0, {}, threads), "problem");
 }
 
 // Every assignment of strategies to blocks (the caller keeps the count small).
@@ -498,6 +500,106 @@ private slots:
             QVERIFY2(close(p.objective(pa.strategy), pa.objectiveSeconds), name.c_str());
         }
         QVERIFY2(reusedCases >= 2, std::to_string(reusedCases).c_str());
+    }
+
+    // parallelFor: every index exactly once, ranges contiguous and in worker order; an exception
+    // in a helper reaches the caller.
+    void parallelForCoversEveryIndexOnce() {
+        for (const int threads : {1, 2, 3, 8})
+            for (const int64_t n : {int64_t{0}, int64_t{1}, int64_t{7}, int64_t{1000}}) {
+                std::vector<int> hits(static_cast<size_t>(n), 0);
+                std::vector<std::pair<int64_t, int64_t>> ranges(static_cast<size_t>(threads), {-1, -1});
+                parallelFor(n, threads, 1, [&](int64_t b, int64_t e, int w) {
+                    ranges[static_cast<size_t>(w)] = {b, e};
+                    for (int64_t i = b; i < e; ++i) ++hits[static_cast<size_t>(i)];
+                });
+                for (int h : hits) QCOMPARE(h, 1);
+                const int used = parallelRanges(n, threads, 1);
+                QCOMPARE(used, static_cast<int>(std::min<int64_t>(n, threads)));
+                int64_t next = 0;
+                for (int w = 0; w < used; ++w) {
+                    QCOMPARE(ranges[static_cast<size_t>(w)].first, next);
+                    next = ranges[static_cast<size_t>(w)].second;
+                }
+                QCOMPARE(next, n);
+            }
+        QCOMPARE(parallelRanges(1000, 8, 400), 2);
+        bool caught = false;
+        try {
+            parallelFor(10, 4, 1, [](int64_t b, int64_t, int) {
+                if (b > 0) throw std::runtime_error("helper");
+            });
+        } catch (const std::runtime_error&) {
+            caught = true;
+        }
+        QVERIFY(caught);
+    }
+
+    // Worker threads never change a result: the block check, the cost tables, every kind of
+    // search pass (large steps split among workers even when small), and the evaluator are the
+    // same, bit for bit, with one thread and with three.
+    void threadsDoNotChangeResults() {
+        struct Case {
+            const char* preset;
+            int64_t layers;
+            const char* mesh;
+        };
+        int reusedCases = 0;
+        for (const Case& c : {Case{"gpt3-125m", 12, "2x4"}, Case{"llama2-7b", 10, "8"}}) {
+            const std::string name = std::string(c.preset) + "/" + c.mesh;
+            const Graph g = preset(c.preset, c.layers);
+            const Mesh mesh = must(assignLinkClasses(must(parseMesh(c.mesh), "mesh"), 8), "link classes");
+            const auto analysis = must(analyzeGraph(g, mesh), "analysis");
+            const BlockCheckReport c1 = checkBlocks(g, analysis.blocks, 1), c3 = checkBlocks(g, analysis.blocks, 3);
+            QVERIFY2(c1.pass && c3.pass, name.c_str());
+            QCOMPARE(c3.edgesChecked, c1.edgesChecked);
+            QCOMPARE(c3.ownCollectives.size(), c1.ownCollectives.size());
+            for (size_t i = 0; i < c1.ownCollectives.size(); ++i) {
+                QCOMPARE(c3.ownCollectives[i].block, c1.ownCollectives[i].block);
+                QVERIFY(c3.ownCollectives[i].collectives == c1.ownCollectives[i].collectives);
+            }
+
+            const PlanProblem p1 = problem(g, c.mesh, 8, 1), p3 = problem(g, c.mesh, 8, 3);
+            PlannerOptions one, three;
+            one.threads = 1;
+            three.threads = 3;
+            three.parallelStepWork = 1;
+            const auto f1 = must(p1.search(0, {}, one), name + " 1 thread");
+            const auto f3 = must(p3.search(0, {}, three), name + " 3 threads");
+            QVERIFY2(f1.strategy == f3.strategy && f1.objectiveSeconds == f3.objectiveSeconds, name.c_str());
+            QCOMPARE(f3.reusedBlocks, f1.reusedBlocks);
+            reusedCases += f1.reusedBlocks > 0 ? 1 : 0;
+            for (const auto& s : {f1.strategy, std::vector<int32_t>(f1.strategy.size(), 0)}) {
+                QCOMPARE(p3.objective(s), p1.objective(s));
+                QCOMPARE(p3.memory(s), p1.memory(s));
+            }
+            // Under a limit, through the Lagrangian search and its greedy fill; and block by block.
+            const int64_t limit = f1.memoryBytes * 9 / 10;
+            one.paretoWorkLimit = three.paretoWorkLimit = 0;
+            const auto l1 = must(p1.search(limit, {}, one), name + " limit, 1 thread");
+            const auto l3 = must(p3.search(limit, {}, three), name + " limit, 3 threads");
+            QVERIFY2(l1.strategy == l3.strategy && l1.objectiveSeconds == l3.objectiveSeconds, name.c_str());
+            one.reuseRepeats = three.reuseRepeats = false;
+            const auto b1 = must(p1.search(limit, {}, one), name + " block by block, 1 thread");
+            const auto b3 = must(p3.search(limit, {}, three), name + " block by block, 3 threads");
+            QVERIFY2(b1.strategy == b3.strategy && b1.objectiveSeconds == b3.objectiveSeconds, name.c_str());
+
+            Plan plan;
+            p1.fillPlan(l1.strategy, {}, plan);
+            const Evaluation e1 = must(evaluatePlan(g, plan, p1.model(), true, 1), "evaluate, 1 thread");
+            const Evaluation e3 = must(evaluatePlan(g, plan, p1.model(), true, 3), "evaluate, 3 threads");
+            QCOMPARE(e3.step.total(), e1.step.total());
+            QCOMPARE(e3.memory.total(), e1.memory.total());
+            QCOMPARE(e3.edgesFused, e1.edgesFused);
+            QCOMPARE(e3.edgesResharded, e1.edgesResharded);
+            QCOMPARE(e3.timeline.size(), e1.timeline.size());
+            for (size_t i = 0; i < e1.timeline.size(); ++i) {
+                QVERIFY(e3.timeline[i].name == e1.timeline[i].name);
+                QCOMPARE(e3.timeline[i].startSeconds, e1.timeline[i].startSeconds);
+            }
+            QVERIFY2(close(e1.step.total(), l1.objectiveSeconds), name.c_str());
+        }
+        QVERIFY(reusedCases >= 1);
     }
 
     // The build lays out the first segments' frontier before the whole cost tables: a cap it
