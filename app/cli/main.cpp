@@ -595,7 +595,7 @@ void printPlan(const PlanOutcome& o, const Graph& graph) {
 int cmdPlan(const std::vector<std::string>& argv) {
     OptionSpec spec = modelOptionSpec();
     spec.valued.insert({"--hardware", "--nodes", "--mesh", "--pin", "--memory-limit", "--recompute", "--optimizer-sharding", "-o", "--output",
-                        "--db", "--db-fingerprint"});
+                        "--db", "--db-fingerprint", "--threads"});
     spec.flags.insert({"--json", "--no-baselines", "--quiet"});
     auto args = cli::parseArgs(argv, spec);
     if (!args) return fail(args.error());
@@ -622,6 +622,8 @@ int cmdPlan(const std::vector<std::string>& argv) {
                      "                     calibrated model of the fingerprint profiled as --hardware\n"
                      "  --db-fingerprint K that fingerprint instead (see `cfp profile --list --db FILE`)\n"
                      "  --no-baselines     skip the baselines\n"
+                     "  --threads N        worker threads for the block check, cost tables, search and evaluator\n"
+                     "                     (default: CFP_THREADS, else every hardware thread); the plan is the same\n"
                      "  --quiet            no progress on stderr\n"
                   << kModelOptionsHelp << "  --json             machine-readable summary on stdout\n";
         return kExitOk;
@@ -629,6 +631,11 @@ int cmdPlan(const std::vector<std::string>& argv) {
     auto cluster = clusterFromArgs(*args);
     if (!cluster) return fail(cluster.error());
     PlannerOptions options;
+    if (auto v = args->value("--threads")) {
+        auto t = cli::parsePositive("--threads", *v);
+        if (!t) return fail(t.error());
+        options.threads = static_cast<int>(std::min<int64_t>(*t, 1024));
+    }
     options.pins = args->all("--pin");
     options.baselines = !args->has("--no-baselines");
     if (auto v = args->value("--memory-limit")) {

@@ -37,7 +37,7 @@ Result<AnalysisReport> analyzeGraph(const Graph& graph, const Mesh& mesh, const 
     if (!blocks) return blocks.error();
     report.blocks = std::move(*blocks);
     report.blocksSeconds = lap();
-    report.check = checkBlocks(graph, report.blocks);
+    report.check = checkBlocks(graph, report.blocks, options.threads);
     report.checkSeconds = lap();
 
     std::vector<BlockView> views;

@@ -17,6 +17,7 @@ namespace cfp {
 
 struct AnalysisOptions {
     CoverOptions cover;
+    int threads = 0;  // workers for the independent block check (0: util/parallel.h's default)
 };
 
 struct AnalysisReport {

@@ -1787,7 +1787,9 @@ struct MeshPlan {
 Result<MeshPlan> planOnMesh(const Graph& graph, const Cluster& cluster, const Mesh& mesh, const PlannerOptions& options,
                             int64_t limit, const std::function<Result<StrategyMask>(const PlanProblem&)>& restrict,
                             int64_t* smallestNeed = nullptr) {
-    auto analysis = analyzeGraph(graph, mesh);
+    AnalysisOptions analysisOptions;
+    analysisOptions.threads = options.threads;
+    auto analysis = analyzeGraph(graph, mesh, analysisOptions);
     if (!analysis) return analysis.error();
     auto model = CostModel::create(cluster.hardware, mesh);
     if (!model) return model.error();
@@ -1880,7 +1882,7 @@ Result<PlanOutcome> planGraph(const Graph& graph, const Cluster& cluster, const 
     best->problem->fillPlan(best->result.strategy, best->mask, plan);
     plan.predictedStepSeconds = best->result.objectiveSeconds;
     plan.searchExact = best->result.exact;
-    auto ev = evaluatePlan(graph, plan, best->problem->model(), true);
+    auto ev = evaluatePlan(graph, plan, best->problem->model(), true, options.threads);
     if (!ev) return ev.error().withContext("evaluator");
     plan.step = ev->step;
     plan.evaluatorStepSeconds = ev->step.total();
@@ -1947,7 +1949,7 @@ Result<PlanOutcome> planGraph(const Graph& graph, const Cluster& cluster, const 
             }
             Plan bp;
             mp->problem->fillPlan(mp->result.strategy, {}, bp);
-            auto bev = evaluatePlan(graph, bp, mp->problem->model(), false);
+            auto bev = evaluatePlan(graph, bp, mp->problem->model(), false, options.threads);
             if (!bev) {
                 bl.note = bev.error().message;
                 plan.baselines.push_back(bl);
