@@ -43,19 +43,10 @@ Result<Evaluation> evaluatePlan(const Graph& graph, const Plan& plan, const Cost
     // the lowest range's error is the one reported (the first in op order).
     const int workers = parallelRanges(static_cast<int64_t>(n), resolveThreads(threads), 1024);
     auto perOp = [&](const std::function<Status(const Op&)>& fn) -> Status {
-        std::vector<Status> failed(static_cast<size_t>(std::max(workers, 1)));
-        parallelFor(static_cast<int64_t>(n), workers, 1, [&](int64_t i0, int64_t i1, int w) {
-            for (int64_t i = i0; i < i1; ++i) {
-                Status st = fn(graph.op(static_cast<OpId>(i)));
-                if (!st) {
-                    failed[static_cast<size_t>(w)] = std::move(st);
-                    return;
-                }
-            }
+        return parallelTry(static_cast<int64_t>(n), workers, 1, [&](int64_t i0, int64_t i1, int) -> Status {
+            for (int64_t i = i0; i < i1; ++i) CFP_TRY(fn(graph.op(static_cast<OpId>(i))));
+            return {};
         });
-        for (Status& st : failed)
-            if (!st) return st;
-        return {};
     };
     CFP_TRY(perOp([&](const Op& op) -> Status {
         const TensorPlan& t = plan.tensors[static_cast<size_t>(op.id)];

@@ -477,19 +477,11 @@ Status PlanProblem::Impl::buildStates(const std::vector<std::pair<uint64_t, doub
     for (const std::vector<OpId>& ops : byLevel) {
         // Strided, not contiguous: members (a state per strategy) and fixed ops (one) mix evenly.
         const int ranges = parallelRanges(static_cast<int64_t>(ops.size()), threads, 256);
-        std::vector<Status> failed(static_cast<size_t>(std::max(ranges, 1)));
-        parallelFor(ranges, ranges, 1, [&](int64_t, int64_t, int w) {
+        CFP_TRY(parallelTry(ranges, ranges, 1, [&](int64_t, int64_t, int w) -> Status {
             std::string why;
-            for (auto i = static_cast<size_t>(w); i < ops.size(); i += static_cast<size_t>(ranges)) {
-                Status st = fill(ops[i], why);
-                if (!st) {
-                    failed[static_cast<size_t>(w)] = std::move(st);
-                    return;
-                }
-            }
-        });
-        for (Status& st : failed)
-            if (!st) return st;
+            for (auto i = static_cast<size_t>(w); i < ops.size(); i += static_cast<size_t>(ranges)) CFP_TRY(fill(ops[i], why));
+            return {};
+        }));
     }
     return {};
 }

@@ -50,4 +50,12 @@ void parallelFor(int64_t n, int threads, int64_t grain, const std::function<void
         if (e) std::rethrow_exception(e);
 }
 
+Status parallelTry(int64_t n, int threads, int64_t grain, const std::function<Status(int64_t, int64_t, int)>& fn) {
+    std::vector<Status> failed(static_cast<size_t>(std::max(1, parallelRanges(n, threads, grain))));
+    parallelFor(n, threads, grain, [&](int64_t b, int64_t e, int w) { failed[static_cast<size_t>(w)] = fn(b, e, w); });
+    for (Status& st : failed)
+        if (!st) return st;
+    return {};
+}
+
 }  // namespace cfp

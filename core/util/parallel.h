@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <functional>
 
+#include "util/result.h"
+
 namespace cfp {
 
 // The thread count an option of 0 means: CFP_THREADS when it is set to a positive number, else
@@ -22,6 +24,10 @@ int resolveThreads(int requested);
 // thread, workers numbered in index order. Returns when all are done; the first exception a
 // range throws (lowest worker) is rethrown.
 void parallelFor(int64_t n, int threads, int64_t grain, const std::function<void(int64_t, int64_t, int)>& fn);
+
+// parallelFor with ranges that can fail: a range stops at its first error; the lowest range's
+// error is returned (the first in index order).
+Status parallelTry(int64_t n, int threads, int64_t grain, const std::function<Status(int64_t, int64_t, int)>& fn);
 
 // How many ranges parallelFor(n, threads, grain, …) uses.
 int parallelRanges(int64_t n, int threads, int64_t grain);
