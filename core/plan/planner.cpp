@@ -170,6 +170,8 @@ struct PlanProblem::Impl {
     void separatePairs();
     // Adds edge u → v (operand i) between two different blocks to the pair terms.
     void addPairEdge(OpId u, OpId v, size_t i, std::vector<Pair>& ps, std::map<std::pair<int, int>, size_t>& index, std::vector<double>& scratch) const;
+    // The index of the pair of blocks x and y in ps, a new zero pair when it has none yet.
+    size_t pairOf(int x, int y, std::vector<Pair>& ps, std::map<std::pair<int, int>, size_t>& index) const;
     // Adds that edge's costs to pair p (whose blocks are u's and v's owners).
     void addEdgeToPair(OpId u, OpId v, size_t i, Pair& p, std::vector<double>& scratch, ReshardCache* cache = nullptr) const;
     static bool separable(const Pair& p, size_t da, size_t db);
@@ -534,17 +536,9 @@ void PlanProblem::Impl::buildTerms() {
             } else if (ou < 0 || ov < 0 || ou == ov) {
                 edgesOf[static_cast<size_t>(ou < 0 ? ov : ou)].emplace_back(v, static_cast<int32_t>(i));
             } else {
-                const int a = std::min(ou, ov), b = std::max(ou, ov);
-                auto [it, inserted] = pairIndex.try_emplace({a, b}, pairs.size());
-                if (inserted) {
-                    Pair p;
-                    p.a = a;
-                    p.b = b;
-                    p.cost.assign(static_cast<size_t>(strategies(a)) * static_cast<size_t>(strategies(b)), 0.0);
-                    pairs.push_back(std::move(p));
-                    pairEdges.emplace_back();
-                }
-                pairEdges[it->second].emplace_back(v, static_cast<int32_t>(i));
+                const size_t slot = pairOf(ou, ov, pairs, pairIndex);
+                if (slot == pairEdges.size()) pairEdges.emplace_back();
+                pairEdges[slot].emplace_back(v, static_cast<int32_t>(i));
             }
         }
     }
@@ -682,8 +676,11 @@ Status PlanProblem::Impl::checkFrontierPrefix(int64_t maxStates, const std::stri
 
 void PlanProblem::Impl::addPairEdge(OpId u, OpId v, size_t i, std::vector<Pair>& ps, std::map<std::pair<int, int>, size_t>& index,
                                     std::vector<double>& baseCost) const {
-    const int32_t ou = owner[static_cast<size_t>(u)], ov = owner[static_cast<size_t>(v)];
-    const int a = std::min(ou, ov), b = std::max(ou, ov);
+    addEdgeToPair(u, v, i, ps[pairOf(owner[static_cast<size_t>(u)], owner[static_cast<size_t>(v)], ps, index)], baseCost);
+}
+
+size_t PlanProblem::Impl::pairOf(int x, int y, std::vector<Pair>& ps, std::map<std::pair<int, int>, size_t>& index) const {
+    const int a = std::min(x, y), b = std::max(x, y);
     auto [it, inserted] = index.try_emplace({a, b}, ps.size());
     if (inserted) {
         Pair p;
@@ -692,7 +689,7 @@ void PlanProblem::Impl::addPairEdge(OpId u, OpId v, size_t i, std::vector<Pair>&
         p.cost.assign(static_cast<size_t>(strategies(a)) * static_cast<size_t>(strategies(b)), 0.0);
         ps.push_back(std::move(p));
     }
-    addEdgeToPair(u, v, i, ps[it->second], baseCost);
+    return it->second;
 }
 
 void PlanProblem::Impl::addEdgeToPair(OpId u, OpId v, size_t i, Pair& p, std::vector<double>& baseCost, ReshardCache* cache) const {
