@@ -3,10 +3,12 @@
 // times but included in the peak memory. Not a test: it prints numbers for docs/BENCHMARKS.md.
 //
 // Stages of one plan on a fixed mesh (what planGraph does for one mesh, minus the baselines):
-//   analysis  analyzeGraph: blocks, independent checker, segment cover, search space
+//   analysis  planningAnalysis (analyzeGraph as planGraph runs it): blocks and the segment cover;
+//             the independent block check and the search-space report are left out, as in
+//             `cfp plan` without --check-blocks (`cfp analyze` and bench_analyze time them)
 //   build     CostModel::create + PlanProblem::build: op states and the cost tables
-//   search    PlanProblem::search: the segment DP (time only; Pareto labels and the memory-only
-//             pass when the fastest plan does not fit)
+//   search    PlanProblem::search: the segment DP (time only; Pareto labels, or the memory-only
+//             and Lagrangian passes, when the fastest plan does not fit); "DP passes" counts them
 //   evaluate  PlanProblem::fillPlan + evaluatePlan (with the timeline, as planGraph asks for it)
 // Mesh "auto" calls planGraph itself (every mesh, then the evaluator and the two baselines, as
 // `cfp plan --mesh auto` does) and reports its wall time and the meshes it tried; it is cancelled
@@ -90,9 +92,9 @@ double neededGiB(const Error& e) {
 
 void printHeader() {
     std::printf("| case | model | layers | ops | mesh | nodes | blocks | segment types | analysis ms | build ms | search ms | "
-                "evaluate ms | total ms | predicted step ms | evaluator step ms | memory/device GiB | fits (80 GiB) | "
+                "DP passes | evaluate ms | total ms | predicted step ms | evaluator step ms | memory/device GiB | fits (80 GiB) | "
                 "peak RSS MB |\n");
-    std::printf("|---|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|\n");
+    std::printf("|---|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|\n");
 }
 
 // The leading cells every row shares.
@@ -131,7 +133,7 @@ struct MeshRun {
 MeshRun planStages(const Graph& graph, const HardwareSpec& hw, const Mesh& mesh, int64_t limit) {
     MeshRun run;
     const auto t0 = Clock::now();
-    auto analysis = analyzeGraph(graph, mesh);
+    auto analysis = planningAnalysis(graph, mesh, PlannerOptions{});
     const auto t1 = Clock::now();
     run.analysisMs = ms(t0, t1);
     if (!analysis) {
@@ -183,6 +185,7 @@ int runFixed(const Case& c, int repeat, bool detail) {
     int64_t blocks = 0, types = 0;
     double predicted = 0, evaluated = 0, needGiB = std::nan("");
     int64_t memory = 0;
+    int passes = 0;
     bool infeasible = false;
     for (int r = 0; r < repeat; ++r) {
         MeshRun run = planStages(graph, hw, *mesh, limit);
@@ -221,6 +224,7 @@ int runFixed(const Case& c, int repeat, bool detail) {
         tEvaluate = std::min(tEvaluate, ms(t3, t4));
         tTotal = std::min(tTotal, staged + ms(t3, t4));
         predicted = found.objectiveSeconds;
+        passes = found.passes;
         evaluated = ev->step.total();
         memory = ev->memory.total();
     }
@@ -228,12 +232,12 @@ int runFixed(const Case& c, int repeat, bool detail) {
     std::printf(" %lld | %lld | %.1f | %.1f | %.2f |", static_cast<long long>(blocks), static_cast<long long>(types), tAnalysis,
                 tBuild, tSearch);
     if (infeasible) {
-        std::printf(" – | %.1f | – | – | %.2f | does not fit: needs %.2f GiB |", tTotal, needGiB, needGiB);
+        std::printf(" – | – | %.1f | – | – | %.2f | does not fit: needs %.2f GiB |", tTotal, needGiB, needGiB);
         std::fflush(stdout);
         return kInfeasible;
     }
     const bool fits = memory <= hw.memoryBytes;
-    std::printf(" %.1f | %.1f | %.3f | %.3f | %.2f | %s |", tEvaluate, tTotal, predicted * 1e3, evaluated * 1e3,
+    std::printf(" %d | %.1f | %.1f | %.3f | %.3f | %.2f | %s |", passes, tEvaluate, tTotal, predicted * 1e3, evaluated * 1e3,
                 static_cast<double>(memory) / kGiB, fits ? "yes" : "no");
     std::fflush(stdout);
     if (!close(predicted, evaluated)) {
@@ -285,7 +289,7 @@ int runAuto(const Case& c, int repeat, bool detail, double budget) {
         if (!out && out.error().code == "plan.cancelled") {
             printLead(c, setup->model.config.numLayers, graph.size(), "auto");
             const std::string& current = meshes[static_cast<size_t>(std::max(meshesStarted, 1) - 1)];
-            std::printf(" – | – | – | – | – | – | > %.0f | – | – | – | not finished: cancelled after %.0f s on mesh %d of %zu (%s); %s |",
+            std::printf(" – | – | – | – | – | – | – | > %.0f | – | – | – | not finished: cancelled after %.0f s on mesh %d of %zu (%s); %s |",
                         t, t / 1e3, meshesStarted, meshes.size(), current.c_str(),
                         fittedBefore ? "an earlier mesh fits" : "no earlier mesh fits");
             std::fflush(stdout);
@@ -352,7 +356,7 @@ int runAuto(const Case& c, int repeat, bool detail, double budget) {
                             run.buildMs, run.searchMs, outcomeText.c_str());
         }
         printLead(c, setup->model.config.numLayers, graph.size(), "auto (" + std::to_string(meshes.size()) + " meshes)");
-        std::printf(" – | – | Σ %.1f | Σ %.1f | Σ %.1f | – | %.1f | – | – | %.2f | does not fit on any mesh: %d searched, the "
+        std::printf(" – | – | Σ %.1f | Σ %.1f | Σ %.1f | – | – | %.1f | – | – | %.2f | does not fit on any mesh: %d searched, the "
                     "smallest needs %.2f GiB (%s); %d skipped (search frontier > %lld states)%s |",
                     sumA, sumB, sumS, best, minNeed, searched, minNeed, minMesh.c_str(), skipped,
                     static_cast<long long>(PlannerOptions{}.maxStates), other ? "; others failed" : "");
@@ -366,7 +370,7 @@ int runAuto(const Case& c, int repeat, bool detail, double budget) {
                              std::to_string(planned) + " planned)";
     printLead(c, setup->model.config.numLayers, graph.size(), mesh);
     const bool fits = plan.memory.total() <= hw.memoryBytes;
-    std::printf(" %zu | – | – | – | – | – | %.1f | %.3f | %.3f | %.2f | %s |", plan.blocks.size(), best, plan.predictedStepSeconds * 1e3,
+    std::printf(" %zu | – | – | – | – | – | – | %.1f | %.3f | %.3f | %.2f | %s |", plan.blocks.size(), best, plan.predictedStepSeconds * 1e3,
                 plan.evaluatorStepSeconds * 1e3, static_cast<double>(plan.memory.total()) / kGiB, fits ? "yes" : "no");
     std::fflush(stdout);
     if (!close(plan.predictedStepSeconds, plan.evaluatorStepSeconds)) {

@@ -596,7 +596,7 @@ int cmdPlan(const std::vector<std::string>& argv) {
     OptionSpec spec = modelOptionSpec();
     spec.valued.insert({"--hardware", "--nodes", "--mesh", "--pin", "--memory-limit", "--recompute", "--optimizer-sharding", "-o", "--output",
                         "--db", "--db-fingerprint", "--threads"});
-    spec.flags.insert({"--json", "--no-baselines", "--quiet"});
+    spec.flags.insert({"--json", "--no-baselines", "--quiet", "--check-blocks"});
     auto args = cli::parseArgs(argv, spec);
     if (!args) return fail(args.error());
     if (args->has("--help") || args->has("-h")) {
@@ -624,6 +624,8 @@ int cmdPlan(const std::vector<std::string>& argv) {
                      "  --no-baselines     skip the baselines\n"
                      "  --threads N        worker threads for the block check, cost tables, search and evaluator\n"
                      "                     (default: CFP_THREADS, else every hardware thread); the plan is the same\n"
+                     "  --check-blocks     also run the independent block check of `cfp analyze` on every mesh\n"
+                     "                     (a violation fails that mesh); the evaluator checks the plan either way\n"
                      "  --quiet            no progress on stderr\n"
                   << kModelOptionsHelp << "  --json             machine-readable summary on stdout\n";
         return kExitOk;
@@ -638,6 +640,7 @@ int cmdPlan(const std::vector<std::string>& argv) {
     }
     options.pins = args->all("--pin");
     options.baselines = !args->has("--no-baselines");
+    options.checkBlocks = args->has("--check-blocks");
     if (auto v = args->value("--memory-limit")) {
         auto b = parseBytes("--memory-limit", *v);
         if (!b) return fail(b.error());

@@ -625,7 +625,7 @@ QString describeSelection(const AnalysisData& a, const PlanData* plan, const Sel
                  .arg(QString::number(static_cast<double>(s.trainableParams) / 1e6, 'f', 1), formatBytes(static_cast<double>(s.trainableParamBytes)));
         h += QStringLiteral("<tr><td>FLOPs/step</td><td>%1 PFLOP</td></tr>").arg(QString::number(s.flops / 1e15, 'f', 2));
         h += QStringLiteral("<tr><td>mesh</td><td>%1</td></tr>").arg(esc(r.blocks.mesh.toString()));
-        h += QStringLiteral("<tr><td>blocks</td><td>%1 (check: %2)</td></tr>").arg(r.blocks.blocks.size()).arg(r.check.pass ? QStringLiteral("pass") : esc(r.check.firstViolation));
+        h += QStringLiteral("<tr><td>blocks</td><td>%1 (check: %2)</td></tr>").arg(r.blocks.blocks.size()).arg(esc(r.check.summary()));
         h += QStringLiteral("<tr><td>segments</td><td>%1 of %2 types</td></tr>").arg(r.cover.segments.size()).arg(r.cover.types.size());
         h += QStringLiteral("<tr><td>search space</td><td>10^%1 op level, 10^%2 block level, 10^%3 segment level</td></tr>")
                  .arg(r.space.opLevelLog10, 0, 'f', 0).arg(r.space.blockLevelLog10, 0, 'f', 1).arg(r.space.segmentLevelLog10, 0, 'f', 2);

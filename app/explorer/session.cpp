@@ -671,6 +671,7 @@ void Explorer::search() {
             PlannerOptions options;
             options.pins = request.pins;
             options.memoryLimitBytes = request.cluster.memoryLimitBytes;
+            options.checkBlocks = true;  // the overview shows the block check and the search space
             options.policy = request.cluster.policy;
             // Measurements from the profile DB replace the model where they exist; a DB without
             // this hardware's measurements leaves the analytic model in charge (and says so).

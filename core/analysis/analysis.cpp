@@ -37,7 +37,7 @@ Result<AnalysisReport> analyzeGraph(const Graph& graph, const Mesh& mesh, const 
     if (!blocks) return blocks.error();
     report.blocks = std::move(*blocks);
     report.blocksSeconds = lap();
-    report.check = checkBlocks(graph, report.blocks, options.threads);
+    if (options.check) report.check = checkBlocks(graph, report.blocks, options.threads);
     report.checkSeconds = lap();
 
     std::vector<BlockView> views;
@@ -51,11 +51,13 @@ Result<AnalysisReport> analyzeGraph(const Graph& graph, const Mesh& mesh, const 
     report.cover = std::move(*cover);
     report.segmentsSeconds = lap();
 
-    report.opStrategyCounts.reserve(static_cast<size_t>(graph.size()));
-    for (const Op& op : graph.ops()) report.opStrategyCounts.push_back(opStrategyCount(graph, op, mesh));
-    auto space = searchSpaceReport(report.opStrategyCounts, views, report.cover);
-    if (!space) return space.error();
-    report.space = std::move(*space);
+    if (options.searchSpace) {
+        report.opStrategyCounts.reserve(static_cast<size_t>(graph.size()));
+        for (const Op& op : graph.ops()) report.opStrategyCounts.push_back(opStrategyCount(graph, op, mesh));
+        auto space = searchSpaceReport(report.opStrategyCounts, views, report.cover);
+        if (!space) return space.error();
+        report.space = std::move(*space);
+    }
     report.coverage = report.blocks.coverage(graph);
     report.spaceSeconds = lap();
     report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -80,7 +82,7 @@ nlohmann::ordered_json analysisToJson(const Graph& graph, const AnalysisReport& 
     for (const auto& [reason, n] : reasons) later[reason] = n;
     j["ops_resolved_later"] = later;
     j["ops_covered_fraction"] = r.coverage;
-    j["comm_free_check"] = r.check.pass ? std::string("pass") : r.check.firstViolation;
+    j["comm_free_check"] = r.check.summary();
     j["comm_free_edges_checked"] = r.check.edgesChecked;
 
     j["segment_types"] = r.cover.types.size();

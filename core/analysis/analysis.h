@@ -18,11 +18,16 @@ namespace cfp {
 struct AnalysisOptions {
     CoverOptions cover;
     int threads = 0;  // workers for the independent block check (0: util/parallel.h's default)
+    // The independent block check and the search-space report (opStrategyCounts, space) verify and
+    // describe the analysis; the planner uses neither (its own independent check is the plan
+    // evaluator) and leaves them out unless asked (PlannerOptions::checkBlocks).
+    bool check = true;
+    bool searchSpace = true;
 };
 
 struct AnalysisReport {
     BlockAnalysis blocks;
-    BlockCheckReport check;
+    BlockCheckReport check;     // check.checked is false when AnalysisOptions::check was off
     SegmentCover cover;
     SearchSpaceReport space;
     std::vector<int64_t> opStrategyCounts;  // per op: communication-free strategies on the mesh

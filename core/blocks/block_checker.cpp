@@ -355,6 +355,7 @@ struct Checker {
 
 BlockCheckReport checkBlocks(const Graph& graph, const BlockAnalysis& analysis, int threads) {
     Checker c{graph, analysis, {}, {}, {}, {}};
+    c.report.checked = true;
     c.prepare();
     if (!c.report.pass) return c.report;
     // Membership first: the first block with an op out of range or already in an earlier block.

@@ -31,13 +31,14 @@ struct StrategyCollectives {
 };
 
 struct BlockCheckReport {
+    bool checked = false;         // the check ran (analyzeGraph leaves it out when asked)
     bool pass = true;
     std::string firstViolation;   // empty when pass
     int64_t edgesChecked = 0;     // intra-block edges, summed over strategies
     int64_t reshardSteps = 0;     // collectives needed on those edges (0 when pass)
     std::vector<StrategyCollectives> ownCollectives;  // re-derived, per block and strategy
 
-    std::string summary() const { return pass ? "pass" : firstViolation; }
+    std::string summary() const { return !checked ? "not run" : pass ? "pass" : firstViolation; }
 };
 
 // Blocks are checked in `threads` contiguous ranges (0: util/parallel.h's default); the report

@@ -1277,7 +1277,7 @@ Result<SearchResult> PlanProblem::search(int64_t limit, const StrategyMask& allo
         return cur;
     };
 
-    auto run = [&](const Mode& mode, SearchResult& out) -> Status {
+    auto runPass = [&](const Mode& mode, SearchResult& out) -> Status {
         const bool timeOnly = mode.timeOnly;
         out.reusedBlocks = 0;
         Layer cur;
@@ -1415,9 +1415,18 @@ Result<SearchResult> PlanProblem::search(int64_t limit, const StrategyMask& allo
         return {};
     };
 
+    int passes = 0;
+    auto run = [&](const Mode& mode, SearchResult& out) -> Status {
+        ++passes;
+        return runPass(mode, out);
+    };
+    auto done = [&](SearchResult r) {
+        r.passes = passes;
+        return r;
+    };
     SearchResult fastest;
     CFP_TRY(run(Mode{}, fastest));
-    if (limit <= 0 || fastest.memoryBytes <= limit) return fastest;
+    if (limit <= 0 || fastest.memoryBytes <= limit) return done(fastest);
     const int64_t timeOnlyWork = work;
     // The least memory sum: every plan needs at least that plus the largest of the blocks' least
     // working sets, so when that exceeds the limit nothing fits and no constrained search runs.
@@ -1535,31 +1544,53 @@ Result<SearchResult> PlanProblem::search(int64_t limit, const StrategyMask& allo
         if (timeOnlyWork * options.labelCap <= options.paretoWorkLimit) {
             SearchResult constrained;
             auto st = run(Mode{false, false, 0}, constrained);
-            if (st) return constrained;
+            if (st) return done(constrained);
             if (st.error().code != "plan.infeasible") return st.error();
         } else {
             std::optional<SearchResult> best;
-            int64_t lagrangeMemory = 0;  // the last pass's plan's memory
+            SearchResult last;  // the last pass's plan
             auto lagrangian = [&](double lambda) -> Result<bool> {
-                SearchResult r;
-                CFP_TRY(run(Mode{true, false, lambda}, r));
-                r.objectiveSeconds = objective(r.strategy);
-                r.memoryBytes = memory(r.strategy);
-                r.exact = false;
-                lagrangeMemory = r.memoryBytes;
-                const bool fits = r.memoryBytes <= limit;
-                if (fits && (!best || r.objectiveSeconds < best->objectiveSeconds)) best = r;
+                CFP_TRY(run(Mode{true, false, lambda}, last));
+                last.objectiveSeconds = objective(last.strategy);
+                last.memoryBytes = memory(last.strategy);
+                last.exact = false;
+                const bool fits = last.memoryBytes <= limit;
+                if (fits && (!best || last.objectiveSeconds < best->objectiveSeconds)) best = last;
                 return fits;
             };
-            if (leanSum + leanMax <= limit) {  // the least-memory plan fits: a fallback
-                SearchResult r = leanest;
-                r.objectiveSeconds = objective(r.strategy);
-                r.memoryBytes = leanSum + leanMax;
-                r.exact = false;
-                best = r;
+            if (leanSum + leanMax <= limit) {
+                // The least-memory plan fits: it and the fastest plan are the two ends of the lower
+                // convex hull of (memory sum, time) over all plans, the plans a Lagrangian pass can
+                // return. Walk the hull towards the limit: lambda = the slope between the nearest
+                // known plan that does not fit (a) and the nearest that fits (c); the pass at that
+                // price returns a hull plan strictly below the line a–c, which replaces a or c, or
+                // nothing new (its value equals the line's): then a and c are adjacent on the hull.
+                // Each pass finds a new hull plan, so the walk ends; the fastest plan that fits is kept.
+                SearchResult lean = leanest;
+                lean.objectiveSeconds = objective(lean.strategy);
+                lean.memoryBytes = leanSum + leanMax;
+                lean.exact = false;
+                best = lean;
+                double ta = fastest.objectiveSeconds, tc = lean.objectiveSeconds;
+                int64_t sa = sumAndMax(fastest.strategy).first, sc = leanSum;
+                for (int i = 0; i < options.lagrangeSteps && sa > sc; ++i) {
+                    const double lambda = (tc - ta) / static_cast<double>(sa - sc);
+                    if (!(lambda > 0)) break;
+                    auto fits = lagrangian(lambda);
+                    if (!fits) return fits.error();
+                    const double t = last.objectiveSeconds;
+                    const int64_t sum = sumAndMax(last.strategy).first;
+                    const double line = ta + lambda * static_cast<double>(sa);
+                    if (t + lambda * static_cast<double>(sum) >= line - 1e-9 * std::abs(line)) break;
+                    (*fits ? tc : ta) = t;
+                    (*fits ? sc : sa) = sum;
+                }
+                fillSlack(*best);
+                return done(*best);
             }
-            // A first lambda that fits: 1 ms per GiB, then ×8 until one fits or memory stops paying
-            // (two raises in a row without less memory).
+            // Otherwise (only plans with a smaller working set fit, if any): a first lambda that
+            // fits, 1 ms per GiB, then ×8 until one fits or memory stops paying (two raises in a row
+            // without less memory); then lambda bisected (geometrically) lagrangeSteps times.
             double lo = 0, hi = 1e-3 / (1024.0 * 1024.0 * 1024.0);
             bool found = false;
             int64_t lastMemory = std::numeric_limits<int64_t>::max();
@@ -1570,23 +1601,20 @@ Result<SearchResult> PlanProblem::search(int64_t limit, const StrategyMask& allo
                 if (!found) {
                     lo = hi;
                     hi *= 8;
-                    stalled = lagrangeMemory < lastMemory ? 0 : stalled + 1;
-                    lastMemory = std::min(lastMemory, lagrangeMemory);
+                    stalled = last.memoryBytes < lastMemory ? 0 : stalled + 1;
+                    lastMemory = std::min(lastMemory, last.memoryBytes);
                 }
             }
-            if (!found && best) {  // only the least-memory plan fits
-                fillSlack(*best);
-                return *best;
-            }
-            if (found) {
+            if (found)
                 for (int i = 0; i < options.lagrangeSteps; ++i) {
                     const double mid = lo > 0 ? std::sqrt(lo * hi) : hi / 8;
                     auto fits = lagrangian(mid);
                     if (!fits) return fits.error();
                     (*fits ? hi : lo) = mid;
                 }
+            if (best) {
                 fillSlack(*best);
-                return *best;
+                return done(*best);
             }
         }
     }
@@ -1626,7 +1654,7 @@ Result<SearchResult> PlanProblem::search(int64_t limit, const StrategyMask& allo
         smallest.memoryBytes = need;
         smallest.exact = false;
         fillSlack(smallest);
-        return smallest;
+        return done(smallest);
     }
     if (smallestNeed) *smallestNeed = need;
     const MemoryBreakdown mb = memoryBreakdown(smallest.strategy);
@@ -1767,6 +1795,23 @@ StrategyMask baselineMask(const PlanProblem& problem, const std::vector<std::str
     return mask;
 }
 
+}  // namespace
+
+Result<AnalysisReport> planningAnalysis(const Graph& graph, const Mesh& mesh, const PlannerOptions& options) {
+    AnalysisOptions analysisOptions;
+    analysisOptions.threads = options.threads;
+    analysisOptions.check = options.checkBlocks;
+    analysisOptions.searchSpace = options.checkBlocks;
+    auto analysis = analyzeGraph(graph, mesh, analysisOptions);
+    if (!analysis) return analysis.error();
+    if (analysis->check.checked && !analysis->check.pass)
+        return makeError("analysis.check", "the independent block check failed on mesh " + mesh.toString() + ": " +
+                                               analysis->check.firstViolation);
+    return analysis;
+}
+
+namespace {
+
 struct MeshPlan {
     std::optional<PlanProblem> problem;
     SearchResult result;
@@ -1776,9 +1821,7 @@ struct MeshPlan {
 Result<MeshPlan> planOnMesh(const Graph& graph, const Cluster& cluster, const Mesh& mesh, const PlannerOptions& options,
                             int64_t limit, const std::function<Result<StrategyMask>(const PlanProblem&)>& restrict,
                             int64_t* smallestNeed = nullptr) {
-    AnalysisOptions analysisOptions;
-    analysisOptions.threads = options.threads;
-    auto analysis = analyzeGraph(graph, mesh, analysisOptions);
+    auto analysis = planningAnalysis(graph, mesh, options);
     if (!analysis) return analysis.error();
     auto model = CostModel::create(cluster.hardware, mesh);
     if (!model) return model.error();

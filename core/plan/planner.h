@@ -73,16 +73,23 @@ struct PlannerOptions {
     int64_t maxStates = 1 << 18;         // frontier states before plan.too_large (that mesh is skipped under auto)
     // Under a memory limit the fastest plan may not fit. Then, when (steps of the fastest pass) ×
     // labelCap stays within paretoWorkLimit, the exact Pareto pass runs; otherwise a Lagrangian
-    // search (lagrangeSteps bisection steps, one fastest-pass each) finds a plan that fits,
-    // marked not proven optimal (Plan::searchExact = false).
+    // search finds a plan that fits, marked not proven optimal (Plan::searchExact = false): time
+    // passes that charge lambda seconds per byte, walking the convex hull of (memory, time) from
+    // the fastest and the least-memory plan to the limit (at most lagrangeSteps passes; about 5 on
+    // GPT-3 175B), or, when the least-memory plan itself does not fit, raising lambda until a plan
+    // fits and bisecting it lagrangeSteps times.
     int64_t paretoWorkLimit = int64_t{1} << 27;
-    int lagrangeSteps = 4;
+    int lagrangeSteps = 8;
     // Time-only passes apply the DP over a repeated stretch of blocks (a layer) as one min-plus
     // matrix computed once per pass (PlanProblem::search); off: block by block everywhere.
     bool reuseRepeats = true;
     // Worker threads for the cost tables, the search's large steps and window matrices, and the
     // evaluator (0: CFP_THREADS or the hardware's count). Results do not depend on it.
     int threads = 0;
+    // Also run the analysis's independent block check (a violation fails that mesh, error
+    // analysis.check) and its search-space report, as `cfp analyze` does. Off: the plan does not
+    // depend on them, and the evaluator recomputes the returned plan independently anyway.
+    bool checkBlocks = false;
     int64_t parallelStepWork = int64_t{1} << 16;  // a time-only DP step with this many (state, strategy) pairs is split
     std::function<void(const PlanProgress&)> progress;  // called from the planning thread
     const std::atomic<bool>* cancel = nullptr;          // checked between blocks; plan.cancelled
@@ -126,6 +133,7 @@ struct SearchResult {
     int64_t memoryBytes = 0;         // the DP's memory (sum + largest working set)
     bool exact = true;
     int reusedBlocks = 0;            // blocks the last time-only pass covered by reused stretch matrices
+    int passes = 0;                  // DP passes over the blocks (fastest, least-memory, Lagrangian, Pareto)
 };
 
 // Domain restriction per block: allowed[b][s]; empty = all allowed.
@@ -178,5 +186,9 @@ private:
 
 // Mesh candidates for `--mesh auto` on the cluster (printed forms, without link classes).
 std::vector<std::string> autoMeshes(int64_t devices, int64_t gpusPerNode);
+
+// The analysis planGraph runs on each mesh: threads, and the block check and search-space report
+// only with checkBlocks. A check that ran and failed is an error (analysis.check).
+Result<AnalysisReport> planningAnalysis(const Graph& graph, const Mesh& mesh, const PlannerOptions& options);
 
 }  // namespace cfp

@@ -575,7 +575,7 @@ private slots:
         Run plan = cfp({"plan", "--help"});
         QCOMPARE(plan.exitCode, 0);
         for (const char* opt : {"--pin", "--mesh", "--memory-limit", "--recompute", "--optimizer-sharding", "--hardware", "--nodes",
-                                "--json", "-o PLAN"})
+                                "--json", "-o PLAN", "--check-blocks", "--threads"})
             QVERIFY2(plan.out.contains(opt), opt);
         Run exp = cfp({"export", "--help"});
         QCOMPARE(exp.exitCode, 0);

@@ -126,6 +126,9 @@ private slots:
         lagrange.paretoWorkLimit = 0;
         auto approx = must(p.search(limit, {}, lagrange), "Lagrangian search");
         QVERIFY(!approx.exact);
+        // The fastest and least-memory passes, then at least one priced pass, at most lagrangeSteps.
+        QCOMPARE(free.passes, 1);
+        QVERIFY2(approx.passes >= 3 && approx.passes <= 2 + lagrange.lagrangeSteps, std::to_string(approx.passes).c_str());
         QVERIFY(approx.memoryBytes <= limit);
         QCOMPARE(p.memory(approx.strategy), approx.memoryBytes);
         QVERIFY(close(p.objective(approx.strategy), approx.objectiveSeconds));
@@ -538,6 +541,40 @@ private slots:
     // Worker threads never change a result: the block check, the cost tables, every kind of
     // search pass (large steps split among workers even when small), and the evaluator are the
     // same, bit for bit, with one thread and with three.
+    // planGraph's analysis leaves out the block check and the search-space report unless asked;
+    // the blocks and segments it plans on are the same either way, and so is the plan.
+    void planningAnalysisChecksOnlyWhenAsked() {
+        const Graph g = preset("gpt3-125m", 4);
+        const Mesh mesh = must(assignLinkClasses(must(parseMesh("2x4"), "mesh"), 8), "link classes");
+        PlannerOptions options;
+        const auto lean = must(planningAnalysis(g, mesh, options), "planning analysis");
+        QVERIFY(!lean.check.checked);
+        QCOMPARE(QString::fromStdString(lean.check.summary()), QString("not run"));
+        QVERIFY(lean.opStrategyCounts.empty());
+        options.checkBlocks = true;
+        const auto full = must(planningAnalysis(g, mesh, options), "planning analysis with the check");
+        const auto reference = must(analyzeGraph(g, mesh), "analysis");
+        QVERIFY(full.check.checked && full.check.pass);
+        QCOMPARE(full.check.edgesChecked, reference.check.edgesChecked);
+        QVERIFY(full.check.edgesChecked > 0);
+        QCOMPARE(full.opStrategyCounts, reference.opStrategyCounts);
+        QCOMPARE(full.space.blockLevelLog10, reference.space.blockLevelLog10);
+        QCOMPARE(lean.blocks.blocks.size(), reference.blocks.blocks.size());
+        for (size_t b = 0; b < lean.blocks.blocks.size(); ++b)
+            QVERIFY(lean.blocks.blocks[b].members == reference.blocks.blocks[b].members);
+        QCOMPARE(lean.cover.segments.size(), reference.cover.segments.size());
+
+        PlannerOptions plain, checked;
+        plain.baselines = checked.baselines = false;
+        checked.checkBlocks = true;
+        const Cluster one = cluster(1);
+        const auto a = must(planGraph(g, one, "2x4", plain), "plan");
+        const auto b = must(planGraph(g, one, "2x4", checked), "plan with the check");
+        QCOMPARE(a.plan.predictedStepSeconds, b.plan.predictedStepSeconds);
+        QVERIFY(!a.problem->analysis().check.checked);
+        QVERIFY(b.problem->analysis().check.checked && b.problem->analysis().check.pass);
+    }
+
     void threadsDoNotChangeResults() {
         struct Case {
             const char* preset;
