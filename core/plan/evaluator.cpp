@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <map>
-#include <set>
 
 #include "stats/graph_stats.h"
 #include "util/parallel.h"
@@ -158,23 +157,39 @@ Result<Evaluation> evaluatePlan(const Graph& graph, const Plan& plan, const Cost
         }
         if (sourceLike[k]) return {};
         const auto z = static_cast<double>(zeroSplit(op));
-        std::set<std::string> axesUsed(t.ownCollectiveAxes.begin(), t.ownCollectiveAxes.end());
-        for (const auto& axes : t.result.dims()) axesUsed.insert(axes.begin(), axes.end());
+        // Mesh axes the op's result, operands or own collectives use (validated above: all known).
+        uint32_t axesUsed = 0;
+        auto use = [&](const std::string& axis) {
+            if (auto a = mesh.axisIndex(axis)) axesUsed |= 1u << *a;
+        };
+        auto useAll = [&](const TensorSharding& sh) {
+            for (const auto& axes : sh.dims())
+                for (const std::string& a : axes) use(a);
+        };
+        for (const std::string& a : t.ownCollectiveAxes) use(a);
+        useAll(t.result);
         double bytes = static_cast<double>(resultBytes);
-        std::vector<std::vector<int64_t>> operandDims;
-        std::vector<TensorType> operandTypes;
         for (size_t i = 0; i < op.operands.size(); ++i) {
-            const TensorType& type = graph.op(op.operands[i]).type;
-            for (const auto& axes : t.operands[i].dims()) axesUsed.insert(axes.begin(), axes.end());
-            bytes += static_cast<double>(shardBytes(type, t.operands[i], mesh));
-            operandDims.push_back(shardDims(type, t.operands[i], mesh));
-            operandTypes.push_back(type);
+            useAll(t.operands[i]);
+            bytes += static_cast<double>(shardBytes(graph.op(op.operands[i]).type, t.operands[i], mesh));
         }
         double split = z;
-        for (const auto& a : axesUsed) split *= static_cast<double>(mesh.axisSize(a).value_or(1));
+        for (size_t a = 0; a < mesh.axes().size(); ++a)
+            if (axesUsed & (1u << a)) split *= static_cast<double>(mesh.axes()[a].size);
         const double flops = opFlops(graph, op) / split;
-        const uint64_t sig = opCostSignature(op, operandDims, operandTypes, shardDims(op.type, t.result, mesh));
-        if (const double* m = model.measured(sig)) {
+        // A measured kernel (profile DB) replaces the model where its signature matches.
+        const double* m = nullptr;
+        if (model.hasMeasurements()) {
+            std::vector<std::vector<int64_t>> operandDims;
+            std::vector<TensorType> operandTypes;
+            for (size_t i = 0; i < op.operands.size(); ++i) {
+                const TensorType& type = graph.op(op.operands[i]).type;
+                operandDims.push_back(shardDims(type, t.operands[i], mesh));
+                operandTypes.push_back(type);
+            }
+            m = model.measured(opCostSignature(op, operandDims, operandTypes, shardDims(op.type, t.result, mesh)));
+        }
+        if (m) {
             kernel[k] = *m / z;
             measured[k] = 1;
         } else {
@@ -368,6 +383,9 @@ Result<Evaluation> evaluatePlan(const Graph& graph, const Plan& plan, const Cost
             if (rc[k]) emitOp(op, true, again[k]);
             return {};
         }));
+        size_t events = 0;
+        for (size_t k = 0; k < n; ++k) events += once[k].size() + again[k].size();
+        ev.timeline.reserve(events);
         double now = 0;
         auto place = [&](std::vector<TimelineEvent>& events) {
             for (TimelineEvent& e : events) {

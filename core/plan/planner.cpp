@@ -1687,6 +1687,16 @@ void PlanProblem::fillPlan(const std::vector<int32_t>& strategy, const StrategyM
     plan.policy = P.policy;
     plan.tensors.clear();
     plan.tensors.reserve(static_cast<size_t>(graph.size()));
+    // Few distinct shardings recur across the graph: each is spelled out once.
+    struct CompactHash {
+        size_t operator()(const CompactSharding& c) const { return c.hash(); }
+    };
+    std::unordered_map<CompactSharding, TensorSharding, CompactHash> spelled;
+    auto text = [&](const CompactSharding& c) -> const TensorSharding& {
+        auto it = spelled.find(c);
+        if (it == spelled.end()) it = spelled.emplace(c, fromCompact(c, mesh)).first;
+        return it->second;
+    };
     for (const Op& op : graph.ops()) {
         const int32_t o = P.owner[static_cast<size_t>(op.id)];
         const int s = o < 0 ? 0 : strategy[static_cast<size_t>(o)] % P.base(o);
@@ -1695,8 +1705,9 @@ void PlanProblem::fillPlan(const std::vector<int32_t>& strategy, const StrategyM
         t.op = op.id;
         t.block = o;
         t.recompute = o >= 0 && P.rcEligible[static_cast<size_t>(op.id)] && P.recomputes(o, strategy[static_cast<size_t>(o)]);
-        t.result = fromCompact(os.result, mesh);
-        for (size_t i = 0; i < op.operands.size(); ++i) t.operands.push_back(fromCompact(P.need(op.id, s, i), mesh));
+        t.result = text(os.result);
+        t.operands.reserve(op.operands.size());
+        for (size_t i = 0; i < op.operands.size(); ++i) t.operands.push_back(text(P.need(op.id, s, i)));
         for (int a = 0; a < P.model().sizes().rank; ++a)
             if (os.partialMask & (1u << a)) t.ownCollectiveAxes.push_back(mesh.axes()[static_cast<size_t>(a)].name);
         plan.tensors.push_back(std::move(t));

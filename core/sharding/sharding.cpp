@@ -209,17 +209,18 @@ size_t TensorSharding::hash() const {
 Result<TensorSharding> parseSharding(std::string_view text) { return ShardingParser(text).parse(); }
 
 Status validateSharding(const TensorSharding& sharding, const Mesh& mesh, const TensorType& type) {
-    const std::string where = sharding.toString();
+    // The text form names the place of an error; built only then (this runs on every tensor of a plan).
+    auto where = [&] { return sharding.toString(); };
     CFP_TRY(validateTensorType(type));
     if (sharding.rank() != type.rank())
         return makeError("sharding.rank_mismatch",
                          "sharding has " + std::to_string(sharding.rank()) + " dimensions but " + type.toString() +
                              " has " + std::to_string(type.rank()),
-                         where);
+                         where());
     auto known = [&](const std::string& axis) -> Status {
         if (!mesh.findAxis(axis))
             return makeError("sharding.unknown_axis", "mesh " + mesh.toString() + " has no axis '" + axis + "'",
-                             where);
+                             where());
         return {};
     };
     for (const std::string& axis : sharding.partialAxes()) CFP_TRY(known(axis));
@@ -233,7 +234,7 @@ Status validateSharding(const TensorSharding& sharding, const Mesh& mesh, const 
                              "dimension " + std::to_string(d) + " of " + type.toString() + " (size " +
                                  std::to_string(size) + ") does not split evenly over " +
                                  joinAxes(sharding.dimAxes(d)) + " (" + std::to_string(factor) + " shards)",
-                             where);
+                             where());
     }
     return {};
 }
