@@ -205,7 +205,8 @@ private:
 
     void enumerateStrategies(OpId dot, std::vector<FactorAssignment>& out, std::vector<std::string>& labels) const;
     void seed(Growing& b);
-    bool evaluate(Growing& b, OpId u, std::vector<Pending>& pending, Failure& why);
+    // `why` (may be null: the op already has its failure noted) gets the reason it cannot join.
+    bool evaluate(Growing& b, OpId u, std::vector<Pending>& pending, Failure* why);
     bool pull(Growing& b, OpId o, int s, const CompactSharding& required, std::vector<Pending>& pending);
     void commit(Growing& b, std::vector<Pending>& pending,
                 std::priority_queue<OpId, std::vector<OpId>, std::greater<>>& heap);
@@ -353,28 +354,28 @@ bool BlockFinder::pull(Growing& b, OpId o, int s, const CompactSharding& require
     return true;
 }
 
-bool BlockFinder::evaluate(Growing& b, OpId u, std::vector<Pending>& pending, Failure& why) {
+bool BlockFinder::evaluate(Growing& b, OpId u, std::vector<Pending>& pending, Failure* why) {
     const Op& op = m_g.op(u);
     const OpShardingRule& r = rule(u);
     const int32_t pairIndex = m_pairOf[static_cast<size_t>(u)];
     const DotPair* pair = pairIndex >= 0 ? &m_pairs[static_cast<size_t>(pairIndex)] : nullptr;
     // Operand roles: member (known), pullable (adapts), or foreign (the op cannot join).
-    std::vector<int32_t> otherBlocks;
     for (size_t i = 0; i < op.operands.size(); ++i) {
         const OpId o = op.operands[i];
         if (pair && static_cast<int32_t>(i) == pair->gradOperand) continue;
         const int32_t owner = m_owner[static_cast<size_t>(o)];
         if (owner == b.id || pullable(o)) continue;
         if (pair && sharesForwardOperand(*pair, i)) continue;  // read as the forward dot reads it
-        if (owner >= 0) otherBlocks.push_back(owner);
-        why = {owner >= 0 ? UnassignedReason::MultiBlockInput : UnassignedReason::Unreached,
-               "operand " + m_g.op(o).name + (owner >= 0 ? " belongs to block " + std::to_string(owner) : " is not in the block")};
+        if (why)
+            *why = {owner >= 0 ? UnassignedReason::MultiBlockInput : UnassignedReason::Unreached,
+                    "operand " + m_g.op(o).name + (owner >= 0 ? " belongs to block " + std::to_string(owner) : " is not in the block")};
         return false;
     }
     Pending self{u, {}, {}, {}};
     CompactSharding sharedScratch;
     std::vector<const CompactSharding*> ptrs(op.operands.size(), nullptr);
     std::string reason;
+    std::vector<size_t> lengths;
     const auto& users = m_users;
     for (int s = 0; s < b.S; ++s) {
         for (size_t i = 0; i < op.operands.size(); ++i) {
@@ -391,8 +392,8 @@ bool BlockFinder::evaluate(Growing& b, OpId u, std::vector<Pending>& pending, Fa
             }
         }
         FactorAssignment fa;
-        if (!assignFromOperands(r, ptrs, m_sizes, fa, &reason)) {
-            why = {UnassignedReason::NeedsCommunication, "strategy " + b.labels[static_cast<size_t>(s)] + ": " + reason};
+        if (!assignFromOperands(r, ptrs, m_sizes, fa, why ? &reason : nullptr)) {
+            if (why) *why = {UnassignedReason::NeedsCommunication, "strategy " + b.labels[static_cast<size_t>(s)] + ": " + reason};
             return false;
         }
         CompactSharding res;
@@ -407,9 +408,9 @@ bool BlockFinder::evaluate(Growing& b, OpId u, std::vector<Pending>& pending, Fa
                 if (uo.operands[i] != u) continue;
                 const CompactSharding expected = projectOperand(rule(user), memberAssign(b, user, s), i);
                 if (!(expected == res)) {
-                    why = {UnassignedReason::NeedsCommunication,
-                           "strategy " + b.labels[static_cast<size_t>(s)] + ": member " + uo.name +
-                               " expects a different sharding"};
+                    if (why)
+                        *why = {UnassignedReason::NeedsCommunication,
+                                "strategy " + b.labels[static_cast<size_t>(s)] + ": member " + uo.name + " expects a different sharding"};
                     return false;
                 }
             }
@@ -422,8 +423,17 @@ bool BlockFinder::evaluate(Growing& b, OpId u, std::vector<Pending>& pending, Fa
             const OpId o = op.operands[i];
             if (m_owner[static_cast<size_t>(o)] != -1 || !pullable(o)) continue;
             if (pair && static_cast<int32_t>(i) == pair->gradOperand) continue;
-            std::vector<Pending> trial = pending;
-            if (pull(b, o, s, projectOperand(r, fa, i), trial)) pending = std::move(trial);
+            // A pull only appends (new pulled ops, or this strategy's entry of one pulled under
+            // the earlier strategies): a failed one is undone by cutting back to the sizes before.
+            lengths.clear();
+            for (const Pending& q : pending) lengths.push_back(q.shard.size());
+            if (pull(b, o, s, projectOperand(r, fa, i), pending)) continue;
+            pending.resize(lengths.size());
+            for (size_t q = 0; q < lengths.size(); ++q) {
+                pending[q].shard.resize(lengths[q]);
+                pending[q].assign.resize(lengths[q]);
+                pending[q].partialMask.resize(lengths[q]);
+            }
         }
     }
     // Drop pulled ops that were not pulled under every strategy (a pull that failed part-way), then
@@ -474,7 +484,7 @@ void BlockFinder::joinBackwardDots(Growing& b, OpId forward,
         if (m_owner[static_cast<size_t>(pair.backward)] != -1) continue;
         std::vector<Pending> pending;
         Failure why;
-        if (evaluate(b, pair.backward, pending, why)) {
+        if (evaluate(b, pair.backward, pending, m_failure[static_cast<size_t>(pair.backward)] ? nullptr : &why)) {
             commit(b, pending, heap);
             b.pairs.push_back(pair);
         } else {
@@ -527,7 +537,7 @@ void BlockFinder::seed(Growing& b) {
         }
         std::vector<Pending> pending;
         Failure why;
-        if (evaluate(b, u, pending, why)) {
+        if (evaluate(b, u, pending, m_failure[static_cast<size_t>(u)] ? nullptr : &why)) {
             commit(b, pending, heap);
             if (op.kind == OpKind::Dot) joinBackwardDots(b, u, heap);
         } else {

@@ -129,6 +129,14 @@ struct PlanProblem::Impl {
         if (e > 0) return 2 * e;
         return owner[static_cast<size_t>(u)] == ov && rcEligible[static_cast<size_t>(u)] ? 2 * e : e;
     }
+    std::vector<int64_t> bytesOf;     // per op: its result's bytes, unsplit
+    // Bytes per device of op u's result under sharding c.
+    int64_t local(OpId u, const CompactSharding& c) const {
+        int64_t split = 1;
+        for (int a = 0; a < model().sizes().rank; ++a)
+            if (c.dimOf[static_cast<size_t>(a)] >= 0) split *= model().sizes().size[static_cast<size_t>(a)];
+        return bytesOf[static_cast<size_t>(u)] / split;
+    }
     const OpState& st(OpId op, int s) const { return states[stateOffset[static_cast<size_t>(op)] + static_cast<size_t>(s)]; }
     OpState& st(OpId op, int s) { return states[stateOffset[static_cast<size_t>(op)] + static_cast<size_t>(s)]; }
 
@@ -159,7 +167,7 @@ struct PlanProblem::Impl {
             const Op& pu = g->op(u);
             if (fusesInto(pu.kind, g->op(v).kind) && uses[static_cast<size_t>(u)] == 1 && !st(u, su).measured &&
                 !st(v, sv).measured && !sourceLike[static_cast<size_t>(u)])
-                return -model().fusedEdgeSavingSeconds(localBytes(pu.type, have, model().sizes()) / zeroSplit(v, st(v, sv).result));
+                return -model().fusedEdgeSavingSeconds(local(u, have) / zeroSplit(v, st(v, sv).result));
             return 0.0;
         }
         return reshard(u, have, n, cache);
@@ -204,7 +212,8 @@ struct PlanProblem::Impl {
     // The layout of the first blocks (the first four segments) from their own pair terms, before
     // the whole graph's cost tables are built: a mesh whose frontier is too large fails fast.
     Status checkFrontierPrefix(int64_t maxStates, const std::string& meshLabel) const;
-    void computeOpState(const Op& op, OpState& s);
+    // The cost and memory terms of op under the sharding in s (opFlops: the op's FLOPs, unsplit).
+    void computeOpState(const Op& op, double opFlops, OpState& s);
 };
 
 PlanProblem::PlanProblem() : m(std::make_unique<Impl>()) {}
@@ -217,10 +226,10 @@ const CostModel& PlanProblem::model() const { return m->model(); }
 int PlanProblem::blockCount() const { return static_cast<int>(m->analysis.blocks.blocks.size()); }
 int PlanProblem::strategyCount(int block) const { return m->strategies(block); }
 
-void PlanProblem::Impl::computeOpState(const Op& op, OpState& s) {
+void PlanProblem::Impl::computeOpState(const Op& op, double opFlops, OpState& s) {
     const MeshSizes& sizes = model().sizes();
     const auto k = static_cast<size_t>(op.id);
-    const int64_t own = localBytes(op.type, s.result, sizes);
+    const int64_t own = local(op.id, s.result);
     if (op.kind == OpKind::Parameter) {
         s.memSum = op.role == ParamRole::Trainable ? 2 * own : own;
         if (policy.optimizerSharding && op.role == ParamRole::OptimizerState) s.memSum = ceilDiv(own, replicas(s.result));
@@ -245,7 +254,7 @@ void PlanProblem::Impl::computeOpState(const Op& op, OpState& s) {
         const TensorType& type = g->op(op.operands[i]).type;
         const CompactSharding n = rules[k] ? projectOperand(*rules[k], s.factors, i) : CompactSharding::replicated(type.rank());
         addAxes(n);
-        const int64_t b = localBytes(type, n, sizes);
+        const int64_t b = local(op.operands[i], n);
         work += b;
         bytes += static_cast<double>(b);
         if (model().hasMeasurements()) {
@@ -257,7 +266,7 @@ void PlanProblem::Impl::computeOpState(const Op& op, OpState& s) {
     double split = static_cast<double>(z);
     for (int a = 0; a < sizes.rank; ++a)
         if (axesUsed & (1u << a)) split *= static_cast<double>(sizes.size[static_cast<size_t>(a)]);
-    const double flops = opFlops(*g, op) / split;
+    const double flops = opFlops / split;
     s.kernel = model().kernelSeconds(op.kind, op.type.dtype, flops, bytes / static_cast<double>(z));
     if (model().hasMeasurements()) {
         const uint64_t sig = opCostSignature(op, operandDims, operandTypes, localDims(op.type, s.result, sizes));
@@ -281,6 +290,16 @@ Status PlanProblem::Impl::buildStates(const std::vector<std::pair<uint64_t, doub
     stateOffset.assign(n, 0);
     uses.assign(n, 0);
     typeId.assign(n, 0);
+    bytesOf.assign(n, 0);
+    for (const Op& op : graph.ops()) bytesOf[static_cast<size_t>(op.id)] = op.type.bytes();
+    // The blocks' interned shardings in compact form, once.
+    std::vector<CompactSharding> storedCompact;
+    storedCompact.reserve(ba.shardings.size());
+    for (const TensorSharding& t : ba.shardings) {
+        auto c = toCompact(t, model().mesh());
+        if (!c) return c.error().withContext("block sharding " + t.toString());
+        storedCompact.push_back(*c);
+    }
     std::map<TensorType, uint32_t, bool (*)(const TensorType&, const TensorType&)> types(
         [](const TensorType& a, const TensorType& b) { return std::tie(a.dtype, a.dims) < std::tie(b.dtype, b.dims); });
     std::vector<char> readByBackward(n, 0);
@@ -411,6 +430,7 @@ Status PlanProblem::Impl::buildStates(const std::vector<std::pair<uint64_t, doub
         const Op& op = graph.op(id);
         const auto k = static_cast<size_t>(id);
         const int S = nstates(op.id);
+        const double flops = opFlops(graph, op);
         for (int s = 0; s < S; ++s) {
             OpState& os = st(op.id, s);
             if (memberIndex[k] >= 0) {
@@ -418,9 +438,11 @@ Status PlanProblem::Impl::buildStates(const std::vector<std::pair<uint64_t, doub
                 const BlockStrategy& strat = b.strategies[static_cast<size_t>(s)];
                 const auto mi = static_cast<size_t>(memberIndex[k]);
                 os.factors = strat.memberFactors[mi];
-                auto stored = toCompact(ba.shardings[strat.memberShardings[mi]], model().mesh());
-                if (!stored) return stored.error();
-                os.result = *stored;
+                const uint32_t stored = strat.memberShardings[mi];
+                if (stored >= storedCompact.size())
+                    return makeError("plan.internal", "block " + std::to_string(b.id) + " refers to sharding " + std::to_string(stored) +
+                                                          " of " + std::to_string(storedCompact.size()));
+                os.result = storedCompact[stored];
                 if (rules[k] && !isSource(op.kind)) setPartial(os, projectResult(*rules[k], os.factors));
             } else if (pulledBy[k].first != kNoOp && op.kind == OpKind::Parameter) {
                 os.result = need(pulledBy[k].first, s, static_cast<size_t>(pulledBy[k].second));
@@ -443,10 +465,10 @@ Status PlanProblem::Impl::buildStates(const std::vector<std::pair<uint64_t, doub
                 os.factors = FactorAssignment{};
                 os.result = CompactSharding::replicated(op.type.rank());
             }
-            computeOpState(op, os);
+            computeOpState(op, flops, os);
             if (op.phase == Phase::Forward && !sourceLike[k]) {
                 // Kept for the backward pass: read by it (unless recomputed), or a checkpoint.
-                const int64_t bytes = localBytes(op.type, os.result, sizes);
+                const int64_t bytes = local(op.id, os.result);
                 const bool kept = readByBackward[k] || checkpoint[k];
                 const bool keptRc = checkpoint[k] || (readByBackward[k] && !rcEligible[k]);
                 os.memSumRc = os.memSum + (keptRc ? bytes : 0);
@@ -1332,20 +1354,31 @@ Result<SearchResult> PlanProblem::search(int64_t limit, const StrategyMask& allo
                 const int start = w->start + k * w->length, last = start + w->length - 1;
                 Layer nxt;
                 nxt.offset.assign(static_cast<size_t>(w->passengerStates * Lend) + 1, 0);
-                for (int64_t pv = 0; pv < w->passengerStates; ++pv)
-                    for (int64_t y = 0; y < Lend; ++y) {
-                        Label best{kEmpty, 0, 0, -1, -1, -1};
-                        for (int64_t x = 0; x < L; ++x) {
-                            const auto s = static_cast<size_t>(pv * L + x);
-                            const Label& via = matrix[static_cast<size_t>(x * Lend + y)];
-                            if (cur.offset[s] == cur.offset[s + 1] || via.t == kEmpty) continue;
-                            const Label& a = cur.labels[cur.offset[s]];
-                            const Label nl{a.t + via.t, a.m + via.m, std::max(a.mx, via.mx), static_cast<int32_t>(s), 0, -1};
-                            if (nl.t < best.t || (nl.t == best.t && nl.m < best.m)) best = nl;
+                // Min-plus product, row by row of the matrix (every end state still sees the start
+                // states in ascending order, so ties go as in a plain step).
+                std::vector<Label> bestAt(static_cast<size_t>(Lend));
+                for (int64_t pv = 0; pv < w->passengerStates; ++pv) {
+                    std::fill(bestAt.begin(), bestAt.end(), Label{kEmpty, 0, 0, -1, -1, -1});
+                    for (int64_t x = 0; x < L; ++x) {
+                        const auto s = static_cast<size_t>(pv * L + x);
+                        if (cur.offset[s] == cur.offset[s + 1]) continue;
+                        const Label& a = cur.labels[cur.offset[s]];
+                        const Label* row = matrix.data() + static_cast<size_t>(x * Lend);
+                        for (size_t y = 0; y < static_cast<size_t>(Lend); ++y) {
+                            const Label& via = row[y];
+                            if (via.t == kEmpty) continue;
+                            const double t = a.t + via.t;
+                            const int64_t m = a.m + via.m;
+                            Label& best = bestAt[y];
+                            if (t < best.t || (t == best.t && m < best.m))
+                                best = Label{t, m, std::max(a.mx, via.mx), static_cast<int32_t>(s), 0, -1};
                         }
-                        if (best.t != kEmpty) nxt.labels.push_back(best);
+                    }
+                    for (int64_t y = 0; y < Lend; ++y) {
+                        if (bestAt[static_cast<size_t>(y)].t != kEmpty) nxt.labels.push_back(bestAt[static_cast<size_t>(y)]);
                         nxt.offset[static_cast<size_t>(pv * Lend + y) + 1] = static_cast<uint32_t>(nxt.labels.size());
                     }
+                }
                 steps[static_cast<size_t>(start)] = std::move(cur);
                 cur = std::move(nxt);
                 stretchEnd[static_cast<size_t>(last)] = w;
