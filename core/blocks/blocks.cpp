@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "rules/op_rules.h"
+#include "util/parallel.h"
 
 namespace cfp {
 
@@ -170,8 +171,8 @@ struct Pending {
 
 class BlockFinder {
 public:
-    BlockFinder(const Graph& g, const Mesh& mesh, const MeshSizes& sizes)
-        : m_g(g), m_mesh(mesh), m_sizes(sizes) {}
+    BlockFinder(const Graph& g, const Mesh& mesh, const MeshSizes& sizes, int threads)
+        : m_g(g), m_mesh(mesh), m_sizes(sizes), m_threads(threads) {}
 
     Result<BlockAnalysis> run();
 
@@ -200,7 +201,7 @@ private:
         return i == fpos && m_owner[static_cast<size_t>(pair.forward)] != -1 &&
                m_g.op(pair.forward).operands[fpos] == m_g.op(pair.backward).operands[i];
     }
-    const OpShardingRule& rule(OpId id) const { return m_rules[static_cast<size_t>(id)]; }
+    const OpShardingRule& rule(OpId id) const { return *(*m_rules)[static_cast<size_t>(id)]; }
     bool hasRule(OpId id) const { return m_hasRule[static_cast<size_t>(id)] != 0; }
 
     void enumerateStrategies(OpId dot, std::vector<FactorAssignment>& out, std::vector<std::string>& labels) const;
@@ -233,7 +234,8 @@ private:
     const Graph& m_g;
     const Mesh& m_mesh;
     MeshSizes m_sizes;
-    std::vector<OpShardingRule> m_rules;
+    int m_threads = 0;
+    std::shared_ptr<std::vector<std::optional<OpShardingRule>>> m_rules;
     std::vector<uint8_t> m_hasRule;
     std::vector<uint8_t> m_static;
     std::vector<int32_t> m_userStart, m_users;  // CSR
@@ -550,17 +552,25 @@ Result<BlockAnalysis> BlockFinder::run() {
     const size_t n = static_cast<size_t>(m_g.size());
     BlockAnalysis out;
     out.mesh = m_mesh;
-    m_rules.resize(n);
+    m_rules = std::make_shared<std::vector<std::optional<OpShardingRule>>>(n);
     m_hasRule.assign(n, 0);
     m_static.assign(n, 0);
-    for (const Op& op : m_g.ops()) {
-        auto r = shardingRuleFor(m_g, op);
-        if (r) {
-            m_rules[static_cast<size_t>(op.id)] = std::move(*r);
-            m_hasRule[static_cast<size_t>(op.id)] = 1;
-        } else {
-            out.unsupported.push_back(UnsupportedOp{op.id, op.name, std::string(opKindName(op.kind)), r.error().message});
+    // Rules of all ops in parallel (each op's own); the messages of those without one, kept.
+    std::vector<std::string> noRule(n);
+    parallelFor(static_cast<int64_t>(n), resolveThreads(m_threads), 1024, [&](int64_t i0, int64_t i1, int) {
+        for (auto i = static_cast<size_t>(i0); i < static_cast<size_t>(i1); ++i) {
+            auto r = shardingRuleFor(m_g, m_g.op(static_cast<OpId>(i)));
+            if (r) {
+                (*m_rules)[i] = std::move(*r);
+                m_hasRule[i] = 1;
+            } else {
+                noRule[i] = r.error().message;
+            }
         }
+    });
+    for (const Op& op : m_g.ops()) {
+        if (!m_hasRule[static_cast<size_t>(op.id)])
+            out.unsupported.push_back(UnsupportedOp{op.id, op.name, std::string(opKindName(op.kind)), std::move(noRule[static_cast<size_t>(op.id)])});
         bool isStatic;
         if (op.kind == OpKind::Parameter)
             isStatic = op.role == ParamRole::Trainable || op.role == ParamRole::OptimizerState;
@@ -617,6 +627,7 @@ Result<BlockAnalysis> BlockFinder::run() {
         return id;
     };
     out.blockOf = m_owner;
+    out.rules = m_rules;
     for (Growing& g : m_blocks) {
         ParallelBlock pb;
         pb.id = g.id;
@@ -687,10 +698,10 @@ Result<BlockAnalysis> BlockFinder::run() {
 
 }  // namespace
 
-Result<BlockAnalysis> findParallelBlocks(const Graph& graph, const Mesh& mesh) {
+Result<BlockAnalysis> findParallelBlocks(const Graph& graph, const Mesh& mesh, int threads) {
     auto sizes = meshSizes(mesh);
     if (!sizes) return sizes.error();
-    BlockFinder finder(graph, mesh, *sizes);
+    BlockFinder finder(graph, mesh, *sizes, threads);
     return finder.run();
 }
 

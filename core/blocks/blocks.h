@@ -51,6 +51,8 @@
 // member (GPT-3 175B: ~68k ops analysed in well under a second and a few MB).
 
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -133,6 +135,9 @@ struct BlockAnalysis {
     std::vector<UnassignedOp> resolvedLater;  // sorted by op id
     std::vector<UnsupportedOp> unsupported;
     std::vector<int32_t> blockOf;             // per op: block id or -1
+    // Per op: its sharding rule (shardingRuleFor), none where it has no rule. Derived once here;
+    // the planner reads them instead of deriving them again (null: derive them).
+    std::shared_ptr<const std::vector<std::optional<OpShardingRule>>> rules;
 
     const TensorSharding& sharding(const ParallelBlock& block, size_t strategy, size_t member) const {
         return shardings[block.strategies[strategy].memberShardings[member]];
@@ -141,7 +146,8 @@ struct BlockAnalysis {
     double coverage(const Graph& graph) const;
 };
 
-// Errors: rules.bad_mesh (more than 8 axes).
-Result<BlockAnalysis> findParallelBlocks(const Graph& graph, const Mesh& mesh);
+// Errors: rules.bad_mesh (more than 8 axes). The ops' rules are derived on `threads` workers
+// (0: util/parallel.h's default); the result does not depend on it.
+Result<BlockAnalysis> findParallelBlocks(const Graph& graph, const Mesh& mesh, int threads = 0);
 
 }  // namespace cfp

@@ -67,7 +67,9 @@ struct PlanProblem::Impl {
     AnalysisReport analysis;
     std::optional<CostModel> modelStore;
     const CostModel& model() const { return *modelStore; }
-    std::vector<std::optional<OpShardingRule>> rules;
+    // Per op: its sharding rule (the block finder's, BlockAnalysis::rules, or derived in buildStates).
+    std::shared_ptr<const std::vector<std::optional<OpShardingRule>>> ruleStore;
+    const std::optional<OpShardingRule>& rule(size_t k) const { return (*ruleStore)[k]; }
     std::vector<int32_t> owner;       // per op: block or -1 (fixed)
     std::vector<size_t> stateOffset;  // per op: index of its state 0
     std::vector<OpState> states;
@@ -141,7 +143,7 @@ struct PlanProblem::Impl {
     OpState& st(OpId op, int s) { return states[stateOffset[static_cast<size_t>(op)] + static_cast<size_t>(s)]; }
 
     CompactSharding need(OpId v, int s, size_t i) const {
-        const auto& r = rules[static_cast<size_t>(v)];
+        const auto& r = rule(static_cast<size_t>(v));
         if (!r) return CompactSharding::replicated(g->op(g->op(v).operands[i]).type.rank());
         return projectOperand(*r, st(v, s).factors, i);
     }
@@ -252,7 +254,7 @@ void PlanProblem::Impl::computeOpState(const Op& op, double opFlops, OpState& s)
     std::vector<TensorType> operandTypes;
     for (size_t i = 0; i < op.operands.size(); ++i) {
         const TensorType& type = g->op(op.operands[i]).type;
-        const CompactSharding n = rules[k] ? projectOperand(*rules[k], s.factors, i) : CompactSharding::replicated(type.rank());
+        const CompactSharding n = rule(k) ? projectOperand(*rule(k), s.factors, i) : CompactSharding::replicated(type.rank());
         addAxes(n);
         const int64_t b = local(op.operands[i], n);
         work += b;
@@ -285,7 +287,12 @@ Status PlanProblem::Impl::buildStates(const std::vector<std::pair<uint64_t, doub
     const auto n = static_cast<size_t>(graph.size());
     const BlockAnalysis& ba = analysis.blocks;
     const MeshSizes& sizes = model().sizes();
-    rules.assign(n, std::nullopt);
+    ruleStore = analysis.blocks.rules;
+    std::shared_ptr<std::vector<std::optional<OpShardingRule>>> derived;
+    if (!ruleStore || ruleStore->size() != n) {
+        derived = std::make_shared<std::vector<std::optional<OpShardingRule>>>(n);
+        ruleStore = derived;
+    }
     owner.assign(n, -1);
     stateOffset.assign(n, 0);
     uses.assign(n, 0);
@@ -310,9 +317,9 @@ Status PlanProblem::Impl::buildStates(const std::vector<std::pair<uint64_t, doub
         }
         auto it = types.try_emplace(op.type, static_cast<uint32_t>(types.size())).first;
         typeId[static_cast<size_t>(op.id)] = it->second;
-        if (hasShardingRule(op.kind)) {
+        if (derived && hasShardingRule(op.kind)) {
             auto r = shardingRuleFor(graph, op);
-            if (r) rules[static_cast<size_t>(op.id)] = std::move(*r);
+            if (r) (*derived)[static_cast<size_t>(op.id)] = std::move(*r);
         }
     }
     // Values computed from constants and iota alone (masks, position ids) stay replicated and
@@ -356,7 +363,7 @@ Status PlanProblem::Impl::buildStates(const std::vector<std::pair<uint64_t, doub
     // are stored the way their first consumer reads them.
     auto free = [&](size_t k) {
         const bool param = graph.op(static_cast<OpId>(k)).kind == OpKind::Parameter;
-        return memberIndex[k] < 0 && owner[k] < 0 && (param || (!sourceLike[k] && rules[k]));
+        return memberIndex[k] < 0 && owner[k] < 0 && (param || (!sourceLike[k] && rule(k)));
     };
     for (bool changed = true; changed;) {
         changed = false;
@@ -390,7 +397,7 @@ Status PlanProblem::Impl::buildStates(const std::vector<std::pair<uint64_t, doub
     for (const Op& op : graph.ops()) {
         const auto k = static_cast<size_t>(op.id);
         if (memberIndex[k] >= 0 || owner[k] >= 0) continue;
-        if (!sourceLike[k] && rules[k])
+        if (!sourceLike[k] && rule(k))
             for (size_t i = 0; i < op.operands.size() && follows[k] < 0; ++i)
                 if (!sourceLike[static_cast<size_t>(op.operands[i])]) follows[k] = static_cast<int32_t>(i);
         order.push_back(op.id);
@@ -443,22 +450,22 @@ Status PlanProblem::Impl::buildStates(const std::vector<std::pair<uint64_t, doub
                     return makeError("plan.internal", "block " + std::to_string(b.id) + " refers to sharding " + std::to_string(stored) +
                                                           " of " + std::to_string(storedCompact.size()));
                 os.result = storedCompact[stored];
-                if (rules[k] && !isSource(op.kind)) setPartial(os, projectResult(*rules[k], os.factors));
+                if (rule(k) && !isSource(op.kind)) setPartial(os, projectResult(*rule(k), os.factors));
             } else if (pulledBy[k].first != kNoOp && op.kind == OpKind::Parameter) {
                 os.result = need(pulledBy[k].first, s, static_cast<size_t>(pulledBy[k].second));
             } else if (pulledBy[k].first != kNoOp) {
                 const auto [c, slot] = pulledBy[k];
                 const CompactSharding wanted = need(c, s, static_cast<size_t>(slot));
-                if (!assignFromResult(*rules[k], wanted, sizes, os.factors, &why)) os.factors = FactorAssignment{};
-                const CompactSharding full = projectResult(*rules[k], os.factors);
+                if (!assignFromResult(*rule(k), wanted, sizes, os.factors, &why)) os.factors = FactorAssignment{};
+                const CompactSharding full = projectResult(*rule(k), os.factors);
                 setPartial(os, full);
                 os.result = full.withoutPartial();
             } else if (follows[k] >= 0) {
                 const auto i = static_cast<size_t>(follows[k]);
                 std::vector<const CompactSharding*> known(op.operands.size(), nullptr);
                 known[i] = &st(op.operands[i], owner[k] < 0 ? 0 : s).result;
-                if (!assignFromOperands(*rules[k], known, sizes, os.factors, &why)) os.factors = FactorAssignment{};
-                const CompactSharding full = projectResult(*rules[k], os.factors);
+                if (!assignFromOperands(*rule(k), known, sizes, os.factors, &why)) os.factors = FactorAssignment{};
+                const CompactSharding full = projectResult(*rule(k), os.factors);
                 setPartial(os, full);
                 os.result = full.withoutPartial();
             } else {
