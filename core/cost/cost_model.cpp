@@ -33,11 +33,15 @@ std::vector<int64_t> localDims(const TensorType& type, const CompactSharding& sh
     return dims;
 }
 
-int64_t localBytes(const TensorType& type, const CompactSharding& sharding, const MeshSizes& mesh) {
+int64_t localBytes(int64_t bytes, const CompactSharding& sharding, const MeshSizes& mesh) {
     int64_t split = 1;
     for (int a = 0; a < mesh.rank; ++a)
         if (sharding.dimOf[static_cast<size_t>(a)] >= 0) split *= mesh.size[static_cast<size_t>(a)];
-    return type.bytes() / split;
+    return bytes / split;
+}
+
+int64_t localBytes(const TensorType& type, const CompactSharding& sharding, const MeshSizes& mesh) {
+    return localBytes(type.bytes(), sharding, mesh);
 }
 
 int64_t shardBytes(const TensorType& type, const TensorSharding& s, const Mesh& mesh) {

@@ -62,6 +62,8 @@ bool fusesInto(OpKind producer, OpKind consumer);
 // Bytes of one device's piece of `type` under a compact sharding (splits only; partial axes
 // do not shrink the buffer).
 int64_t localBytes(const TensorType& type, const CompactSharding& sharding, const MeshSizes& mesh);
+// The same from the tensor's whole size in bytes.
+int64_t localBytes(int64_t bytes, const CompactSharding& sharding, const MeshSizes& mesh);
 // Local dims under a compact sharding (even splits; the analysis rejects uneven ones).
 std::vector<int64_t> localDims(const TensorType& type, const CompactSharding& sharding, const MeshSizes& mesh);
 

@@ -133,12 +133,7 @@ struct PlanProblem::Impl {
     }
     std::vector<int64_t> bytesOf;     // per op: its result's bytes, unsplit
     // Bytes per device of op u's result under sharding c.
-    int64_t local(OpId u, const CompactSharding& c) const {
-        int64_t split = 1;
-        for (int a = 0; a < model().sizes().rank; ++a)
-            if (c.dimOf[static_cast<size_t>(a)] >= 0) split *= model().sizes().size[static_cast<size_t>(a)];
-        return bytesOf[static_cast<size_t>(u)] / split;
-    }
+    int64_t local(OpId u, const CompactSharding& c) const { return localBytes(bytesOf[static_cast<size_t>(u)], c, model().sizes()); }
     const OpState& st(OpId op, int s) const { return states[stateOffset[static_cast<size_t>(op)] + static_cast<size_t>(s)]; }
     OpState& st(OpId op, int s) { return states[stateOffset[static_cast<size_t>(op)] + static_cast<size_t>(s)]; }
 
@@ -1357,13 +1352,14 @@ Result<SearchResult> PlanProblem::search(int64_t limit, const StrategyMask& allo
             });
             if (options.cancel && options.cancel->load()) return makeError("plan.cancelled", "search cancelled");
             for (const int64_t d : rowWork) doneWork += d;
+            std::vector<Label> bestAt;  // per local end state, for one passenger value
             for (int k = 0; k < w->repeats; ++k) {
                 const int start = w->start + k * w->length, last = start + w->length - 1;
                 Layer nxt;
                 nxt.offset.assign(static_cast<size_t>(w->passengerStates * Lend) + 1, 0);
                 // Min-plus product, row by row of the matrix (every end state still sees the start
                 // states in ascending order, so ties go as in a plain step).
-                std::vector<Label> bestAt(static_cast<size_t>(Lend));
+                bestAt.resize(static_cast<size_t>(Lend));
                 for (int64_t pv = 0; pv < w->passengerStates; ++pv) {
                     std::fill(bestAt.begin(), bestAt.end(), Label{kEmpty, 0, 0, -1, -1, -1});
                     for (int64_t x = 0; x < L; ++x) {
