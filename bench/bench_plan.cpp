@@ -9,7 +9,7 @@
 //   build     CostModel::create + PlanProblem::build: op states and the cost tables
 //   search    PlanProblem::search: the segment DP (time only; Pareto labels, or the memory-only
 //             and Lagrangian passes, when the fastest plan does not fit); "DP passes" counts them
-//   evaluate  PlanProblem::fillPlan + evaluatePlan (with the timeline, as planGraph asks for it)
+//   evaluate  PlanProblem::fillPlan + evaluatePlan (without the timeline, as planGraph by default)
 // Mesh "auto" calls planGraph itself (every mesh, then the evaluator and the two baselines, as
 // `cfp plan --mesh auto` does) and reports its wall time and the meshes it tried; it is cancelled
 // after --auto-budget seconds (the row then says on which mesh), and a run longer than 10 s is not
@@ -215,7 +215,7 @@ int runFixed(const Case& c, int repeat, bool detail) {
         plan.memoryLimitBytes = limit;
         problem.fillPlan(found.strategy, {}, plan);
         plan.predictedStepSeconds = found.objectiveSeconds;
-        auto ev = evaluatePlan(graph, plan, problem.model(), true);
+        auto ev = evaluatePlan(graph, plan, problem.model());
         const auto t4 = Clock::now();
         if (!ev) {
             std::fprintf(stderr, "%s: evaluator: %s\n", c.name.c_str(), ev.error().toString().c_str());

@@ -374,6 +374,9 @@ bool BlockFinder::evaluate(Growing& b, OpId u, std::vector<Pending>& pending, Fa
         return false;
     }
     Pending self{u, {}, {}, {}};
+    self.shard.reserve(static_cast<size_t>(b.S));
+    self.assign.reserve(static_cast<size_t>(b.S));
+    self.partialMask.reserve(static_cast<size_t>(b.S));
     CompactSharding sharedScratch;
     std::vector<const CompactSharding*> ptrs(op.operands.size(), nullptr);
     std::string reason;
@@ -616,8 +619,10 @@ Result<BlockAnalysis> BlockFinder::run() {
     }
 
     // ---- output ----
-    std::unordered_map<CompactSharding, uint32_t, std::function<size_t(const CompactSharding&)>> interned(
-        64, [](const CompactSharding& c) { return c.hash(); });
+    struct CompactHash {
+        size_t operator()(const CompactSharding& c) const { return c.hash(); }
+    };
+    std::unordered_map<CompactSharding, uint32_t, CompactHash> interned;
     auto intern = [&](const CompactSharding& c) -> uint32_t {
         auto it = interned.find(c);
         if (it != interned.end()) return it->second;
@@ -642,6 +647,8 @@ Result<BlockAnalysis> BlockFinder::run() {
         for (size_t s = 0; s < S; ++s) {
             BlockStrategy st;
             st.label = g.labels[s];
+            st.memberShardings.reserve(pb.members.size());
+            st.memberFactors.reserve(pb.members.size());
             const FactorAssignment& ea = g.assign[static_cast<size_t>(m_local[static_cast<size_t>(g.entry)]) * S + s];
             for (size_t i = 0; i < er.operandDims.size(); ++i) st.entryOperands.push_back(fromCompact(projectOperand(er, ea, i), m_mesh));
             for (OpId m : pb.members) {

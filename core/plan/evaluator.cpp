@@ -141,9 +141,10 @@ Result<Evaluation> evaluatePlan(const Graph& graph, const Plan& plan, const Cost
         const auto k = static_cast<size_t>(op.id);
         const TensorPlan& t = plan.tensors[k];
         const int64_t resultBytes = shardBytes(op.type, t.result, mesh);
+        int64_t operandBytes = 0;
+        for (size_t i = 0; i < op.operands.size(); ++i) operandBytes += shardBytes(graph.op(op.operands[i]).type, t.operands[i], mesh);
         ownBytes[k] = resultBytes;
-        workBytes[k] = resultBytes;
-        for (size_t i = 0; i < op.operands.size(); ++i) workBytes[k] += shardBytes(graph.op(op.operands[i]).type, t.operands[i], mesh);
+        workBytes[k] = resultBytes + operandBytes;
         if (op.kind == OpKind::Parameter && op.role == ParamRole::Trainable && policy.optimizerSharding) {
             // The updated weight is all-gathered back from its 1/r pieces (reverse mesh order).
             const auto axes = replicaAxes(t.result);
@@ -168,11 +169,9 @@ Result<Evaluation> evaluatePlan(const Graph& graph, const Plan& plan, const Cost
         };
         for (const std::string& a : t.ownCollectiveAxes) use(a);
         useAll(t.result);
-        double bytes = static_cast<double>(resultBytes);
-        for (size_t i = 0; i < op.operands.size(); ++i) {
-            useAll(t.operands[i]);
-            bytes += static_cast<double>(shardBytes(graph.op(op.operands[i]).type, t.operands[i], mesh));
-        }
+        for (const TensorSharding& operand : t.operands) useAll(operand);
+        // Integers far below 2^53: the same value as summing the operands one by one in double.
+        const double bytes = static_cast<double>(resultBytes + operandBytes);
         double split = z;
         for (size_t a = 0; a < mesh.axes().size(); ++a)
             if (axesUsed & (1u << a)) split *= static_cast<double>(mesh.axes()[a].size);

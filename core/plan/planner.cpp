@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <unordered_map>
 
 #include "stats/graph_stats.h"
@@ -302,8 +303,17 @@ Status PlanProblem::Impl::buildStates(const std::vector<std::pair<uint64_t, doub
         if (!c) return c.error().withContext("block sharding " + t.toString());
         storedCompact.push_back(*c);
     }
-    std::map<TensorType, uint32_t, bool (*)(const TensorType&, const TensorType&)> types(
-        [](const TensorType& a, const TensorType& b) { return std::tie(a.dtype, a.dims) < std::tie(b.dtype, b.dims); });
+    struct TypeHash {
+        size_t operator()(const TensorType& t) const {
+            size_t h = static_cast<size_t>(t.dtype) * 0x9e3779b97f4a7c15ull;
+            for (int64_t d : t.dims) h = (h ^ static_cast<size_t>(d)) * 0x100000001b3ull;
+            return h;
+        }
+    };
+    struct TypeEq {
+        bool operator()(const TensorType& a, const TensorType& b) const { return a.dtype == b.dtype && a.dims == b.dims; }
+    };
+    std::unordered_map<TensorType, uint32_t, TypeHash, TypeEq> types;
     std::vector<char> readByBackward(n, 0);
     for (const Op& op : graph.ops()) {
         for (OpId o : op.operands) {
@@ -347,9 +357,21 @@ Status PlanProblem::Impl::buildStates(const std::vector<std::pair<uint64_t, doub
     // The rest are fixed: they follow their first non-source operand, or are replicated.
     std::vector<int32_t> follows(n, -1);
     std::vector<std::pair<OpId, int32_t>> pulledBy(n, {kNoOp, -1});
-    std::vector<std::vector<std::pair<OpId, int32_t>>> consumers(n);
+    // Consumers (op, operand slot) of each op in op order, CSR.
+    std::vector<int64_t> consumerStart(n + 1, 0);
     for (const Op& op : graph.ops())
-        for (size_t i = 0; i < op.operands.size(); ++i) consumers[static_cast<size_t>(op.operands[i])].emplace_back(op.id, static_cast<int32_t>(i));
+        for (OpId o : op.operands) ++consumerStart[static_cast<size_t>(o) + 1];
+    for (size_t k = 0; k < n; ++k) consumerStart[k + 1] += consumerStart[k];
+    std::vector<std::pair<OpId, int32_t>> consumerList(static_cast<size_t>(consumerStart[n]));
+    {
+        std::vector<int64_t> at(consumerStart.begin(), consumerStart.end() - 1);
+        for (const Op& op : graph.ops())
+            for (size_t i = 0; i < op.operands.size(); ++i)
+                consumerList[static_cast<size_t>(at[static_cast<size_t>(op.operands[i])]++)] = {op.id, static_cast<int32_t>(i)};
+    }
+    auto consumers = [&](size_t k) {
+        return std::span<const std::pair<OpId, int32_t>>(consumerList.data() + consumerStart[k], consumerList.data() + consumerStart[k + 1]);
+    };
     std::vector<OpId> order;  // members first, then in the order owners were decided
     order.reserve(n);
     for (const Op& op : graph.ops())
@@ -379,7 +401,7 @@ Status PlanProblem::Impl::buildStates(const std::vector<std::pair<uint64_t, doub
         for (OpId id = graph.size() - 1; id >= 0; --id) {
             const auto k = static_cast<size_t>(id);
             if (!free(k)) continue;
-            for (const auto& [c, slot] : consumers[k]) {
+            for (const auto& [c, slot] : consumers(k)) {
                 if (owner[static_cast<size_t>(c)] < 0) continue;
                 pulledBy[k] = {c, slot};
                 owner[k] = owner[static_cast<size_t>(c)];
@@ -409,8 +431,8 @@ Status PlanProblem::Impl::buildStates(const std::vector<std::pair<uint64_t, doub
     }
     for (const Op& op : graph.ops()) {
         const auto k = static_cast<size_t>(op.id);
-        bool toOptimizer = op.phase == Phase::Backward && !consumers[k].empty();
-        for (const auto& [c, slot] : consumers[k]) {
+        bool toOptimizer = op.phase == Phase::Backward && !consumers(k).empty();
+        for (const auto& [c, slot] : consumers(k)) {
             const auto ck = static_cast<size_t>(c);
             if (graph.op(c).phase != Phase::Optimizer) toOptimizer = false;
             if (rcEligible[ck] && owner[ck] != owner[k] && op.phase == Phase::Forward && !sourceLike[k]) checkpoint[k] = 1;
@@ -1721,33 +1743,38 @@ void PlanProblem::fillPlan(const std::vector<int32_t>& strategy, const StrategyM
         plan.blocks.push_back({b, sb, blk.strategies[static_cast<size_t>(sb)].label, isPinned, P.recomputes(b, s)});
     }
     plan.policy = P.policy;
-    plan.tensors.clear();
-    plan.tensors.reserve(static_cast<size_t>(graph.size()));
-    // Few distinct shardings recur across the graph: each is spelled out once.
+    // Few distinct shardings recur across the graph: each worker spells each out once. Ops in
+    // contiguous ranges, one per worker (fromCompact is a pure function: the same plan whatever
+    // the thread count).
     struct CompactHash {
         size_t operator()(const CompactSharding& c) const { return c.hash(); }
     };
-    std::unordered_map<CompactSharding, TensorSharding, CompactHash> spelled;
-    auto text = [&](const CompactSharding& c) -> const TensorSharding& {
-        auto it = spelled.find(c);
-        if (it == spelled.end()) it = spelled.emplace(c, fromCompact(c, mesh)).first;
-        return it->second;
-    };
-    for (const Op& op : graph.ops()) {
-        const int32_t o = P.owner[static_cast<size_t>(op.id)];
-        const int s = o < 0 ? 0 : strategy[static_cast<size_t>(o)] % P.base(o);
-        const OpState& os = P.st(op.id, s);
-        TensorPlan t;
-        t.op = op.id;
-        t.block = o;
-        t.recompute = o >= 0 && P.rcEligible[static_cast<size_t>(op.id)] && P.recomputes(o, strategy[static_cast<size_t>(o)]);
-        t.result = text(os.result);
-        t.operands.reserve(op.operands.size());
-        for (size_t i = 0; i < op.operands.size(); ++i) t.operands.push_back(text(P.need(op.id, s, i)));
-        for (int a = 0; a < P.model().sizes().rank; ++a)
-            if (os.partialMask & (1u << a)) t.ownCollectiveAxes.push_back(mesh.axes()[static_cast<size_t>(a)].name);
-        plan.tensors.push_back(std::move(t));
-    }
+    const auto n = static_cast<int64_t>(graph.size());
+    plan.tensors.clear();
+    plan.tensors.resize(static_cast<size_t>(n));
+    parallelFor(n, P.threads, 4096, [&](int64_t i0, int64_t i1, int) {
+        std::unordered_map<CompactSharding, TensorSharding, CompactHash> spelled;
+        auto text = [&](const CompactSharding& c) -> const TensorSharding& {
+            auto it = spelled.find(c);
+            if (it == spelled.end()) it = spelled.emplace(c, fromCompact(c, mesh)).first;
+            return it->second;
+        };
+        for (int64_t i = i0; i < i1; ++i) {
+            const Op& op = graph.op(static_cast<OpId>(i));
+            const int32_t o = P.owner[static_cast<size_t>(op.id)];
+            const int s = o < 0 ? 0 : strategy[static_cast<size_t>(o)] % P.base(o);
+            const OpState& os = P.st(op.id, s);
+            TensorPlan& t = plan.tensors[static_cast<size_t>(i)];
+            t.op = op.id;
+            t.block = o;
+            t.recompute = o >= 0 && P.rcEligible[static_cast<size_t>(op.id)] && P.recomputes(o, strategy[static_cast<size_t>(o)]);
+            t.result = text(os.result);
+            t.operands.reserve(op.operands.size());
+            for (size_t k = 0; k < op.operands.size(); ++k) t.operands.push_back(text(P.need(op.id, s, k)));
+            for (int a = 0; a < P.model().sizes().rank; ++a)
+                if (os.partialMask & (1u << a)) t.ownCollectiveAxes.push_back(mesh.axes()[static_cast<size_t>(a)].name);
+        }
+    });
     plan.segments.clear();
     for (size_t si = 0; si < P.analysis.cover.segments.size(); ++si) {
         const Segment& seg = P.analysis.cover.segments[si];
@@ -1961,7 +1988,7 @@ Result<PlanOutcome> planGraph(const Graph& graph, const Cluster& cluster, const 
     best->problem->fillPlan(best->result.strategy, best->mask, plan);
     plan.predictedStepSeconds = best->result.objectiveSeconds;
     plan.searchExact = best->result.exact;
-    auto ev = evaluatePlan(graph, plan, best->problem->model(), true, options.threads);
+    auto ev = evaluatePlan(graph, plan, best->problem->model(), options.timeline, options.threads);
     if (!ev) return ev.error().withContext("evaluator");
     plan.step = ev->step;
     plan.evaluatorStepSeconds = ev->step.total();

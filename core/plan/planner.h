@@ -90,6 +90,9 @@ struct PlannerOptions {
     // analysis.check) and its search-space report, as `cfp analyze` does. Off: the plan does not
     // depend on them, and the evaluator recomputes the returned plan independently anyway.
     bool checkBlocks = false;
+    // Also lay out the evaluator's timeline of the chosen plan (PlanOutcome::evaluation.timeline).
+    // Off by default: exporters and the explorer evaluate a plan afresh when they draw a trace.
+    bool timeline = false;
     int64_t parallelStepWork = int64_t{1} << 16;  // a time-only DP step with this many (state, strategy) pairs is split
     std::function<void(const PlanProgress&)> progress;  // called from the planning thread
     const std::atomic<bool>* cancel = nullptr;          // checked between blocks; plan.cancelled
@@ -111,7 +114,7 @@ class PlanProblem;
 
 struct PlanOutcome {
     Plan plan;
-    Evaluation evaluation;                 // of the chosen plan, with the timeline
+    Evaluation evaluation;                 // of the chosen plan (its timeline when PlannerOptions::timeline)
     std::vector<MeshCandidate> candidates; // every mesh tried, in order
     // The chosen mesh's decomposed problem (its analysis and cost tables), for tools that look at
     // alternatives to the plan (plan/alternatives.h). It points into the graph given to planGraph,

@@ -1,6 +1,7 @@
 #include "rules/op_rules.h"
 
 #include <algorithm>
+#include <cstring>
 #include <numeric>
 
 namespace cfp {
@@ -520,14 +521,15 @@ CompactSharding CompactSharding::withoutPartial() const {
 }
 
 size_t CompactSharding::hash() const {
-    size_t h = 1469598103934665603ull;
-    auto mix = [&h](int8_t v) { h = (h ^ static_cast<uint8_t>(v)) * 1099511628211ull; };
-    mix(rank);
-    for (size_t a = 0; a < dimOf.size(); ++a) {
-        mix(dimOf[a]);
-        mix(position[a]);
-    }
-    return h;
+    // The two per-axis arrays as 64-bit words (kMaxRuleMeshAxes = 8 bytes each), mixed by
+    // multiplication: hashed on every resharding-cache lookup of the cost tables.
+    static_assert(sizeof(dimOf) == sizeof(uint64_t) && sizeof(position) == sizeof(uint64_t));
+    uint64_t d = 0, p = 0;
+    std::memcpy(&d, dimOf.data(), sizeof d);
+    std::memcpy(&p, position.data(), sizeof p);
+    uint64_t h = (d ^ static_cast<uint64_t>(static_cast<uint8_t>(rank))) * 0x9e3779b97f4a7c15ull;
+    h = (h ^ (h >> 32) ^ p) * 0xbf58476d1ce4e5b9ull;
+    return static_cast<size_t>(h ^ (h >> 31));
 }
 
 Result<MeshSizes> meshSizes(const Mesh& mesh) {

@@ -10,6 +10,7 @@
 //   if (!r) std::cerr << r.error().toString() << '\n';   // "/nodes/3/shape: ... [json.bad_dim]"
 
 #include <cassert>
+#include <optional>
 #include <string>
 #include <utility>
 #include <variant>
@@ -58,15 +59,16 @@ template <>
 class [[nodiscard]] Result<void> {
 public:
     Result() = default;
-    Result(Error error) : m_error(std::move(error)), m_ok(false) {}
+    Result(Error error) : m_error(std::move(error)) {}
 
-    bool ok() const { return m_ok; }
-    explicit operator bool() const { return m_ok; }
-    const Error& error() const { assert(!m_ok); return m_error; }
+    bool ok() const { return !m_error.has_value(); }
+    explicit operator bool() const { return ok(); }
+    const Error& error() const { assert(!ok()); return *m_error; }
 
 private:
-    Error m_error;
-    bool m_ok = true;
+    // Empty on success: a successful Status (the common case, on every op of a plan) constructs
+    // and destroys no strings.
+    std::optional<Error> m_error;
 };
 
 using Status = Result<void>;

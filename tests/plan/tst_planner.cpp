@@ -684,6 +684,8 @@ private slots:
         const Graph g = preset("gpt3-125m", 2);
         PlannerOptions o;
         o.baselines = false;
+        QVERIFY(must(planGraph(g, cluster(1), "2x4", o), "plan").evaluation.timeline.empty());  // only when asked
+        o.timeline = true;
         auto out = must(planGraph(g, cluster(1), "2x4", o), "plan");
         const auto& tl = out.evaluation.timeline;
         QVERIFY(!tl.empty());
