@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <span>
 
 #include "stats/graph_stats.h"
 #include "util/parallel.h"
@@ -63,13 +64,26 @@ Result<Evaluation> evaluatePlan(const Graph& graph, const Plan& plan, const Cost
     const std::vector<char> sourceLike = sourceLikeOps(graph);
     std::vector<int32_t> uses(n, 0);
     std::vector<char> readByBackward(n, 0);
-    std::vector<std::vector<OpId>> consumers(n);
-    for (const Op& op : graph.ops())
+    // Consumers of each op in op order (CSR); operandStart: each op's first operand edge.
+    std::vector<int64_t> consumerStart(n + 1, 0), operandStart(n + 1, 0);
+    for (const Op& op : graph.ops()) {
+        operandStart[static_cast<size_t>(op.id) + 1] = operandStart[static_cast<size_t>(op.id)] + static_cast<int64_t>(op.operands.size());
         for (OpId o : op.operands) {
             ++uses[static_cast<size_t>(o)];
-            consumers[static_cast<size_t>(o)].push_back(op.id);
             if (op.phase == Phase::Backward) readByBackward[static_cast<size_t>(o)] = 1;
         }
+    }
+    for (size_t k = 0; k < n; ++k) consumerStart[k + 1] = consumerStart[k] + uses[k];
+    std::vector<OpId> consumerList(static_cast<size_t>(consumerStart[n]));
+    {
+        std::vector<int64_t> at(consumerStart.begin(), consumerStart.end() - 1);
+        for (const Op& op : graph.ops())
+            for (OpId o : op.operands) consumerList[static_cast<size_t>(at[static_cast<size_t>(o)]++)] = op.id;
+    }
+    auto consumers = [&](OpId v) {
+        return std::span<const OpId>(consumerList.data() + consumerStart[static_cast<size_t>(v)],
+                                     consumerList.data() + consumerStart[static_cast<size_t>(v) + 1]);
+    };
 
     // Memory policy. Recomputation: a forward op of a block may be marked; the marks of a block
     // agree; forward results read by another block's forward op are checkpoints (kept).
@@ -93,7 +107,7 @@ Result<Evaluation> evaluatePlan(const Graph& graph, const Plan& plan, const Cost
     }
     for (const Op& op : graph.ops()) {
         if (op.phase != Phase::Forward || sourceLike[static_cast<size_t>(op.id)]) continue;
-        for (OpId c : consumers[static_cast<size_t>(op.id)])
+        for (OpId c : consumers(op.id))
             if (canRecompute(c) && blockOf(c) != blockOf(op.id)) checkpoint[static_cast<size_t>(op.id)] = 1;
     }
     // Optimizer-state sharding: devices holding the same piece of a result.
@@ -113,8 +127,8 @@ Result<Evaluation> evaluatePlan(const Graph& graph, const Plan& plan, const Cost
         return replicas(plan.tensors[static_cast<size_t>(op.id)].result);
     };
     auto feedsOptimizerOnly = [&](const Op& op) {
-        if (op.phase != Phase::Backward || consumers[static_cast<size_t>(op.id)].empty()) return false;
-        for (OpId c : consumers[static_cast<size_t>(op.id)])
+        if (op.phase != Phase::Backward || consumers(op.id).empty()) return false;
+        for (OpId c : consumers(op.id))
             if (graph.op(c).phase != Phase::Optimizer) return false;
         return true;
     };
@@ -244,18 +258,17 @@ Result<Evaluation> evaluatePlan(const Graph& graph, const Plan& plan, const Cost
         int64_t bytes = 0;
         double seconds = 0;
     };
-    std::vector<std::vector<EdgeTerm>> edgeTerms(n);
+    std::vector<EdgeTerm> edgeTerms(static_cast<size_t>(operandStart[n]));  // per operand edge, op by op
     CFP_TRY(perOp([&](const Op& op) -> Status {
         const auto k = static_cast<size_t>(op.id);
         const TensorPlan& t = plan.tensors[k];
-        edgeTerms[k].resize(op.operands.size());
         for (size_t i = 0; i < op.operands.size(); ++i) {
             const OpId u = op.operands[i];
             const auto ku = static_cast<size_t>(u);
             const Op& producer = graph.op(u);
             const TensorSharding& have = plan.tensors[ku].result;
             const TensorSharding& need = t.operands[i];
-            EdgeTerm& e = edgeTerms[k][i];
+            EdgeTerm& e = edgeTerms[static_cast<size_t>(operandStart[k]) + i];
             if (have == need) {
                 if (fusesInto(producer.kind, op.kind) && uses[ku] == 1 && !measured[k] && !measured[ku] && !sourceLike[ku]) {
                     e.fused = true;
@@ -276,7 +289,7 @@ Result<Evaluation> evaluatePlan(const Graph& graph, const Plan& plan, const Cost
     for (const Op& op : graph.ops()) {
         const auto k = static_cast<size_t>(op.id);
         for (size_t i = 0; i < op.operands.size(); ++i) {
-            const EdgeTerm& e = edgeTerms[k][i];
+            const EdgeTerm& e = edgeTerms[static_cast<size_t>(operandStart[k]) + i];
             const auto ku = static_cast<size_t>(op.operands[i]);
             if (e.fused) {
                 const int64_t b = e.bytes;

@@ -294,7 +294,9 @@ Status PlanProblem::Impl::buildStates(const std::vector<std::pair<uint64_t, doub
     uses.assign(n, 0);
     typeId.assign(n, 0);
     bytesOf.assign(n, 0);
-    for (const Op& op : graph.ops()) bytesOf[static_cast<size_t>(op.id)] = op.type.bytes();
+    parallelFor(static_cast<int64_t>(n), threads, 4096, [&](int64_t i0, int64_t i1, int) {
+        for (int64_t i = i0; i < i1; ++i) bytesOf[static_cast<size_t>(i)] = graph.op(static_cast<OpId>(i)).type.bytes();
+    });
     // The blocks' interned shardings in compact form, once.
     std::vector<CompactSharding> storedCompact;
     storedCompact.reserve(ba.shardings.size());
@@ -429,16 +431,19 @@ Status PlanProblem::Impl::buildStates(const std::vector<std::pair<uint64_t, doub
         const auto k = static_cast<size_t>(op.id);
         rcEligible[k] = rcOn && op.phase == Phase::Forward && !sourceLike[k] && owner[k] >= 0;
     }
-    for (const Op& op : graph.ops()) {
-        const auto k = static_cast<size_t>(op.id);
-        bool toOptimizer = op.phase == Phase::Backward && !consumers(k).empty();
-        for (const auto& [c, slot] : consumers(k)) {
-            const auto ck = static_cast<size_t>(c);
-            if (graph.op(c).phase != Phase::Optimizer) toOptimizer = false;
-            if (rcEligible[ck] && owner[ck] != owner[k] && op.phase == Phase::Forward && !sourceLike[k]) checkpoint[k] = 1;
+    // Per op (in parallel; each writes only its own entries).
+    parallelFor(static_cast<int64_t>(n), threads, 4096, [&](int64_t i0, int64_t i1, int) {
+        for (auto k = static_cast<size_t>(i0); k < static_cast<size_t>(i1); ++k) {
+            const Op& op = graph.op(static_cast<OpId>(k));
+            bool toOptimizer = op.phase == Phase::Backward && !consumers(k).empty();
+            for (const auto& [c, slot] : consumers(k)) {
+                const auto ck = static_cast<size_t>(c);
+                if (graph.op(c).phase != Phase::Optimizer) toOptimizer = false;
+                if (rcEligible[ck] && owner[ck] != owner[k] && op.phase == Phase::Forward && !sourceLike[k]) checkpoint[k] = 1;
+            }
+            gradToOptimizer[k] = toOptimizer;
         }
-        gradToOptimizer[k] = toOptimizer;
-    }
+    });
     size_t total = 0;
     for (size_t k = 0; k < n; ++k) {
         stateOffset[k] = total;
@@ -571,6 +576,7 @@ void PlanProblem::Impl::buildTerms() {
             opsOf[static_cast<size_t>(o)].push_back(op.id);
         }
     }
+    std::vector<std::pair<OpId, int32_t>> fixedEdges;  // both ends fixed: priced below, summed in op order
     for (const Op& op : graph.ops()) {
         const OpId v = op.id;
         const int32_t ov = owner[static_cast<size_t>(v)];
@@ -578,7 +584,7 @@ void PlanProblem::Impl::buildTerms() {
             const OpId u = op.operands[i];
             const int32_t ou = owner[static_cast<size_t>(u)];
             if (ou < 0 && ov < 0) {
-                constTime += edge(u, 0, v, 0, i);
+                fixedEdges.emplace_back(v, static_cast<int32_t>(i));
             } else if (ou < 0 || ov < 0 || ou == ov) {
                 edgesOf[static_cast<size_t>(ou < 0 ? ov : ou)].emplace_back(v, static_cast<int32_t>(i));
             } else {
@@ -589,6 +595,14 @@ void PlanProblem::Impl::buildTerms() {
         }
     }
     std::vector<ReshardCache> caches(static_cast<size_t>(threads));
+    std::vector<double> fixedCost(fixedEdges.size(), 0.0);
+    parallelFor(static_cast<int64_t>(fixedEdges.size()), threads, 1024, [&](int64_t e0, int64_t e1, int w) {
+        for (auto e = static_cast<size_t>(e0); e < static_cast<size_t>(e1); ++e) {
+            const auto [v, slot] = fixedEdges[e];
+            fixedCost[e] = edge(graph.op(v).operands[static_cast<size_t>(slot)], 0, v, 0, static_cast<size_t>(slot), &caches[static_cast<size_t>(w)]);
+        }
+    });
+    for (const double c : fixedCost) constTime += c;
     parallelFor(static_cast<int64_t>(B), threads, 8, [&](int64_t b0, int64_t b1, int w) {
         ReshardCache* cache = &caches[static_cast<size_t>(w)];
         std::vector<double> baseE;
