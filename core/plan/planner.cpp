@@ -1120,9 +1120,11 @@ Result<SearchResult> PlanProblem::search(int64_t limit, const StrategyMask& allo
             slotY.push_back(sp.bPos >= 0 ? sp.nextClasses[static_cast<size_t>(sp.bPos)].classOf[su] * sp.stride[static_cast<size_t>(sp.bPos)] : 0);
         }
         // States [x0, x1) into scratch sc.
+        const bool allLive = static_cast<int>(live.size()) == db;  // then live[j] == j
         auto relax = [&](int64_t x0, int64_t x1, Scratch& sc, bool& ex) {
             std::vector<int> assign(frontierClasses.size());
             std::vector<const double*> rows(sp.pb.size());
+            std::vector<double> terms(live.size());  // per live strategy: own term plus its pair costs
             for (auto x = static_cast<size_t>(x0); x < static_cast<size_t>(x1); ++x) {
                 const uint32_t l0 = cur.offset[x], l1 = cur.offset[x + 1];
                 if (l0 == l1) continue;
@@ -1144,20 +1146,35 @@ Result<SearchResult> PlanProblem::search(int64_t limit, const StrategyMask& allo
                 const size_t npb = mode.memoryObjective ? 0 : sp.pb.size();
                 for (size_t k = 0; k < npb; ++k)
                     rows[k] = sp.pb[k].second->cost.data() + static_cast<size_t>(assign[static_cast<size_t>(sp.pb[k].first)]) * static_cast<size_t>(db);
+                // Summed pair by pair over all strategies (the same order per strategy as one by one).
+                std::copy(own.begin(), own.end(), terms.begin());
+                for (size_t k = 0; k < npb; ++k) {
+                    const double* row = rows[k];
+                    if (allLive)
+                        for (size_t j = 0; j < terms.size(); ++j) terms[j] += row[j];
+                    else
+                        for (size_t j = 0; j < terms.size(); ++j) terms[j] += row[static_cast<size_t>(live[j])];
+                }
                 for (size_t j = 0; j < live.size(); ++j) {
                     const int s = live[j];
                     const auto su = static_cast<size_t>(s);
-                    double t = own[j];
-                    for (size_t k = 0; k < npb; ++k) t += rows[k][su];
+                    const double t = terms[j];
                     const int64_t y = baseY + slotY[j];
+                    if (timeOnly) {
+                        // One label per state: the candidate is built only when it wins.
+                        Label& slot = sc.bestOf[static_cast<size_t>(y)];
+                        for (uint32_t li = l0; li < l1; ++li) {
+                            const Label& l = cur.labels[li];
+                            const double nt = l.t + t;
+                            const int64_t nm = l.m + uSum[su];
+                            if (nt < slot.t || (nt == slot.t && nm < slot.m))
+                                slot = Label{nt, nm, std::max(l.mx, uMax[su]), static_cast<int32_t>(x), static_cast<int32_t>(li - l0), s};
+                        }
+                        continue;
+                    }
                     for (uint32_t li = l0; li < l1; ++li) {
                         const Label& l = cur.labels[li];
                         const Label nl{l.t + t, l.m + uSum[su], std::max(l.mx, uMax[su]), static_cast<int32_t>(x), static_cast<int32_t>(li - l0), s};
-                        if (timeOnly) {
-                            Label& slot = sc.bestOf[static_cast<size_t>(y)];
-                            if (nl.t < slot.t || (nl.t == slot.t && nl.m < slot.m)) slot = nl;
-                            continue;
-                        }
                         if (limit > 0 && nl.m + minRemaining[static_cast<size_t>(b) + 1] + P.constMemSum + std::max(nl.mx, P.constMemMax) > limit)
                             continue;
                         auto& bucket = sc.buckets[static_cast<size_t>(y)];
@@ -1906,15 +1923,18 @@ struct MeshPlan {
     StrategyMask mask;
 };
 
+// failFast: check the frontier of the first segments before building the whole graph's cost
+// tables, so that a mesh whose frontier is too large is skipped quickly (worth it when several
+// meshes are tried; with one, the search's own layout reports the same plan.too_large).
 Result<MeshPlan> planOnMesh(const Graph& graph, const Cluster& cluster, const Mesh& mesh, const PlannerOptions& options,
                             int64_t limit, const std::function<Result<StrategyMask>(const PlanProblem&)>& restrict,
-                            int64_t* smallestNeed = nullptr) {
+                            bool failFast, int64_t* smallestNeed = nullptr) {
     auto analysis = planningAnalysis(graph, mesh, options);
     if (!analysis) return analysis.error();
     auto model = CostModel::create(cluster.hardware, mesh);
     if (!model) return model.error();
     model->setCalibration(options.calibration);
-    auto problem = PlanProblem::build(graph, std::move(*analysis), *model, options.measured, options.policy, options.maxStates,
+    auto problem = PlanProblem::build(graph, std::move(*analysis), *model, options.measured, options.policy, failFast ? options.maxStates : 0,
                                       mesh.toString(), options.threads);
     if (!problem) return problem.error();
     MeshPlan mp;
@@ -1967,7 +1987,7 @@ Result<PlanOutcome> planGraph(const Graph& graph, const Cluster& cluster, const 
         }
         int64_t need = 0;
         auto mp = planOnMesh(graph, cluster, *mesh, options, limit,
-                             [&](const PlanProblem& p) { return p.applyPins(options.pins); }, &need);
+                             [&](const PlanProblem& p) { return p.applyPins(options.pins); }, meshes.size() > 1, &need);
         cand.seconds = since(t0);
         if (!mp) {
             if (mp.error().code == "plan.cancelled" || mp.error().code == "plan.bad_pin" || meshes.size() == 1) return mp.error();
@@ -2061,7 +2081,7 @@ Result<PlanOutcome> planGraph(const Graph& graph, const Cluster& cluster, const 
                 auto mask = baselineMask(p, batchAxes, weightAxis, note);
                 if (mask.empty()) return makeError("plan.baseline", note);
                 return mask;
-            });
+            }, false);
             if (!mp) {
                 bl.note = mp.error().message;
                 plan.baselines.push_back(bl);
