@@ -312,10 +312,7 @@ Status PlanProblem::Impl::buildStates(const std::vector<std::pair<uint64_t, doub
             return h;
         }
     };
-    struct TypeEq {
-        bool operator()(const TensorType& a, const TensorType& b) const { return a.dtype == b.dtype && a.dims == b.dims; }
-    };
-    std::unordered_map<TensorType, uint32_t, TypeHash, TypeEq> types;
+    std::unordered_map<TensorType, uint32_t, TypeHash> types;  // TensorType::operator== compares dtype and dims
     std::vector<char> readByBackward(n, 0);
     for (const Op& op : graph.ops()) {
         for (OpId o : op.operands) {
