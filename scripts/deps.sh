@@ -12,6 +12,7 @@ CFP_PACKAGES=(
   python3 python3-jsonschema
   libonnx-dev libprotobuf-dev
   libsqlite3-dev libopenmpi-dev
+  libgoogle-perftools-dev
 )
 
 cfp_install_deps() {
