@@ -451,14 +451,56 @@ Status PlanProblem::Impl::buildStates(const std::vector<std::pair<uint64_t, doub
         for (int a = 0; a < sizes.rank; ++a)
             if (full.dimOf[static_cast<size_t>(a)] == CompactSharding::kAxisPartial) os.partialMask |= 1u << a;
     };
-    // Every state of op `id`; `why` is scratch for rule messages.
-    auto fill = [&](OpId id, std::string& why) -> Status {
+    // Per worker: rule messages, and the inputs of an op's distinct states.
+    struct FillScratch {
+        std::string why;
+        std::vector<CompactSharding> input;  // per state: the sharding it is derived from
+        std::vector<int> distinct;           // states with an input not seen before
+        std::vector<const CompactSharding*> known;
+    };
+    // Every state of op `id`. A state is a function of its input alone (a member's factors and
+    // stored sharding, the sharding a pulled op's consumer reads, the result of the operand a
+    // following op follows): a state whose input equals an earlier state's is a copy of it.
+    auto fill = [&](OpId id, FillScratch& scratch) -> Status {
         const Op& op = graph.op(id);
         const auto k = static_cast<size_t>(id);
         const int S = nstates(op.id);
         const double flops = opFlops(graph, op);
+        std::string& why = scratch.why;
+        scratch.distinct.clear();
+        scratch.input.resize(static_cast<size_t>(S));
         for (int s = 0; s < S; ++s) {
             OpState& os = st(op.id, s);
+            // The state's input, and an earlier state with the same one.
+            int same = -1;
+            if (memberIndex[k] >= 0) {
+                const ParallelBlock& b = ba.blocks[static_cast<size_t>(owner[k])];
+                const auto mi = static_cast<size_t>(memberIndex[k]);
+                const BlockStrategy& strat = b.strategies[static_cast<size_t>(s)];
+                for (const int t : scratch.distinct) {
+                    const BlockStrategy& other = b.strategies[static_cast<size_t>(t)];
+                    if (other.memberShardings[mi] == strat.memberShardings[mi] && other.memberFactors[mi] == strat.memberFactors[mi]) {
+                        same = t;
+                        break;
+                    }
+                }
+            } else if (pulledBy[k].first != kNoOp || follows[k] >= 0) {
+                CompactSharding& in = scratch.input[static_cast<size_t>(s)];
+                if (pulledBy[k].first != kNoOp)
+                    in = need(pulledBy[k].first, s, static_cast<size_t>(pulledBy[k].second));
+                else
+                    in = st(op.operands[static_cast<size_t>(follows[k])], owner[k] < 0 ? 0 : s).result;
+                for (const int t : scratch.distinct)
+                    if (scratch.input[static_cast<size_t>(t)] == in) {
+                        same = t;
+                        break;
+                    }
+            }
+            if (same >= 0) {
+                os = st(op.id, same);
+                continue;
+            }
+            scratch.distinct.push_back(s);
             if (memberIndex[k] >= 0) {
                 const ParallelBlock& b = ba.blocks[static_cast<size_t>(owner[k])];
                 const BlockStrategy& strat = b.strategies[static_cast<size_t>(s)];
@@ -471,19 +513,18 @@ Status PlanProblem::Impl::buildStates(const std::vector<std::pair<uint64_t, doub
                 os.result = storedCompact[stored];
                 if (rule(k) && !isSource(op.kind)) setPartial(os, projectResult(*rule(k), os.factors));
             } else if (pulledBy[k].first != kNoOp && op.kind == OpKind::Parameter) {
-                os.result = need(pulledBy[k].first, s, static_cast<size_t>(pulledBy[k].second));
+                os.result = scratch.input[static_cast<size_t>(s)];
             } else if (pulledBy[k].first != kNoOp) {
-                const auto [c, slot] = pulledBy[k];
-                const CompactSharding wanted = need(c, s, static_cast<size_t>(slot));
+                const CompactSharding& wanted = scratch.input[static_cast<size_t>(s)];
                 if (!assignFromResult(*rule(k), wanted, sizes, os.factors, &why)) os.factors = FactorAssignment{};
                 const CompactSharding full = projectResult(*rule(k), os.factors);
                 setPartial(os, full);
                 os.result = full.withoutPartial();
             } else if (follows[k] >= 0) {
                 const auto i = static_cast<size_t>(follows[k]);
-                std::vector<const CompactSharding*> known(op.operands.size(), nullptr);
-                known[i] = &st(op.operands[i], owner[k] < 0 ? 0 : s).result;
-                if (!assignFromOperands(*rule(k), known, sizes, os.factors, &why)) os.factors = FactorAssignment{};
+                scratch.known.assign(op.operands.size(), nullptr);
+                scratch.known[i] = &scratch.input[static_cast<size_t>(s)];
+                if (!assignFromOperands(*rule(k), scratch.known, sizes, os.factors, &why)) os.factors = FactorAssignment{};
                 const CompactSharding full = projectResult(*rule(k), os.factors);
                 setPartial(os, full);
                 os.result = full.withoutPartial();
@@ -528,8 +569,8 @@ Status PlanProblem::Impl::buildStates(const std::vector<std::pair<uint64_t, doub
         // Strided, not contiguous: members (a state per strategy) and fixed ops (one) mix evenly.
         const int ranges = parallelRanges(static_cast<int64_t>(ops.size()), threads, 256);
         CFP_TRY(parallelTry(ranges, ranges, 1, [&](int64_t, int64_t, int w) -> Status {
-            std::string why;
-            for (auto i = static_cast<size_t>(w); i < ops.size(); i += static_cast<size_t>(ranges)) CFP_TRY(fill(ops[i], why));
+            FillScratch scratch;
+            for (auto i = static_cast<size_t>(w); i < ops.size(); i += static_cast<size_t>(ranges)) CFP_TRY(fill(ops[i], scratch));
             return {};
         }));
     }

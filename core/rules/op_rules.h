@@ -49,6 +49,7 @@
 
 #include <array>
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <span>
 #include <string>
@@ -106,7 +107,15 @@ struct FactorAssignment {
     std::array<int16_t, kMaxRuleMeshAxes> factorOf{};
     std::array<int8_t, kMaxRuleMeshAxes> position{};
     FactorAssignment() { factorOf.fill(-1); position.fill(-1); }
-    bool operator==(const FactorAssignment&) const = default;
+    bool operator==(const FactorAssignment& o) const {  // as 64-bit words (see CompactSharding)
+        static_assert(sizeof(factorOf) == 2 * sizeof(uint64_t) && sizeof(position) == sizeof(uint64_t));
+        uint64_t a[3], b[3];
+        std::memcpy(a, factorOf.data(), sizeof factorOf);
+        std::memcpy(b, o.factorOf.data(), sizeof factorOf);
+        std::memcpy(a + 2, position.data(), sizeof position);
+        std::memcpy(b + 2, o.position.data(), sizeof position);
+        return a[0] == b[0] && a[1] == b[1] && a[2] == b[2];
+    }
 };
 
 // A sharding in mesh-axis-index form (what the analysis stores): per mesh axis the dim it splits
@@ -121,7 +130,17 @@ struct CompactSharding {
     static CompactSharding replicated(int64_t rank);
     bool isPartial() const;
     CompactSharding withoutPartial() const;  // partial axes become unused
-    bool operator==(const CompactSharding&) const = default;
+    // Two 8-byte words and the rank (the defaulted comparison calls memcmp per array; this one is
+    // compared on every edge of the cost tables).
+    bool operator==(const CompactSharding& o) const {
+        static_assert(sizeof(dimOf) == sizeof(uint64_t) && sizeof(position) == sizeof(uint64_t));
+        uint64_t a = 0, b = 0, c = 0, d = 0;
+        std::memcpy(&a, dimOf.data(), sizeof a);
+        std::memcpy(&b, o.dimOf.data(), sizeof b);
+        std::memcpy(&c, position.data(), sizeof c);
+        std::memcpy(&d, o.position.data(), sizeof d);
+        return a == b && c == d && rank == o.rank;
+    }
     size_t hash() const;
 };
 
