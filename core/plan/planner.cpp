@@ -1148,7 +1148,7 @@ Result<SearchResult> PlanProblem::search(int64_t limit, const StrategyMask& allo
         // next frontier.
         std::vector<int> live;
         std::vector<double> own;
-        std::vector<int64_t> slotY;
+        std::vector<int64_t> slotY, liveSum, liveMax;  // per live strategy: its slot, memory sum, working set
         for (int s = 0; s < db; ++s) {
             const auto su = static_cast<size_t>(s);
             if (!allowedAt(b, s) || uMax[su] > mode.workingCap) continue;
@@ -1156,6 +1156,8 @@ Result<SearchResult> PlanProblem::search(int64_t limit, const StrategyMask& allo
             own.push_back(mode.memoryObjective ? static_cast<double>(uSum[su])  // exact below 2^53 bytes
                                                : uTime[su] + mode.lambda * static_cast<double>(uSum[su]));
             slotY.push_back(sp.bPos >= 0 ? sp.nextClasses[static_cast<size_t>(sp.bPos)].classOf[su] * sp.stride[static_cast<size_t>(sp.bPos)] : 0);
+            liveSum.push_back(uSum[su]);
+            liveMax.push_back(uMax[su]);
         }
         // States [x0, x1) into scratch sc.
         const bool allLive = static_cast<int>(live.size()) == db;  // then live[j] == j
@@ -1192,6 +1194,19 @@ Result<SearchResult> PlanProblem::search(int64_t limit, const StrategyMask& allo
                         for (size_t j = 0; j < terms.size(); ++j) terms[j] += row[j];
                     else
                         for (size_t j = 0; j < terms.size(); ++j) terms[j] += row[static_cast<size_t>(live[j])];
+                }
+                if (timeOnly && l1 == l0 + 1) {
+                    // One label (what a time-only pass keeps per state): the candidate is built
+                    // only when it beats the slot.
+                    const Label& l = cur.labels[l0];
+                    for (size_t j = 0; j < live.size(); ++j) {
+                        const double nt = l.t + terms[j];
+                        const int64_t nm = l.m + liveSum[j];
+                        Label& slot = sc.bestOf[static_cast<size_t>(baseY + slotY[j])];
+                        if (nt < slot.t || (nt == slot.t && nm < slot.m))
+                            slot = Label{nt, nm, std::max(l.mx, liveMax[j]), static_cast<int32_t>(x), 0, live[j]};
+                    }
+                    continue;
                 }
                 for (size_t j = 0; j < live.size(); ++j) {
                     const int s = live[j];
