@@ -2115,38 +2115,40 @@ Result<PlanOutcome> planGraph(const Graph& graph, const Cluster& cluster, const 
             pr.fraction = 0;
             options.progress(pr);
         }
-        auto runBaseline = [&](const std::string& name, const std::string& description, const std::string& meshSpec,
-                               const std::vector<std::string>& batchAxes, const std::string& weightAxis) {
+        struct BaselineSpec {
+            std::string name, description, meshSpec;
+            std::vector<std::string> batchAxes;
+            std::string weightAxis;
+        };
+        // One baseline, planned on its own mesh: its report entry.
+        auto runBaseline = [&](const BaselineSpec& spec) -> Baseline {
             Baseline bl;
-            bl.name = name;
-            bl.description = description;
-            auto parsed = parseMesh(meshSpec, devices);
+            bl.name = spec.name;
+            bl.description = spec.description;
+            auto parsed = parseMesh(spec.meshSpec, devices);
             auto mesh = parsed ? assignLinkClasses(*parsed, cluster.hardware.gpusPerNode) : Result<Mesh>(parsed.error());
             if (!mesh) {
                 bl.note = mesh.error().message;
-                plan.baselines.push_back(bl);
-                return;
+                return bl;
             }
             std::string note;
             PlannerOptions quiet = options;
             quiet.progress = nullptr;
             auto mp = planOnMesh(graph, cluster, *mesh, quiet, 0, [&](const PlanProblem& p) -> Result<StrategyMask> {
-                auto mask = baselineMask(p, batchAxes, weightAxis, note);
+                auto mask = baselineMask(p, spec.batchAxes, spec.weightAxis, note);
                 if (mask.empty()) return makeError("plan.baseline", note);
                 return mask;
             }, false);
             if (!mp) {
                 bl.note = mp.error().message;
-                plan.baselines.push_back(bl);
-                return;
+                return bl;
             }
             Plan bp;
             mp->problem->fillPlan(mp->result.strategy, {}, bp);
             auto bev = evaluatePlan(graph, bp, mp->problem->model(), false, options.threads);
             if (!bev) {
                 bl.note = bev.error().message;
-                plan.baselines.push_back(bl);
-                return;
+                return bl;
             }
             bl.feasible = true;
             bl.stepSeconds = bev->step.total();
@@ -2155,19 +2157,26 @@ Result<PlanOutcome> planGraph(const Graph& graph, const Cluster& cluster, const 
             if (!bl.fits)
                 bl.note = "needs " + gib(bev->memory.total()) + " per device, " + gib(bev->memory.total() - limit) + " over the limit of " +
                           gib(limit);
-            plan.baselines.push_back(bl);
+            return bl;
         };
-        runBaseline("data_parallel", "batch split over all " + std::to_string(devices) + " devices, weights replicated",
-                    "dp=" + std::to_string(devices), {"dp"}, "");
+        std::vector<BaselineSpec> specs;
+        specs.push_back({"data_parallel", "batch split over all " + std::to_string(devices) + " devices, weights replicated",
+                         "dp=" + std::to_string(devices), {"dp"}, ""});
         const int64_t g = std::min(cluster.hardware.gpusPerNode, devices);
         if (cluster.nodes > 1)
-            runBaseline("megatron",
-                        "tensor parallel over the " + std::to_string(g) + " GPUs of a node, data parallel over " +
-                            std::to_string(cluster.nodes) + " nodes",
-                        "dp=" + std::to_string(cluster.nodes) + ",tp=" + std::to_string(g), {"dp"}, "tp");
+            specs.push_back({"megatron",
+                             "tensor parallel over the " + std::to_string(g) + " GPUs of a node, data parallel over " +
+                                 std::to_string(cluster.nodes) + " nodes",
+                             "dp=" + std::to_string(cluster.nodes) + ",tp=" + std::to_string(g), {"dp"}, "tp"});
         else
-            runBaseline("megatron", "tensor parallel over the " + std::to_string(g) + " GPUs of the node",
-                        "tp=" + std::to_string(g), {}, "tp");
+            specs.push_back({"megatron", "tensor parallel over the " + std::to_string(g) + " GPUs of the node", "tp=" + std::to_string(g), {}, "tp"});
+        // The baselines are independent plans: with two or more worker threads they run side by
+        // side (each still splits its own large loops), and are reported in the order above.
+        std::vector<Baseline> results(specs.size());
+        parallelFor(static_cast<int64_t>(specs.size()), resolveThreads(options.threads), 1, [&](int64_t i0, int64_t i1, int) {
+            for (auto i = static_cast<size_t>(i0); i < static_cast<size_t>(i1); ++i) results[i] = runBaseline(specs[i]);
+        });
+        plan.baselines.insert(plan.baselines.end(), results.begin(), results.end());
     }
     plan.searchSeconds = since(start);
     out.problem = std::make_shared<const PlanProblem>(std::move(*best->problem));
