@@ -521,12 +521,8 @@ CompactSharding CompactSharding::withoutPartial() const {
 }
 
 size_t CompactSharding::hash() const {
-    // The two per-axis arrays as 64-bit words (kMaxRuleMeshAxes = 8 bytes each), mixed by
-    // multiplication: hashed on every resharding-cache lookup of the cost tables.
-    static_assert(sizeof(dimOf) == sizeof(uint64_t) && sizeof(position) == sizeof(uint64_t));
-    uint64_t d = 0, p = 0;
-    std::memcpy(&d, dimOf.data(), sizeof d);
-    std::memcpy(&p, position.data(), sizeof p);
+    // The two words mixed by multiplication: hashed on every resharding-cache lookup of the cost tables.
+    const auto [d, p] = words();
     uint64_t h = (d ^ static_cast<uint64_t>(static_cast<uint8_t>(rank))) * 0x9e3779b97f4a7c15ull;
     h = (h ^ (h >> 32) ^ p) * 0xbf58476d1ce4e5b9ull;
     return static_cast<size_t>(h ^ (h >> 31));

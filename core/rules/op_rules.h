@@ -130,16 +130,18 @@ struct CompactSharding {
     static CompactSharding replicated(int64_t rank);
     bool isPartial() const;
     CompactSharding withoutPartial() const;  // partial axes become unused
-    // Two 8-byte words and the rank (the defaulted comparison calls memcmp per array; this one is
-    // compared on every edge of the cost tables).
-    bool operator==(const CompactSharding& o) const {
+    // The two per-axis arrays as 64-bit words: compared (with the rank) on every edge of the cost
+    // tables, where the defaulted comparison called memcmp per array, and hashed.
+    std::array<uint64_t, 2> words() const {
         static_assert(sizeof(dimOf) == sizeof(uint64_t) && sizeof(position) == sizeof(uint64_t));
-        uint64_t a = 0, b = 0, c = 0, d = 0;
-        std::memcpy(&a, dimOf.data(), sizeof a);
-        std::memcpy(&b, o.dimOf.data(), sizeof b);
-        std::memcpy(&c, position.data(), sizeof c);
-        std::memcpy(&d, o.position.data(), sizeof d);
-        return a == b && c == d && rank == o.rank;
+        std::array<uint64_t, 2> w{};
+        std::memcpy(&w[0], dimOf.data(), sizeof w[0]);
+        std::memcpy(&w[1], position.data(), sizeof w[1]);
+        return w;
+    }
+    bool operator==(const CompactSharding& o) const {
+        const auto a = words(), b = o.words();
+        return a[0] == b[0] && a[1] == b[1] && rank == o.rank;
     }
     size_t hash() const;
 };
