@@ -115,8 +115,10 @@ int main(int argc, char** argv) {
     WindowOptions o;
     o.model = model;
     o.cluster.nodes = nodes;
-    o.cluster.mesh = mesh;
-    o.cluster.memoryLimitBytes = static_cast<int64_t>(limitGiB * 1024.0 * 1024.0 * 1024.0);
+    auto meshChoice = MeshChoice::parse(mesh);
+    if (!meshChoice) return std::fprintf(stderr, "%s\n", meshChoice.error().toString().c_str()), 1;
+    o.cluster.mesh = *meshChoice;
+    if (limitGiB > 0) o.cluster.memoryLimitBytes = static_cast<int64_t>(limitGiB * 1024.0 * 1024.0 * 1024.0);
     o.discoverDevices = true;
     MainWindow w(o);
     w.resize(1600, 1000);
@@ -246,7 +248,7 @@ int main(int argc, char** argv) {
     std::printf("window shown          %8.1f ms after start\n", shownMs);
     std::printf("model shown           %8.1f ms after start (loaded, analysed, tree and folded graph filled)\n", analysedMs);
     std::printf("  of which in the job  %7.1f ms building the graph, %.1f ms analysing (blocks %.1f, check %.1f, segments %.1f)\n",
-                a->model->loaded.loadSeconds * 1e3, a->report->seconds * 1e3, a->report->blocksSeconds * 1e3,
+                a->model->loaded->loadSeconds * 1e3, a->report->seconds * 1e3, a->report->blocksSeconds * 1e3,
                 a->report->checkSeconds * 1e3, a->report->segmentsSeconds * 1e3);
     std::printf("search                %8.1f ms, %s\n", searchMs,
                 planned ? qPrintable(QStringLiteral("plan %1 per step").arg(formatSeconds(w.explorer()->plan()->plan().evaluatorStepSeconds)))

@@ -136,11 +136,11 @@ int runCase(const Case& c, double ilpSeconds, Row& row) {
     auto cluster = makeCluster(*hw, 1);
     if (!hw || !cluster) return 1;
     PlannerOptions options;
-    options.baselines = false;
+    options.baselines = Baselines::Skip;
     options.policy.optimizerSharding = false;
     options.policy.recompute = RecomputePolicy::None;
     auto t0 = Clock::now();
-    auto outcome = planGraph(model->graph, *cluster, c.mesh, options);
+    auto outcome = planGraph(model->graph, *cluster, MeshChoice::parse(c.mesh).value(), options);
     row.cfpSeconds = since(t0);
     if (!outcome) return std::fprintf(stderr, "%s: %s\n", c.name, outcome.error().toString().c_str()), 1;
     const Plan& plan = outcome->plan;
@@ -148,7 +148,7 @@ int runCase(const Case& c, double ilpSeconds, Row& row) {
     // express exactly (it completes a gradient by reduce-scatter); the evaluator's step time.
     PlannerOptions zero = options;
     zero.policy.optimizerSharding = true;
-    auto sharded = planGraph(model->graph, *cluster, c.mesh, zero);
+    auto sharded = planGraph(model->graph, *cluster, MeshChoice::parse(c.mesh).value(), zero);
     if (!sharded) return std::fprintf(stderr, "%s: %s\n", c.name, sharded.error().toString().c_str()), 1;
     row.cfpZeroStep = sharded->plan.evaluatorStepSeconds;
     row.name = c.name;

@@ -152,9 +152,7 @@ MeshRun planStages(const Graph& graph, const HardwareSpec& hw, const Mesh& mesh,
         run.error = problem.error();
         return run;
     }
-    PlannerOptions options;
-    options.memoryLimitBytes = limit;
-    auto found = problem->search(limit, {}, options, mesh.toString());
+    auto found = problem->search(limit, {}, SearchOptions{}, PlanHooks{}, mesh.toString());
     run.searchMs = ms(t2, Clock::now());
     run.problem = std::move(*problem);
     if (found)
@@ -213,7 +211,7 @@ int runFixed(const Case& c, int repeat, bool detail) {
         plan.nodes = setup->cluster.nodes;
         plan.gpusPerNode = hw.gpusPerNode;
         plan.memoryLimitBytes = limit;
-        problem.fillPlan(found.strategy, {}, plan);
+        problem.fillPlan(found.assignment, {}, plan);
         plan.predictedStepSeconds = found.objectiveSeconds;
         auto ev = evaluatePlan(graph, plan, problem.model());
         const auto t4 = Clock::now();
@@ -248,7 +246,7 @@ int runFixed(const Case& c, int repeat, bool detail) {
 }
 
 // `--mesh auto` through planGraph, as `cfp plan` runs it (baselines included); best of `repeat`.
-// planGraph is cancelled (PlannerOptions::cancel, set from the progress callback) once it has run
+// planGraph is cancelled (PlanHooks::cancel, set from the progress callback) once it has run
 // for `budget` seconds: the row then says how far it got, and the case is not repeated.
 int runAuto(const Case& c, int repeat, bool detail, double budget) {
     auto setup = setUp(c);
@@ -260,13 +258,13 @@ int runAuto(const Case& c, int repeat, bool detail, double budget) {
     const HardwareSpec& hw = setup->cluster.hardware;
     const std::vector<std::string> meshes = autoMeshes(setup->cluster.devices(), hw.gpusPerNode);
     PlannerOptions options;
-    options.memoryLimitBytes = c.unlimited ? kUnlimited : 0;  // 0: the GPU's memory
+    if (c.unlimited) options.memoryLimitBytes = kUnlimited;  // else the GPU's memory
     std::atomic<bool> cancel{false};
-    options.cancel = &cancel;
+    options.hooks.cancel = &cancel;
     int meshesStarted = 0;
     bool fittedBefore = false;  // a mesh before the current one gave a plan that fits
     auto started = Clock::now();
-    options.progress = [&](const PlanProgress& p) {
+    options.hooks.progress = [&](const PlanProgress& p) {
         const double now = ms(started, Clock::now());
         if (p.stage == "analysis") {
             meshesStarted = std::max(meshesStarted, p.meshIndex + 1);
@@ -284,7 +282,7 @@ int runAuto(const Case& c, int repeat, bool detail, double budget) {
         fittedBefore = false;
         const auto t0 = Clock::now();
         started = t0;
-        auto out = planGraph(graph, setup->cluster, "auto", options);
+        auto out = planGraph(graph, setup->cluster, MeshChoice::automatic(), options);
         const double t = ms(t0, Clock::now());
         if (!out && out.error().code == "plan.cancelled") {
             printLead(c, setup->model.config.numLayers, graph.size(), "auto");
@@ -335,7 +333,7 @@ int runAuto(const Case& c, int repeat, bool detail, double budget) {
                 outcomeText = "fits";  // planGraph found none: not expected
                 ++other;
             } else if (run.error->code == "plan.too_large") {
-                outcomeText = "skipped: frontier > " + std::to_string(PlannerOptions{}.maxStates) + " states";
+                outcomeText = "skipped: frontier > " + std::to_string(SearchOptions{}.maxStates) + " states";
                 ++skipped;
             } else if (run.error->code == "plan.infeasible") {
                 const double need = neededGiB(*run.error);
@@ -359,7 +357,7 @@ int runAuto(const Case& c, int repeat, bool detail, double budget) {
         std::printf(" – | – | Σ %.1f | Σ %.1f | Σ %.1f | – | – | %.1f | – | – | %.2f | does not fit on any mesh: %d searched, the "
                     "smallest needs %.2f GiB (%s); %d skipped (search frontier > %lld states)%s |",
                     sumA, sumB, sumS, best, minNeed, searched, minNeed, minMesh.c_str(), skipped,
-                    static_cast<long long>(PlannerOptions{}.maxStates), other ? "; others failed" : "");
+                    static_cast<long long>(SearchOptions{}.maxStates), other ? "; others failed" : "");
         std::fflush(stdout);
         return kInfeasible;
     }

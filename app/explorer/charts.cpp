@@ -162,7 +162,7 @@ void SegmentCostChart::setPlan(std::shared_ptr<const PlanData> plan) {
     }
     addTitle(p, tr("Per segment: time per step and memory per device — %1 segments on mesh %2")
                     .arg(n)
-                    .arg(QString::fromStdString(meshSpec(plan_.mesh))));
+                    .arg(QString::fromStdString(meshShapeText(plan_.mesh))));
     // Top: stacked time.
     QCPAxisRect* top = p->axisRect();
     auto* c = bars(top->axis(QCPAxis::atBottom), top->axis(QCPAxis::atLeft), tr("compute"), kCompute);
@@ -423,7 +423,7 @@ void BaselineChart::setPlan(std::shared_ptr<const PlanData> plan) {
         QString note;
     };
     std::vector<Row> rows;
-    rows.push_back({tr("CFP plan (%1)").arg(QString::fromStdString(meshSpec(pl.mesh))), pl.evaluatorStepSeconds * kMs,
+    rows.push_back({tr("CFP plan (%1)").arg(QString::fromStdString(meshShapeText(pl.mesh))), pl.evaluatorStepSeconds * kMs,
                     static_cast<double>(pl.memory.total()) / kGiB, true, true, {}});
     for (const Baseline& b : pl.baselines) {
         const QString name = b.name == "data_parallel" ? tr("data parallel") : b.name == "megatron" ? tr("Megatron-style") : QString::fromStdString(b.name);

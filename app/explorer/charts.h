@@ -12,7 +12,7 @@
 
 #include <memory>
 
-#include "session.h"
+#include "controller.h"
 
 class QCustomPlot;
 class QLabel;

@@ -15,7 +15,7 @@
 
 #include <memory>
 
-#include "session.h"
+#include "controller.h"
 
 namespace cfp::explorer {
 

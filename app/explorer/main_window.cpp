@@ -45,12 +45,13 @@ QString qs(const std::string& s) { return QString::fromStdString(s); }
 constexpr int kMaxRecent = 8;
 const char* kRecentKey = "recentFiles";
 
-// A JSON file whose "format" is the project format (read only the start of the file).
+// A JSON file whose "format" is a plan request (a project), or an explorer project of the format
+// before requests (read only the start of the file).
 bool looksLikeProject(const QString& path) {
     QFile f(path);
     if (!f.open(QIODevice::ReadOnly)) return false;
     const QByteArray head = f.read(4096);
-    return head.contains("\"cfp-explorer-project\"");
+    return head.contains("\"cfp-plan-request\"") || head.contains("\"cfp-explorer-project\"");
 }
 
 }  // namespace

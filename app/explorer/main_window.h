@@ -1,7 +1,7 @@
 #pragma once
 // The explorer's main window: the folded graph and the charts in the centre, the plan table
 // below, the structure tree on the left with the cluster and search panels, the properties and the
-// profiler on the right. It owns an Explorer (session.h) and wires every view to it.
+// profiler on the right. It owns an Explorer (controller.h) and wires every view to it.
 
 #include <QMainWindow>
 #include <QMessageBox>
@@ -9,7 +9,7 @@
 
 #include <memory>
 
-#include "session.h"
+#include "controller.h"
 
 class QComboBox;
 class QLineEdit;

@@ -280,7 +280,7 @@ QVariant StructureModel::data(const QModelIndex& index, int role) const {
 PlanModel::PlanModel(QObject* parent) : QAbstractItemModel(parent) {}
 
 void PlanModel::setData(std::shared_ptr<const PlanData> plan, std::shared_ptr<const PlanData> previous,
-                        const std::vector<std::string>& pins) {
+                        const std::vector<Pin>& pins) {
     beginResetModel();
     m_plan = std::move(plan);
     m_previous = std::move(previous);
@@ -295,7 +295,7 @@ void PlanModel::setData(std::shared_ptr<const PlanData> plan, std::shared_ptr<co
     endResetModel();
 }
 
-void PlanModel::setPins(const std::vector<std::string>& pins) {
+void PlanModel::setPins(const std::vector<Pin>& pins) {
     m_pins = pins;
     const int rows = rowCount();
     if (rows == 0) return;
@@ -353,35 +353,25 @@ std::vector<int32_t> PlanModel::combinationOf(const Row& row) const {
     return p.segments[static_cast<size_t>(seg)].combination;
 }
 
-const std::string* PlanModel::pinFor(const std::string& target) const {
+const Pin* PlanModel::pinFor(const std::string& target) const {
     // The last pin for a target is the one the user set most recently.
     for (auto it = m_pins.rbegin(); it != m_pins.rend(); ++it)
-        if (pinTarget(*it) == target) return &*it;
+        if (it->target() == target) return &*it;
     return nullptr;
 }
 
 std::vector<int32_t> PlanModel::pinnedCombination(const std::string& target, const Row& row) const {
-    const std::string* pin = pinFor(target);
+    const Pin* pin = pinFor(target);
     const auto& report = *m_plan->analysis->report;
     const int seg = row.isType ? m_segmentsOfType[static_cast<size_t>(row.id)].front() : row.id;
     const Segment& s = report.cover.segments[static_cast<size_t>(seg)];
     std::vector<int32_t> out(static_cast<size_t>(s.blockCount), -1);
-    if (!pin) return out;
-    const std::string rhs = pin->substr(pin->find('=') + 1);
-    const char sep = rhs.find(';') != std::string::npos ? ';' : ',';
-    std::vector<std::string> parts;
-    size_t start = 0;
-    while (true) {
-        const auto next = rhs.find(sep, start);
-        parts.push_back(rhs.substr(start, next == std::string::npos ? std::string::npos : next - start));
-        if (next == std::string::npos) break;
-        start = next + 1;
-    }
-    if (parts.size() != out.size()) return out;
-    for (size_t k = 0; k < parts.size(); ++k) {
+    if (!pin || pin->strategies.size() != out.size()) return out;
+    for (size_t k = 0; k < out.size(); ++k) {
+        if (!pin->strategies[k]) continue;
         const auto& st = report.blocks.blocks[static_cast<size_t>(s.firstBlock) + k].strategies;
         for (size_t i = 0; i < st.size(); ++i)
-            if (st[i].label == parts[k] || std::to_string(i) == parts[k]) out[k] = static_cast<int32_t>(i);
+            if (st[i].label == *pin->strategies[k] || std::to_string(i) == *pin->strategies[k]) out[k] = static_cast<int32_t>(i);
     }
     return out;
 }
@@ -434,8 +424,8 @@ QVariant PlanModel::data(const QModelIndex& index, int role) const {
     if (role == FirstBlockRole) return firstBlock;
     if (role == PinTargetRole) return qs(target);
 
-    const std::string* pin = pinFor(target);
-    const std::string* typePin = row.isType ? nullptr : pinFor("T" + std::to_string(report.cover.segments[static_cast<size_t>(row.id)].type));
+    const Pin* pin = pinFor(target);
+    const Pin* typePin = row.isType ? nullptr : pinFor("T" + std::to_string(report.cover.segments[static_cast<size_t>(row.id)].type));
     if (role == Qt::CheckStateRole && col == ColPinned)
         return pin ? Qt::Checked : (typePin ? Qt::PartiallyChecked : Qt::Unchecked);
     if (role == Qt::TextAlignmentRole && (col == ColTime || col == ColMemory || col == ColDelta))
@@ -458,7 +448,7 @@ QVariant PlanModel::data(const QModelIndex& index, int role) const {
     }
 
     if (role == Qt::ToolTipRole) {
-        if (col == ColCombination && pin) return tr("Pinned by %1").arg(qs(*pin));
+        if (col == ColCombination && pin) return tr("Pinned by %1").arg(qs(pin->toString()));
         if (col == ColTime) {
             const CostBreakdown* c = segments ? nullptr : &p.segments[static_cast<size_t>(row.id)].cost;
             if (c)
@@ -618,7 +608,7 @@ QString describeSelection(const AnalysisData& a, const PlanData* plan, const Sel
         const GraphStats& s = a.model->stats;
         h += QStringLiteral("<h3>%1</h3>").arg(esc(g.name()));
         h += QStringLiteral("<table cellspacing=4>");
-        h += QStringLiteral("<tr><td>source</td><td>%1</td></tr>").arg(esc(a.model->loaded.spec));
+        h += QStringLiteral("<tr><td>source</td><td>%1</td></tr>").arg(esc(a.model->loaded->spec));
         h += QStringLiteral("<tr><td>ops</td><td>%1 (forward %2, backward %3, optimizer %4)</td></tr>")
                  .arg(s.ops).arg(s.opsByPhase[0]).arg(s.opsByPhase[1]).arg(s.opsByPhase[2]);
         h += QStringLiteral("<tr><td>parameters</td><td>%1 M (%2)</td></tr>")

@@ -1,5 +1,5 @@
 #pragma once
-// Item models over the explorer's snapshots (session.h) and the text of the properties panel.
+// Item models over the explorer's snapshots (snapshots.h) and the text of the properties panel.
 //
 //   StructureModel  segments → blocks → ops, with op counts, the plan's strategies and costs
 //   PlanModel       segment types → segments: chosen combination (editable: sets a pin), pin
@@ -13,7 +13,7 @@
 
 #include <memory>
 
-#include "session.h"
+#include "controller.h"
 
 namespace cfp::explorer {
 
@@ -54,8 +54,8 @@ public:
 
     explicit PlanModel(QObject* parent = nullptr);
     void setData(std::shared_ptr<const PlanData> plan, std::shared_ptr<const PlanData> previous,
-                 const std::vector<std::string>& pins);
-    void setPins(const std::vector<std::string>& pins);
+                 const std::vector<Pin>& pins);
+    void setPins(const std::vector<Pin>& pins);
     std::shared_ptr<const PlanData> plan() const { return m_plan; }
     QModelIndex segmentIndex(int segment, int column = 0) const;
     QModelIndex typeIndex(int type, int column = 0) const;
@@ -83,10 +83,10 @@ private:
     Row rowOf(const QModelIndex& index) const;
     std::vector<int32_t> combinationOf(const Row& row) const;     // the plan's (first segment for a type)
     std::vector<int32_t> pinnedCombination(const std::string& target, const Row& row) const;  // -1 = free
-    const std::string* pinFor(const std::string& target) const;
+    const Pin* pinFor(const std::string& target) const;
 
     std::shared_ptr<const PlanData> m_plan, m_previous;
-    std::vector<std::string> m_pins;
+    std::vector<Pin> m_pins;
     std::vector<std::vector<int32_t>> m_segmentsOfType;
 };
 

@@ -1,5 +1,7 @@
 #include "panels.h"
 
+#include <QMessageBox>
+
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDialogButtonBox>
@@ -137,19 +139,19 @@ ClusterPanel::ClusterPanel(Explorer* explorer, QWidget* parent) : QWidget(parent
 }
 
 void ClusterPanel::refresh() {
-    const Project& p = m_explorer->project();
+    const PlanRequest& p = m_explorer->request();
     m_model->setText(qs(p.model.source));
     m_batch->setValue(static_cast<int>(p.model.build.batch));
     m_seq->setValue(static_cast<int>(p.model.build.seq));
     m_dtype->setCurrentText(qs(std::string(dtypeName(p.model.build.dtype))));
     m_qkv->setCurrentIndex(p.model.build.qkv == QkvLayout::Separate ? 1 : 0);
-    m_hardware->setCurrentText(qs(p.cluster.hardware));
-    m_nodes->setValue(static_cast<int>(p.cluster.nodes));
+    m_hardware->setCurrentText(qs(p.hardware));
+    m_nodes->setValue(static_cast<int>(p.nodes));
     updateMeshChoices();
-    m_mesh->setCurrentText(qs(p.cluster.mesh));
-    m_memory->setValue(static_cast<double>(p.cluster.memoryLimitBytes) / kGiB);
-    m_recompute->setCurrentText(qs(std::string(recomputePolicyName(p.cluster.policy.recompute))));
-    m_optimizerSharding->setChecked(p.cluster.policy.optimizerSharding);
+    m_mesh->setCurrentText(qs(p.mesh.isAuto() ? std::string("auto") : meshShapeText(p.mesh.mesh())));
+    m_memory->setValue(static_cast<double>(p.memoryLimitBytes.value_or(0)) / kGiB);
+    m_recompute->setCurrentText(qs(std::string(recomputePolicyName(p.policy.recompute))));
+    m_optimizerSharding->setChecked(p.policy.optimizerSharding);
 }
 
 void ClusterPanel::updateMeshChoices() {
@@ -183,8 +185,14 @@ void ClusterPanel::apply() {
     ClusterSettings c;
     c.hardware = m_hardware->currentText().trimmed().toStdString();
     c.nodes = m_nodes->value();
-    c.mesh = m_mesh->currentText().trimmed().isEmpty() ? "auto" : m_mesh->currentText().trimmed().toStdString();
-    c.memoryLimitBytes = static_cast<int64_t>(std::llround(m_memory->value() * kGiB));
+    auto mesh = MeshChoice::parse(m_mesh->currentText().trimmed().toStdString());
+    if (!mesh) {
+        QMessageBox::warning(this, tr("Invalid mesh"), qs(mesh.error().toString()));
+        return;
+    }
+    c.mesh = *mesh;
+    const auto limit = static_cast<int64_t>(std::llround(m_memory->value() * kGiB));
+    if (limit > 0) c.memoryLimitBytes = limit;
     c.policy.recompute = parseRecomputePolicy(m_recompute->currentText().toStdString()).value_or(RecomputePolicy::Auto);
     c.policy.optimizerSharding = m_optimizerSharding->isChecked();
     m_explorer->setCluster(c);
@@ -257,16 +265,16 @@ void SearchPanel::showPlan() {
     if (!plan) return;
     const PlanOutcome& o = *plan->outcome;
     QString html = tr("<b>%1</b> per step on <b>%2</b>, %3 of %4 per device")
-                       .arg(formatSeconds(o.plan.evaluatorStepSeconds), qs(meshSpec(o.plan.mesh)),
+                       .arg(formatSeconds(o.plan.evaluatorStepSeconds), qs(meshShapeText(o.plan.mesh)),
                             formatBytes(static_cast<double>(o.plan.memory.total())), formatBytes(static_cast<double>(o.plan.memoryLimitBytes)));
     if (!o.plan.searchExact) html += tr(" (not proven optimal under the memory limit)");
-    if (!plan->profileNote.empty()) html += QStringLiteral("<br><small>") + qs(plan->profileNote).toHtmlEscaped() + QStringLiteral("</small>");
+    if (plan->profile) html += QStringLiteral("<br><small>") + qs(plan->profile->note()).toHtmlEscaped() + QStringLiteral("</small>");
     if (o.candidates.size() > 1) {
         html += QStringLiteral("<br><small>");
         QStringList parts;
         for (const MeshCandidate& c : o.candidates) {
             auto m = parseMesh(c.mesh);
-            const QString name = m ? qs(meshSpec(*m)) : qs(c.mesh);
+            const QString name = m ? qs(meshShapeText(*m)) : qs(c.mesh);
             parts << (c.planned ? QStringLiteral("%1: %2").arg(name, formatSeconds(c.stepSeconds)) : QStringLiteral("%1: skipped").arg(name));
         }
         html += tr("meshes: ") + parts.join(QStringLiteral(" · ")) + QStringLiteral("</small>");
@@ -277,7 +285,7 @@ void SearchPanel::showPlan() {
 // ---------------------------------------------------------------------------------------------
 // Plan panel
 
-PinsCommand::PinsCommand(Explorer* explorer, std::vector<std::string> before, std::vector<std::string> after, const QString& text)
+PinsCommand::PinsCommand(Explorer* explorer, std::vector<Pin> before, std::vector<Pin> after, const QString& text)
     : m_explorer(explorer), m_before(std::move(before)), m_after(std::move(after)) {
     setText(text);
 }
@@ -335,7 +343,7 @@ PlanPanel::PlanPanel(Explorer* explorer, QWidget* parent) : QWidget(parent), m_e
     connect(explorer, &Explorer::pinsChanged, this, [this] {
         m_model->setPins(m_explorer->pins());
         QStringList list;
-        for (const auto& p : m_explorer->pins()) list << qs(p);
+        for (const Pin& p : m_explorer->pins()) list << qs(p.toString());
         m_pins->setText(list.isEmpty() ? tr("No pins: the search chooses every segment.") : tr("Pins: %1").arg(list.join(QStringLiteral("  "))));
     });
     connect(m_view, &QTreeView::clicked, this, [this](const QModelIndex& index) {
@@ -356,18 +364,18 @@ void PlanPanel::pin(const QString& target, const QList<int>& combination) {
     } else {
         firstBlock = report.cover.segments[static_cast<size_t>(target.toInt())].firstBlock;
     }
-    const std::string text = pinText(target.toStdString(), report, firstBlock, std::vector<int32_t>(combination.begin(), combination.end()));
-    std::vector<std::string> after;
-    for (const auto& p : m_explorer->pins())
-        if (pinTarget(p) != target.toStdString()) after.push_back(p);
-    after.push_back(text);
-    m_undo->push(new PinsCommand(m_explorer, m_explorer->pins(), after, tr("Pin %1").arg(qs(text))));
+    const Pin pin = segmentPin(target.toStdString(), report, firstBlock, std::vector<int32_t>(combination.begin(), combination.end()));
+    std::vector<Pin> after;
+    for (const Pin& p : m_explorer->pins())
+        if (p.target() != target.toStdString()) after.push_back(p);
+    after.push_back(pin);
+    m_undo->push(new PinsCommand(m_explorer, m_explorer->pins(), after, tr("Pin %1").arg(qs(pin.toString()))));
 }
 
 void PlanPanel::unpin(const QString& target) {
-    std::vector<std::string> after;
-    for (const auto& p : m_explorer->pins())
-        if (pinTarget(p) != target.toStdString()) after.push_back(p);
+    std::vector<Pin> after;
+    for (const Pin& p : m_explorer->pins())
+        if (p.target() != target.toStdString()) after.push_back(p);
     if (after.size() == m_explorer->pins().size()) return;
     m_undo->push(new PinsCommand(m_explorer, m_explorer->pins(), after, tr("Unpin %1").arg(target)));
 }
@@ -385,7 +393,7 @@ void PlanPanel::refresh() {
     }
     const Plan& p = plan->plan();
     QString text = tr("<b>%1</b> per step · %2 per device · mesh %3 · %4")
-                       .arg(formatSeconds(p.evaluatorStepSeconds), formatBytes(static_cast<double>(p.memory.total())), qs(meshSpec(p.mesh)),
+                       .arg(formatSeconds(p.evaluatorStepSeconds), formatBytes(static_cast<double>(p.memory.total())), qs(meshShapeText(p.mesh)),
                             provenanceText(p.step.provenance));
     if (previous) {
         const double d = p.evaluatorStepSeconds - previous->plan().evaluatorStepSeconds;
@@ -442,8 +450,8 @@ ProfilerPanel::ProfilerPanel(Explorer* explorer, QWidget* parent) : QWidget(pare
     m_db->setObjectName(QStringLiteral("profileDbEdit"));
     m_db->setToolTip(tr("SQLite profile DB: measurements are stored here and not taken twice"));
     const QString dataDir = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation);
-    m_db->setText(explorer->project().profileDb.empty() ? QDir(dataDir).filePath(QStringLiteral("profile.db"))
-                                                        : qs(explorer->project().profileDb));
+    m_db->setText(!explorer->request().profile ? QDir(dataDir).filePath(QStringLiteral("profile.db"))
+                                               : qs(explorer->request().profile->database));
     auto* browse = new QToolButton(this);
     browse->setText(tr("…"));
     connect(browse, &QToolButton::clicked, this, [this] {
@@ -461,7 +469,7 @@ ProfilerPanel::ProfilerPanel(Explorer* explorer, QWidget* parent) : QWidget(pare
     m_simulate = new QCheckBox(tr("simulate (no GPU: times from the analytic model, marked simulated)"), this);
     form->addRow(QString(), m_simulate);
     m_useInSearch = new QCheckBox(tr("plan with this DB's measurements"), this);
-    m_useInSearch->setChecked(!explorer->project().profileDb.empty());
+    m_useInSearch->setChecked(explorer->request().profile.has_value());
     connect(m_useInSearch, &QCheckBox::toggled, this, [this](bool on) {
         m_explorer->setProfileDb(on ? m_db->text().toStdString() : std::string());
     });
@@ -518,7 +526,7 @@ ProfilerPanel::~ProfilerPanel() {
 QString ProfilerPanel::statusText() const { return m_status->text(); }
 
 void ProfilerPanel::refresh() {
-    const std::string& db = m_explorer->project().profileDb;
+    const std::string db = m_explorer->request().profile ? m_explorer->request().profile->database : std::string();
     m_useInSearch->blockSignals(true);
     m_useInSearch->setChecked(!db.empty());
     m_useInSearch->blockSignals(false);
@@ -569,13 +577,8 @@ void ProfilerPanel::start() {
         return;
     }
     if (m_bridge) return;
-    const Project& project = m_explorer->project();
-    auto hw = loadHardware(project.cluster.hardware);
-    if (!hw) {
-        m_status->setText(qs(hw.error().toString()));
-        return;
-    }
-    auto cluster = makeCluster(*hw, project.cluster.nodes);
+    const PlanRequest& request = m_explorer->request();
+    auto cluster = requestedCluster(request);
     if (!cluster) {
         m_status->setText(qs(cluster.error().toString()));
         return;
@@ -584,11 +587,11 @@ void ProfilerPanel::start() {
     config.graph = std::shared_ptr<const Graph>(model, &model->graph());
     config.modelName = model->graph().name();
     config.cluster = *cluster;
-    config.hardwareSpec = project.cluster.hardware;
+    config.hardwareSpec = request.hardware;
     // The plan's mesh when there is a plan (its segment types are the ones on show), else the chosen one.
-    if (auto plan = m_explorer->plan(); plan && plan->model == model) config.mesh = meshSpec(plan->plan().mesh);
-    else if (project.cluster.mesh != "auto") config.mesh = project.cluster.mesh;
-    config.policy = project.cluster.policy;
+    if (auto plan = m_explorer->plan(); plan && plan->model == model) config.mesh = meshShapeText(plan->plan().mesh);
+    else if (!request.mesh.isAuto()) config.mesh = request.mesh.toString();
+    config.policy = request.policy;
     for (QString part : m_types->text().split(QLatin1Char(','), Qt::SkipEmptyParts)) {
         part = part.trimmed();
         if (part.startsWith(QLatin1Char('T'), Qt::CaseInsensitive)) part = part.mid(1);

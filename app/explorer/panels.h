@@ -8,7 +8,7 @@
 
 #include <memory>
 
-#include "session.h"
+#include "controller.h"
 
 class QCheckBox;
 class QComboBox;
@@ -88,13 +88,13 @@ private:
 // An undoable change of the pin list.
 class PinsCommand : public QUndoCommand {
 public:
-    PinsCommand(Explorer* explorer, std::vector<std::string> before, std::vector<std::string> after, const QString& text);
+    PinsCommand(Explorer* explorer, std::vector<Pin> before, std::vector<Pin> after, const QString& text);
     void undo() override;
     void redo() override;
 
 private:
     Explorer* m_explorer;
-    std::vector<std::string> m_before, m_after;
+    std::vector<Pin> m_before, m_after;
 };
 
 class PlanPanel : public QWidget {

@@ -219,8 +219,7 @@ std::string headerText(const Plan& plan, std::string_view title) {
     h += "\n\n";
     h += "Model:     " + (plan.model.empty() ? std::string("(unnamed)") : plan.model);
     if (!plan.modelSource.empty()) h += " (" + plan.modelSource + ")";
-    if (plan.batch > 0) h += ", batch " + std::to_string(plan.batch);
-    if (plan.seq > 0) h += ", sequence " + std::to_string(plan.seq);
+    if (plan.build) h += ", batch " + std::to_string(plan.build->batch) + ", sequence " + std::to_string(plan.build->seq);
     h += "\n";
     std::string hw = plan.hardwareName.empty() ? plan.hardware : plan.hardwareName;
     if (!plan.hardwareName.empty() && !plan.hardware.empty() && plan.hardware != plan.hardwareName)
@@ -841,8 +840,8 @@ Result<std::string> exportTrace(const Graph& graph, const Plan& plan, std::span<
         {"generator", "CFP Explorer"},
         {"model", plan.model},
         {"modelSource", plan.modelSource},
-        {"batch", plan.batch},
-        {"seq", plan.seq},
+        {"batch", plan.build ? plan.build->batch : 0},
+        {"seq", plan.build ? plan.build->seq : 0},
         {"hardware", plan.hardware},
         {"hardwareName", plan.hardwareName},
         {"nodes", plan.nodes},

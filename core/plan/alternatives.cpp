@@ -7,60 +7,46 @@
 
 namespace cfp {
 
-namespace {
-
-int baseCount(const PlanProblem& problem, int block) {
-    return static_cast<int>(problem.analysis().blocks.blocks[static_cast<size_t>(block)].strategies.size());
-}
-
-}  // namespace
-
-Result<std::vector<int32_t>> assignmentOf(const PlanProblem& problem, const Plan& plan) {
+Result<Assignment> assignmentOf(const PlanProblem& problem, const Plan& plan) {
     if (static_cast<int>(plan.blocks.size()) != problem.blockCount())
         return makeError("plan.mismatch", "the plan has " + std::to_string(plan.blocks.size()) + " blocks, the problem " +
                                               std::to_string(problem.blockCount()));
-    std::vector<int32_t> out;
+    Assignment out;
     out.reserve(plan.blocks.size());
-    for (int b = 0; b < problem.blockCount(); ++b) {
-        const BlockChoice& c = plan.blocks[static_cast<size_t>(b)];
-        const int n = baseCount(problem, b);
-        if (c.strategy < 0 || c.strategy >= n)
-            return makeError("plan.mismatch", "block " + std::to_string(b) + " has no strategy " + std::to_string(c.strategy));
-        // Both variants: the recomputed one follows the plain ones. One variant: it is the policy's.
-        const bool twoVariants = problem.strategyCount(b) == 2 * n;
-        out.push_back(c.strategy + (twoVariants && c.recompute ? n : 0));
-    }
+    for (const BlockChoice& c : plan.blocks) out.push_back({c.strategy, c.recompute});
+    CFP_TRY(problem.checkAssignment(out));
     return out;
 }
 
-std::string assignmentLabel(const PlanProblem& problem, int block, int32_t index) {
+std::string assignmentLabel(const PlanProblem& problem, int block, const BlockAssignment& choice) {
     const auto& strategies = problem.analysis().blocks.blocks[static_cast<size_t>(block)].strategies;
-    const int n = static_cast<int>(strategies.size());
-    std::string label = strategies[static_cast<size_t>(index % n)].label;
-    if (problem.strategyCount(block) == 2 * n && index >= n) label += " +recompute";
+    std::string label = strategies[static_cast<size_t>(choice.strategy)].label;
+    // Only where the search chooses recomputation per block does a row say so.
+    if (choice.recompute && problem.policy().recompute == RecomputePolicy::Auto) label += " +recompute";
     return label;
 }
 
-Result<SegmentAlternatives> segmentAlternatives(const PlanProblem& problem, const std::vector<int32_t>& strategy,
+Result<SegmentAlternatives> segmentAlternatives(const PlanProblem& problem, const Assignment& assignment,
                                                 int32_t segment, int64_t limitBytes, const StrategyMask& allowed,
                                                 int64_t maxRows) {
     const auto& segments = problem.analysis().cover.segments;
     if (segment < 0 || static_cast<size_t>(segment) >= segments.size())
         return makeError("plan.bad_segment", "no segment " + std::to_string(segment) + " (the chain has " +
                                                  std::to_string(segments.size()) + ")");
-    if (static_cast<int>(strategy.size()) != problem.blockCount())
-        return makeError("plan.mismatch", "strategy lists " + std::to_string(strategy.size()) + " blocks, the problem has " +
-                                              std::to_string(problem.blockCount()));
-    for (int b = 0; b < problem.blockCount(); ++b)
-        if (strategy[static_cast<size_t>(b)] < 0 || strategy[static_cast<size_t>(b)] >= problem.strategyCount(b))
-            return makeError("plan.mismatch", "block " + std::to_string(b) + " has no strategy " +
-                                                  std::to_string(strategy[static_cast<size_t>(b)]));
+    CFP_TRY(problem.checkAssignment(assignment));
+    auto count = [&](int block) { return static_cast<int32_t>(problem.choices(block).size()); };
+    // The assignment in choice indices (rows are enumerated over them).
+    std::vector<int32_t> strategy(assignment.size());
+    for (int b = 0; b < problem.blockCount(); ++b) {
+        const auto& choices = problem.choices(b);
+        strategy[static_cast<size_t>(b)] = static_cast<int32_t>(std::find(choices.begin(), choices.end(), assignment[static_cast<size_t>(b)]) - choices.begin());
+    }
     const Segment& seg = segments[static_cast<size_t>(segment)];
     SegmentAlternatives out;
     out.segment = segment;
     int64_t total = 1;
     for (int k = 0; k < seg.blockCount; ++k) {
-        const int64_t n = problem.strategyCount(seg.firstBlock + k);
+        const int64_t n = count(seg.firstBlock + k);
         total = total > std::numeric_limits<int64_t>::max() / std::max<int64_t>(n, 1) ? std::numeric_limits<int64_t>::max() : total * n;
     }
     out.combinations = total;
@@ -77,14 +63,14 @@ Result<SegmentAlternatives> segmentAlternatives(const PlanProblem& problem, cons
         for (int64_t r = 0; r < total; ++r) {
             picked.insert(combo);
             for (int k = seg.blockCount - 1; k >= 0; --k) {
-                if (++combo[static_cast<size_t>(k)] < problem.strategyCount(seg.firstBlock + k)) break;
+                if (++combo[static_cast<size_t>(k)] < count(seg.firstBlock + k)) break;
                 combo[static_cast<size_t>(k)] = 0;
             }
         }
     } else {
         picked.insert(chosenCombo);
         for (int k = 0; k < seg.blockCount && static_cast<int64_t>(picked.size()) < cap; ++k)
-            for (int32_t s = 0; s < problem.strategyCount(seg.firstBlock + k) && static_cast<int64_t>(picked.size()) < cap; ++s) {
+            for (int32_t s = 0; s < count(seg.firstBlock + k) && static_cast<int64_t>(picked.size()) < cap; ++s) {
                 std::vector<int32_t> c = chosenCombo;
                 c[static_cast<size_t>(k)] = s;
                 picked.insert(c);
@@ -93,24 +79,25 @@ Result<SegmentAlternatives> segmentAlternatives(const PlanProblem& problem, cons
         std::vector<int32_t> c(static_cast<size_t>(seg.blockCount));
         while (static_cast<int64_t>(picked.size()) < cap) {
             for (int k = 0; k < seg.blockCount; ++k)
-                c[static_cast<size_t>(k)] = static_cast<int32_t>(rng() % static_cast<uint64_t>(problem.strategyCount(seg.firstBlock + k)));
+                c[static_cast<size_t>(k)] = static_cast<int32_t>(rng() % static_cast<uint64_t>(count(seg.firstBlock + k)));
             picked.insert(c);
         }
     }
 
-    auto isAllowed = [&](int block, int32_t s) {
+    auto isAllowed = [&](int block, const BlockAssignment& c) {
         if (allowed.empty() || allowed[static_cast<size_t>(block)].empty()) return true;
-        return allowed[static_cast<size_t>(block)][static_cast<size_t>(s % baseCount(problem, block))] != 0;
+        return allowed[static_cast<size_t>(block)][static_cast<size_t>(c.strategy)] != 0;
     };
-    std::vector<int32_t> full = strategy;
+    Assignment full = assignment;
     out.rows.reserve(picked.size());
     for (const std::vector<int32_t>& combo : picked) {
         CombinationCost c;
-        c.combination = combo;
         for (int k = 0; k < seg.blockCount; ++k) {
             const int b = seg.firstBlock + k;
-            full[static_cast<size_t>(b)] = combo[static_cast<size_t>(k)];
-            if (!isAllowed(b, combo[static_cast<size_t>(k)])) c.allowed = false;
+            const BlockAssignment& choice = problem.choices(b)[static_cast<size_t>(combo[static_cast<size_t>(k)])];
+            c.combination.push_back(choice);
+            full[static_cast<size_t>(b)] = choice;
+            if (!isAllowed(b, choice)) c.allowed = false;
         }
         c.chosen = combo == chosenCombo;
         c.stepSeconds = problem.objective(full);

@@ -14,9 +14,8 @@
 //              of the two: a Pareto search drops it (the DP's memory labels prune the same way)
 //   chosen     the plan's own combination
 //
-// Indices are the problem's (PlanProblem::strategyCount): with RecomputePolicy::Auto a block of n
-// strategies has 2n, index s being strategy s % n, recomputed when s >= n. Pins restrict the
-// strategies, not the recomputation.
+// A block's alternatives are its choices (PlanProblem::choices): with RecomputePolicy::Auto each
+// strategy with and without recomputation. Pins restrict the strategies, not the recomputation.
 //
 // Example (GPT layer on {x=8}, 4 blocks of 3 strategies, recomputation auto): 6^4 = 1296 rows; the
 // chosen one is the fastest fitting allowed row.
@@ -29,7 +28,7 @@
 namespace cfp {
 
 struct CombinationCost {
-    std::vector<int32_t> combination;  // strategy index per block of the segment
+    std::vector<BlockAssignment> combination;  // per block of the segment
     double stepSeconds = 0;            // the whole step with this combination in the segment
     int64_t memoryBytes = 0;           // per device
     bool allowed = true;
@@ -41,25 +40,24 @@ struct CombinationCost {
 struct SegmentAlternatives {
     int32_t segment = 0;
     int64_t combinations = 0;          // all combinations of the segment (may exceed rows.size())
-    std::vector<CombinationCost> rows; // in lexicographic order of the combination (first block slowest)
+    std::vector<CombinationCost> rows; // in lexicographic order of the blocks' choice indices (first block slowest)
     // combinations > maxRows: the rows are the chosen combination, every change of one of its
     // blocks, and a uniform sample of the others (fixed seed), maxRows in all. Pareto marks are then
     // relative to the rows listed.
     bool sampled = false;
 };
 
-// The plan's assignment in the problem's indices (strategy, plus the block's strategy count when
-// it is recomputed and the problem has both variants). plan.mismatch when the plan's blocks are not
-// the problem's.
-Result<std::vector<int32_t>> assignmentOf(const PlanProblem& problem, const Plan& plan);
+// The plan's assignment (its blocks' strategies and recomputation); plan.mismatch when the plan's
+// blocks are not the problem's.
+Result<Assignment> assignmentOf(const PlanProblem& problem, const Plan& plan);
 
-// "x:rows", and " +recompute" for a recomputed variant.
-std::string assignmentLabel(const PlanProblem& problem, int block, int32_t index);
+// "x:rows", and " +recompute" for a recomputed choice where the search chooses it per block.
+std::string assignmentLabel(const PlanProblem& problem, int block, const BlockAssignment& choice);
 
-// `strategy`: the plan's assignment (assignmentOf). At most `maxRows` rows (see `sampled`). `allowed`: the pins' mask
+// `assignment`: the plan's (assignmentOf, PlanOutcome::assignment). At most `maxRows` rows (see `sampled`). `allowed`: the pins' mask
 // (PlanProblem::applyPins; empty = everything). Errors: plan.bad_segment (no such segment),
 // plan.mismatch (strategy has the wrong length or an index out of range).
-Result<SegmentAlternatives> segmentAlternatives(const PlanProblem& problem, const std::vector<int32_t>& strategy,
+Result<SegmentAlternatives> segmentAlternatives(const PlanProblem& problem, const Assignment& assignment,
                                                 int32_t segment, int64_t limitBytes, const StrategyMask& allowed,
                                                 int64_t maxRows = 4096);
 

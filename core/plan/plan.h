@@ -18,6 +18,8 @@
 #include <vector>
 
 #include "ir/graph.h"
+#include "models/models.h"
+#include "plan/pin.h"
 #include "sharding/mesh.h"
 #include "sharding/sharding.h"
 
@@ -122,9 +124,7 @@ struct TimelineEvent {
 struct Plan {
     std::string model;                 // graph name
     std::string modelSource;           // how to load it again ("builtin:gpt3-175b", a path)
-    int64_t batch = 0, seq = 0;        // for built-in models and configs (0: not applicable)
-    std::string dtype;                 // builder options: "bf16", "f32", … (empty: not applicable)
-    std::string qkv;                   // "fused" or "separate" (empty: not applicable)
+    std::optional<BuildOptions> build; // builder options of built-in models and configs (seq resolved)
     std::string hardware;              // hardware spec id or file
     std::string hardwareName;          // its display name
     int64_t nodes = 1;
@@ -132,7 +132,7 @@ struct Plan {
     Mesh mesh;                         // with link classes
     int64_t memoryLimitBytes = 0;      // per device
     MemoryPolicy policy;               // optimizer sharding and recomputation
-    std::vector<std::string> pins;     // as given on the command line
+    std::vector<Pin> pins;             // the search's restrictions (pin.h)
     std::vector<BlockChoice> blocks;   // one per block, in block order
     std::vector<SegmentPlan> segments; // the segment chain
     std::vector<TensorPlan> tensors;   // one per op, in op order

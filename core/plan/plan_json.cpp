@@ -416,7 +416,15 @@ Status PlanReader::read(const Json& doc) {
         if (!policy) return formatError("recompute is '" + recompute + "', expected none, auto or all", "/memory_policy/recompute");
         m_plan.policy.recompute = *policy;
     }
-    CFP_PLAN_ASSIGN(m_plan.pins, stringArrayField(doc, "", "pins"));
+    {
+        std::vector<std::string> pins;
+        CFP_PLAN_ASSIGN(pins, stringArrayField(doc, "", "pins"));
+        for (size_t i = 0; i < pins.size(); ++i) {
+            auto pin = parsePin(pins[i]);
+            if (!pin) return formatError(pin.error().message, "/pins/" + std::to_string(i));
+            m_plan.pins.push_back(std::move(*pin));
+        }
+    }
     CFP_PLAN_ASSIGN(m_plan.predictedStepSeconds, doubleField(doc, "", "predicted_step_seconds"));
     CFP_PLAN_ASSIGN(m_plan.evaluatorStepSeconds, doubleField(doc, "", "evaluator_step_seconds"));
     CFP_PLAN_ASSIGN(m_plan.step, readCost(at(doc, "step"), "/step"));
@@ -439,10 +447,24 @@ Status PlanReader::readModel(const Json& j, int64_t& ops) {
     CFP_TRY(expectObject(j, ptr, {"name", "source", "batch", "seq", "dtype", "qkv", "ops"}));
     CFP_PLAN_ASSIGN(m_plan.model, stringField(j, ptr, "name"));
     CFP_PLAN_ASSIGN(m_plan.modelSource, stringField(j, ptr, "source"));
-    CFP_PLAN_ASSIGN(m_plan.batch, intField(j, ptr, "batch", 0, kInt64Max));
-    CFP_PLAN_ASSIGN(m_plan.seq, intField(j, ptr, "seq", 0, kInt64Max));
-    CFP_PLAN_ASSIGN(m_plan.dtype, stringField(j, ptr, "dtype"));
-    CFP_PLAN_ASSIGN(m_plan.qkv, stringField(j, ptr, "qkv"));
+    // Builder options: batch 0 (and empty dtype and qkv) for sources built without them.
+    int64_t batch = 0, seq = 0;
+    std::string dtype, qkv;
+    CFP_PLAN_ASSIGN(batch, intField(j, ptr, "batch", 0, kInt64Max));
+    CFP_PLAN_ASSIGN(seq, intField(j, ptr, "seq", 0, kInt64Max));
+    CFP_PLAN_ASSIGN(dtype, stringField(j, ptr, "dtype"));
+    CFP_PLAN_ASSIGN(qkv, stringField(j, ptr, "qkv"));
+    if (batch > 0) {
+        BuildOptions build;
+        build.batch = batch;
+        build.seq = seq;
+        auto dt = parseDType(dtype);
+        if (!dt) return formatError("unknown dtype '" + dtype + "'", ptr + "/dtype");
+        build.dtype = *dt;
+        if (qkv != "fused" && qkv != "separate") return formatError("qkv is '" + qkv + "', expected fused or separate", ptr + "/qkv");
+        build.qkv = qkv == "separate" ? QkvLayout::Separate : QkvLayout::Fused;
+        m_plan.build = build;
+    }
     CFP_PLAN_ASSIGN(ops, intField(j, ptr, "ops", 0, kInt32Max));
     return {};
 }
@@ -713,10 +735,10 @@ OJson headerJson(const Plan& plan, const Graph& graph) {
     OJson model = OJson::object();
     model["name"] = text(plan.model);
     model["source"] = text(plan.modelSource);
-    model["batch"] = plan.batch;
-    model["seq"] = plan.seq;
-    model["dtype"] = text(plan.dtype);
-    model["qkv"] = text(plan.qkv);
+    model["batch"] = plan.build ? plan.build->batch : 0;
+    model["seq"] = plan.build ? plan.build->seq : 0;
+    model["dtype"] = plan.build ? std::string(dtypeName(plan.build->dtype)) : std::string();
+    model["qkv"] = plan.build ? std::string(plan.build->qkv == QkvLayout::Separate ? "separate" : "fused") : std::string();
     model["ops"] = graph.size();
     doc["model"] = std::move(model);
 
@@ -745,7 +767,7 @@ OJson headerJson(const Plan& plan, const Graph& graph) {
     policy["optimizer_sharding"] = plan.policy.optimizerSharding;
     policy["recompute"] = std::string(recomputePolicyName(plan.policy.recompute));
     doc["memory_policy"] = std::move(policy);
-    doc["pins"] = stringArray(plan.pins);
+    doc["pins"] = stringArray(pinTexts(plan.pins));
     doc["predicted_step_seconds"] = number(plan.predictedStepSeconds);
     doc["evaluator_step_seconds"] = number(plan.evaluatorStepSeconds);
     doc["step"] = costJson(plan.step);

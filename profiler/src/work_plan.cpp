@@ -143,7 +143,9 @@ Result<SegmentCatalog> SegmentCatalog::build(const Graph& graph, const HardwareS
     c.m->model = std::move(*model);
     auto analysis = analyzeGraph(graph, mesh);
     if (!analysis) return analysis.error();
-    auto problem = PlanProblem::build(graph, std::move(*analysis), *c.m->model, {}, policy);
+    ProblemOptions problemOptions;
+    problemOptions.policy = policy;
+    auto problem = PlanProblem::build(graph, std::move(*analysis), *c.m->model, {}, problemOptions);
     if (!problem) return problem.error();
     c.m->problem = std::move(*problem);
 
@@ -174,9 +176,8 @@ Result<SegmentCatalog> SegmentCatalog::build(const Graph& graph, const HardwareS
 
     // Types: the representative segment of each, and a signature over what it executes.
     const AnalysisReport& a = c.m->problem->analysis();
-    std::vector<int32_t> zero(a.blocks.blocks.size(), 0);
     Plan plan0;
-    c.m->problem->fillPlan(zero, {}, plan0);
+    c.m->problem->fillPlan(Assignment(a.blocks.blocks.size()), {}, plan0);
     for (const SegmentType& t : a.cover.types) {
         const Segment& seg = a.cover.segments[static_cast<size_t>(t.firstSegment)];
         TypeInfo info;
@@ -258,10 +259,11 @@ Result<SegmentWorkPlan> SegmentCatalog::workPlan(int type, const std::vector<int
     const Graph& graph = *m->g;
     const Mesh& mesh = m->mesh;
     const CostModel& model = *m->model;
-    std::vector<int32_t> strategy(analysis().blocks.blocks.size(), 0);
-    for (int i = 0; i < info.blockCount; ++i) strategy[static_cast<size_t>(info.firstBlock + i)] = combination[static_cast<size_t>(i)];
+    // Recomputation is off in the catalog's problem: a block's choice is its strategy.
+    Assignment assignment(analysis().blocks.blocks.size());
+    for (int i = 0; i < info.blockCount; ++i) assignment[static_cast<size_t>(info.firstBlock + i)].strategy = combination[static_cast<size_t>(i)];
     Plan plan;
-    m->problem->fillPlan(strategy, {}, plan);
+    m->problem->fillPlan(assignment, {}, plan);
 
     SegmentWorkPlan w;
     w.segmentType = type;

@@ -68,8 +68,10 @@ Fixture makeFixture(std::string_view meshText = "dp=2,tp=4") {
     Plan& p = f.plan;
     p.model = g.name();
     p.modelSource = "builtin:gpt3-125m";
-    p.batch = 8;
-    p.seq = 128;
+    BuildOptions build;
+    build.batch = 8;
+    build.seq = 128;
+    p.build = build;
     p.hardware = "h100-sxm";
     p.hardwareName = "NVIDIA H100 SXM";
     p.nodes = 1;

@@ -31,7 +31,8 @@
 #include "main_window.h"
 #include "models.h"
 #include "panels.h"
-#include "session.h"
+#include "controller.h"
+#include "plan_helpers.h"
 
 using namespace cfp;
 using namespace cfp::explorer;
@@ -57,7 +58,7 @@ WindowOptions smallModel() {
     o.model = "builtin:gpt3-125m";
     o.build.batch = 8;
     o.build.seq = 128;
-    o.cluster.mesh = "8";
+    o.cluster.mesh = cfp::test::meshOf("8");
     o.discoverDevices = false;
     return o;
 }
@@ -114,7 +115,7 @@ private slots:
         QVERIFY(!w.lastErrorDialog());
         QVERIFY(waitAnalysis(w));
         auto a = w.explorer()->analysis();
-        QCOMPARE(QString::fromStdString(a->model->loaded.spec), QStringLiteral("builtin:gpt3-1.3b"));
+        QCOMPARE(QString::fromStdString(a->model->loaded->spec), QStringLiteral("builtin:gpt3-1.3b"));
         QAbstractItemModelTester tester(w.structureModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
         const auto& cover = a->report->cover;
         QCOMPARE(w.structureModel()->rowCount(), static_cast<int>(cover.segments.size()) + (a->report->blocks.resolvedLater.empty() ? 0 : 1));
@@ -149,7 +150,7 @@ private slots:
     // next search still works.
     void cancelStopsTheSearch() {
         WindowOptions o = smallModel();
-        o.cluster.mesh = "auto";
+        o.cluster.mesh = MeshChoice::automatic();
         MainWindow w(o);
         w.show();
         QVERIFY(waitAnalysis(w));
@@ -169,7 +170,7 @@ private slots:
         for (const auto& args : finished)
             if (args.at(0).value<JobKind>() == JobKind::Search && args.at(3).toString() == QLatin1String("job.cancelled")) sawCancel = true;
         QVERIFY(sawCancel);
-        w.explorer()->setCluster([&] { ClusterSettings c = w.explorer()->project().cluster; c.mesh = "8"; return c; }());
+        w.explorer()->setCluster([&] { ClusterSettings c = w.explorer()->cluster(); c.mesh = cfp::test::meshOf("8"); return c; }());
         QVERIFY(searchAndWait(w));
     }
 
@@ -203,8 +204,8 @@ private slots:
         delegate.setModelData(editor, model, cell);
         delete editor;
         QCOMPARE(w.explorer()->pins().size(), size_t{1});
-        const std::string pin = w.explorer()->pins()[0];
-        QCOMPARE(pinTarget(pin), std::string("1"));
+        const Pin pin = w.explorer()->pins()[0];
+        QCOMPARE(pin.target(), std::string("1"));
         QCOMPARE(model->segmentIndex(seg, PlanModel::ColPinned).data(Qt::CheckStateRole).value<Qt::CheckState>(), Qt::Checked);
         QVERIFY(model->segmentIndex(seg, PlanModel::ColCombination).data().toString().contains(QStringLiteral("re-search")));
 
@@ -212,7 +213,7 @@ private slots:
         undo->undo();
         QVERIFY(w.explorer()->pins().empty());
         undo->redo();
-        QCOMPARE(w.explorer()->pins(), std::vector<std::string>{pin});
+        QVERIFY(w.explorer()->pins() == std::vector<Pin>{pin});
 
         w.planPanel()->researchButton()->click();
         QVERIFY(waitIdle(w));
@@ -220,7 +221,7 @@ private slots:
         QVERIFY(second != first);
         QCOMPARE(w.explorer()->previousPlan(), first);
         const Plan& p = second->plan();
-        QCOMPARE(p.pins, std::vector<std::string>{pin});
+        QVERIFY(p.pins == std::vector<Pin>{pin});
         QCOMPARE(p.segments[seg].combination[0], other);
         QVERIFY(p.blocks[static_cast<size_t>(p.segments[seg].firstBlock)].pinned);
         QVERIFY(p.predictedStepSeconds >= first->plan().predictedStepSeconds * (1 - 1e-12));  // a pin never helps
@@ -272,9 +273,44 @@ private slots:
         }
     }
 
+    // One request, two front ends, one workflow: `cfp plan` and the explorer's search write the
+    // same plan file, byte for byte but for the search's wall time. The explorer reuses its
+    // analysis of the fixed mesh; the command analyses afresh.
+    void cliAndExplorerWriteTheSamePlan() {
+        for (const QStringList& pins : {QStringList{}, QStringList{"T1=x:rows,*,*,*,*,*"}}) {
+            WindowOptions o = smallModel();
+            MainWindow w(o);
+            QVERIFY(waitAnalysis(w));
+            std::vector<Pin> typed;
+            for (const QString& p : pins) typed.push_back(cfp::test::pinOf(p.toStdString()));
+            w.explorer()->setPins(typed);
+            QVERIFY(searchAndWait(w));
+            const QString gui = path("gui-plan.json"), cli = path("cli-plan.json");
+            w.explorer()->savePlan(gui);
+            QVERIFY(waitIdle(w));
+            QStringList args{"plan", "builtin:gpt3-125m", "--batch", "8", "--seq", "128", "--mesh", "8", "--quiet", "-o", cli};
+            for (const QString& p : pins) args << "--pin" << p;
+            QProcess p;
+            p.start(QStringLiteral(CFP_CLI_PATH), args);
+            QVERIFY(p.waitForFinished(120000));
+            QCOMPARE(p.exitCode(), 0);
+            auto normalised = [](QByteArray text) {
+                // The search's own wall time is the one field that may differ.
+                const qsizetype at = text.indexOf("\"search\": {");
+                const qsizetype s = text.indexOf("\"seconds\": ", at);
+                const qsizetype e = text.indexOf(',', s);
+                if (at >= 0 && s > at && e > s) text.replace(s, e - s, "\"seconds\": 0");
+                return text;
+            };
+            const QByteArray a = normalised(slurp(gui)), b = normalised(slurp(cli));
+            QVERIFY(!a.isEmpty());
+            QVERIFY2(a == b, qPrintable(QStringLiteral("pins %1: the explorer's and the CLI's plan files differ").arg(pins.join(' '))));
+        }
+    }
+
     void projectSaveAndReload() {
         const QString project = path("project.json");
-        std::string pin;
+        Pin pin;
         {
             MainWindow w(smallModel());
             QVERIFY(waitAnalysis(w));
@@ -282,18 +318,18 @@ private slots:
             w.planPanel()->pin(QStringLiteral("T1"), [&] {
                 const auto& c = w.explorer()->plan()->plan().segments[1].combination;
                 QList<int> l(c.begin(), c.end());
-                l[0] = (l[0] + 1) % w.explorer()->plan()->outcome->problem->strategyCount(w.explorer()->plan()->plan().segments[1].firstBlock);
+                l[0] = (l[0] + 1) % static_cast<int>(w.explorer()->plan()->analysis->report->blocks.blocks[static_cast<size_t>(w.explorer()->plan()->plan().segments[1].firstBlock)].strategies.size());
                 return l;
             }());
             pin = w.explorer()->pins().at(0);
             w.saveProject(project);
         }
-        const auto saved = readProjectFile(project.toStdString());
+        const auto saved = readRequestFile(project.toStdString());
         QVERIFY(saved);
-        QCOMPARE(saved->pins, std::vector<std::string>{pin});
+        QVERIFY(saved->pins == std::vector<Pin>{pin});
         QCOMPARE(saved->model.source, std::string("builtin:gpt3-125m"));
         QCOMPARE(saved->model.build.seq, int64_t{128});
-        QCOMPARE(saved->cluster.mesh, std::string("8"));
+        QCOMPARE(saved->mesh.toString(), std::string("x=8"));
         // Reload in a fresh window: the model, settings and pins come back and the search honours them.
         WindowOptions o;
         o.discoverDevices = false;
@@ -304,10 +340,10 @@ private slots:
         while (!w.explorer()->plan() && t.elapsed() < kWaitMs) QTest::qWait(10);
         QVERIFY(waitIdle(w));
         QVERIFY(w.explorer()->plan());
-        QCOMPARE(w.explorer()->pins(), std::vector<std::string>{pin});
-        QCOMPARE(w.explorer()->plan()->plan().pins, std::vector<std::string>{pin});
+        QVERIFY(w.explorer()->pins() == std::vector<Pin>{pin});
+        QVERIFY(w.explorer()->plan()->plan().pins == std::vector<Pin>{pin});
         QCOMPARE(w.clusterPanel()->seqBox()->value(), 128);
-        QCOMPARE(w.clusterPanel()->meshBox()->currentText(), QStringLiteral("8"));
+        QCOMPARE(w.clusterPanel()->meshBox()->currentText(), QStringLiteral("x=8"));
         QVERIFY(w.recentFiles().contains(project));
         // Byte-stable: saving again gives the same file.
         const QString again = path("project2.json");
@@ -319,31 +355,34 @@ private slots:
         QTest::addColumn<QByteArray>("text");
         QTest::addColumn<QString>("code");
         QTest::addColumn<QString>("where");
-        const QByteArray good = QByteArray::fromStdString(projectToJson(Project{}));
-        QTest::newRow("not json") << QByteArray("{ \"format\": ") << "project.syntax" << "1:13";  // just past the end
-        QTest::newRow("wrong format") << QByteArray(good).replace("cfp-explorer-project", "cfp-plan") << "project.format" << "/format";
-        QTest::newRow("version") << QByteArray(good).replace("\"version\": 1", "\"version\": 7") << "project.version" << "/version";
-        QTest::newRow("unknown key") << QByteArray(good).replace("\"nodes\"", "\"nodez\"") << "project.format" << "/nodez";
-        QTest::newRow("zero nodes") << QByteArray(good).replace("\"nodes\": 1", "\"nodes\": 0") << "project.format" << "/nodes";
-        QTest::newRow("bad mesh") << QByteArray(good).replace("\"mesh\": \"auto\"", "\"mesh\": \"3xq\"") << "project.format" << "/mesh";
-        QTest::newRow("bad pin") << QByteArray(good).replace("\"pins\": []", "\"pins\": [\"nonsense\"]") << "project.format" << "/pins/0";
-        QTest::newRow("bad dtype") << QByteArray(good).replace("\"bf16\"", "\"bf17\"") << "project.format" << "/model/dtype";
+        const QByteArray good = QByteArray::fromStdString(requestToJson(PlanRequest{}));
+        QTest::newRow("not json") << QByteArray("{ \"format\": ") << "request.syntax" << "1:13";  // just past the end
+        QTest::newRow("wrong format") << QByteArray(good).replace("cfp-plan-request", "cfp-plan") << "request.format" << "/format";
+        QTest::newRow("version") << QByteArray(good).replace("\"version\": 1", "\"version\": 7") << "request.version" << "/version";
+        QTest::newRow("unknown key") << QByteArray(good).replace("\"nodes\"", "\"nodez\"") << "request.format" << "/nodez";
+        QTest::newRow("zero nodes") << QByteArray(good).replace("\"nodes\": 1", "\"nodes\": 0") << "request.format" << "/nodes";
+        QTest::newRow("bad mesh") << QByteArray(good).replace("\"mesh\": \"auto\"", "\"mesh\": \"3xq\"") << "request.format" << "/mesh";
+        QTest::newRow("bad pin") << QByteArray(good).replace("\"pins\": []", "\"pins\": [\"nonsense\"]") << "request.format" << "/pins/0";
+        QTest::newRow("bad dtype") << QByteArray(good).replace("\"bf16\"", "\"bf17\"") << "request.format" << "/model/dtype";
         QTest::newRow("duplicate") << QByteArray(good).replace("\"hardware\": \"h100-sxm\"", "\"hardware\": \"h100-sxm\", \"hardware\": \"h200\"")
-                                   << "project.format" << "/hardware";
+                                   << "request.format" << "/hardware";
+        QTest::newRow("fingerprint without DB") << QByteArray(good).replace("\"profile_fingerprint\": \"\"", "\"profile_fingerprint\": \"k\"")
+                                                << "request.format" << "/profile_fingerprint";
     }
 
     void projectFileErrors() {
         QFETCH(QByteArray, text);
         QFETCH(QString, code);
         QFETCH(QString, where);
-        auto r = projectFromJson(std::string_view(text.constData(), static_cast<size_t>(text.size())), "p.json");
+        auto r = requestFromJson(std::string_view(text.constData(), static_cast<size_t>(text.size())), "p.json");
         QVERIFY(!r);
         QCOMPARE(QString::fromStdString(r.error().code), code);
         QCOMPARE(QString::fromStdString(r.error().where), where);
         QVERIFY(r.error().message.find("p.json") != std::string::npos);
         // And the good document reads back to what was written.
-        const Project p = *projectFromJson(projectToJson(Project{}), "good");
+        const PlanRequest p = *requestFromJson(requestToJson(PlanRequest{}), "good");
         QCOMPARE(p.model.source, std::string(kDefaultModel));
+        QVERIFY(p == PlanRequest{});
     }
 
     // Malformed files give an error dialog; the window keeps working afterwards.
@@ -367,7 +406,7 @@ private slots:
         spit(badProject, "{\"format\": \"cfp-explorer-project\", \"version\": 1, \"nodes\": \"two\"}");
         w.openPath(badProject);
         QVERIFY(w.lastErrorDialog());
-        QVERIFY(w.lastErrorDialog()->text().contains(QStringLiteral("project.")));
+        QVERIFY(w.lastErrorDialog()->text().contains(QStringLiteral("request.")));
         w.lastErrorDialog()->close();
         w.openPath(path("does-not-exist.json"));
         QVERIFY(w.lastErrorDialog()->text().contains(QStringLiteral("no such file")));
@@ -389,8 +428,8 @@ private slots:
         const QString hlo = QStringLiteral(CFP_TEST_DATA_DIR "/hlo/gpt2_train.hlo");
         w.openPath(hlo);
         QVERIFY(waitIdle(w));
-        QCOMPARE(QString::fromStdString(w.explorer()->analysis()->model->loaded.spec), hlo);
-        QCOMPARE(w.explorer()->analysis()->model->loaded.kind, ModelSourceKind::HloText);
+        QCOMPARE(QString::fromStdString(w.explorer()->analysis()->model->loaded->spec), hlo);
+        QCOMPARE(w.explorer()->analysis()->model->loaded->kind, ModelSourceKind::HloText);
         QVERIFY(searchAndWait(w));
         const QString bad = path("broken.hlo");
         spit(bad, "HloModule m\nENTRY e {\n  p = f32[4] parameter(0)\n  ROOT n = f32[5] negate(p)\n}\n");
@@ -418,7 +457,7 @@ private slots:
         QDropEvent drop(QPointF(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
         QApplication::sendEvent(&w, &drop);
         QVERIFY(waitIdle(w));
-        QCOMPARE(QString::fromStdString(w.explorer()->analysis()->model->loaded.spec), graphFile);
+        QCOMPARE(QString::fromStdString(w.explorer()->analysis()->model->loaded->spec), graphFile);
         QCOMPARE(w.recentFiles().value(0), graphFile);
     }
 
@@ -491,11 +530,13 @@ private slots:
         QCOMPARE(panel->progressBar()->value(), 1000);
         QVERIFY2(panel->statusText().contains(QStringLiteral("simulated")), qPrintable(panel->statusText()));
         QVERIFY(QFile::exists(db));
-        QCOMPARE(QString::fromStdString(w.explorer()->project().profileDb), db);
+        QVERIFY(w.explorer()->request().profile);
+        QCOMPARE(QString::fromStdString(w.explorer()->request().profile->database), db);
         // The search reads the DB.
         QVERIFY(searchAndWait(w));
-        QVERIFY2(QString::fromStdString(w.explorer()->plan()->profileNote).contains(QStringLiteral("measured ops")),
-                 w.explorer()->plan()->profileNote.c_str());
+        QVERIFY(w.explorer()->plan()->profile);
+        QVERIFY2(QString::fromStdString(w.explorer()->plan()->profile->note()).contains(QStringLiteral("measured ops")),
+                 w.explorer()->plan()->profile->note().c_str());
         // Again: every combination is now in the DB (reused); then a fresh DB, cancelled at once.
         panel->dbEdit()->setText(path("profile2.db"));
         finished.clear();

@@ -12,6 +12,7 @@
 #include "iopddl/solver_model.h"
 #include "models/models.h"
 #include "must.h"
+#include "plan_helpers.h"
 #include "oplevel/oplevel.h"
 #include "plan/evaluator.h"
 #include "plan/planner.h"
@@ -43,10 +44,10 @@ const Fixture& fixture() {
         x.hardware = test::must(loadHardware("h100-sxm"), "hardware");
         const Cluster cluster = test::must(makeCluster(x.hardware, 1), "cluster");
         PlannerOptions options;
-        options.baselines = false;
+        options.baselines = Baselines::Skip;
         options.policy.optimizerSharding = false;
         options.policy.recompute = RecomputePolicy::None;
-        x.outcome = test::must(planGraph(x.model.graph, cluster, "8", options), "plan");
+        x.outcome = test::must(planGraph(x.model.graph, cluster, cfp::test::meshOf("8"), options), "plan");
         return x;
     }();
     return f;

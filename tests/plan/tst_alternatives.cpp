@@ -9,6 +9,7 @@
 #include "hardware/hardware.h"
 #include "models/models.h"
 #include "must.h"
+#include "plan_helpers.h"
 #include "plan/alternatives.h"
 #include "plan/planner.h"
 
@@ -30,19 +31,19 @@ Cluster oneNode() { return must(makeCluster(must(loadHardware("h100-sxm"), "hw")
 
 PlanOutcome plan(const Graph& g, RecomputePolicy recompute) {
     PlannerOptions o;
-    o.baselines = false;
+    o.baselines = Baselines::Skip;
     o.policy.recompute = recompute;
-    return must(planGraph(g, oneNode(), "8", o), "plan");
+    return must(planGraph(g, oneNode(), cfp::test::meshOf("8"), o), "plan");
 }
 
 // The chosen row is the plan's own assignment, never dominated, and no fitting row is faster (the
 // DP is exact); the Pareto marks equal a brute-force check.
-void checkRows(const PlanOutcome& out, const std::vector<int32_t>& assignment, const SegmentPlan& sp, const SegmentAlternatives& alt) {
+void checkRows(const PlanOutcome& out, const Assignment& assignment, const SegmentPlan& sp, const SegmentAlternatives& alt) {
     int chosen = 0;
     for (const CombinationCost& r : alt.rows) {
         if (r.chosen) {
             ++chosen;
-            for (int k = 0; k < sp.blockCount; ++k) QCOMPARE(r.combination[static_cast<size_t>(k)], assignment[static_cast<size_t>(sp.firstBlock + k)]);
+            for (int k = 0; k < sp.blockCount; ++k) QVERIFY(r.combination[static_cast<size_t>(k)] == assignment[static_cast<size_t>(sp.firstBlock + k)]);
             QCOMPARE(r.stepSeconds, out.plan.predictedStepSeconds);
             QVERIFY(!r.dominated);
         }
@@ -58,6 +59,8 @@ void checkRows(const PlanOutcome& out, const std::vector<int32_t>& assignment, c
         QCOMPARE(r.dominated, r.allowed && r.fits && dominated);
     }
 }
+
+int choiceCount(const PlanProblem& problem, int block) { return static_cast<int>(problem.choices(block).size()); }
 
 }  // namespace
 
@@ -75,7 +78,7 @@ private slots:
         for (const SegmentPlan& sp : out.plan.segments) {
             const auto alt = must(segmentAlternatives(problem, assignment, sp.index, out.plan.memoryLimitBytes, {}), "alternatives");
             int64_t expected = 1;
-            for (int k = 0; k < sp.blockCount; ++k) expected *= problem.strategyCount(sp.firstBlock + k);
+            for (int k = 0; k < sp.blockCount; ++k) expected *= choiceCount(problem, sp.firstBlock + k);
             QCOMPARE(alt.combinations, expected);
             QCOMPARE(static_cast<int64_t>(alt.rows.size()), expected);
             QVERIFY(!alt.sampled);
@@ -92,12 +95,12 @@ private slots:
         QCOMPARE(problem.objective(assignment), out.plan.predictedStepSeconds);
         for (int b = 0; b < problem.blockCount(); ++b) {
             const int n = static_cast<int>(problem.analysis().blocks.blocks[static_cast<size_t>(b)].strategies.size());
-            QCOMPARE(problem.strategyCount(b), 2 * n);
-            const int32_t a = assignment[static_cast<size_t>(b)];
-            QCOMPARE(a % n, out.plan.blocks[static_cast<size_t>(b)].strategy);
-            QCOMPARE(a >= n, out.plan.blocks[static_cast<size_t>(b)].recompute);
-            QCOMPARE(assignmentLabel(problem, b, 0), problem.analysis().blocks.blocks[static_cast<size_t>(b)].strategies[0].label);
-            QVERIFY(assignmentLabel(problem, b, n).find("+recompute") != std::string::npos);
+            QCOMPARE(choiceCount(problem, b), 2 * n);
+            const BlockAssignment a = assignment[static_cast<size_t>(b)];
+            QCOMPARE(a.strategy, out.plan.blocks[static_cast<size_t>(b)].strategy);
+            QCOMPARE(a.recompute, out.plan.blocks[static_cast<size_t>(b)].recompute);
+            QCOMPARE(assignmentLabel(problem, b, {0, false}), problem.analysis().blocks.blocks[static_cast<size_t>(b)].strategies[0].label);
+            QVERIFY(assignmentLabel(problem, b, {0, true}).find("+recompute") != std::string::npos);
         }
         // The segment with the fewest combinations, in full.
         const SegmentPlan* smallest = &out.plan.segments.front();
@@ -105,7 +108,7 @@ private slots:
             if (sp.blockCount < smallest->blockCount) smallest = &sp;
         const auto alt = must(segmentAlternatives(problem, assignment, smallest->index, out.plan.memoryLimitBytes, {}), "alternatives");
         int64_t expected = 1;
-        for (int k = 0; k < smallest->blockCount; ++k) expected *= problem.strategyCount(smallest->firstBlock + k);
+        for (int k = 0; k < smallest->blockCount; ++k) expected *= choiceCount(problem, smallest->firstBlock + k);
         QCOMPARE(static_cast<int64_t>(alt.rows.size()), expected);
         checkRows(out, assignment, *smallest, alt);
         // A plan that is not the problem's.
@@ -124,7 +127,7 @@ private slots:
         // without recomputation (pins restrict strategies, the search still decides recomputation).
         std::string pin = std::to_string(layer.index) + "=";
         for (int k = 0; k < layer.blockCount; ++k) pin += (k ? "," : "") + std::string("0");
-        const StrategyMask mask = must(problem.applyPins({pin}), "pins");
+        const StrategyMask mask = must(problem.applyPins({cfp::test::pinOf(pin)}), "pins");
         const auto alt = must(segmentAlternatives(problem, assignment, layer.index, 0, mask), "alternatives");
         int allowed = 0;
         for (const CombinationCost& r : alt.rows) {
@@ -132,8 +135,7 @@ private slots:
             if (!r.allowed) continue;
             ++allowed;
             for (int k = 0; k < layer.blockCount; ++k) {
-                const int n = static_cast<int>(problem.analysis().blocks.blocks[static_cast<size_t>(layer.firstBlock + k)].strategies.size());
-                QCOMPARE(r.combination[static_cast<size_t>(k)] % n, 0);
+                QCOMPARE(r.combination[static_cast<size_t>(k)].strategy, 0);
             }
         }
         QCOMPARE(allowed, 1 << layer.blockCount);
@@ -144,7 +146,7 @@ private slots:
         // every time.
         const int64_t neighbours = [&] {
             int64_t n = 1;
-            for (int k = 0; k < layer.blockCount; ++k) n += problem.strategyCount(layer.firstBlock + k) - 1;
+            for (int k = 0; k < layer.blockCount; ++k) n += choiceCount(problem, layer.firstBlock + k) - 1;
             return n;
         }();
         const auto few = must(segmentAlternatives(problem, assignment, layer.index, 0, {}, neighbours + 7), "alternatives");
@@ -161,11 +163,11 @@ private slots:
         QCOMPARE(chosen, 1);
         QCOMPARE(oneBlockChanges, neighbours - 1);
         const auto again = must(segmentAlternatives(problem, assignment, layer.index, 0, {}, neighbours + 7), "alternatives");
-        for (size_t i = 0; i < few.rows.size(); ++i) QCOMPARE(again.rows[i].combination, few.rows[i].combination);
+        for (size_t i = 0; i < few.rows.size(); ++i) QVERIFY(again.rows[i].combination == few.rows[i].combination);
         auto bad = segmentAlternatives(problem, assignment, 999, 0, {});
         QVERIFY(!bad);
         QCOMPARE(bad.error().code, std::string("plan.bad_segment"));
-        auto mismatch = segmentAlternatives(problem, {0}, 0, 0, {});
+        auto mismatch = segmentAlternatives(problem, Assignment{BlockAssignment{}}, 0, 0, {});
         QVERIFY(!mismatch);
         QCOMPARE(mismatch.error().code, std::string("plan.mismatch"));
     }

@@ -120,8 +120,8 @@ private slots:
         options.memoryLimitBytes = c.memoryLimitBytes;
         options.policy.recompute = c.recompute;
         options.policy.optimizerSharding = c.optimizerSharding;
-        options.pins = c.pins;
-        auto out = planGraph(model.graph, cluster, c.mesh, options);
+        options.pins = must(parsePins(c.pins), "pins");
+        auto out = planGraph(model.graph, cluster, must(MeshChoice::parse(c.mesh), "mesh"), options);
         QVERIFY2(static_cast<bool>(out), out ? "" : out.error().toString().c_str());
         const std::string got = digest(*out);
         const std::string path = goldenPath(c.name);

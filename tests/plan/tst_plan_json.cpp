@@ -24,6 +24,7 @@
 #include "sharding/mesh.h"
 
 #include "must.h"
+#include "plan_helpers.h"
 
 using namespace cfp;
 using OJson = nlohmann::ordered_json;
@@ -73,8 +74,10 @@ Plan handPlan(const Graph& g, const std::string& source, int64_t nodes, int64_t 
     Plan p;
     p.model = g.name();
     p.modelSource = source;
-    p.batch = 8;
-    p.seq = 64;
+    BuildOptions build;
+    build.batch = 8;
+    build.seq = 64;
+    p.build = build;
     p.hardware = "h100-sxm";
     p.hardwareName = "NVIDIA H100 SXM5 80GB";
     p.nodes = nodes;
@@ -83,7 +86,7 @@ Plan handPlan(const Graph& g, const std::string& source, int64_t nodes, int64_t 
     p.memoryLimitBytes = int64_t{80} << 30;
     const std::string outer = mesh.axes().front().name;
     const std::string inner = mesh.axes().back().name;
-    p.pins = {"layers.0.mlp=" + outer + ":rows", "embed=" + inner + ":cols"};
+    p.pins = cfp::test::pinsOf({"0=" + outer + ":rows,*", "b1=" + inner + ":cols"});
     p.blocks = {{0, 1, outer + ":rows", false},
                 {1, 0, outer + ":batch", false},
                 {2, 2, inner + ":cols," + outer + ":batch", true},
@@ -217,8 +220,13 @@ void compareMemory(const MemoryBreakdown& a, const MemoryBreakdown& b) {
 void comparePlans(const Plan& a, const Plan& b) {
     QCOMPARE(a.model, b.model);
     QCOMPARE(a.modelSource, b.modelSource);
-    QCOMPARE(a.batch, b.batch);
-    QCOMPARE(a.seq, b.seq);
+    QCOMPARE(a.build.has_value(), b.build.has_value());
+    if (a.build) {
+        QCOMPARE(a.build->batch, b.build->batch);
+        QCOMPARE(a.build->seq, b.build->seq);
+        QCOMPARE(a.build->dtype, b.build->dtype);
+        QCOMPARE(a.build->qkv, b.build->qkv);
+    }
     QCOMPARE(a.hardware, b.hardware);
     QCOMPARE(a.hardwareName, b.hardwareName);
     QCOMPARE(a.nodes, b.nodes);
@@ -387,7 +395,7 @@ private slots:
         p.searchSeconds = std::numeric_limits<double>::quiet_NaN();
         p.step.reshardSeconds = std::numeric_limits<double>::denorm_min();
         p.segments[0].cost.computeSeconds = std::numeric_limits<double>::max();
-        p.pins = {"quote \" backslash \\ tab \t newline \n", "unicode \u00fc \u4e2d", ""};
+        p.pins = cfp::test::pinsOf({"b0=quote \" backslash \\ tab \t newline \n", "b1=unicode \u00fc \u4e2d"});
         const std::string text = planToText(p, f.graph);
         QVERIFY(text.find("\"predicted_step_seconds\": \"inf\"") != std::string::npos);
         QVERIFY(text.find("\"seconds\": \"nan\"") != std::string::npos);
@@ -397,7 +405,7 @@ private slots:
         QCOMPARE(bytes(planToText(*back, f.graph)), bytes(text));
 
         // Invalid UTF-8 is replaced, never thrown on, and the output stays valid JSON.
-        p.pins = {std::string("bad \xff\xfe utf-8")};
+        p.pins = cfp::test::pinsOf({std::string("b0=bad \xff\xfe utf-8")});
         const std::string replacedText = planToText(p, f.graph);
         QVERIFY(planFromJson(replacedText, "").ok());
         QVERIFY(replacedText.find("bad \xef\xbf\xbd\xef\xbf\xbd utf-8") != std::string::npos);

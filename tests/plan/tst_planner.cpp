@@ -10,6 +10,7 @@
 #include "hardware/hardware.h"
 #include "models/models.h"
 #include "must.h"
+#include "plan_helpers.h"
 #include "tiny_gpt.h"
 #include "plan/evaluator.h"
 #include "plan/planner.h"
@@ -37,17 +38,26 @@ PlanProblem problem(const Graph& g, const std::string& meshText, int64_t gpusPer
     const Mesh mesh = must(assignLinkClasses(must(parseMesh(meshText), "mesh"), gpusPerNode), "link classes");
     auto analysis = must(analyzeGraph(g, mesh), "analysis");
     auto model = must(CostModel::create(must(loadHardware("h100-sxm"), "hw"), mesh), "cost model");
-    return must(PlanProblem::build(g, std::move(analysis), model, {}, {}, 0, {}, threads), "problem");
+    ProblemOptions options;
+    options.threads = threads;
+    return must(PlanProblem::build(g, std::move(analysis), model, {}, options), "problem");
 }
 
-// Every assignment of strategies to blocks (the caller keeps the count small).
-void forEachAssignment(const PlanProblem& p, const std::function<void(const std::vector<int32_t>&)>& f) {
-    std::vector<int32_t> s(static_cast<size_t>(p.blockCount()), 0);
+// Every assignment of choices to blocks (the caller keeps the count small).
+void forEachAssignment(const PlanProblem& p, const std::function<void(const Assignment&)>& f) {
+    std::vector<size_t> s(static_cast<size_t>(p.blockCount()), 0);
+    Assignment a(static_cast<size_t>(p.blockCount()));
+    for (int b = 0; b < p.blockCount(); ++b) a[static_cast<size_t>(b)] = p.choices(b).front();
     while (true) {
-        f(s);
+        f(a);
         int b = p.blockCount() - 1;
-        while (b >= 0 && ++s[static_cast<size_t>(b)] == p.strategyCount(b)) s[static_cast<size_t>(b--)] = 0;
+        while (b >= 0 && ++s[static_cast<size_t>(b)] == p.choices(b).size()) {
+            s[static_cast<size_t>(b)] = 0;
+            a[static_cast<size_t>(b)] = p.choices(b).front();
+            --b;
+        }
         if (b < 0) return;
+        a[static_cast<size_t>(b)] = p.choices(b)[s[static_cast<size_t>(b)]];
     }
 }
 
@@ -64,8 +74,8 @@ private slots:
             const Graph g = preset(name);
             PlannerOptions o;
             o.memoryLimitBytes = int64_t{1} << 50;  // the comparison is about time; memory is tested below
-            o.baselines = false;
-            auto out = planGraph(g, cluster(1), "8", o);
+            o.baselines = Baselines::Skip;
+            auto out = planGraph(g, cluster(1), cfp::test::meshOf("8"), o);
             QVERIFY2(static_cast<bool>(out), (name + ": " + (out ? std::string() : out.error().toString())).c_str());
             const Plan& plan = out->plan;
             QVERIFY2(close(plan.predictedStepSeconds, plan.evaluatorStepSeconds),
@@ -81,8 +91,8 @@ private slots:
         for (const char* m : {"2x4", "4x2", "2x2x2"}) {
             PlannerOptions o;
             o.memoryLimitBytes = int64_t{1} << 50;
-            o.baselines = false;
-            auto out = planGraph(g, cluster(1), m, o);
+            o.baselines = Baselines::Skip;
+            auto out = planGraph(g, cluster(1), cfp::test::meshOf(m), o);
             QVERIFY2(static_cast<bool>(out), m);
             QVERIFY2(close(out->plan.predictedStepSeconds, out->plan.evaluatorStepSeconds), m);
         }
@@ -94,12 +104,12 @@ private slots:
         const Graph g = tinyGpt(1);
         const PlanProblem p = problem(g, "4");
         double combos = 1;
-        for (int b = 0; b < p.blockCount(); ++b) combos *= p.strategyCount(b);
+        for (int b = 0; b < p.blockCount(); ++b) combos *= static_cast<int>(p.choices(b).size());
         QVERIFY2(combos <= 2e6, std::to_string(combos).c_str());
         QVERIFY(combos >= 27);
         double bestTime = INFINITY;
         int64_t fastestMemory = 0, smallest = INT64_MAX;
-        forEachAssignment(p, [&](const std::vector<int32_t>& s) {
+        forEachAssignment(p, [&](const Assignment& s) {
             const double t = p.objective(s);
             if (t < bestTime) {
                 bestTime = t;
@@ -108,50 +118,50 @@ private slots:
             smallest = std::min(smallest, p.memory(s));
         });
         PlannerOptions o;
-        auto free = must(p.search(0, {}, o), "search");
+        auto free = must(p.search(0, {}, o.search, o.hooks), "search");
         QVERIFY(close(free.objectiveSeconds, bestTime));
-        QVERIFY(close(p.objective(free.strategy), free.objectiveSeconds));
-        QCOMPARE(p.memory(free.strategy), free.memoryBytes);
+        QVERIFY(close(p.objective(free.assignment), free.objectiveSeconds));
+        QCOMPARE(p.memory(free.assignment), free.memoryBytes);
 
         // A limit between the smallest plan and the fastest one.
         QVERIFY(smallest < fastestMemory);
         const int64_t limit = (smallest + fastestMemory) / 2;
         double bestFitting = INFINITY;
-        forEachAssignment(p, [&](const std::vector<int32_t>& s) {
+        forEachAssignment(p, [&](const Assignment& s) {
             if (p.memory(s) <= limit) bestFitting = std::min(bestFitting, p.objective(s));
         });
         // The Lagrangian search (for problems too large for the Pareto pass) finds a plan that fits,
         // no faster than the optimum.
         PlannerOptions lagrange;
-        lagrange.paretoWorkLimit = 0;
-        auto approx = must(p.search(limit, {}, lagrange), "Lagrangian search");
+        lagrange.search.paretoWorkLimit = 0;
+        auto approx = must(p.search(limit, {}, lagrange.search, lagrange.hooks), "Lagrangian search");
         QVERIFY(!approx.exact);
         // The fastest and least-memory passes, then at least one priced pass, at most lagrangeSteps.
         QCOMPARE(free.passes, 1);
-        QVERIFY2(approx.passes >= 3 && approx.passes <= 2 + lagrange.lagrangeSteps, std::to_string(approx.passes).c_str());
+        QVERIFY2(approx.passes >= 3 && approx.passes <= 2 + lagrange.search.lagrangeSteps, std::to_string(approx.passes).c_str());
         QVERIFY(approx.memoryBytes <= limit);
-        QCOMPARE(p.memory(approx.strategy), approx.memoryBytes);
-        QVERIFY(close(p.objective(approx.strategy), approx.objectiveSeconds));
+        QCOMPARE(p.memory(approx.assignment), approx.memoryBytes);
+        QVERIFY(close(p.objective(approx.assignment), approx.objectiveSeconds));
         QVERIFY(approx.objectiveSeconds >= bestFitting * (1 - 1e-12));
         // The memory it leaves is used: no single-block change is faster and still fits.
         for (int b = 0; b < p.blockCount(); ++b)
-            for (int c = 0; c < p.strategyCount(b); ++c) {
-                std::vector<int32_t> t = approx.strategy;
+            for (const BlockAssignment& c : p.choices(b)) {
+                Assignment t = approx.assignment;
                 t[static_cast<size_t>(b)] = c;
                 if (p.memory(t) <= limit) QVERIFY(p.objective(t) >= approx.objectiveSeconds * (1 - 1e-12));
             }
 
-        o.labelCap = 1 << 20;  // keep every Pareto label: the search is then exact
-        o.paretoWorkLimit = INT64_MAX;
-        auto constrained = must(p.search(limit, {}, o), "constrained search");
+        o.search.labelCap = 1 << 20;  // keep every Pareto label: the search is then exact
+        o.search.paretoWorkLimit = INT64_MAX;
+        auto constrained = must(p.search(limit, {}, o.search, o.hooks), "constrained search");
         QVERIFY(constrained.exact);
         QVERIFY2(close(constrained.objectiveSeconds, bestFitting),
                  (std::to_string(constrained.objectiveSeconds) + " vs " + std::to_string(bestFitting)).c_str());
         QVERIFY(constrained.memoryBytes <= limit);
-        QCOMPARE(p.memory(constrained.strategy), constrained.memoryBytes);
+        QCOMPARE(p.memory(constrained.assignment), constrained.memoryBytes);
 
         // Below the smallest plan: infeasible, and the message names the smallest need.
-        auto none = p.search(smallest - 1, {}, o, "{x=4}");
+        auto none = p.search(smallest - 1, {}, o.search, o.hooks, "{x=4}");
         QVERIFY(!none);
         QCOMPARE(QString::fromStdString(none.error().code), QString("plan.infeasible"));
         QVERIFY(QString::fromStdString(none.error().message).contains("short"));
@@ -164,21 +174,21 @@ private slots:
         const Graph g = tinyGpt(1, 32, 4, 8);
         const PlanProblem p = problem(g, "2x2");
         double combos = 1;
-        for (int b = 0; b < p.blockCount(); ++b) combos *= p.strategyCount(b);
+        for (int b = 0; b < p.blockCount(); ++b) combos *= static_cast<int>(p.choices(b).size());
         QVERIFY2(combos <= 3e6, std::to_string(combos).c_str());
         QVERIFY(combos > 100);
         double best = INFINITY;
-        forEachAssignment(p, [&](const std::vector<int32_t>& s) { best = std::min(best, p.objective(s)); });
+        forEachAssignment(p, [&](const Assignment& s) { best = std::min(best, p.objective(s)); });
         PlannerOptions o;
-        auto r = must(p.search(0, {}, o), "search");
+        auto r = must(p.search(0, {}, o.search, o.hooks), "search");
         QVERIFY(close(r.objectiveSeconds, best));
     }
 
     void pinsAreHonouredAndChangeTheResult() {
         const Graph g = preset("gpt3-125m", 4);
         PlannerOptions o;
-        o.baselines = false;
-        auto free = must(planGraph(g, cluster(1), "8", o), "free plan");
+        o.baselines = Baselines::Skip;
+        auto free = must(planGraph(g, cluster(1), cfp::test::meshOf("8"), o), "free plan");
         // Pin every layer segment's first block to a strategy the free plan does not use.
         const SegmentPlan* layer = nullptr;
         for (const SegmentPlan& s : free.plan.segments)
@@ -187,8 +197,8 @@ private slots:
         const int first = layer->firstBlock;
         const int chosen = free.plan.blocks[static_cast<size_t>(first)].strategy;
         const int other = chosen == 0 ? 1 : 0;
-        o.pins = {"b" + std::to_string(first) + "=" + std::to_string(other)};
-        auto pinned = must(planGraph(g, cluster(1), "8", o), "pinned plan");
+        o.pins = cfp::test::pinsOf({"b" + std::to_string(first) + "=" + std::to_string(other)});
+        auto pinned = must(planGraph(g, cluster(1), cfp::test::meshOf("8"), o), "pinned plan");
         QCOMPARE(pinned.plan.blocks[static_cast<size_t>(first)].strategy, other);
         QVERIFY(pinned.plan.blocks[static_cast<size_t>(first)].pinned);
         QVERIFY(pinned.plan.evaluatorStepSeconds >= free.plan.evaluatorStepSeconds * (1 - 1e-12));
@@ -197,14 +207,19 @@ private slots:
         // A segment-type pin with labels applies to every segment of the type.
         std::string combo;
         for (int k = 0; k < layer->blockCount; ++k) combo += (k ? "," : "") + std::string(k == 0 ? free.plan.blocks[static_cast<size_t>(first)].label : "*");
-        o.pins = {"T" + std::to_string(layer->type) + "=" + combo};
-        auto typed = must(planGraph(g, cluster(1), "8", o), "type pin");
+        o.pins = cfp::test::pinsOf({"T" + std::to_string(layer->type) + "=" + combo});
+        auto typed = must(planGraph(g, cluster(1), cfp::test::meshOf("8"), o), "type pin");
         for (const SegmentPlan& s : typed.plan.segments)
             if (s.type == layer->type) QCOMPARE(s.combination[0], chosen);
 
         for (const std::string bad : {"b9999=0", "b0=nope", "T99=*", "3", "0=x:rows"}) {
-            o.pins = {bad};
-            auto r = planGraph(g, cluster(1), "8", o);
+            auto parsed = parsePins({bad});  // malformed pins fail here, unknown targets in the search
+            if (!parsed) {
+                QCOMPARE(QString::fromStdString(parsed.error().code), QString("plan.bad_pin"));
+                continue;
+            }
+            o.pins = *parsed;
+            auto r = planGraph(g, cluster(1), cfp::test::meshOf("8"), o);
             QVERIFY2(!r, bad.c_str());
             QCOMPARE(QString::fromStdString(r.error().code), QString("plan.bad_pin"));
         }
@@ -214,7 +229,7 @@ private slots:
         const Graph g = preset("gpt3-125m", 2);
         PlannerOptions o;
         o.memoryLimitBytes = 64 << 20;
-        auto r = planGraph(g, cluster(1), "8", o);
+        auto r = planGraph(g, cluster(1), cfp::test::meshOf("8"), o);
         QVERIFY(!r);
         QCOMPARE(QString::fromStdString(r.error().code), QString("plan.infeasible"));
         const QString msg = QString::fromStdString(r.error().message);
@@ -230,7 +245,7 @@ private slots:
         for (const std::string& m : meshes) {
             const PlanProblem p = problem(g, m);
             int64_t need = 0;
-            auto r = p.search(limit, {}, PlannerOptions{}, m, &need);
+            auto r = p.search(limit, {}, SearchOptions{}, PlanHooks{}, m, &need);
             QVERIFY2(!r, m.c_str());
             if (r.error().code == "plan.too_large") continue;
             QVERIFY2(r.error().code == "plan.infeasible" && need > limit, (m + ": " + r.error().toString()).c_str());
@@ -238,7 +253,7 @@ private slots:
         }
         PlannerOptions o;
         o.memoryLimitBytes = limit;
-        auto r = planGraph(g, cluster(1), "auto", o);
+        auto r = planGraph(g, cluster(1), cfp::test::meshOf("auto"), o);
         QVERIFY(!r);
         QCOMPARE(QString::fromStdString(r.error().code), QString("plan.infeasible"));
         const QString msg = QString::fromStdString(r.error().message);
@@ -253,10 +268,10 @@ private slots:
     void memoryLimitForcesAnotherPlan() {
         const Graph g = preset("gpt3-350m", 4);
         PlannerOptions o;
-        o.baselines = false;
-        auto free = must(planGraph(g, cluster(1), "8", o), "free");
+        o.baselines = Baselines::Skip;
+        auto free = must(planGraph(g, cluster(1), cfp::test::meshOf("8"), o), "free");
         o.memoryLimitBytes = free.plan.memory.total() * 3 / 4;
-        auto r = planGraph(g, cluster(1), "8", o);
+        auto r = planGraph(g, cluster(1), cfp::test::meshOf("8"), o);
         if (!r) {
             QCOMPARE(QString::fromStdString(r.error().code), QString("plan.infeasible"));
             return;
@@ -273,12 +288,12 @@ private slots:
         std::string mismatches;
         auto plan = [&](const char* mesh, MemoryPolicy policy, int64_t limit) -> Plan {
             PlannerOptions o;
-            o.baselines = false;
+            o.baselines = Baselines::Skip;
             o.policy = policy;
             o.memoryLimitBytes = limit;
-            o.labelCap = 1 << 16;
-            o.paretoWorkLimit = INT64_MAX;
-            auto out = must(planGraph(g, cluster(1), mesh, o), mesh);
+            o.search.labelCap = 1 << 16;
+            o.search.paretoWorkLimit = INT64_MAX;
+            auto out = must(planGraph(g, cluster(1), cfp::test::meshOf(mesh), o), mesh);
             const Plan& p = out.plan;
             if (!close(p.predictedStepSeconds, p.evaluatorStepSeconds))
                 mismatches += std::string(mesh) + ": DP " + std::to_string(p.predictedStepSeconds) + " vs evaluator " +
@@ -318,9 +333,9 @@ private slots:
     void evaluatorRejectsInconsistentRecomputeMarks() {
         const Graph g = preset("gpt3-125m", 1);
         PlannerOptions o;
-        o.baselines = false;
+        o.baselines = Baselines::Skip;
         o.policy.recompute = RecomputePolicy::All;
-        auto out = must(planGraph(g, cluster(1), "8", o), "plan");
+        auto out = must(planGraph(g, cluster(1), cfp::test::meshOf("8"), o), "plan");
         auto model = must(CostModel::create(must(loadHardware("h100-sxm"), "hw"), out.plan.mesh), "model");
         Plan bad = out.plan;
         for (TensorPlan& t : bad.tensors)
@@ -342,7 +357,7 @@ private slots:
     // the data-parallel baseline's (within 2%), and every layer block splits the batch.
     void smallModelPlansAsDataParallel() {
         const Graph g = preset("gpt3-125m");
-        auto out = must(planGraph(g, cluster(1), "8", PlannerOptions{}), "plan");
+        auto out = must(planGraph(g, cluster(1), cfp::test::meshOf("8"), PlannerOptions{}), "plan");
         const Baseline* dp = nullptr;
         for (const Baseline& b : out.plan.baselines)
             if (b.name == "data_parallel") dp = &b;
@@ -359,7 +374,7 @@ private slots:
             const Graph g = preset(name, 2);
             PlannerOptions o;
             o.memoryLimitBytes = 1000 * kGiB;
-            auto out = must(planGraph(g, cluster(1), "auto", o), name);
+            auto out = must(planGraph(g, cluster(1), cfp::test::meshOf("auto"), o), name);
             QVERIFY(out.candidates.size() >= 3);
             for (const Baseline& b : out.plan.baselines) {
                 if (!b.feasible || !b.fits) continue;
@@ -376,7 +391,7 @@ private slots:
         const Graph g = preset("gpt3-175b");
         PlannerOptions o;
         o.memoryLimitBytes = int64_t{1} << 50;
-        auto out = must(planGraph(g, cluster(1), "8", o), "plan");
+        auto out = must(planGraph(g, cluster(1), cfp::test::meshOf("8"), o), "plan");
         const Baseline* dp = nullptr;
         for (const Baseline& b : out.plan.baselines)
             if (b.name == "data_parallel") dp = &b;
@@ -384,8 +399,8 @@ private slots:
         QVERIFY2(dp->memory.total() > 80 * kGiB, std::to_string(dp->memory.total()).c_str());
         // With the real limit no plan fits on 8 GPUs; the message gives the shortfall.
         o.memoryLimitBytes = 0;
-        o.baselines = false;
-        auto real = planGraph(g, cluster(1), "8", o);
+        o.baselines = Baselines::Skip;
+        auto real = planGraph(g, cluster(1), cfp::test::meshOf("8"), o);
         QVERIFY(!real);
         QCOMPARE(real.error().code, std::string("plan.infeasible"));
         QVERIFY2(real.error().message.find("short: weights") != std::string::npos, real.error().message.c_str());
@@ -395,8 +410,8 @@ private slots:
     void measuredValuesOverrideTheModel() {
         const Graph g = preset("gpt3-125m", 2);
         PlannerOptions o;
-        o.baselines = false;
-        auto base = must(planGraph(g, cluster(1), "8", o), "plan");
+        o.baselines = Baselines::Skip;
+        auto base = must(planGraph(g, cluster(1), cfp::test::meshOf("8"), o), "plan");
         QCOMPARE(base.plan.step.provenance, Provenance::Modelled);
         // Measure every dot of the plan at 10 ms.
         const Mesh& mesh = base.plan.mesh;
@@ -416,13 +431,13 @@ private slots:
                 od.push_back(dims(g.op(op.operands[i]).type, t.operands[i]));
                 ot.push_back(g.op(op.operands[i]).type);
             }
-            o.measured.emplace_back(opCostSignature(op, od, ot, dims(op.type, t.result)), 0.010);
+            o.measurements.kernels.emplace_back(opCostSignature(op, od, ot, dims(op.type, t.result)), 0.010);
             ++dots;
         }
         QVERIFY(dots > 10);
         // Keep the same strategies so that the measured shapes are the ones planned.
-        for (const BlockChoice& b : base.plan.blocks) o.pins.push_back("b" + std::to_string(b.block) + "=" + std::to_string(b.strategy));
-        auto measured = must(planGraph(g, cluster(1), "8", o), "measured plan");
+        for (const BlockChoice& b : base.plan.blocks) o.pins.push_back(cfp::test::pinOf("b" + std::to_string(b.block) + "=" + std::to_string(b.strategy)));
+        auto measured = must(planGraph(g, cluster(1), cfp::test::meshOf("8"), o), "measured plan");
         QCOMPARE(measured.plan.step.provenance, Provenance::Mixed);
         QVERIFY(measured.plan.evaluatorStepSeconds > base.plan.evaluatorStepSeconds + 0.010 * dots * 0.5);
         QVERIFY(close(measured.plan.predictedStepSeconds, measured.plan.evaluatorStepSeconds));
@@ -457,11 +472,11 @@ private slots:
             const Graph g = preset(c.preset, c.layers);
             const PlanProblem p = problem(g, c.mesh);
             PlannerOptions on, off;
-            off.reuseRepeats = false;
-            const auto a = must(p.search(0, {}, on), name + " reuse");
-            const auto b = must(p.search(0, {}, off), name + " block by block");
+            off.search.reuseRepeats = RepeatReuse::Off;
+            const auto a = must(p.search(0, {}, on.search, on.hooks), name + " reuse");
+            const auto b = must(p.search(0, {}, off.search, off.hooks), name + " block by block");
             QVERIFY2(close(a.objectiveSeconds, b.objectiveSeconds, 1e-12), name.c_str());
-            QVERIFY2(close(p.objective(a.strategy), a.objectiveSeconds), name.c_str());
+            QVERIFY2(close(p.objective(a.assignment), a.objectiveSeconds), name.c_str());
             QCOMPARE(b.reusedBlocks, 0);
             if (a.reusedBlocks == 0) continue;
             ++reusedCases;
@@ -469,38 +484,38 @@ private slots:
 
             // Under a limit the fastest plan exceeds, through the Lagrangian search: the same plan.
             const int64_t limit = a.memoryBytes * 9 / 10;
-            on.paretoWorkLimit = off.paretoWorkLimit = 0;
-            const auto la = must(p.search(limit, {}, on), name + " limit, reuse");
-            const auto lb = must(p.search(limit, {}, off), name + " limit, block by block");
+            on.search.paretoWorkLimit = off.search.paretoWorkLimit = 0;
+            const auto la = must(p.search(limit, {}, on.search, on.hooks), name + " limit, reuse");
+            const auto lb = must(p.search(limit, {}, off.search, off.hooks), name + " limit, block by block");
             QCOMPARE(la.reusedBlocks, a.reusedBlocks);
-            QVERIFY2(la.memoryBytes <= limit && la.memoryBytes == p.memory(la.strategy), name.c_str());
+            QVERIFY2(la.memoryBytes <= limit && la.memoryBytes == p.memory(la.assignment), name.c_str());
             QVERIFY2(close(la.objectiveSeconds, lb.objectiveSeconds, 1e-12) && la.memoryBytes == lb.memoryBytes, name.c_str());
             QVERIFY2(la.objectiveSeconds >= a.objectiveSeconds * (1 - 1e-12), name.c_str());
             for (int b = 0; b < p.blockCount(); ++b)  // a local optimum under the limit
-                for (int c = 0; c < p.strategyCount(b); ++c) {
-                    std::vector<int32_t> t = la.strategy;
+                for (const BlockAssignment& c : p.choices(b)) {
+                    Assignment t = la.assignment;
                     t[static_cast<size_t>(b)] = c;
                     if (p.memory(t) <= limit) QVERIFY2(p.objective(t) >= la.objectiveSeconds * (1 - 1e-12), name.c_str());
                 }
 
             // Nothing fits: the same shortfall.
-            const auto ia = p.search(64 << 20, {}, on);
-            const auto ib = p.search(64 << 20, {}, off);
+            const auto ia = p.search(64 << 20, {}, on.search, on.hooks);
+            const auto ib = p.search(64 << 20, {}, off.search, off.hooks);
             QVERIFY(!ia && !ib);
             QCOMPARE(QString::fromStdString(ia.error().message), QString::fromStdString(ib.error().message));
 
             // A pin on one block in the middle of the repeated run: honoured, the rest still reused.
             const int mid = p.blockCount() / 2;
             StrategyMask mask(static_cast<size_t>(p.blockCount()));
-            const int chosen = a.strategy[static_cast<size_t>(mid)] % p.analysis().blocks.blocks[static_cast<size_t>(mid)].strategies.size();
+            const int chosen = a.assignment[static_cast<size_t>(mid)].strategy;
             mask[static_cast<size_t>(mid)].assign(p.analysis().blocks.blocks[static_cast<size_t>(mid)].strategies.size(), 0);
             mask[static_cast<size_t>(mid)][chosen == 0 ? 1 : 0] = 1;
-            const auto pa = must(p.search(0, mask, on), name + " pinned, reuse");
-            const auto pb = must(p.search(0, mask, off), name + " pinned, block by block");
+            const auto pa = must(p.search(0, mask, on.search, on.hooks), name + " pinned, reuse");
+            const auto pb = must(p.search(0, mask, off.search, off.hooks), name + " pinned, block by block");
             QVERIFY2(close(pa.objectiveSeconds, pb.objectiveSeconds, 1e-12), name.c_str());
-            QCOMPARE(pa.strategy[static_cast<size_t>(mid)] % static_cast<int>(mask[static_cast<size_t>(mid)].size()), chosen == 0 ? 1 : 0);
+            QCOMPARE(pa.assignment[static_cast<size_t>(mid)].strategy, chosen == 0 ? 1 : 0);
             QVERIFY2(pa.objectiveSeconds >= a.objectiveSeconds * (1 - 1e-12), name.c_str());
-            QVERIFY2(close(p.objective(pa.strategy), pa.objectiveSeconds), name.c_str());
+            QVERIFY2(close(p.objective(pa.assignment), pa.objectiveSeconds), name.c_str());
         }
         QVERIFY2(reusedCases >= 2, std::to_string(reusedCases).c_str());
     }
@@ -551,7 +566,7 @@ private slots:
         QVERIFY(!lean.check.checked);
         QCOMPARE(QString::fromStdString(lean.check.summary()), QString("not run"));
         QVERIFY(lean.opStrategyCounts.empty());
-        options.checkBlocks = true;
+        options.blockCheck = BlockCheck::Run;
         const auto full = must(planningAnalysis(g, mesh, options), "planning analysis with the check");
         const auto reference = must(analyzeGraph(g, mesh), "analysis");
         QVERIFY(full.check.checked && full.check.pass);
@@ -565,11 +580,11 @@ private slots:
         QCOMPARE(lean.cover.segments.size(), reference.cover.segments.size());
 
         PlannerOptions plain, checked;
-        plain.baselines = checked.baselines = false;
-        checked.checkBlocks = true;
+        plain.baselines = checked.baselines = Baselines::Skip;
+        checked.blockCheck = BlockCheck::Run;
         const Cluster one = cluster(1);
-        const auto a = must(planGraph(g, one, "2x4", plain), "plan");
-        const auto b = must(planGraph(g, one, "2x4", checked), "plan with the check");
+        const auto a = must(planGraph(g, one, cfp::test::meshOf("2x4"), plain), "plan");
+        const auto b = must(planGraph(g, one, cfp::test::meshOf("2x4"), checked), "plan with the check");
         QCOMPARE(a.plan.predictedStepSeconds, b.plan.predictedStepSeconds);
         QVERIFY(!a.problem->analysis().check.checked);
         QVERIFY(b.problem->analysis().check.checked && b.problem->analysis().check.pass);
@@ -598,31 +613,31 @@ private slots:
 
             const PlanProblem p1 = problem(g, c.mesh, 8, 1), p3 = problem(g, c.mesh, 8, 3);
             PlannerOptions one, three;
-            one.threads = 1;
-            three.threads = 3;
-            three.parallelStepWork = 1;
-            const auto f1 = must(p1.search(0, {}, one), name + " 1 thread");
-            const auto f3 = must(p3.search(0, {}, three), name + " 3 threads");
-            QVERIFY2(f1.strategy == f3.strategy && f1.objectiveSeconds == f3.objectiveSeconds, name.c_str());
+            one.search.threads = 1;
+            three.search.threads = 3;
+            three.search.parallelStepWork = 1;
+            const auto f1 = must(p1.search(0, {}, one.search, one.hooks), name + " 1 thread");
+            const auto f3 = must(p3.search(0, {}, three.search, three.hooks), name + " 3 threads");
+            QVERIFY2(f1.assignment == f3.assignment && f1.objectiveSeconds == f3.objectiveSeconds, name.c_str());
             QCOMPARE(f3.reusedBlocks, f1.reusedBlocks);
             reusedCases += f1.reusedBlocks > 0 ? 1 : 0;
-            for (const auto& s : {f1.strategy, std::vector<int32_t>(f1.strategy.size(), 0)}) {
+            for (const auto& s : {f1.assignment, Assignment(f1.assignment.size())}) {
                 QCOMPARE(p3.objective(s), p1.objective(s));
                 QCOMPARE(p3.memory(s), p1.memory(s));
             }
             // Under a limit, through the Lagrangian search and its greedy fill; and block by block.
             const int64_t limit = f1.memoryBytes * 9 / 10;
-            one.paretoWorkLimit = three.paretoWorkLimit = 0;
-            const auto l1 = must(p1.search(limit, {}, one), name + " limit, 1 thread");
-            const auto l3 = must(p3.search(limit, {}, three), name + " limit, 3 threads");
-            QVERIFY2(l1.strategy == l3.strategy && l1.objectiveSeconds == l3.objectiveSeconds, name.c_str());
-            one.reuseRepeats = three.reuseRepeats = false;
-            const auto b1 = must(p1.search(limit, {}, one), name + " block by block, 1 thread");
-            const auto b3 = must(p3.search(limit, {}, three), name + " block by block, 3 threads");
-            QVERIFY2(b1.strategy == b3.strategy && b1.objectiveSeconds == b3.objectiveSeconds, name.c_str());
+            one.search.paretoWorkLimit = three.search.paretoWorkLimit = 0;
+            const auto l1 = must(p1.search(limit, {}, one.search, one.hooks), name + " limit, 1 thread");
+            const auto l3 = must(p3.search(limit, {}, three.search, three.hooks), name + " limit, 3 threads");
+            QVERIFY2(l1.assignment == l3.assignment && l1.objectiveSeconds == l3.objectiveSeconds, name.c_str());
+            one.search.reuseRepeats = three.search.reuseRepeats = RepeatReuse::Off;
+            const auto b1 = must(p1.search(limit, {}, one.search, one.hooks), name + " block by block, 1 thread");
+            const auto b3 = must(p3.search(limit, {}, three.search, three.hooks), name + " block by block, 3 threads");
+            QVERIFY2(b1.assignment == b3.assignment && b1.objectiveSeconds == b3.objectiveSeconds, name.c_str());
 
             Plan plan;
-            p1.fillPlan(l1.strategy, {}, plan);
+            p1.fillPlan(l1.assignment, {}, plan);
             const Evaluation e1 = must(evaluatePlan(g, plan, p1.model(), true, 1), "evaluate, 1 thread");
             const Evaluation e3 = must(evaluatePlan(g, plan, p1.model(), true, 3), "evaluate, 3 threads");
             QCOMPARE(e3.step.total(), e1.step.total());
@@ -651,9 +666,12 @@ private slots:
         int rejected = 0;
         for (int64_t cap = 1;; cap *= 2) {
             PlannerOptions o;
-            o.maxStates = cap;
-            auto searched = full.search(0, {}, o, "M");
-            auto early = PlanProblem::build(g, analysis, model, {}, {}, cap, "M");
+            o.search.maxStates = cap;
+            auto searched = full.search(0, {}, o.search, o.hooks, "M");
+            ProblemOptions po;
+            po.frontierCap = cap;
+            po.meshLabel = "M";
+            auto early = PlanProblem::build(g, analysis, model, {}, po);
             if (!early) {
                 // Whatever the prefix rejects, the search rejects at the same block.
                 QCOMPARE(QString::fromStdString(early.error().code), QString("plan.too_large"));
@@ -664,7 +682,7 @@ private slots:
             }
             // The first cap the prefix accepts: the problem is the same one.
             QCOMPARE(early->blockCount(), full.blockCount());
-            if (searched) QVERIFY(close(must(early->search(0, {}, o, "M"), "search").objectiveSeconds, searched->objectiveSeconds, 1e-12));
+            if (searched) QVERIFY(close(must(early->search(0, {}, o.search, o.hooks, "M"), "search").objectiveSeconds, searched->objectiveSeconds, 1e-12));
             break;
         }
         QVERIFY2(rejected >= 2, std::to_string(rejected).c_str());
@@ -674,8 +692,8 @@ private slots:
         const Graph g = preset("gpt3-125m", 2);
         std::atomic<bool> cancel{true};
         PlannerOptions o;
-        o.cancel = &cancel;
-        auto r = planGraph(g, cluster(1), "8", o);
+        o.hooks.cancel = &cancel;
+        auto r = planGraph(g, cluster(1), cfp::test::meshOf("8"), o);
         QVERIFY(!r);
         QCOMPARE(QString::fromStdString(r.error().code), QString("plan.cancelled"));
     }
@@ -683,10 +701,10 @@ private slots:
     void timelineCoversTheStep() {
         const Graph g = preset("gpt3-125m", 2);
         PlannerOptions o;
-        o.baselines = false;
-        QVERIFY(must(planGraph(g, cluster(1), "2x4", o), "plan").evaluation.timeline.empty());  // only when asked
-        o.timeline = true;
-        auto out = must(planGraph(g, cluster(1), "2x4", o), "plan");
+        o.baselines = Baselines::Skip;
+        QVERIFY(must(planGraph(g, cluster(1), cfp::test::meshOf("2x4"), o), "plan").evaluation.timeline.empty());  // only when asked
+        o.timeline = Timeline::Record;
+        auto out = must(planGraph(g, cluster(1), cfp::test::meshOf("2x4"), o), "plan");
         const auto& tl = out.evaluation.timeline;
         QVERIFY(!tl.empty());
         double end = 0, total = 0;

@@ -9,6 +9,7 @@
 #include "hardware/hardware.h"
 #include "models/models.h"
 #include "must.h"
+#include "plan_helpers.h"
 #include "tiny_gpt.h"
 #include "plan/planner.h"
 #include "profiler/calibration.h"
@@ -147,13 +148,13 @@ private slots:
         std::vector<double> seconds;
         for (const auto& p : probes) seconds.push_back(itemSeconds(p.items.front(), truth));
         PlannerOptions o;
-        o.baselines = false;
-        o.calibration = fitCalibration(probes, seconds, spec);
-        auto cal = must(planGraph(*g, must(makeCluster(h100(), 1), "cluster"), "8", o), "calibrated plan");
+        o.baselines = Baselines::Skip;
+        o.measurements.calibration = fitCalibration(probes, seconds, spec);
+        auto cal = must(planGraph(*g, must(makeCluster(h100(), 1), "cluster"), cfp::test::meshOf("8"), o), "calibrated plan");
         QVERIFY(close(cal.plan.predictedStepSeconds, cal.plan.evaluatorStepSeconds, 1e-9));
         PlannerOptions plainOptions;
-        plainOptions.baselines = false;
-        auto plain = must(planGraph(*g, must(makeCluster(h100(), 1), "cluster"), "8", plainOptions), "plan");
+        plainOptions.baselines = Baselines::Skip;
+        auto plain = must(planGraph(*g, must(makeCluster(h100(), 1), "cluster"), cfp::test::meshOf("8"), plainOptions), "plan");
         QVERIFY(cal.plan.evaluatorStepSeconds > plain.plan.evaluatorStepSeconds);  // the true machine is slower
         QCOMPARE(cal.plan.step.provenance, Provenance::Modelled);
     }

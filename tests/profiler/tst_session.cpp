@@ -13,6 +13,7 @@
 #include "hardware/hardware.h"
 #include "models/models.h"
 #include "must.h"
+#include "plan_helpers.h"
 #include "tiny_gpt.h"
 #include "plan/planner.h"
 #include "profiler/session.h"
@@ -379,15 +380,15 @@ private slots:
         auto pm = must(planningMeasurements(cfg.dbPath, "h100-sxm"), "planning measurements");
         QVERIFY(!pm.measured.empty());
         PlannerOptions po;
-        po.measured = pm.measured;
-        po.calibration = pm.calibration;
-        po.baselines = false;
-        auto plan = must(planGraph(*cfg.graph, cluster(), "8", po), "plan");
+        po.measurements.kernels = pm.measured;
+        po.measurements.calibration = pm.calibration;
+        po.baselines = Baselines::Skip;
+        auto plan = must(planGraph(*cfg.graph, cluster(), cfp::test::meshOf("8"), po), "plan");
         QCOMPARE(plan.plan.step.provenance, Provenance::Mixed);
         // Simulated times are the model's own, so the plan's time hardly moves.
-        auto base = must(planGraph(*cfg.graph, cluster(), "8", [] {
+        auto base = must(planGraph(*cfg.graph, cluster(), cfp::test::meshOf("8"), [] {
                              PlannerOptions p;
-                             p.baselines = false;
+                             p.baselines = Baselines::Skip;
                              return p;
                          }()),
                          "base plan");

@@ -10,6 +10,7 @@
 #include "io/graph_json.h"
 #include "models/models.h"
 #include "must.h"
+#include "plan_helpers.h"
 #include "tiny_gpt.h"
 #include "plan/evaluator.h"
 #include "plan/planner.h"
@@ -36,10 +37,10 @@ Mesh linkedMesh(const std::string& text, int64_t gpusPerNode = 8) {
 double evaluatorSegmentSeconds(const Graph& g, const Mesh& mesh, const PlanProblem& problem, const SegmentCatalog::TypeInfo& info,
                                const std::vector<int32_t>& combination) {
     const CostModel& model = problem.model();
-    std::vector<int32_t> strategy(static_cast<size_t>(problem.blockCount()), 0);
-    for (int i = 0; i < info.blockCount; ++i) strategy[static_cast<size_t>(info.firstBlock + i)] = combination[static_cast<size_t>(i)];
+    Assignment assignment(static_cast<size_t>(problem.blockCount()));
+    for (int i = 0; i < info.blockCount; ++i) assignment[static_cast<size_t>(info.firstBlock + i)].strategy = combination[static_cast<size_t>(i)];
     Plan plan;
-    problem.fillPlan(strategy, {}, plan);
+    problem.fillPlan(assignment, {}, plan);
     const Evaluation ev = must(evaluatePlan(g, plan, model), "evaluate");
     auto in = [&](OpId op) {
         const int32_t b = plan.tensors[static_cast<size_t>(op)].block;
@@ -116,7 +117,7 @@ private slots:
         QVERIFY(catalog.types().size() >= 2);
         // The evaluator's side, built independently of the catalog.
         const auto problem = must(
-            PlanProblem::build(g, must(analyzeGraph(g, m), "analysis"), must(CostModel::create(h100(), m), "model"), {}, policy), "problem");
+            PlanProblem::build(g, must(analyzeGraph(g, m), "analysis"), must(CostModel::create(h100(), m), "model"), {}, ProblemOptions{policy}), "problem");
         int scatters = 0, gathers = 0;
         int checked = 0;
         for (const auto& info : catalog.types()) {
@@ -236,20 +237,20 @@ private slots:
         const auto combo = catalog.combination(info.type, info.combinations - 1);
         const SegmentWorkPlan w = must(catalog.workPlan(info.type, combo), "work plan");
         PlannerOptions o;
-        o.baselines = false;
+        o.baselines = Baselines::Skip;
         o.memoryLimitBytes = int64_t{1} << 50;
         int gemms = 0;
         for (const WorkItem& item : w.items)
             if (item.kind == WorkKind::Gemm) {
-                o.measured.emplace_back(item.opSignature, 0.25);
+                o.measurements.kernels.emplace_back(item.opSignature, 0.25);
                 ++gemms;
             }
         QVERIFY(gemms > 0);
         std::string pin = "b" + std::to_string(info.firstBlock) + "=" + info.labels[0][static_cast<size_t>(combo[0])];
-        o.pins.push_back(pin);
+        o.pins.push_back(cfp::test::pinOf(pin));
         for (int b = 1; b < info.blockCount; ++b)
-            o.pins.push_back("b" + std::to_string(info.firstBlock + b) + "=" + info.labels[static_cast<size_t>(b)][static_cast<size_t>(combo[static_cast<size_t>(b)])]);
-        auto out = must(planGraph(g, must(makeCluster(h100(), 1), "cluster"), "8", o), "plan");
+            o.pins.push_back(cfp::test::pinOf("b" + std::to_string(info.firstBlock + b) + "=" + info.labels[static_cast<size_t>(b)][static_cast<size_t>(combo[static_cast<size_t>(b)])]));
+        auto out = must(planGraph(g, must(makeCluster(h100(), 1), "cluster"), cfp::test::meshOf("8"), o), "plan");
         int measured = 0;
         for (const Op& op : g.ops())
             if (op.kind == OpKind::Dot && out.evaluation.opCost[static_cast<size_t>(op.id)].provenance == Provenance::Measured) {

@@ -1,0 +1,106 @@
+// `cfp analyze`: ParallelBlocks, the block check, segments and the search space on a mesh.
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "cli_common.h"
+#include "commands.h"
+#include "analysis/analysis.h"
+#include "segments/segments.h"
+
+namespace cfp::cli {
+
+namespace {
+
+void printAnalysis(const LoadedModel& m, const AnalysisReport& r) {
+    using namespace cfp::cli;
+    const Graph& g = m.graph;
+    std::cout << g.name() << " on mesh " << r.blocks.mesh.toString() << ": " << withCommas(g.size())
+              << " ops, analysed in " << fixed(r.seconds * 1000.0, 1) << " ms\n\n";
+    auto row = [](const std::string& label, const std::string& value) {
+        std::printf("  %-22s %s\n", label.c_str(), value.c_str());
+    };
+    int64_t inBlocks = 0;
+    for (const ParallelBlock& b : r.blocks.blocks) inBlocks += static_cast<int64_t>(b.members.size());
+    std::map<int64_t, int64_t> hist;
+    for (int64_t s : r.space.strategiesPerBlock) ++hist[s];
+    std::string strategies;
+    for (const auto& [s, n] : hist) strategies += (strategies.empty() ? "" : ", ") + std::to_string(n) + " with " + std::to_string(s);
+    row("ParallelBlocks", withCommas(static_cast<int64_t>(r.blocks.blocks.size())) + "  (strategies: " + strategies + ")");
+    row("block check", r.check.pass ? "pass (" + withCommas(r.check.edgesChecked) + " intra-block edges, no resharding)"
+                                    : "FAIL: " + r.check.firstViolation);
+    std::map<std::string, int64_t> reasons;
+    for (const UnassignedOp& u : r.blocks.resolvedLater) ++reasons[std::string(unassignedReasonName(u.reason))];
+    std::string later;
+    for (const auto& [reason, n] : reasons) later += (later.empty() ? "" : ", ") + reason + " " + withCommas(n);
+    row("ops covered", fixed(100.0 * r.coverage, 2) + "%  (" + withCommas(inBlocks) + " in blocks; resolved later: " +
+                           (later.empty() ? "none" : later) + ")");
+    row("unsupported ops", r.blocks.unsupported.empty() ? "none" : std::to_string(r.blocks.unsupported.size()));
+    for (const UnsupportedOp& u : r.blocks.unsupported) std::printf("      %s (%s): %s\n", u.name.c_str(), u.kind.c_str(), u.message.c_str());
+    std::cout << "\n  segments: " << r.cover.types.size() << " types, " << r.cover.segments.size() << " segments ("
+              << coverQualityName(r.cover.quality) << " cover)\n";
+    for (const RepeatRun& run : repeatRuns(r.cover)) {
+        const SegmentType& t = r.cover.types[static_cast<size_t>(run.type)];
+        std::printf("    T%-3d %2zu block%s x %-4d from block %-5d %s combinations\n", run.type, t.blockFingerprints.size(),
+                    t.blockFingerprints.size() == 1 ? " " : "s", run.count, run.firstBlock,
+                    t.combinations == INT64_MAX ? ("1e" + fixed(t.combinationsLog10, 1)).c_str()
+                                                : withCommas(t.combinations).c_str());
+    }
+    std::cout << "\n  search space (log10):  op level " << fixed(r.space.opLevelLog10, 1) << ", block level "
+              << fixed(r.space.blockLevelLog10, 1) << ", segment level " << fixed(r.space.segmentLevelLog10, 2) << "\n";
+}
+
+}  // namespace
+
+int cmdAnalyze(const std::vector<std::string>& argv) {
+    OptionSpec spec = modelOptionSpec();
+    spec.valued.insert({"--mesh", "--devices", "--gpus-per-node"});
+    spec.flags.insert("--json");
+    auto args = cli::parseArgs(argv, spec);
+    if (!args) return fail(args.error());
+    if (args->has("--help") || args->has("-h")) {
+        std::cout << "Usage: cfp analyze [MODEL] [--mesh M] [options]\n\n"
+                     "Finds ParallelBlocks (operator groups where one partition choice propagates with no\n"
+                     "communication), checks them independently, folds repeated segments and reports the\n"
+                     "search space.\n\n"
+                     "  --mesh M           device mesh: 8, 2x4, or dp=2,tp=4 (default 8)\n"
+                     "  --devices N        check the mesh uses exactly N devices\n"
+                     "  --gpus-per-node G  for intra/inter-node link classes of mesh axes (default 8)\n"
+                  << kModelOptionsHelp << "  --json             machine-readable output\n";
+        return kExitOk;
+    }
+    const std::string meshText = args->value("--mesh").value_or("8");
+    auto mesh = parseMesh(meshText);
+    if (!mesh) return fail(mesh.error().withContext("--mesh"));
+    if (auto v = args->value("--devices")) {
+        auto n = cli::parsePositive("--devices", *v);
+        if (!n) return fail(n.error());
+        if (auto st = checkDeviceCount(*mesh, *n); !st) return fail(st.error().withContext("--mesh"));
+    }
+    int64_t gpusPerNode = 8;
+    if (auto v = args->value("--gpus-per-node")) {
+        auto n = cli::parsePositive("--gpus-per-node", *v);
+        if (!n) return fail(n.error());
+        gpusPerNode = *n;
+    }
+    auto linked = assignLinkClasses(*mesh, gpusPerNode);
+    if (!linked) return fail(linked.error().withContext("--mesh"));
+    auto model = loadFromArgs(*args);
+    if (!model) return fail(model.error());
+    auto report = analyzeGraph(model->graph, *linked);
+    if (!report) return fail(report.error());
+    if (args->has("--json")) {
+        std::cout << analysisToJson(model->graph, *report).dump(2) << '\n';
+        return kExitOk;
+    }
+    printAnalysis(*model, *report);
+    return kExitOk;
+}
+
+}  // namespace cfp::cli

@@ -1,0 +1,59 @@
+// `cfp export`: a plan file in a training framework's format.
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "cli_common.h"
+#include "commands.h"
+#include "export/export.h"
+#include "io/atomic_file.h"
+#include "plan/plan_json.h"
+#include "workflow/workflow.h"
+
+namespace cfp::cli {
+
+int cmdExport(const std::vector<std::string>& argv) {
+    OptionSpec spec;
+    spec.valued = {"--format", "-o", "--output"};
+    spec.flags = {"--help", "-h"};
+    auto args = cli::parseArgs(argv, spec);
+    if (!args) return fail(args.error());
+    if (args->has("--help") || args->has("-h")) {
+        std::string formats;
+        for (const auto& f : exportFormatNames()) formats += (formats.empty() ? "" : ", ") + f;
+        std::cout << "Usage: cfp export PLAN --format F -o FILE\n\n"
+                     "Writes a plan (from `cfp plan -o PLAN`) for a training job. Formats: " << formats << ".\n"
+                     "The model is rebuilt from the plan's model source and checked against the plan.\n"
+                     "FILE '-' writes to stdout. See docs/exporters.md.\n";
+        return kExitOk;
+    }
+    if (args->positionals.size() != 1) return fail(makeError("cli.usage", "export needs one PLAN file"));
+    auto fmtText = args->value("--format");
+    if (!fmtText) return fail(makeError("cli.usage", "export needs --format F"));
+    auto format = parseExportFormat(*fmtText);
+    if (!format) return fail(format.error());
+    auto out = args->value("-o");
+    if (!out) out = args->value("--output");
+    if (!out) return fail(makeError("cli.usage", "export needs -o FILE (or -o - for stdout)"));
+    auto plan = readPlanFile(args->positionals[0]);
+    if (!plan) return fail(plan.error());
+    auto model = reloadPlanModel(*plan);
+    if (!model) return fail(model.error());
+    auto text = renderExport(model->graph, *plan, *format);
+    if (!text) return fail(text.error());
+    if (*out == "-") {
+        std::cout << *text;
+        return kExitOk;
+    }
+    if (auto st = writeFileAtomically(*out, *text); !st) return fail(st.error());
+    std::cerr << "cfp: wrote " << *fmtText << " export to " << *out << '\n';
+    return kExitOk;
+}
+
+}  // namespace cfp::cli

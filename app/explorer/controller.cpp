@@ -1,0 +1,322 @@
+#include "controller.h"
+
+#include <algorithm>
+
+#include "io/atomic_file.h"
+#include "plan/plan_json.h"
+
+namespace cfp::explorer {
+
+Explorer::Explorer(QObject* parent) : QObject(parent) {
+    qRegisterMetaType<Selection>();
+    qRegisterMetaType<JobKind>();
+    qRegisterMetaType<std::shared_ptr<const AlternativesView>>();
+    connect(&m_jobs, &JobRunner::jobProgress, this, [this](JobKind kind, double fraction, const QString& text, double best) {
+        if (kind != JobKind::Search) return;
+        emit searchProgress(fraction, text);
+        if (best > 0 && (m_bestSoFar.empty() || m_bestSoFar.back().second != best)) {
+            m_bestSoFar.emplace_back(m_searchClock.elapsed() / 1000.0, best);
+            emit bestSoFarChanged();
+        }
+    });
+}
+
+Explorer::~Explorer() = default;
+
+ClusterSettings Explorer::cluster() const {
+    return {m_request.hardware, m_request.nodes, m_request.mesh, m_request.memoryLimitBytes, m_request.policy};
+}
+
+void Explorer::openModel(const std::string& source, bool searchAfter) {
+    if (source != m_request.model.source) {
+        m_request.model.source = source;
+        m_request.pins.clear();
+        emit pinsChanged();
+    }
+    m_model.reset();
+    startAnalysis(searchAfter);
+}
+
+void Explorer::setBuildOptions(const BuildOptions& options) {
+    ModelRequest next = m_request.model;
+    next.build = options;
+    if (next == m_request.model) return;
+    m_request.model = next;
+    m_model.reset();
+}
+
+void Explorer::setCluster(const ClusterSettings& cluster) {
+    m_request.hardware = cluster.hardware;
+    m_request.nodes = cluster.nodes;
+    m_request.mesh = cluster.mesh;
+    m_request.memoryLimitBytes = cluster.memoryLimitBytes;
+    m_request.policy = cluster.policy;
+}
+
+void Explorer::setPins(const std::vector<Pin>& pins) {
+    if (pins == m_request.pins) return;
+    m_request.pins = pins;
+    emit pinsChanged();
+}
+
+void Explorer::setProfileDb(const std::string& path) {
+    if (path.empty()) m_request.profile.reset();
+    else m_request.profile = ProfileSource{path, {}};
+}
+
+void Explorer::analyse() { startAnalysis(false); }
+
+void Explorer::startAnalysis(bool searchAfter) {
+    m_jobs.cancel(JobKind::Search);
+    auto cluster = requestedCluster(m_request);
+    if (!cluster) {
+        emit failed(tr("Cannot analyse"), QString::fromStdString(cluster.error().toString()));
+        return;
+    }
+    // Under mesh auto the overview shows the one-axis mesh over every device.
+    const std::string meshText = m_request.mesh.isAuto() ? std::to_string(cluster->devices()) : m_request.mesh.toString();
+    const int64_t gpusPerNode = cluster->hardware.gpusPerNode;
+    const int64_t devices = cluster->devices();
+    std::shared_ptr<const ModelData> existing = m_model;
+    const ModelRequest model = m_request.model;
+    emit status(tr("Loading and analysing %1…").arg(QString::fromStdString(model.source)));
+    using Out = std::pair<std::shared_ptr<const ModelData>, std::shared_ptr<const AnalysisData>>;
+    m_jobs.start<Out>(
+        JobKind::Analysis, tr("Analysing"),
+        [existing, model, meshText, gpusPerNode, devices](JobContext& ctx) -> Result<Out> {
+            std::shared_ptr<const ModelData> data = existing;
+            if (!data) {
+                ctx.progress(0.0, QStringLiteral("loading %1").arg(QString::fromStdString(model.source)));
+                auto loaded = loadRequestedModel(model);
+                if (!loaded) return loaded.error();
+                auto md = std::make_shared<ModelData>();
+                md->loaded = std::make_shared<const LoadedModel>(std::move(*loaded));
+                md->stats = computeStats(md->loaded->graph);
+                data = md;
+            }
+            if (ctx.cancelled()) return makeError("job.cancelled", "cancelled");
+            ctx.progress(0.5, QStringLiteral("analysing on mesh %1").arg(QString::fromStdString(meshText)));
+            auto parsed = parseMesh(meshText, devices);
+            if (!parsed) return parsed.error().withContext("mesh");
+            auto mesh = assignLinkClasses(*parsed, gpusPerNode);
+            if (!mesh) return mesh.error().withContext("mesh");
+            auto report = analyzeGraph(data->graph(), *mesh);
+            if (!report) return report.error();
+            auto shared = std::make_shared<const AnalysisReport>(std::move(*report));
+            return Out{data, AnalysisData::make(data, shared)};
+        },
+        [this, searchAfter](Result<Out> r) {
+            const bool thenSearch = searchAfter || m_searchAfterAnalysis;
+            m_searchAfterAnalysis = false;
+            if (!r) {
+                if (r.error().code != "job.cancelled")
+                    emit failed(tr("Cannot open the model"), QString::fromStdString(r.error().toString()));
+                return;
+            }
+            const bool newModel = r->first != m_model;
+            m_model = r->first;
+            m_analysis = r->second;
+            if (newModel) {
+                m_previousPlan.reset();
+                m_plan.reset();
+                emit planCleared();
+                emit modelChanged();
+            }
+            m_selection = {};
+            emit analysisChanged();
+            emit selectionChanged(m_selection);
+            emit status(tr("%1: %2 ops, %3 blocks, %4 segments (%5 types) on mesh %6")
+                            .arg(QString::fromStdString(m_model->graph().name()))
+                            .arg(m_model->graph().size())
+                            .arg(m_analysis->report->blocks.blocks.size())
+                            .arg(m_analysis->report->cover.segments.size())
+                            .arg(m_analysis->report->cover.types.size())
+                            .arg(QString::fromStdString(m_analysis->mesh().toString())));
+            if (thenSearch) search();
+        });
+}
+
+void Explorer::search() {
+    if (!m_model) {
+        // The model is still loading (or its options changed): search once it is analysed.
+        if (m_jobs.isRunning(JobKind::Analysis)) {
+            m_searchAfterAnalysis = true;
+            emit status(tr("The search starts when the analysis is done"));
+        } else {
+            startAnalysis(true);
+        }
+        return;
+    }
+    PlanRequest request = m_request;
+    if (request.mesh.isAuto() && !request.pins.empty()) {
+        // Pins name strategies by mesh axes, so they hold on one mesh: the current plan's.
+        if (!m_plan) {
+            emit failed(tr("Cannot search"), tr("Pins name strategies on one mesh: choose a mesh, or search once without pins."));
+            return;
+        }
+        request.mesh = MeshChoice::fixed(m_plan->plan().mesh);
+    }
+    request.blockCheck = BlockCheck::Run;  // the overview shows the block check and the search space
+    // On a fixed mesh the analysis the overview already shows is the search's (not run again).
+    std::optional<AnalysisReport> analysis;
+    if (!request.mesh.isAuto() && m_analysis && m_analysis->model == m_model && m_analysis->report->check.checked &&
+        meshShapeText(m_analysis->mesh()) == meshShapeText(request.mesh.mesh()))
+        analysis = *m_analysis->report;
+    std::shared_ptr<const ModelData> model = m_model;
+    m_bestSoFar.clear();
+    m_searchClock.start();
+    emit bestSoFarChanged();
+    emit status(tr("Searching on mesh %1…").arg(QString::fromStdString(request.mesh.toString())));
+    m_jobs.start<std::shared_ptr<const PlanData>>(
+        JobKind::Search, tr("Searching"),
+        [model, request, analysis = std::move(analysis)](JobContext& ctx) mutable -> Result<std::shared_ptr<const PlanData>> {
+            PlanHooks hooks;
+            hooks.cancel = ctx.cancelFlag();
+            hooks.progress = [&ctx](const PlanProgress& p) {
+                double f = 0;
+                if (p.stage == "search") f = p.fraction;
+                else if (p.stage == "baselines" || p.stage == "evaluate") f = 1.0;
+                const double overall = p.stage == "baselines" ? 0.97 : std::min(0.95, (p.meshIndex + f) / std::max(1, p.meshCount));
+                ctx.progress(overall,
+                             QStringLiteral("%1 · mesh %2/%3 %4").arg(QString::fromStdString(p.stage)).arg(p.meshIndex + 1).arg(p.meshCount)
+                                 .arg(QString::fromStdString(p.mesh)),
+                             p.bestSeconds);
+            };
+            auto run = runPlan(request, model->loaded, hooks, std::move(analysis));
+            if (!run) return run.error();
+            auto data = std::make_shared<PlanData>();
+            data->model = model;
+            auto shared = std::make_shared<const PlanOutcome>(std::move(run->outcome));
+            data->outcome = shared;
+            data->analysis = AnalysisData::make(model, std::shared_ptr<const AnalysisReport>(shared, &shared->problem->analysis()));
+            data->request = request;
+            data->profile = run->profile;
+            ctx.progress(1.0, QStringLiteral("done"), shared->plan.predictedStepSeconds);
+            return std::shared_ptr<const PlanData>(data);
+        },
+        [this](Result<std::shared_ptr<const PlanData>> r) {
+            if (!r) {
+                if (r.error().code != "plan.cancelled" && r.error().code != "job.cancelled")
+                    emit failed(tr("Search failed"), QString::fromStdString(r.error().toString()));
+                return;
+            }
+            const double best = (*r)->plan().predictedStepSeconds;
+            if (m_bestSoFar.empty() || m_bestSoFar.back().second != best) {
+                m_bestSoFar.emplace_back(m_searchClock.elapsed() / 1000.0, best);
+                emit bestSoFarChanged();
+            }
+            m_previousPlan = m_plan;
+            m_plan = *r;
+            const bool sameMesh = m_analysis && m_analysis->mesh() == m_plan->plan().mesh;
+            if (!sameMesh || m_analysis->model != m_plan->model) {
+                m_analysis = m_plan->analysis;
+                m_selection = {};
+                emit analysisChanged();
+                emit selectionChanged(m_selection);
+            } else {
+                m_analysis = m_plan->analysis;
+            }
+            emit planChanged();
+            const Plan& p = m_plan->plan();
+            emit status(tr("Plan: %1 per step on mesh %2, %3 of %4 per device")
+                            .arg(formatSeconds(p.evaluatorStepSeconds), QString::fromStdString(p.mesh.toString()),
+                                 formatBytes(static_cast<double>(p.memory.total())), formatBytes(static_cast<double>(p.memoryLimitBytes))));
+        });
+}
+
+void Explorer::cancelSearch() {
+    if (!m_jobs.isRunning(JobKind::Search)) return;
+    m_jobs.cancel(JobKind::Search);
+    emit status(tr("Search cancelled"));
+}
+
+// Beyond this many combinations of one segment the chart shows a sample (a 2-D mesh gives 9
+// strategies per block, 18 with recomputation: 18^4 = 104,976 for a GPT layer, and a 3-D mesh
+// 54^4 = 8.5 million); each row costs one pass over the problem's terms, a few microseconds.
+constexpr int64_t kMaxCombinationsShown = 100000;
+
+void Explorer::requestAlternatives(int32_t segment) {
+    if (!m_plan) return;
+    std::shared_ptr<const PlanData> plan = m_plan;
+    m_jobs.start<std::shared_ptr<const AlternativesView>>(
+        JobKind::Detail, tr("Combinations"),
+        [plan, segment](JobContext&) -> Result<std::shared_ptr<const AlternativesView>> {
+            auto alt = segmentAlternatives(*plan->outcome->problem, plan->assignment(), segment, plan->plan().memoryLimitBytes,
+                                           plan->pinned(), kMaxCombinationsShown);
+            if (!alt) return alt.error();
+            return std::make_shared<const AlternativesView>(reduceAlternatives(*alt, *plan->outcome->problem));
+        },
+        [this, plan](Result<std::shared_ptr<const AlternativesView>> r) {
+            if (!r || plan != m_plan) return;
+            emit alternativesReady(*r);
+        });
+}
+
+void Explorer::writeFromPlan(const QString& path, const QString& title, const QString& failTitle,
+                             std::function<Result<std::string>(const PlanData&)> render) {
+    if (!m_plan) {
+        emit failed(failTitle, tr("There is no plan yet: run the search first."));
+        return;
+    }
+    std::shared_ptr<const PlanData> plan = m_plan;
+    const std::string file = path.toStdString();
+    m_jobs.start<std::string>(
+        JobKind::Export, title,
+        [plan, file, render = std::move(render)](JobContext&) -> Result<std::string> {
+            auto text = render(*plan);
+            if (!text) return text.error();
+            if (auto st = writeFileAtomically(file, *text); !st) return st.error();
+            return file;
+        },
+        [this, failTitle](Result<std::string> r) {
+            if (!r) {
+                emit failed(failTitle, QString::fromStdString(r.error().toString()));
+                return;
+            }
+            emit status(tr("Wrote %1").arg(QString::fromStdString(*r)));
+            emit exported(QString::fromStdString(*r));
+        });
+}
+
+void Explorer::exportPlan(ExportFormat format, const QString& path) {
+    writeFromPlan(path, tr("Exporting"), tr("Export failed"),
+                  [format](const PlanData& plan) { return renderExport(plan.model->graph(), plan.plan(), format); });
+}
+
+void Explorer::savePlan(const QString& path) {
+    // As writePlanFile does: the plan is checked against its graph before it is written.
+    writeFromPlan(path, tr("Saving plan"), tr("Cannot save the plan"), [](const PlanData& plan) -> Result<std::string> {
+        if (auto st = checkPlanAgainstGraph(plan.plan(), plan.model->graph()); !st) return st.error();
+        return planToText(plan.plan(), plan.model->graph());
+    });
+}
+
+Status Explorer::saveProject(const QString& path) {
+    PlanRequest r = m_request;
+    // Pins name one mesh's strategies: a project with pins records that mesh rather than "auto".
+    if (!r.pins.empty() && r.mesh.isAuto() && m_plan) r.mesh = MeshChoice::fixed(m_plan->plan().mesh);
+    return writeRequestFile(path.toStdString(), r);
+}
+
+Status Explorer::loadProject(const QString& path, bool searchAfter) {
+    auto p = readRequestFile(path.toStdString());
+    if (!p) return p.error();
+    const bool sameModel = p->model == m_request.model;
+    p->search = m_request.search;
+    m_request = *p;
+    emit pinsChanged();
+    if (!sameModel) m_model.reset();
+    m_plan.reset();
+    m_previousPlan.reset();
+    emit planCleared();
+    startAnalysis(searchAfter);
+    return {};
+}
+
+void Explorer::select(const Selection& selection) {
+    if (selection == m_selection) return;
+    m_selection = selection;
+    emit selectionChanged(m_selection);
+}
+
+}  // namespace cfp::explorer

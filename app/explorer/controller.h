@@ -1,0 +1,101 @@
+#pragma once
+// The explorer's controller: turns what the user asks for into jobs (job_runner.h) over the
+// planning workflow (core/workflow) and hands the results to the views as snapshots
+// (snapshots.h). It holds the current request — what a project file saves — and the latest
+// model, analysis and plan.
+
+#include <QElapsedTimer>
+#include <QObject>
+#include <QString>
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "job_runner.h"
+#include "snapshots.h"
+#include "view_format.h"
+#include "workflow/workflow.h"
+
+namespace cfp::explorer {
+
+// What the cluster panel sets.
+struct ClusterSettings {
+    std::string hardware = "h100-sxm";        // built-in id or a JSON file
+    int64_t nodes = 1;
+    MeshChoice mesh;                          // auto or one mesh
+    std::optional<int64_t> memoryLimitBytes;  // nullopt: the GPU's memory
+    MemoryPolicy policy;                      // optimizer-state sharding, activation recomputation
+};
+
+class Explorer : public QObject {
+    Q_OBJECT
+public:
+    explicit Explorer(QObject* parent = nullptr);
+    ~Explorer() override;
+
+    JobRunner& jobs() { return m_jobs; }
+    // What a search runs with and a project file saves.
+    const PlanRequest& request() const { return m_request; }
+    ClusterSettings cluster() const;
+    std::shared_ptr<const ModelData> model() const { return m_model; }
+    std::shared_ptr<const AnalysisData> analysis() const { return m_analysis; }
+    std::shared_ptr<const PlanData> plan() const { return m_plan; }
+    std::shared_ptr<const PlanData> previousPlan() const { return m_previousPlan; }
+    const Selection& selection() const { return m_selection; }
+    const std::vector<Pin>& pins() const { return m_request.pins; }
+    std::vector<std::pair<double, double>> bestSoFar() const { return m_bestSoFar; }  // (elapsed s, best s)
+
+    // Loads `source` (builtin:NAME, config.json, graph file, …) and analyses it; with
+    // `searchAfter` the search follows as soon as the analysis is in.
+    void openModel(const std::string& source, bool searchAfter = false);
+    void setBuildOptions(const BuildOptions& options);
+    void setCluster(const ClusterSettings& cluster);
+    void setPins(const std::vector<Pin>& pins);
+    void setProfileDb(const std::string& path);
+    // Re-analyses the current model (cluster changed).
+    void analyse();
+    void search();
+    void cancelSearch();
+    void requestAlternatives(int32_t segment);
+    void exportPlan(ExportFormat format, const QString& path);
+    void savePlan(const QString& path);
+    Status saveProject(const QString& path);
+    // Reads the project and opens its model (the analysis and search follow as jobs).
+    Status loadProject(const QString& path, bool searchAfter = true);
+    void select(const Selection& selection);
+
+signals:
+    void modelChanged();
+    void analysisChanged();
+    void planChanged();
+    void planCleared();
+    void pinsChanged();
+    void selectionChanged(const cfp::explorer::Selection& selection);
+    void alternativesReady(std::shared_ptr<const cfp::explorer::AlternativesView> alternatives);
+    void searchProgress(double fraction, const QString& text);
+    void bestSoFarChanged();
+    void exported(const QString& path);
+    // A failed request (load, analysis, search, export): title for a dialog, text with the reason.
+    void failed(const QString& title, const QString& message);
+    void status(const QString& message);
+
+private:
+    void startAnalysis(bool searchAfter);
+    // Renders the current plan off the GUI thread and writes it atomically to `path`.
+    void writeFromPlan(const QString& path, const QString& title, const QString& failTitle,
+                       std::function<Result<std::string>(const PlanData&)> render);
+
+    JobRunner m_jobs;
+    PlanRequest m_request;
+    std::shared_ptr<const ModelData> m_model;
+    std::shared_ptr<const AnalysisData> m_analysis;
+    std::shared_ptr<const PlanData> m_plan, m_previousPlan;
+    Selection m_selection;
+    std::vector<std::pair<double, double>> m_bestSoFar;
+    QElapsedTimer m_searchClock;
+    bool m_searchAfterAnalysis = false;  // Search was pressed while the model was loading
+};
+
+}  // namespace cfp::explorer

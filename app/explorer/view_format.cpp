@@ -1,0 +1,59 @@
+#include "view_format.h"
+
+#include <cmath>
+
+namespace cfp::explorer {
+
+QString formatSeconds(double s) {
+    if (!std::isfinite(s)) return QStringLiteral("–");
+    const double a = std::abs(s);
+    if (a >= 10.0) return QString::number(s, 'f', 1) + QStringLiteral(" s");
+    if (a >= 1.0) return QString::number(s, 'f', 2) + QStringLiteral(" s");
+    if (a >= 1e-3) return QString::number(s * 1e3, 'f', a >= 0.1 ? 0 : 1) + QStringLiteral(" ms");
+    if (a >= 1e-6 || a == 0) return QString::number(s * 1e6, 'f', 0) + QStringLiteral(" µs");
+    return QString::number(s * 1e9, 'f', 0) + QStringLiteral(" ns");
+}
+
+QString formatBytes(double b) {
+    const double a = std::abs(b);
+    if (a >= 1024.0 * 1024 * 1024) return QString::number(b / (1024.0 * 1024 * 1024), 'f', a >= 100.0 * (1 << 30) ? 0 : 1) + QStringLiteral(" GiB");
+    if (a >= 1024.0 * 1024) return QString::number(b / (1024.0 * 1024), 'f', 1) + QStringLiteral(" MiB");
+    if (a >= 1024.0) return QString::number(b / 1024.0, 'f', 1) + QStringLiteral(" KiB");
+    return QString::number(b, 'f', 0) + QStringLiteral(" B");
+}
+
+QString formatCount(int64_t n) {
+    QString digits = QString::number(n < 0 ? -n : n);
+    for (int i = digits.size() - 3; i > 0; i -= 3) digits.insert(i, QLatin1Char(','));
+    return n < 0 ? QStringLiteral("-") + digits : digits;
+}
+
+QString provenanceText(Provenance p) { return QString::fromUtf8(provenanceName(p).data(), static_cast<int>(provenanceName(p).size())); }
+
+
+
+
+int64_t localResultBytes(const Graph& graph, const Plan& plan, OpId op) {
+    const Op& o = graph.op(op);
+    if (static_cast<size_t>(op) >= plan.tensors.size()) return o.type.bytes();
+    int64_t split = 1;
+    for (const auto& axes : plan.tensors[static_cast<size_t>(op)].result.dims())
+        for (const auto& a : axes) split *= plan.mesh.axisSize(a).value_or(1);
+    return o.type.bytes() / std::max<int64_t>(split, 1);
+}
+
+Pin segmentPin(const std::string& target, const AnalysisReport& report, int32_t firstBlock, const std::vector<int32_t>& combination) {
+    Pin pin;
+    if (!target.empty() && (target[0] == 'T' || target[0] == 't')) {
+        pin.scope = Pin::Scope::SegmentType;
+        pin.index = static_cast<int32_t>(std::stol(target.substr(1)));
+    } else {
+        pin.scope = Pin::Scope::Segment;
+        pin.index = static_cast<int32_t>(std::stol(target));
+    }
+    for (size_t k = 0; k < combination.size(); ++k)
+        pin.strategies.emplace_back(report.blocks.blocks[static_cast<size_t>(firstBlock) + k].strategies[static_cast<size_t>(combination[k])].label);
+    return pin;
+}
+
+}  // namespace cfp::explorer

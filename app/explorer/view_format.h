@@ -1,0 +1,26 @@
+#pragma once
+// Formatting and plain helpers shared by the explorer's views.
+
+#include <QString>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "analysis/analysis.h"
+#include "plan/pin.h"
+#include "plan/plan.h"
+
+namespace cfp::explorer {
+
+QString formatSeconds(double seconds);           // "129.4 ms", "1.62 s", "85 µs"
+QString formatBytes(double bytes);               // "34.1 GiB", "512 MiB"
+QString formatCount(int64_t n);                  // "8,503,056"
+QString provenanceText(Provenance p);
+// The pin that fixes a segment ("3") or a segment type ("T1") to a combination (strategy index
+// per block of the segment starting at firstBlock), with the strategies' labels.
+Pin segmentPin(const std::string& target, const AnalysisReport& report, int32_t firstBlock, const std::vector<int32_t>& combination);
+// Bytes one device holds of op's result under the plan.
+int64_t localResultBytes(const Graph& graph, const Plan& plan, OpId op);
+
+}  // namespace cfp::explorer

@@ -1,0 +1,133 @@
+// The baselines a plan is compared with, each planned on its own mesh by the same search under a
+// restriction (docs/planning.md "Evaluator and baselines"):
+//   - data parallel: one axis over all devices; every block splits the batch (dim 0 of its entry
+//     matmul's input) and keeps weights replicated;
+//   - Megatron-style: mesh dp = nodes × tp = GPUs per node; every block splits the batch over dp
+//     and its weight over tp (column or row parallel, heads for attention), the best such per block.
+
+#include <algorithm>
+
+#include "plan/planner_internal.h"
+#include "plan/problem_impl.h"
+#include "util/parallel.h"
+
+namespace cfp {
+
+namespace {
+
+// Baseline restriction: the entry dot's lhs split on dim 0 over exactly `batchAxes` (mesh order)
+// and, when `weightAxis` is set, its rhs split over that axis (on any dim), otherwise replicated.
+StrategyMask baselineMask(const PlanProblem& problem, const std::vector<std::string>& batchAxes,
+                          const std::string& weightAxis, std::string& note) {
+    const auto& blocks = problem.analysis().blocks.blocks;
+    StrategyMask mask(blocks.size());
+    for (size_t b = 0; b < blocks.size(); ++b) {
+        mask[b].assign(blocks[b].strategies.size(), 0);
+        bool any = false;
+        for (size_t s = 0; s < blocks[b].strategies.size(); ++s) {
+            const auto& ops = blocks[b].strategies[s].entryOperands;
+            if (ops.size() < 2 || ops[0].rank() < 1) continue;
+            bool ok = ops[0].dimAxes(0) == batchAxes && !ops[0].isPartial();
+            for (int64_t d = 1; d < ops[0].rank() && ok; ++d)
+                for (const auto& a : ops[0].dimAxes(d))
+                    if (weightAxis.empty() || a != weightAxis) ok = false;
+            // The other operand: split over the weight axis (Megatron), or replicated, or — for a
+            // batched matmul such as attention — split like the lhs on its leading batch dim.
+            bool weightSplit = false;
+            for (int64_t d = 0; d < ops[1].rank(); ++d)
+                for (const auto& a : ops[1].dimAxes(d)) {
+                    if (a == weightAxis) weightSplit = true;
+                    else if (!(d == 0 && ops[1].dimAxes(0) == batchAxes && !batchAxes.empty())) ok = false;
+                }
+            if (!weightAxis.empty() && !weightSplit) ok = false;
+            if (ok) {
+                mask[b][s] = 1;
+                any = true;
+            }
+        }
+        if (!any && !weightAxis.empty()) {
+            // Blocks without a weight to split (e.g. no weight operand) keep batch-only strategies.
+            std::string ignored;
+            auto batchOnly = baselineMask(problem, batchAxes, {}, ignored);
+            if (!batchOnly.empty() && !batchOnly[b].empty()) {
+                mask[b] = batchOnly[b];
+                any = std::any_of(mask[b].begin(), mask[b].end(), [](char c) { return c != 0; });
+            }
+        }
+        if (!any) {
+            note = "block " + std::to_string(b) + " has no such strategy (its batch dimension cannot be split that way)";
+            return {};
+        }
+    }
+    return mask;
+}
+
+}  // namespace
+
+std::vector<Baseline> planBaselines(const Graph& graph, const Cluster& cluster, int64_t limit, const PlannerOptions& options) {
+    const int64_t devices = cluster.devices();
+    struct BaselineSpec {
+        std::string name, description, meshSpec;
+        std::vector<std::string> batchAxes;
+        std::string weightAxis;
+    };
+    // One baseline, planned on its own mesh: its report entry.
+    auto runBaseline = [&](const BaselineSpec& spec) -> Baseline {
+        Baseline bl;
+        bl.name = spec.name;
+        bl.description = spec.description;
+        auto parsed = parseMesh(spec.meshSpec, devices);
+        auto mesh = parsed ? assignLinkClasses(*parsed, cluster.hardware.gpusPerNode) : Result<Mesh>(parsed.error());
+        if (!mesh) {
+            bl.note = mesh.error().message;
+            return bl;
+        }
+        std::string note;
+        PlannerOptions quiet = options;
+        quiet.hooks.progress = nullptr;
+        auto mp = planOnMesh(graph, cluster, *mesh, quiet, 0, [&](const PlanProblem& p) -> Result<StrategyMask> {
+            auto mask = baselineMask(p, spec.batchAxes, spec.weightAxis, note);
+            if (mask.empty()) return makeError("plan.baseline", note);
+            return mask;
+        }, FrontierCheck::Skip);
+        if (!mp) {
+            bl.note = mp.error().message;
+            return bl;
+        }
+        Plan bp;
+        mp->problem->fillPlan(mp->result.assignment, {}, bp);
+        auto bev = evaluatePlan(graph, bp, mp->problem->model(), false, options.search.threads);
+        if (!bev) {
+            bl.note = bev.error().message;
+            return bl;
+        }
+        bl.feasible = true;
+        bl.stepSeconds = bev->step.total();
+        bl.memory = bev->memory;
+        bl.fits = bev->memory.total() <= limit;
+        if (!bl.fits)
+            bl.note = "needs " + gib(bev->memory.total()) + " per device, " + gib(bev->memory.total() - limit) + " over the limit of " +
+                      gib(limit);
+        return bl;
+    };
+    std::vector<BaselineSpec> specs;
+    specs.push_back({"data_parallel", "batch split over all " + std::to_string(devices) + " devices, weights replicated",
+                     "dp=" + std::to_string(devices), {"dp"}, ""});
+    const int64_t g = std::min(cluster.hardware.gpusPerNode, devices);
+    if (cluster.nodes > 1)
+        specs.push_back({"megatron",
+                         "tensor parallel over the " + std::to_string(g) + " GPUs of a node, data parallel over " +
+                             std::to_string(cluster.nodes) + " nodes",
+                         "dp=" + std::to_string(cluster.nodes) + ",tp=" + std::to_string(g), {"dp"}, "tp"});
+    else
+        specs.push_back({"megatron", "tensor parallel over the " + std::to_string(g) + " GPUs of the node", "tp=" + std::to_string(g), {}, "tp"});
+    // The baselines are independent plans: with two or more worker threads they run side by
+    // side (each still splits its own large loops), and are reported in the order above.
+    std::vector<Baseline> results(specs.size());
+    parallelFor(static_cast<int64_t>(specs.size()), resolveThreads(options.search.threads), 1, [&](int64_t i0, int64_t i1, int) {
+        for (auto i = static_cast<size_t>(i0); i < static_cast<size_t>(i1); ++i) results[i] = runBaseline(specs[i]);
+    });
+    return results;
+}
+
+}  // namespace cfp

@@ -1,0 +1,360 @@
+// PlanProblem::search: the fastest plan under a per-device memory limit, as named passes over the
+// segment DP engine (segment_dp.h). In order:
+//
+//  1. fastestPass        the time-only DP; the answer whenever its plan fits.
+//  2. leastMemoryPass    the memory sum alone: every plan needs at least its sum plus the largest
+//                        of the blocks' least working sets, so when that exceeds the limit nothing
+//                        fits and no constrained search runs; when its plan fits it is the
+//                        Lagrangian search's fallback.
+//  3. paretoPass         small problems: the exact Pareto DP under the limit.
+//     lagrangianHullWalk large problems whose least-memory plan fits: time passes that charge λ per
+//                        byte, walking the lower convex hull of (memory sum, time) from the fastest
+//                        and least-memory plans towards the limit.
+//     lagrangianBisection large problems where only plans with a smaller working set fit: λ raised
+//                        until a plan fits, then bisected.
+//  4. greedySlackFill    the Lagrangian plans leave memory unused: single-block changes that make
+//                        the step faster and still fit, most time saved per byte first.
+//  5. infeasibilityReport nothing fits: the least memory any plan needs (DPs on the memory sum under
+//                        caps on the working set) and its breakdown, as plan.infeasible.
+// docs/planning.md "Segment DP" explains why each pass is exact or bounded.
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "plan/segment_dp.h"
+
+namespace cfp {
+
+namespace {
+
+using Choices = std::vector<int32_t>;
+
+// A candidate plan during the memory searches, in the problem's choice indices.
+struct Candidate {
+    Choices choice;
+    double objectiveSeconds = 0;
+    int64_t memoryBytes = 0;
+    bool exact = true;
+    int reusedBlocks = 0;
+};
+
+Candidate fromPass(const DpResult& r) { return {r.choice, r.objectiveSeconds, r.memoryBytes, r.exact, r.reusedBlocks}; }
+
+// The memory sum and the largest working set of an assignment.
+std::pair<int64_t, int64_t> sumAndMax(const PlanProblem::Impl& P, const Choices& st) {
+    int64_t sum = P.constMemSum, mx = P.constMemMax;
+    for (size_t b = 0; b < st.size(); ++b) {
+        sum += P.unaryMemSum[b][static_cast<size_t>(st[b])];
+        mx = std::max(mx, P.unaryMemMax[b][static_cast<size_t>(st[b])]);
+    }
+    return {sum, mx};
+}
+
+// A plan found by a relaxed pass, priced exactly from the problem's terms.
+Candidate priced(const PlanProblem::Impl& P, Choices choice) {
+    Candidate c;
+    c.objectiveSeconds = P.objective(choice);
+    c.memoryBytes = P.memory(choice);
+    c.exact = false;
+    c.choice = std::move(choice);
+    return c;
+}
+
+Result<Candidate> fastestPass(SegmentDp& dp) {
+    auto r = dp.run(DpPass::fastest());
+    if (!r) return r.error();
+    return fromPass(*r);
+}
+
+Result<Candidate> leastMemoryPass(SegmentDp& dp, int64_t workingCap = std::numeric_limits<int64_t>::max()) {
+    auto r = dp.run(DpPass::leastMemory(workingCap));
+    if (!r) return r.error();
+    return fromPass(*r);
+}
+
+// The exact Pareto pass; plan.infeasible when no plan fits.
+Result<Candidate> paretoPass(SegmentDp& dp) {
+    auto r = dp.run(DpPass::pareto());
+    if (!r) return r.error();
+    return fromPass(*r);
+}
+
+// A Lagrangian pass at price lambda, priced exactly.
+Result<Candidate> lagrangianPass(SegmentDp& dp, double lambda) {
+    auto r = dp.run(DpPass::lagrangian(lambda));
+    if (!r) return r.error();
+    Candidate c = priced(dp.problem(), r->choice);
+    c.reusedBlocks = r->reusedBlocks;
+    return c;
+}
+
+// The least-memory plan fits: it and the fastest plan are the two ends of the lower convex hull of
+// (memory sum, time) over all plans, the plans a Lagrangian pass can return. Walk the hull towards
+// the limit: lambda = the slope between the nearest known plan that does not fit (a) and the
+// nearest that fits (c); the pass at that price returns a hull plan strictly below the line a–c,
+// which replaces a or c, or nothing new (its value equals the line's): then a and c are adjacent on
+// the hull. Each pass finds a new hull plan, so the walk ends. Returns the fastest plan that fits
+// (the least-memory plan at worst).
+Result<Candidate> lagrangianHullWalk(SegmentDp& dp, int64_t limit, const Candidate& fastest, const Candidate& lean, int steps) {
+    const PlanProblem::Impl& P = dp.problem();
+    Candidate best = lean;
+    double ta = fastest.objectiveSeconds, tc = lean.objectiveSeconds;
+    int64_t sa = sumAndMax(P, fastest.choice).first, sc = sumAndMax(P, lean.choice).first;
+    for (int i = 0; i < steps && sa > sc; ++i) {
+        const double lambda = (tc - ta) / static_cast<double>(sa - sc);
+        if (!(lambda > 0)) break;
+        auto last = lagrangianPass(dp, lambda);
+        if (!last) return last.error();
+        const bool fits = last->memoryBytes <= limit;
+        if (fits && last->objectiveSeconds < best.objectiveSeconds) best = *last;
+        const double t = last->objectiveSeconds;
+        const int64_t sum = sumAndMax(P, last->choice).first;
+        const double line = ta + lambda * static_cast<double>(sa);
+        if (t + lambda * static_cast<double>(sum) >= line - 1e-9 * std::abs(line)) break;
+        (fits ? tc : ta) = t;
+        (fits ? sc : sa) = sum;
+    }
+    return best;
+}
+
+// Only plans with a smaller working set than the least-memory plan's fit, if any: a first lambda,
+// 1 ms per GiB, then ×8 until a plan fits or memory stops paying (two raises in a row without less
+// memory); then lambda bisected (geometrically) `steps` times. nullopt when no pass fits.
+Result<std::optional<Candidate>> lagrangianBisection(SegmentDp& dp, int64_t limit, int steps) {
+    std::optional<Candidate> best;
+    auto tryLambda = [&](double lambda) -> Result<bool> {
+        auto last = lagrangianPass(dp, lambda);
+        if (!last) return last.error();
+        const bool fits = last->memoryBytes <= limit;
+        if (fits && (!best || last->objectiveSeconds < best->objectiveSeconds)) best = *last;
+        return fits;
+    };
+    double lo = 0, hi = 1e-3 / (1024.0 * 1024.0 * 1024.0);
+    bool found = false;
+    int64_t lastMemory = std::numeric_limits<int64_t>::max();
+    for (int i = 0, stalled = 0; i < 16 && !found && stalled < 2; ++i) {
+        auto last = lagrangianPass(dp, hi);
+        if (!last) return last.error();
+        found = last->memoryBytes <= limit;
+        if (found && (!best || last->objectiveSeconds < best->objectiveSeconds)) best = *last;
+        if (!found) {
+            lo = hi;
+            hi *= 8;
+            stalled = last->memoryBytes < lastMemory ? 0 : stalled + 1;
+            lastMemory = std::min(lastMemory, last->memoryBytes);
+        }
+    }
+    if (found)
+        for (int i = 0; i < steps; ++i) {
+            const double mid = lo > 0 ? std::sqrt(lo * hi) : hi / 8;
+            auto fits = tryLambda(mid);
+            if (!fits) return fits.error();
+            (*fits ? hi : lo) = mid;
+        }
+    return best;
+}
+
+// Single-block changes (strategy or recomputation) that make the step faster and still fit, the
+// most time saved per byte first (a change that also saves memory first of all), until none is
+// left (at most 4·B rounds and 2^27 changes looked at). Each change's time delta is kept up to
+// date: a change of block b alters only b's row and its pair partners' rows.
+void greedySlackFill(const SegmentDp& dp, int64_t limit, Candidate& r) {
+    const PlanProblem::Impl& P = dp.problem();
+    const int B = dp.blocks();
+    std::vector<std::vector<const PlanProblem::Impl::Pair*>> touching(static_cast<size_t>(B));
+    for (const auto& p : P.pairs) {
+        touching[static_cast<size_t>(p.a)].push_back(&p);
+        touching[static_cast<size_t>(p.b)].push_back(&p);
+    }
+    Choices& st = r.choice;
+    auto uMaxOf = [&](int b) { return P.unaryMemMax[static_cast<size_t>(b)][static_cast<size_t>(st[static_cast<size_t>(b)])]; };
+    int64_t sum = P.constMemSum;
+    for (int b = 0; b < B; ++b) sum += P.unaryMemSum[static_cast<size_t>(b)][static_cast<size_t>(st[static_cast<size_t>(b)])];
+    std::vector<std::vector<double>> dtOf(static_cast<size_t>(B));
+    auto computeDt = [&](int b) {
+        const auto bu = static_cast<size_t>(b);
+        const int cur = st[bu];
+        auto& row = dtOf[bu];
+        row.assign(static_cast<size_t>(P.strategies(b)), 0.0);
+        for (int c = 0; c < P.strategies(b); ++c) {
+            const auto cu = static_cast<size_t>(c);
+            double dt = P.unaryTime[bu][cu] - P.unaryTime[bu][static_cast<size_t>(cur)];
+            for (const PlanProblem::Impl::Pair* p : touching[bu]) {
+                const auto db = static_cast<size_t>(P.strategies(p->b));
+                const auto sa = static_cast<size_t>(st[static_cast<size_t>(p->a)]), sb = static_cast<size_t>(st[static_cast<size_t>(p->b)]);
+                dt += p->a == b ? p->cost[cu * db + sb] - p->cost[sa * db + sb] : p->cost[sa * db + cu] - p->cost[sa * db + sb];
+            }
+            row[cu] = dt;
+        }
+    };
+    for (int b = 0; b < B; ++b) computeDt(b);
+    int64_t looked = 0;
+    for (int iteration = 0; iteration < 4 * B && looked < (int64_t{1} << 27); ++iteration) {
+        // The two largest working sets, to know the largest without any one block.
+        int top = -1;
+        int64_t max1 = P.constMemMax, max2 = P.constMemMax;
+        for (int b = 0; b < B; ++b) {
+            const int64_t v = uMaxOf(b);
+            if (v > max1) {
+                max2 = max1;
+                max1 = v;
+                top = b;
+            } else if (v > max2) {
+                max2 = v;
+            }
+        }
+        const int64_t mem = sum + max1;
+        double bestScore = 0, bestGain = 0;
+        int bestBlock = -1, bestChoice = -1;
+        for (int b = 0; b < B; ++b) {
+            const auto bu = static_cast<size_t>(b);
+            const int cur = st[bu];
+            const int64_t othersMax = b == top ? max2 : max1;
+            looked += P.strategies(b);
+            for (int c = 0; c < P.strategies(b); ++c) {
+                if (c == cur || !dp.allowedAt(b, c)) continue;
+                const auto cu = static_cast<size_t>(c);
+                const int64_t newMem = sum - P.unaryMemSum[bu][static_cast<size_t>(cur)] + P.unaryMemSum[bu][cu] +
+                                       std::max(othersMax, P.unaryMemMax[bu][cu]);
+                if (newMem > limit) continue;
+                const double gain = -dtOf[bu][cu];
+                if (gain <= 1e-12 * std::max(1e-9, r.objectiveSeconds)) continue;
+                const int64_t dm = newMem - mem;
+                const double score = dm <= 0 ? std::numeric_limits<double>::infinity() : gain / static_cast<double>(dm);
+                if (score > bestScore || (score == bestScore && gain > bestGain)) {
+                    bestScore = score;
+                    bestGain = gain;
+                    bestBlock = b;
+                    bestChoice = c;
+                }
+            }
+        }
+        if (bestBlock < 0) break;
+        const auto bu = static_cast<size_t>(bestBlock);
+        sum += P.unaryMemSum[bu][static_cast<size_t>(bestChoice)] - P.unaryMemSum[bu][static_cast<size_t>(st[bu])];
+        st[bu] = bestChoice;
+        computeDt(bestBlock);
+        for (const PlanProblem::Impl::Pair* p : touching[bu]) computeDt(p->a == bestBlock ? p->b : p->a);
+    }
+    r.objectiveSeconds = P.objective(st);
+    r.memoryBytes = P.memory(st);
+}
+
+// Nothing fits, or only a plan with a smaller working set than the least-sum plan's. Memory is a
+// sum plus the largest working set: the least memory is the least sum's plan's, or one with a
+// smaller working set and a larger sum, found by DPs on the sum under caps on the working set below
+// the least-sum plan's. Exact when every distinct working-set size below it is a cap; the caps are
+// budgeted by the memory pass's work (2^27 steps, at least 2 and at most 64 passes), sampled evenly
+// when there are more. Returns the smallest plan found and its memory.
+Result<Candidate> leastMemoryPlan(SegmentDp& dp, const Candidate& leanest, int64_t memoryPassWork) {
+    const PlanProblem::Impl& P = dp.problem();
+    const int64_t leanMax = sumAndMax(P, leanest.choice).second;
+    std::vector<int64_t> caps;
+    for (int b = 0; b < dp.blocks(); ++b)
+        for (int s = 0; s < P.strategies(b); ++s)
+            if (const int64_t v = P.unaryMemMax[static_cast<size_t>(b)][static_cast<size_t>(s)]; dp.allowedAt(b, s) && v < leanMax) caps.push_back(v);
+    std::sort(caps.begin(), caps.end());
+    caps.erase(std::unique(caps.begin(), caps.end()), caps.end());
+    const auto budget = static_cast<size_t>(std::clamp<int64_t>((int64_t{1} << 27) / memoryPassWork, 2, 64));
+    std::vector<int64_t> sampled;
+    const size_t kCaps = caps.size() <= budget ? caps.size() : std::min<size_t>(budget, 12);
+    for (size_t i = 0; i < kCaps; ++i) sampled.push_back(caps[caps.size() - 1 - i * (caps.size() - 1) / std::max<size_t>(1, kCaps - 1)]);
+    Candidate smallest = leanest;
+    smallest.memoryBytes = P.memory(leanest.choice);
+    for (const int64_t cap : sampled) {
+        auto r = leastMemoryPass(dp, cap);
+        if (!r) {
+            if (r.error().code != "plan.infeasible") return r.error();
+            continue;  // some block has no choice within the cap
+        }
+        if (const int64_t m = P.memory(r->choice); m < smallest.memoryBytes) {
+            smallest = std::move(*r);
+            smallest.memoryBytes = m;
+        }
+    }
+    return smallest;
+}
+
+Error infeasibilityReport(const PlanProblem& problem, const Candidate& smallest, int64_t limit, const std::string& meshLabel) {
+    const MemoryBreakdown mb = problem.memoryBreakdown(problem.impl().assignmentOf(smallest.choice));
+    const int64_t need = smallest.memoryBytes;
+    return makeError("plan.infeasible", "no plan on mesh " + meshLabel + " fits in " + gib(limit) +
+                                            " per device: the smallest needs " + gib(need) + " (" + gib(need - limit) +
+                                            " short: weights " + gib(mb.weights) + ", gradients " + gib(mb.gradients) +
+                                            ", optimizer " + gib(mb.optimizer) + ", activations " + gib(mb.activations) +
+                                            ", largest op " + gib(mb.transient) +
+                                            "); use more devices, a larger memory limit, or a smaller batch");
+}
+
+}  // namespace
+
+Result<SearchResult> PlanProblem::search(int64_t limit, const StrategyMask& allowed, const SearchOptions& options, const PlanHooks& hooks,
+                                         const std::string& meshLabel, int64_t* smallestNeed) const {
+    const Impl& P = *m;
+    auto engine = SegmentDp::create(P, limit, allowed, options, hooks, meshLabel);
+    if (!engine) return engine.error();
+    SegmentDp& dp = *engine;
+    auto done = [&](const Candidate& c) {
+        SearchResult r;
+        r.assignment = P.assignmentOf(c.choice);
+        r.objectiveSeconds = c.objectiveSeconds;
+        r.memoryBytes = c.memoryBytes;
+        r.exact = c.exact;
+        r.reusedBlocks = c.reusedBlocks;
+        r.passes = dp.passes();
+        return r;
+    };
+    auto fastest = fastestPass(dp);
+    if (!fastest) return fastest.error();
+    if (limit <= 0 || fastest->memoryBytes <= limit) return done(*fastest);
+    const int64_t timeOnlyWork = dp.work();
+    const int64_t doneBefore = dp.doneWork();
+    auto leanest = leastMemoryPass(dp);
+    if (!leanest) return leanest.error();
+    const int64_t memoryPassWork = std::max<int64_t>(1, dp.doneWork() - doneBefore);
+    const auto [leanSum, leanMax] = sumAndMax(P, leanest->choice);
+    int64_t leastMax = P.constMemMax;
+    for (int b = 0; b < dp.blocks(); ++b) {
+        int64_t least = std::numeric_limits<int64_t>::max();
+        for (int s = 0; s < P.strategies(b); ++s)
+            if (dp.allowedAt(b, s)) least = std::min(least, P.unaryMemMax[static_cast<size_t>(b)][static_cast<size_t>(s)]);
+        leastMax = std::max(leastMax, least);
+    }
+    if (leanSum + leastMax <= limit) {
+        // Under the limit. Small problems: the exact Pareto pass. Large ones (its cost would be about
+        // labelCap times the fastest pass's): the Lagrangian searches, whose plan fits but is not
+        // proven optimal.
+        if (timeOnlyWork * options.labelCap <= options.paretoWorkLimit) {
+            auto constrained = paretoPass(dp);
+            if (constrained) return done(*constrained);
+            if (constrained.error().code != "plan.infeasible") return constrained.error();
+        } else if (leanSum + leanMax <= limit) {
+            Candidate lean = priced(P, leanest->choice);
+            lean.reusedBlocks = leanest->reusedBlocks;
+            auto best = lagrangianHullWalk(dp, limit, *fastest, lean, options.lagrangeSteps);
+            if (!best) return best.error();
+            greedySlackFill(dp, limit, *best);
+            return done(*best);
+        } else {
+            auto best = lagrangianBisection(dp, limit, options.lagrangeSteps);
+            if (!best) return best.error();
+            if (*best) {
+                greedySlackFill(dp, limit, **best);
+                return done(**best);
+            }
+        }
+    }
+    auto smallest = leastMemoryPlan(dp, *leanest, memoryPassWork);
+    if (!smallest) return smallest.error();
+    if (smallest->memoryBytes <= limit) {  // a capped least-memory plan fits where the searches above found none
+        Candidate fit = priced(P, smallest->choice);
+        fit.reusedBlocks = smallest->reusedBlocks;
+        greedySlackFill(dp, limit, fit);
+        return done(fit);
+    }
+    if (smallestNeed) *smallestNeed = smallest->memoryBytes;
+    return infeasibilityReport(*this, *smallest, limit, meshLabel);
+}
+
+}  // namespace cfp

@@ -1,0 +1,36 @@
+#pragma once
+// Planning on one mesh, shared by planGraph (planner.cpp) and the baselines (baselines.cpp). Not a
+// public header.
+
+#include <functional>
+#include <optional>
+
+#include "plan/planner.h"
+
+namespace cfp {
+
+struct MeshPlan {
+    std::optional<PlanProblem> problem;
+    SearchResult result;
+    StrategyMask mask;
+};
+
+enum class FrontierCheck : uint8_t {
+    Skip,
+    // Check the frontier of the first segments before building the whole graph's cost tables, so
+    // that a mesh whose frontier is too large is skipped quickly (worth it when several meshes are
+    // tried; with one, the search's own layout reports the same plan.too_large).
+    FailFast,
+};
+
+// Analyses `graph` on `mesh` (unless `analysis` is given: then it is used as it is), builds the
+// problem, restricts it (pins, or a baseline's mask) and searches it under `limit`.
+Result<MeshPlan> planOnMesh(const Graph& graph, const Cluster& cluster, const Mesh& mesh, const PlannerOptions& options, int64_t limit,
+                            const std::function<Result<StrategyMask>(const PlanProblem&)>& restrict, FrontierCheck frontier,
+                            std::optional<AnalysisReport> analysis = std::nullopt, int64_t* smallestNeed = nullptr);
+
+// The data-parallel and Megatron-style baselines of the cluster, each planned on its own mesh and
+// recomputed by the evaluator, with its memory against `limit`.
+std::vector<Baseline> planBaselines(const Graph& graph, const Cluster& cluster, int64_t limit, const PlannerOptions& options);
+
+}  // namespace cfp

@@ -1,0 +1,885 @@
+#include "plan/problem_impl.h"
+
+#include <algorithm>
+#include <limits>
+#include <memory>
+#include <span>
+
+#include "stats/graph_stats.h"
+#include "util/parallel.h"
+
+namespace cfp {
+
+PlanProblem::PlanProblem() : m(std::make_unique<Impl>()) {}
+PlanProblem::PlanProblem(PlanProblem&&) noexcept = default;
+PlanProblem& PlanProblem::operator=(PlanProblem&&) noexcept = default;
+PlanProblem::~PlanProblem() = default;
+
+const AnalysisReport& PlanProblem::analysis() const { return m->analysis; }
+const CostModel& PlanProblem::model() const { return m->model(); }
+int PlanProblem::blockCount() const { return static_cast<int>(m->analysis.blocks.blocks.size()); }
+const std::vector<BlockAssignment>& PlanProblem::choices(int block) const { return m->choiceList[static_cast<size_t>(block)]; }
+const Graph& PlanProblem::graph() const { return *m->g; }
+const MemoryPolicy& PlanProblem::policy() const { return m->policy; }
+
+void PlanProblem::Impl::computeOpState(const Op& op, double opFlops, OpState& s) {
+    const MeshSizes& sizes = model().sizes();
+    const auto k = static_cast<size_t>(op.id);
+    const int64_t own = local(op.id, s.result);
+    if (op.kind == OpKind::Parameter) {
+        s.memSum = op.role == ParamRole::Trainable ? 2 * own : own;
+        if (policy.optimizerSharding && op.role == ParamRole::OptimizerState) s.memSum = ceilDiv(own, replicas(s.result));
+        if (policy.optimizerSharding && op.role == ParamRole::Trainable) s.own = model().shardedAllGatherSeconds(replicaMask(s.result), own);
+        s.memSumRc = s.memSum;
+        return;
+    }
+    if (sourceLike[k]) return;  // folded into its consumers: no kernel, no buffer of its own
+    const int64_t z = zeroSplit(op.id, s.result);
+    // Working set, axes used, local shapes.
+    uint32_t axesUsed = s.partialMask;
+    auto addAxes = [&](const CompactSharding& c) {
+        for (int a = 0; a < sizes.rank; ++a)
+            if (c.dimOf[static_cast<size_t>(a)] >= 0) axesUsed |= 1u << a;
+    };
+    addAxes(s.result);
+    int64_t work = own;
+    double bytes = static_cast<double>(own);
+    std::vector<std::vector<int64_t>> operandDims;
+    std::vector<TensorType> operandTypes;
+    for (size_t i = 0; i < op.operands.size(); ++i) {
+        const TensorType& type = g->op(op.operands[i]).type;
+        const CompactSharding n = rule(k) ? projectOperand(*rule(k), s.factors, i) : CompactSharding::replicated(type.rank());
+        addAxes(n);
+        const int64_t b = local(op.operands[i], n);
+        work += b;
+        bytes += static_cast<double>(b);
+        if (model().hasMeasurements()) {
+            operandDims.push_back(localDims(type, n, sizes));
+            operandTypes.push_back(type);
+        }
+    }
+    s.memMax = work / z;
+    double split = static_cast<double>(z);
+    for (int a = 0; a < sizes.rank; ++a)
+        if (axesUsed & (1u << a)) split *= static_cast<double>(sizes.size[static_cast<size_t>(a)]);
+    const double flops = opFlops / split;
+    s.kernel = model().kernelSeconds(op.kind, op.type.dtype, flops, bytes / static_cast<double>(z));
+    if (model().hasMeasurements()) {
+        const uint64_t sig = opCostSignature(op, operandDims, operandTypes, localDims(op.type, s.result, sizes));
+        if (const double* t = model().measured(sig)) {
+            s.kernel = *t / static_cast<double>(z);
+            s.measured = true;
+        }
+    }
+    s.own = policy.optimizerSharding && gradToOptimizer[k] ? model().shardedReduceScatterSeconds(s.partialMask, own)
+                                                           : model().ownAllReduceSeconds(s.partialMask, own);
+}
+
+Status PlanProblem::Impl::buildStates(const std::vector<std::pair<uint64_t, double>>& measured) {
+    for (const auto& [sig, seconds] : measured) modelStore->setMeasured(sig, seconds);
+    const Graph& graph = *g;
+    const auto n = static_cast<size_t>(graph.size());
+    const BlockAnalysis& ba = analysis.blocks;
+    const MeshSizes& sizes = model().sizes();
+    ruleStore = analysis.blocks.rules;
+    std::shared_ptr<std::vector<std::optional<OpShardingRule>>> derived;
+    if (!ruleStore || ruleStore->size() != n) {
+        derived = std::make_shared<std::vector<std::optional<OpShardingRule>>>(n);
+        ruleStore = derived;
+    }
+    owner.assign(n, -1);
+    stateOffset.assign(n, 0);
+    uses.assign(n, 0);
+    typeId.assign(n, 0);
+    bytesOf.assign(n, 0);
+    parallelFor(static_cast<int64_t>(n), threads, 4096, [&](int64_t i0, int64_t i1, int) {
+        for (int64_t i = i0; i < i1; ++i) bytesOf[static_cast<size_t>(i)] = graph.op(static_cast<OpId>(i)).type.bytes();
+    });
+    // The blocks' interned shardings in compact form, once.
+    std::vector<CompactSharding> storedCompact;
+    storedCompact.reserve(ba.shardings.size());
+    for (const TensorSharding& t : ba.shardings) {
+        auto c = toCompact(t, model().mesh());
+        if (!c) return c.error().withContext("block sharding " + t.toString());
+        storedCompact.push_back(*c);
+    }
+    struct TypeHash {
+        size_t operator()(const TensorType& t) const {
+            size_t h = static_cast<size_t>(t.dtype) * 0x9e3779b97f4a7c15ull;
+            for (int64_t d : t.dims) h = (h ^ static_cast<size_t>(d)) * 0x100000001b3ull;
+            return h;
+        }
+    };
+    std::unordered_map<TensorType, uint32_t, TypeHash> types;  // TensorType::operator== compares dtype and dims
+    std::vector<char> readByBackward(n, 0);
+    for (const Op& op : graph.ops()) {
+        for (OpId o : op.operands) {
+            ++uses[static_cast<size_t>(o)];
+            if (op.phase == Phase::Backward) readByBackward[static_cast<size_t>(o)] = 1;
+        }
+        auto it = types.try_emplace(op.type, static_cast<uint32_t>(types.size())).first;
+        typeId[static_cast<size_t>(op.id)] = it->second;
+        if (derived && hasShardingRule(op.kind)) {
+            auto r = shardingRuleFor(graph, op);
+            if (r) (*derived)[static_cast<size_t>(op.id)] = std::move(*r);
+        }
+    }
+    // Values computed from constants and iota alone (masks, position ids) stay replicated and
+    // fixed: every device computes them without communication and consumers slice them locally.
+    std::vector<char> constantDerived(n, 0);  // computed from Constant/Iota alone (no parameter)
+    sourceLike.assign(n, 0);
+    for (const Op& op : graph.ops()) {
+        bool c = op.kind == OpKind::Constant || op.kind == OpKind::Iota;
+        if (!c && op.kind != OpKind::Parameter && !op.operands.empty()) {
+            c = true;
+            for (OpId o : op.operands) c = c && constantDerived[static_cast<size_t>(o)];
+        }
+        constantDerived[static_cast<size_t>(op.id)] = c;
+        sourceLike[static_cast<size_t>(op.id)] = c || op.kind == OpKind::Parameter;
+    }
+    // Owners: block members first.
+    std::vector<int64_t> memberIndex(n, -1);
+    for (const ParallelBlock& b : ba.blocks)
+        for (size_t k = 0; k < b.members.size(); ++k) {
+            if (constantDerived[static_cast<size_t>(b.members[k])]) continue;
+            owner[static_cast<size_t>(b.members[k])] = b.id;
+            memberIndex[static_cast<size_t>(b.members[k])] = static_cast<int64_t>(k);
+        }
+    // Ops outside blocks, in alternating passes until nothing changes:
+    //   forward (graph order): an op with an operand that depends on a block follows the most
+    //     recently computed such operand — the nearest producer, which keeps dependences local;
+    //   backward (reverse order): an op with none (e.g. computed from data inputs only, like a
+    //     one-hot of the labels, or from the loss seed) is pulled by its first consumer that
+    //     depends on a block and takes the sharding that consumer reads.
+    // The rest are fixed: they follow their first non-source operand, or are replicated.
+    std::vector<int32_t> follows(n, -1);
+    std::vector<std::pair<OpId, int32_t>> pulledBy(n, {kNoOp, -1});
+    // Consumers (op, operand slot) of each op in op order, CSR.
+    std::vector<int64_t> consumerStart(n + 1, 0);
+    for (const Op& op : graph.ops())
+        for (OpId o : op.operands) ++consumerStart[static_cast<size_t>(o) + 1];
+    for (size_t k = 0; k < n; ++k) consumerStart[k + 1] += consumerStart[k];
+    std::vector<std::pair<OpId, int32_t>> consumerList(static_cast<size_t>(consumerStart[n]));
+    {
+        std::vector<int64_t> at(consumerStart.begin(), consumerStart.end() - 1);
+        for (const Op& op : graph.ops())
+            for (size_t i = 0; i < op.operands.size(); ++i)
+                consumerList[static_cast<size_t>(at[static_cast<size_t>(op.operands[i])]++)] = {op.id, static_cast<int32_t>(i)};
+    }
+    auto consumers = [&](size_t k) {
+        return std::span<const std::pair<OpId, int32_t>>(consumerList.data() + consumerStart[k], consumerList.data() + consumerStart[k + 1]);
+    };
+    std::vector<OpId> order;  // members first, then in the order owners were decided
+    order.reserve(n);
+    for (const Op& op : graph.ops())
+        if (memberIndex[static_cast<size_t>(op.id)] >= 0) order.push_back(op.id);
+    // Parameters outside blocks (optimizer state, norms' scales, data inputs) are pulled too: they
+    // are stored the way their first consumer reads them.
+    auto free = [&](size_t k) {
+        const bool param = graph.op(static_cast<OpId>(k)).kind == OpKind::Parameter;
+        return memberIndex[k] < 0 && owner[k] < 0 && (param || (!sourceLike[k] && rule(k)));
+    };
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (const Op& op : graph.ops()) {
+            const auto k = static_cast<size_t>(op.id);
+            if (!free(k)) continue;
+            int32_t pick = -1;
+            for (size_t i = 0; i < op.operands.size(); ++i)
+                if (owner[static_cast<size_t>(op.operands[i])] >= 0 &&
+                    (pick < 0 || op.operands[i] > op.operands[static_cast<size_t>(pick)]))
+                    pick = static_cast<int32_t>(i);
+            if (pick < 0) continue;
+            follows[k] = pick;
+            owner[k] = owner[static_cast<size_t>(op.operands[static_cast<size_t>(pick)])];
+            order.push_back(op.id);
+            changed = true;
+        }
+        for (OpId id = graph.size() - 1; id >= 0; --id) {
+            const auto k = static_cast<size_t>(id);
+            if (!free(k)) continue;
+            for (const auto& [c, slot] : consumers(k)) {
+                if (owner[static_cast<size_t>(c)] < 0) continue;
+                pulledBy[k] = {c, slot};
+                owner[k] = owner[static_cast<size_t>(c)];
+                order.push_back(id);
+                changed = true;
+                break;
+            }
+        }
+    }
+    for (const Op& op : graph.ops()) {
+        const auto k = static_cast<size_t>(op.id);
+        if (memberIndex[k] >= 0 || owner[k] >= 0) continue;
+        if (!sourceLike[k] && rule(k))
+            for (size_t i = 0; i < op.operands.size() && follows[k] < 0; ++i)
+                if (!sourceLike[static_cast<size_t>(op.operands[i])]) follows[k] = static_cast<int32_t>(i);
+        order.push_back(op.id);
+    }
+    // Memory policy: which ops recompute with their block, which results are checkpoints, which
+    // gradients feed the optimizer alone.
+    rcEligible.assign(n, 0);
+    checkpoint.assign(n, 0);
+    gradToOptimizer.assign(n, 0);
+    const bool rcOn = policy.recompute != RecomputePolicy::None;
+    for (const Op& op : graph.ops()) {
+        const auto k = static_cast<size_t>(op.id);
+        rcEligible[k] = rcOn && op.phase == Phase::Forward && !sourceLike[k] && owner[k] >= 0;
+    }
+    // Per op (in parallel; each writes only its own entries).
+    parallelFor(static_cast<int64_t>(n), threads, 4096, [&](int64_t i0, int64_t i1, int) {
+        for (auto k = static_cast<size_t>(i0); k < static_cast<size_t>(i1); ++k) {
+            const Op& op = graph.op(static_cast<OpId>(k));
+            bool toOptimizer = op.phase == Phase::Backward && !consumers(k).empty();
+            for (const auto& [c, slot] : consumers(k)) {
+                const auto ck = static_cast<size_t>(c);
+                if (graph.op(c).phase != Phase::Optimizer) toOptimizer = false;
+                if (rcEligible[ck] && owner[ck] != owner[k] && op.phase == Phase::Forward && !sourceLike[k]) checkpoint[k] = 1;
+            }
+            gradToOptimizer[k] = toOptimizer;
+        }
+    });
+    size_t total = 0;
+    for (size_t k = 0; k < n; ++k) {
+        stateOffset[k] = total;
+        total += static_cast<size_t>(nstates(static_cast<OpId>(k)));
+    }
+    states.assign(total, OpState{});
+    auto setPartial = [&](OpState& os, const CompactSharding& full) {
+        for (int a = 0; a < sizes.rank; ++a)
+            if (full.dimOf[static_cast<size_t>(a)] == CompactSharding::kAxisPartial) os.partialMask |= 1u << a;
+    };
+    // Per worker: rule messages, and the inputs of an op's distinct states.
+    struct FillScratch {
+        std::string why;
+        std::vector<CompactSharding> input;  // per state: the sharding it is derived from
+        std::vector<int> distinct;           // states with an input not seen before
+        std::vector<const CompactSharding*> known;
+    };
+    // Every state of op `id`. A state is a function of its input alone (a member's factors and
+    // stored sharding, the sharding a pulled op's consumer reads, the result of the operand a
+    // following op follows): a state whose input equals an earlier state's is a copy of it.
+    auto fill = [&](OpId id, FillScratch& scratch) -> Status {
+        const Op& op = graph.op(id);
+        const auto k = static_cast<size_t>(id);
+        const int S = nstates(op.id);
+        const double flops = opFlops(graph, op);
+        std::string& why = scratch.why;
+        scratch.distinct.clear();
+        scratch.input.resize(static_cast<size_t>(S));
+        for (int s = 0; s < S; ++s) {
+            OpState& os = st(op.id, s);
+            // The state's input, and an earlier state with the same one.
+            int same = -1;
+            if (memberIndex[k] >= 0) {
+                const ParallelBlock& b = ba.blocks[static_cast<size_t>(owner[k])];
+                const auto mi = static_cast<size_t>(memberIndex[k]);
+                const BlockStrategy& strat = b.strategies[static_cast<size_t>(s)];
+                for (const int t : scratch.distinct) {
+                    const BlockStrategy& other = b.strategies[static_cast<size_t>(t)];
+                    if (other.memberShardings[mi] == strat.memberShardings[mi] && other.memberFactors[mi] == strat.memberFactors[mi]) {
+                        same = t;
+                        break;
+                    }
+                }
+            } else if (pulledBy[k].first != kNoOp || follows[k] >= 0) {
+                CompactSharding& in = scratch.input[static_cast<size_t>(s)];
+                if (pulledBy[k].first != kNoOp)
+                    in = need(pulledBy[k].first, s, static_cast<size_t>(pulledBy[k].second));
+                else
+                    in = st(op.operands[static_cast<size_t>(follows[k])], owner[k] < 0 ? 0 : s).result;
+                for (const int t : scratch.distinct)
+                    if (scratch.input[static_cast<size_t>(t)] == in) {
+                        same = t;
+                        break;
+                    }
+            }
+            if (same >= 0) {
+                os = st(op.id, same);
+                continue;
+            }
+            scratch.distinct.push_back(s);
+            if (memberIndex[k] >= 0) {
+                const ParallelBlock& b = ba.blocks[static_cast<size_t>(owner[k])];
+                const BlockStrategy& strat = b.strategies[static_cast<size_t>(s)];
+                const auto mi = static_cast<size_t>(memberIndex[k]);
+                os.factors = strat.memberFactors[mi];
+                const uint32_t stored = strat.memberShardings[mi];
+                if (stored >= storedCompact.size())
+                    return makeError("plan.internal", "block " + std::to_string(b.id) + " refers to sharding " + std::to_string(stored) +
+                                                          " of " + std::to_string(storedCompact.size()));
+                os.result = storedCompact[stored];
+                if (rule(k) && !isSource(op.kind)) setPartial(os, projectResult(*rule(k), os.factors));
+            } else if (pulledBy[k].first != kNoOp && op.kind == OpKind::Parameter) {
+                os.result = scratch.input[static_cast<size_t>(s)];
+            } else if (pulledBy[k].first != kNoOp) {
+                const CompactSharding& wanted = scratch.input[static_cast<size_t>(s)];
+                if (!assignFromResult(*rule(k), wanted, sizes, os.factors, &why)) os.factors = FactorAssignment{};
+                const CompactSharding full = projectResult(*rule(k), os.factors);
+                setPartial(os, full);
+                os.result = full.withoutPartial();
+            } else if (follows[k] >= 0) {
+                const auto i = static_cast<size_t>(follows[k]);
+                scratch.known.assign(op.operands.size(), nullptr);
+                scratch.known[i] = &scratch.input[static_cast<size_t>(s)];
+                if (!assignFromOperands(*rule(k), scratch.known, sizes, os.factors, &why)) os.factors = FactorAssignment{};
+                const CompactSharding full = projectResult(*rule(k), os.factors);
+                setPartial(os, full);
+                os.result = full.withoutPartial();
+            } else {
+                os.factors = FactorAssignment{};
+                os.result = CompactSharding::replicated(op.type.rank());
+            }
+            computeOpState(op, flops, os);
+            if (op.phase == Phase::Forward && !sourceLike[k]) {
+                // Kept for the backward pass: read by it (unless recomputed), or a checkpoint.
+                const int64_t bytes = local(op.id, os.result);
+                const bool kept = readByBackward[k] || checkpoint[k];
+                const bool keptRc = checkpoint[k] || (readByBackward[k] && !rcEligible[k]);
+                os.memSumRc = os.memSum + (keptRc ? bytes : 0);
+                os.actRc = rcEligible[k] && readByBackward[k] && !keptRc ? bytes : 0;
+                os.memSum += kept ? bytes : 0;
+            } else {
+                os.memSumRc = os.memSum;
+            }
+        }
+        return {};
+    };
+    // An op's states depend only on those of the op it follows or is pulled by (decided before it
+    // in `order`); block members and fixed ops on none. Level by level, each level's ops are
+    // split among the workers.
+    std::vector<int32_t> level(n, 0);
+    int32_t levels = 1;
+    for (const OpId id : order) {
+        const auto k = static_cast<size_t>(id);
+        if (memberIndex[k] >= 0) continue;
+        int32_t lv = 0;
+        if (pulledBy[k].first != kNoOp)
+            lv = level[static_cast<size_t>(pulledBy[k].first)] + 1;
+        else if (follows[k] >= 0)
+            lv = level[static_cast<size_t>(graph.op(id).operands[static_cast<size_t>(follows[k])])] + 1;
+        level[k] = lv;
+        levels = std::max(levels, lv + 1);
+    }
+    std::vector<std::vector<OpId>> byLevel(static_cast<size_t>(levels));
+    for (const OpId id : order) byLevel[static_cast<size_t>(level[static_cast<size_t>(id)])].push_back(id);
+    for (const std::vector<OpId>& ops : byLevel) {
+        // Strided, not contiguous: members (a state per strategy) and fixed ops (one) mix evenly.
+        const int ranges = parallelRanges(static_cast<int64_t>(ops.size()), threads, 256);
+        CFP_TRY(parallelTry(ranges, ranges, 1, [&](int64_t, int64_t, int w) -> Status {
+            FillScratch scratch;
+            for (auto i = static_cast<size_t>(w); i < ops.size(); i += static_cast<size_t>(ranges)) CFP_TRY(fill(ops[i], scratch));
+            return {};
+        }));
+    }
+    return {};
+}
+
+void PlanProblem::Impl::buildTerms() {
+    const Graph& graph = *g;
+    const size_t B = analysis.blocks.blocks.size();
+    unaryTime.assign(B, {});
+    unaryMemSum.assign(B, {});
+    unaryMemMax.assign(B, {});
+    // Per block and strategy: recomputed activations, and the largest working set of its forward
+    // and backward ops (live together with them) and of its optimizer ops.
+    std::vector<std::vector<int64_t>> act(B), groupMax(B), otherMax(B);
+    for (size_t b = 0; b < B; ++b) {
+        const auto S = static_cast<size_t>(strategies(static_cast<int>(b)));
+        unaryTime[b].assign(S, 0.0);
+        unaryMemSum[b].assign(S, 0);
+        unaryMemMax[b].assign(S, 0);
+        act[b].assign(S, 0);
+        groupMax[b].assign(S, 0);
+        otherMax[b].assign(S, 0);
+    }
+    // What each block's terms sum, in op order (and operand order): its ops, the edges with one
+    // end in it (the other fixed, or both in it); and every pair's edges. The sums are taken per
+    // block and per pair in that order, blocks and pairs split among the workers, so the tables
+    // do not depend on the thread count.
+    std::vector<std::vector<OpId>> opsOf(B);
+    std::vector<std::vector<std::pair<OpId, int32_t>>> edgesOf(B);  // (consumer, operand)
+    std::vector<std::vector<std::pair<OpId, int32_t>>> pairEdges;
+    for (const Op& op : graph.ops()) {
+        const auto k = static_cast<size_t>(op.id);
+        const int32_t o = owner[k];
+        if (o < 0) {
+            const OpState& s = st(op.id, 0);
+            constTime += s.kernel + s.own;
+            constMemSum += s.memSum;
+            constMemMax = std::max(constMemMax, s.memMax);
+        } else {
+            opsOf[static_cast<size_t>(o)].push_back(op.id);
+        }
+    }
+    std::vector<std::pair<OpId, int32_t>> fixedEdges;  // both ends fixed: priced below, summed in op order
+    for (const Op& op : graph.ops()) {
+        const OpId v = op.id;
+        const int32_t ov = owner[static_cast<size_t>(v)];
+        for (size_t i = 0; i < op.operands.size(); ++i) {
+            const OpId u = op.operands[i];
+            const int32_t ou = owner[static_cast<size_t>(u)];
+            if (ou < 0 && ov < 0) {
+                fixedEdges.emplace_back(v, static_cast<int32_t>(i));
+            } else if (ou < 0 || ov < 0 || ou == ov) {
+                edgesOf[static_cast<size_t>(ou < 0 ? ov : ou)].emplace_back(v, static_cast<int32_t>(i));
+            } else {
+                const size_t slot = pairOf(ou, ov, pairs, pairIndex);
+                if (slot == pairEdges.size()) pairEdges.emplace_back();
+                pairEdges[slot].emplace_back(v, static_cast<int32_t>(i));
+            }
+        }
+    }
+    std::vector<ReshardCache> caches(static_cast<size_t>(threads));
+    std::vector<double> fixedCost(fixedEdges.size(), 0.0);
+    parallelFor(static_cast<int64_t>(fixedEdges.size()), threads, 1024, [&](int64_t e0, int64_t e1, int w) {
+        for (auto e = static_cast<size_t>(e0); e < static_cast<size_t>(e1); ++e) {
+            const auto [v, slot] = fixedEdges[e];
+            fixedCost[e] = edge(graph.op(v).operands[static_cast<size_t>(slot)], 0, v, 0, static_cast<size_t>(slot), &caches[static_cast<size_t>(w)]);
+        }
+    });
+    for (const double c : fixedCost) constTime += c;
+    parallelFor(static_cast<int64_t>(B), threads, 8, [&](int64_t b0, int64_t b1, int w) {
+        ReshardCache* cache = &caches[static_cast<size_t>(w)];
+        std::vector<double> baseE;
+        for (auto ou = static_cast<size_t>(b0); ou < static_cast<size_t>(b1); ++ou) {
+            const int o = static_cast<int>(ou);
+            const int S = strategies(o), bo = base(o);
+            // Node terms.
+            for (const OpId id : opsOf[ou]) {
+                const auto k = static_cast<size_t>(id);
+                const Op& op = graph.op(id);
+                for (int s = 0; s < S; ++s) {
+                    const auto su = static_cast<size_t>(s);
+                    const OpState& os = st(id, s % bo);
+                    const bool rc = recomputes(o, s);
+                    unaryTime[ou][su] += (os.kernel + os.own) * (rc && rcEligible[k] ? 2.0 : 1.0);
+                    unaryMemSum[ou][su] += rc ? os.memSumRc : os.memSum;
+                    if (rc) act[ou][su] += os.actRc;
+                    auto& mx = op.phase == Phase::Optimizer ? otherMax[ou][su] : groupMax[ou][su];
+                    mx = std::max(mx, os.memMax);
+                }
+            }
+            for (int s = 0; s < S; ++s) {
+                const auto su = static_cast<size_t>(s);
+                unaryMemMax[ou][su] = std::max(otherMax[ou][su], groupMax[ou][su] + act[ou][su]);
+            }
+            // Edge terms: priced once per base strategy, then per recomputation variant.
+            for (const auto& [v, slot] : edgesOf[ou]) {
+                const auto i = static_cast<size_t>(slot);
+                const OpId u = graph.op(v).operands[i];
+                const int32_t ov = owner[static_cast<size_t>(v)], ouOwner = owner[static_cast<size_t>(u)];
+                baseE.resize(static_cast<size_t>(bo));
+                for (int sb = 0; sb < bo; ++sb)
+                    baseE[static_cast<size_t>(sb)] = edge(u, ouOwner < 0 ? 0 : sb, v, ov < 0 ? 0 : sb, i, cache);
+                for (int s = 0; s < S; ++s) {
+                    const double e = baseE[static_cast<size_t>(s % bo)];
+                    unaryTime[ou][static_cast<size_t>(s)] += ov < 0 ? e : edgeTimes(u, v, s, e);
+                }
+            }
+        }
+    });
+    parallelFor(static_cast<int64_t>(pairs.size()), threads, 8, [&](int64_t p0, int64_t p1, int w) {
+        ReshardCache* cache = &caches[static_cast<size_t>(w)];
+        std::vector<double> scratch;
+        for (auto pi = static_cast<size_t>(p0); pi < static_cast<size_t>(p1); ++pi)
+            for (const auto& [v, slot] : pairEdges[pi])
+                addEdgeToPair(graph.op(v).operands[static_cast<size_t>(slot)], v, static_cast<size_t>(slot), pairs[pi], scratch, cache);
+    });
+}
+
+Status PlanProblem::Impl::layoutFrontier(const std::vector<Pair>& ps, int upTo, int64_t maxStates, const std::string& meshLabel,
+                                         std::vector<StepPlan>& plans) const {
+    const int B = static_cast<int>(analysis.blocks.blocks.size());
+    // Pairs by their later and by their earlier block; last use of each block.
+    std::vector<std::vector<const Pair*>> pairsInto(static_cast<size_t>(B)), pairsFrom(static_cast<size_t>(B));
+    std::vector<int> lastUse(static_cast<size_t>(B));
+    for (int b = 0; b < B; ++b) lastUse[static_cast<size_t>(b)] = b;
+    for (const auto& p : ps) {
+        pairsInto[static_cast<size_t>(p.b)].push_back(&p);
+        pairsFrom[static_cast<size_t>(p.a)].push_back(&p);
+        lastUse[static_cast<size_t>(p.a)] = std::max(lastUse[static_cast<size_t>(p.a)], p.b);
+    }
+    auto classesAfter = [&](int a, int after) {
+        Classes c;
+        std::map<std::vector<double>, int> seen;
+        const int da = strategies(a);
+        for (int s = 0; s < da; ++s) {
+            std::vector<double> row;
+            for (const Pair* p : pairsFrom[static_cast<size_t>(a)]) {
+                if (p->b <= after) continue;
+                const auto dc = static_cast<size_t>(strategies(p->b));
+                row.insert(row.end(), p->cost.begin() + static_cast<std::ptrdiff_t>(static_cast<size_t>(s) * dc),
+                           p->cost.begin() + static_cast<std::ptrdiff_t>(static_cast<size_t>(s + 1) * dc));
+            }
+            auto [it, inserted] = seen.try_emplace(std::move(row), static_cast<int>(c.representative.size()));
+            if (inserted) c.representative.push_back(s);
+            c.classOf.push_back(it->second);
+        }
+        return c;
+    };
+    plans.assign(static_cast<size_t>(upTo), StepPlan{});
+    std::vector<int> frontier;
+    for (int b = 0; b < upTo; ++b) {
+        StepPlan& sp = plans[static_cast<size_t>(b)];
+        for (int a : frontier)
+            if (lastUse[static_cast<size_t>(a)] > b) sp.next.push_back(a);
+        if (lastUse[static_cast<size_t>(b)] > b) sp.next.push_back(b);
+        for (int a : sp.next) sp.nextClasses.push_back(classesAfter(a, b));
+        for (const Classes& c : sp.nextClasses) {
+            sp.count *= static_cast<int64_t>(c.representative.size());
+            if (sp.count > maxStates)
+                return makeError("plan.too_large", "the search frontier at block " + std::to_string(b) + " has more than " +
+                                                       std::to_string(maxStates) + " states on mesh " + meshLabel +
+                                                       " (too many strategy combinations to search exactly); use a mesh "
+                                                       "with fewer axes, or pin blocks with --pin");
+        }
+        sp.posInNext.assign(frontier.size(), -1);
+        for (size_t i = 0; i < frontier.size(); ++i)
+            for (size_t j = 0; j < sp.next.size(); ++j)
+                if (sp.next[j] == frontier[i]) sp.posInNext[i] = static_cast<int>(j);
+        sp.bPos = sp.next.empty() || sp.next.back() != b ? -1 : static_cast<int>(sp.next.size()) - 1;
+        sp.stride.assign(sp.next.size(), 1);
+        for (int j = static_cast<int>(sp.next.size()) - 2; j >= 0; --j)
+            sp.stride[static_cast<size_t>(j)] = sp.stride[static_cast<size_t>(j) + 1] *
+                                                static_cast<int64_t>(sp.nextClasses[static_cast<size_t>(j) + 1].representative.size());
+        for (size_t i = 0; i < frontier.size(); ++i)
+            for (const Pair* p : pairsInto[static_cast<size_t>(b)])
+                if (frontier[i] == p->a) sp.pb.emplace_back(static_cast<int>(i), p);
+        frontier = sp.next;
+    }
+    return {};
+}
+
+Status PlanProblem::Impl::checkFrontierPrefix(int64_t maxStates, const std::string& meshLabel) const {
+    const auto& segs = analysis.cover.segments;
+    const int B = static_cast<int>(analysis.blocks.blocks.size());
+    const int upTo = segs.size() > 4 ? segs[4].firstBlock : B;
+    std::vector<Pair> ps;
+    std::map<std::pair<int, int>, size_t> index;
+    std::vector<double> scratch;
+    for (const Op& op : g->ops())
+        for (size_t i = 0; i < op.operands.size(); ++i) {
+            const int32_t ou = owner[static_cast<size_t>(op.operands[i])], ov = owner[static_cast<size_t>(op.id)];
+            if (ou >= 0 && ov >= 0 && ou != ov && std::min(ou, ov) < upTo) addPairEdge(op.operands[i], op.id, i, ps, index, scratch);
+        }
+    std::vector<Pair> kept;
+    for (auto& p : ps)
+        if (!separable(p, static_cast<size_t>(strategies(p.a)), static_cast<size_t>(strategies(p.b)))) kept.push_back(std::move(p));
+    std::vector<StepPlan> plans;
+    return layoutFrontier(kept, upTo, maxStates, meshLabel, plans);
+}
+
+void PlanProblem::Impl::addPairEdge(OpId u, OpId v, size_t i, std::vector<Pair>& ps, std::map<std::pair<int, int>, size_t>& index,
+                                    std::vector<double>& baseCost) const {
+    addEdgeToPair(u, v, i, ps[pairOf(owner[static_cast<size_t>(u)], owner[static_cast<size_t>(v)], ps, index)], baseCost);
+}
+
+size_t PlanProblem::Impl::pairOf(int x, int y, std::vector<Pair>& ps, std::map<std::pair<int, int>, size_t>& index) const {
+    const int a = std::min(x, y), b = std::max(x, y);
+    auto [it, inserted] = index.try_emplace({a, b}, ps.size());
+    if (inserted) {
+        Pair p;
+        p.a = a;
+        p.b = b;
+        p.cost.assign(static_cast<size_t>(strategies(a)) * static_cast<size_t>(strategies(b)), 0.0);
+        ps.push_back(std::move(p));
+    }
+    return it->second;
+}
+
+void PlanProblem::Impl::addEdgeToPair(OpId u, OpId v, size_t i, Pair& p, std::vector<double>& baseCost, ReshardCache* cache) const {
+    const int32_t ou = owner[static_cast<size_t>(u)], ov = owner[static_cast<size_t>(v)];
+    const int a = p.a;
+    const int db = strategies(p.b);
+    const int bu = base(ou), bv = base(ov);
+    // The shardings u has and v reads repeat across strategies: resharding is priced once per
+    // distinct pair (equal shardings go through edge(), which prices fusion).
+    auto distinct = [](std::vector<CompactSharding>& seen, const CompactSharding& c) {
+        for (size_t k = 0; k < seen.size(); ++k)
+            if (seen[k] == c) return k;
+        seen.push_back(c);
+        return seen.size() - 1;
+    };
+    std::vector<CompactSharding> haves, needs;
+    std::vector<size_t> haveOf(static_cast<size_t>(bu)), needOf(static_cast<size_t>(bv));
+    for (int su = 0; su < bu; ++su) haveOf[static_cast<size_t>(su)] = distinct(haves, st(u, su).result);
+    for (int sv = 0; sv < bv; ++sv) needOf[static_cast<size_t>(sv)] = distinct(needs, need(v, sv, i));
+    std::vector<double> priced(haves.size() * needs.size(), std::numeric_limits<double>::quiet_NaN());
+    baseCost.assign(static_cast<size_t>(bu) * static_cast<size_t>(bv), 0.0);
+    for (int su = 0; su < bu; ++su)
+        for (int sv = 0; sv < bv; ++sv) {
+            const size_t h = haveOf[static_cast<size_t>(su)], q = needOf[static_cast<size_t>(sv)];
+            double& e = baseCost[static_cast<size_t>(su) * static_cast<size_t>(bv) + static_cast<size_t>(sv)];
+            if (haves[h] == needs[q]) {
+                e = edge(u, su, v, sv, i, cache);
+            } else {
+                double& c = priced[h * needs.size() + q];
+                if (std::isnan(c)) c = reshard(u, haves[h], needs[q], cache);
+                e = c;
+            }
+        }
+    for (int su = 0; su < strategies(ou); ++su)
+        for (int sv = 0; sv < strategies(ov); ++sv) {
+            const double e = baseCost[static_cast<size_t>(su % bu) * static_cast<size_t>(bv) + static_cast<size_t>(sv % bv)];
+            const int sa = ou == a ? su : sv, sb = ou == a ? sv : su;
+            p.cost[static_cast<size_t>(sa) * static_cast<size_t>(db) + static_cast<size_t>(sb)] += edgeTimes(u, v, sv, e);
+        }
+}
+
+bool PlanProblem::Impl::separable(const Pair& p, size_t da, size_t db) {
+    auto at = [&](size_t sa, size_t sb) { return p.cost[sa * db + sb]; };
+    double scale = 0;
+    for (double c : p.cost) scale = std::max(scale, std::abs(c));
+    for (size_t sa = 0; sa < da; ++sa)
+        for (size_t sb = 0; sb < db; ++sb)
+            if (std::abs(at(sa, sb) - at(sa, 0) - at(0, sb) + at(0, 0)) > 1e-12 * std::max(1.0, scale)) return false;
+    return true;
+}
+
+// Moves pair terms that split into f(sa) + g(sb) (e.g. scalars, or edges whose cost depends on
+// one side only) into the two blocks' own terms, so that they do not widen the search frontier.
+void PlanProblem::Impl::separatePairs() {
+    auto& unary = unaryTime;
+    std::vector<Pair> kept;
+    for (auto& p : pairs) {
+        const size_t da = unary[static_cast<size_t>(p.a)].size(), db = unary[static_cast<size_t>(p.b)].size();
+        auto at = [&](size_t sa, size_t sb) { return p.cost[sa * db + sb]; };
+        if (!separable(p, da, db)) {
+            kept.push_back(std::move(p));
+            continue;
+        }
+        for (size_t sa = 0; sa < da; ++sa) unary[static_cast<size_t>(p.a)][sa] += at(sa, 0);
+        for (size_t sb = 0; sb < db; ++sb) unary[static_cast<size_t>(p.b)][sb] += at(0, sb) - at(0, 0);
+    }
+    pairs = std::move(kept);
+    pairIndex.clear();
+    for (size_t i = 0; i < pairs.size(); ++i) pairIndex[{pairs[i].a, pairs[i].b}] = i;
+}
+
+Result<PlanProblem> PlanProblem::build(const Graph& graph, AnalysisReport analysis, const CostModel& model,
+                                       const Measurements& measurements, const ProblemOptions& options) {
+    const MemoryPolicy& policy = options.policy;
+    PlanProblem p;
+    p.m->g = &graph;
+    p.m->threads = resolveThreads(options.threads);
+    p.m->policy = policy;
+    p.m->variants = policy.recompute == RecomputePolicy::Auto ? 2 : 1;
+    p.m->variantRc[0] = policy.recompute == RecomputePolicy::All;
+    p.m->analysis = std::move(analysis);
+    p.m->modelStore = model;
+    for (const ParallelBlock& b : p.m->analysis.blocks.blocks)
+        if (b.strategies.empty() || b.strategies.front().memberFactors.size() != b.members.size())
+            return makeError("plan.internal", "block " + std::to_string(b.id) + " has no strategies with member factors");
+    if (!measurements.calibration.empty()) p.m->modelStore->setCalibration(measurements.calibration);
+    CFP_TRY(p.m->buildStates(measurements.kernels));
+    if (options.frontierCap > 0) CFP_TRY(p.m->checkFrontierPrefix(options.frontierCap, options.meshLabel));
+    p.m->buildTerms();
+    p.m->separatePairs();
+    p.m->choiceList.resize(p.m->analysis.blocks.blocks.size());
+    for (int b = 0; b < static_cast<int>(p.m->choiceList.size()); ++b)
+        for (int s = 0; s < p.m->strategies(b); ++s) p.m->choiceList[static_cast<size_t>(b)].push_back(p.m->choice(b, s));
+    return p;
+}
+
+double PlanProblem::Impl::objective(const std::vector<int32_t>& s) const {
+    double t = constTime;
+    for (size_t b = 0; b < unaryTime.size(); ++b) t += unaryTime[b][static_cast<size_t>(s[b])];
+    for (const auto& p : pairs)
+        t += p.cost[static_cast<size_t>(s[static_cast<size_t>(p.a)]) * static_cast<size_t>(strategies(p.b)) +
+                    static_cast<size_t>(s[static_cast<size_t>(p.b)])];
+    return t;
+}
+
+double PlanProblem::objective(const Assignment& assignment) const { return m->objective(m->indices(assignment)); }
+
+MemoryBreakdown PlanProblem::memoryBreakdown(const Assignment& assignment) const {
+    const Impl& P = *m;
+    const std::vector<int32_t> strategy = P.indices(assignment);
+    const Graph& graph = *P.g;
+    MemoryBreakdown mb;
+    std::vector<int64_t> act(P.analysis.blocks.blocks.size(), 0);
+    for (const Op& op : graph.ops()) {
+        const int32_t o = P.owner[static_cast<size_t>(op.id)];
+        if (o >= 0 && P.recomputes(o, strategy[static_cast<size_t>(o)]))
+            act[static_cast<size_t>(o)] += P.st(op.id, strategy[static_cast<size_t>(o)] % P.base(o)).actRc;
+    }
+    for (const Op& op : graph.ops()) {
+        const auto k = static_cast<size_t>(op.id);
+        const int32_t o = P.owner[k];
+        const int s = o < 0 ? 0 : strategy[static_cast<size_t>(o)];
+        const bool rc = o >= 0 && P.recomputes(o, s);
+        const OpState& os = P.st(op.id, o < 0 ? 0 : s % P.base(o));
+        const int64_t own = localBytes(op.type, os.result, P.model().sizes());
+        if (op.kind == OpKind::Parameter) {
+            if (op.role == ParamRole::Trainable) {
+                mb.weights += own;
+                mb.gradients += own;
+            } else if (op.role == ParamRole::OptimizerState) {
+                mb.optimizer += os.memSum;
+            } else {
+                mb.activations += own;
+            }
+            continue;
+        }
+        mb.activations += rc ? os.memSumRc : os.memSum;
+        const bool group = o >= 0 && op.phase != Phase::Optimizer;
+        mb.transient = std::max(mb.transient, os.memMax + (group ? act[static_cast<size_t>(o)] : 0));
+    }
+    return mb;
+}
+
+int64_t PlanProblem::Impl::memory(const std::vector<int32_t>& s) const {
+    int64_t sum = constMemSum, mx = constMemMax;
+    for (size_t b = 0; b < unaryMemSum.size(); ++b) {
+        sum += unaryMemSum[b][static_cast<size_t>(s[b])];
+        mx = std::max(mx, unaryMemMax[b][static_cast<size_t>(s[b])]);
+    }
+    return sum + mx;
+}
+
+int64_t PlanProblem::memory(const Assignment& assignment) const { return m->memory(m->indices(assignment)); }
+
+Status PlanProblem::checkAssignment(const Assignment& assignment) const {
+    if (static_cast<int>(assignment.size()) != blockCount())
+        return makeError("plan.mismatch", "the assignment has " + std::to_string(assignment.size()) + " blocks, the problem " +
+                                              std::to_string(blockCount()));
+    for (int b = 0; b < blockCount(); ++b)
+        if (m->indexOf(b, assignment[static_cast<size_t>(b)]) < 0)
+            return makeError("plan.mismatch", "block " + std::to_string(b) + ": strategy " + std::to_string(assignment[static_cast<size_t>(b)].strategy) +
+                                                  (assignment[static_cast<size_t>(b)].recompute ? " recomputed" : "") + " is not one of its choices");
+    return {};
+}
+
+Result<StrategyMask> PlanProblem::applyPins(const std::vector<Pin>& pins) const {
+    const auto& blocks = m->analysis.blocks.blocks;
+    const auto& cover = m->analysis.cover;
+    StrategyMask mask(blocks.size());
+    for (size_t b = 0; b < blocks.size(); ++b) mask[b].assign(blocks[b].strategies.size(), 1);
+    auto strategyOf = [&](int block, const std::string& text, const Pin& pin) -> Result<int> {
+        const auto& st = blocks[static_cast<size_t>(block)].strategies;
+        for (size_t s = 0; s < st.size(); ++s)
+            if (st[s].label == text) return static_cast<int>(s);
+        char* end = nullptr;
+        const long v = std::strtol(text.c_str(), &end, 10);
+        if (!text.empty() && end && *end == '\0' && v >= 0 && v < static_cast<long>(st.size())) return static_cast<int>(v);
+        std::string known;
+        for (size_t s = 0; s < st.size() && s < 12; ++s) known += (s ? ", " : "") + st[s].label;
+        return makeError("plan.bad_pin", "pin '" + pin.toString() + "': block " + std::to_string(block) + " has no strategy '" + text +
+                                             "' (strategies: " + known + (st.size() > 12 ? ", …" : "") + ")");
+    };
+    auto restrict = [&](int block, int s) {
+        for (size_t k = 0; k < mask[static_cast<size_t>(block)].size(); ++k)
+            mask[static_cast<size_t>(block)][k] = mask[static_cast<size_t>(block)][k] && static_cast<int>(k) == s;
+    };
+    for (const Pin& pin : pins) {
+        const std::string text = pin.toString();
+        if (pin.scope == Pin::Scope::Block) {
+            if (pin.index < 0 || pin.index >= static_cast<int32_t>(blocks.size()))
+                return makeError("plan.bad_pin", "pin '" + text + "': no block 'b" + std::to_string(pin.index) + "' (blocks b0…b" +
+                                                     std::to_string(blocks.size() - 1) + ")");
+            if (pin.strategies.size() != 1 || !pin.strategies.front())
+                return makeError("plan.bad_pin", "pin '" + text + "': a block pin names one strategy");
+            auto s = strategyOf(pin.index, *pin.strategies.front(), pin);
+            if (!s) return s.error();
+            restrict(pin.index, *s);
+            continue;
+        }
+        std::vector<int> segs;
+        if (pin.scope == Pin::Scope::SegmentType) {
+            if (pin.index < 0 || pin.index >= static_cast<int32_t>(cover.types.size()))
+                return makeError("plan.bad_pin", "pin '" + text + "': no segment type 'T" + std::to_string(pin.index) + "' (types T0…T" +
+                                                     std::to_string(cover.types.size() - 1) + ")");
+            for (size_t i = 0; i < cover.segments.size(); ++i)
+                if (cover.segments[i].type == pin.index) segs.push_back(static_cast<int>(i));
+        } else {
+            if (pin.index < 0 || pin.index >= static_cast<int32_t>(cover.segments.size()))
+                return makeError("plan.bad_pin", "pin '" + text + "': no segment '" + std::to_string(pin.index) + "' (segments 0…" +
+                                                     std::to_string(cover.segments.size() - 1) + ", or T<k> for a type)");
+            segs.push_back(pin.index);
+        }
+        for (int si : segs) {
+            const Segment& seg = cover.segments[static_cast<size_t>(si)];
+            if (static_cast<int>(pin.strategies.size()) != seg.blockCount)
+                return makeError("plan.bad_pin", "pin '" + text + "': segment " + std::to_string(si) + " has " +
+                                                     std::to_string(seg.blockCount) + " blocks, the pin gives " +
+                                                     std::to_string(pin.strategies.size()) + " strategies (use ';' between multi-axis labels)");
+            for (int k = 0; k < seg.blockCount; ++k) {
+                const auto& entry = pin.strategies[static_cast<size_t>(k)];
+                if (!entry) continue;
+                auto s = strategyOf(seg.firstBlock + k, *entry, pin);
+                if (!s) return s.error();
+                restrict(seg.firstBlock + k, *s);
+            }
+        }
+    }
+    return mask;
+}
+
+void PlanProblem::fillPlan(const Assignment& assignment, const StrategyMask& pinned, Plan& plan) const {
+    const Impl& P = *m;
+    const std::vector<int32_t> strategy = P.indices(assignment);
+    const Graph& graph = *P.g;
+    const Mesh& mesh = P.model().mesh();
+    plan.mesh = mesh;
+    plan.blocks.clear();
+    for (int b = 0; b < blockCount(); ++b) {
+        const auto& blk = P.analysis.blocks.blocks[static_cast<size_t>(b)];
+        const int s = strategy[static_cast<size_t>(b)];
+        bool isPinned = false;
+        if (!pinned.empty() && !pinned[static_cast<size_t>(b)].empty()) {
+            int allowed = 0;
+            for (char c : pinned[static_cast<size_t>(b)]) allowed += c != 0;
+            isPinned = allowed == 1;
+        }
+        const int sb = s % P.base(b);
+        plan.blocks.push_back({b, sb, blk.strategies[static_cast<size_t>(sb)].label, isPinned, P.recomputes(b, s)});
+    }
+    plan.policy = P.policy;
+    // Few distinct shardings recur across the graph: each worker spells each out once. Ops in
+    // contiguous ranges, one per worker (fromCompact is a pure function: the same plan whatever
+    // the thread count).
+    struct CompactHash {
+        size_t operator()(const CompactSharding& c) const { return c.hash(); }
+    };
+    const auto n = static_cast<int64_t>(graph.size());
+    plan.tensors.clear();
+    plan.tensors.resize(static_cast<size_t>(n));
+    parallelFor(n, P.threads, 4096, [&](int64_t i0, int64_t i1, int) {
+        std::unordered_map<CompactSharding, TensorSharding, CompactHash> spelled;
+        auto text = [&](const CompactSharding& c) -> const TensorSharding& {
+            auto it = spelled.find(c);
+            if (it == spelled.end()) it = spelled.emplace(c, fromCompact(c, mesh)).first;
+            return it->second;
+        };
+        for (int64_t i = i0; i < i1; ++i) {
+            const Op& op = graph.op(static_cast<OpId>(i));
+            const int32_t o = P.owner[static_cast<size_t>(op.id)];
+            const int s = o < 0 ? 0 : strategy[static_cast<size_t>(o)] % P.base(o);
+            const OpState& os = P.st(op.id, s);
+            TensorPlan& t = plan.tensors[static_cast<size_t>(i)];
+            t.op = op.id;
+            t.block = o;
+            t.recompute = o >= 0 && P.rcEligible[static_cast<size_t>(op.id)] && P.recomputes(o, strategy[static_cast<size_t>(o)]);
+            t.result = text(os.result);
+            t.operands.reserve(op.operands.size());
+            for (size_t k = 0; k < op.operands.size(); ++k) t.operands.push_back(text(P.need(op.id, s, k)));
+            for (int a = 0; a < P.model().sizes().rank; ++a)
+                if (os.partialMask & (1u << a)) t.ownCollectiveAxes.push_back(mesh.axes()[static_cast<size_t>(a)].name);
+        }
+    });
+    plan.segments.clear();
+    for (size_t si = 0; si < P.analysis.cover.segments.size(); ++si) {
+        const Segment& seg = P.analysis.cover.segments[si];
+        SegmentPlan sp;
+        sp.index = static_cast<int32_t>(si);
+        sp.type = seg.type;
+        sp.firstBlock = seg.firstBlock;
+        sp.blockCount = seg.blockCount;
+        for (int b = seg.firstBlock; b < seg.firstBlock + seg.blockCount; ++b)
+            sp.combination.push_back(strategy[static_cast<size_t>(b)] % P.base(b));
+        plan.segments.push_back(std::move(sp));
+    }
+}
+
+}  // namespace cfp

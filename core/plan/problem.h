@@ -1,0 +1,164 @@
+#pragma once
+// The planning problem on one mesh, decomposed (DESIGN.md "Segment DP"), and the search over it.
+//
+// 1. Analysis (analysis/analysis.h): ParallelBlocks with their strategies, the segment chain.
+// 2. Every op's sharding as a function of ONE block's strategy. Block members take the block's
+//    stored shardings. Every other op follows, in graph order, its first operand whose producer
+//    depends on a block, the most recently computed one (else its first non-source operand): its
+//    sharding propagates forward from that operand's sharding alone (other operands are read as the
+//    op then needs them; a result that becomes a partial sum is completed by the op's own
+//    all-reduce). Ops with no such operand, sources outside blocks and ops without a sharding rule
+//    are replicated and fixed.
+// 3. Costs (cost/cost_model.h, cost/step_policy.h) then split exactly into: a constant (fixed ops
+//    and the edges between them), a term per block and choice (its ops' kernels and own
+//    collectives, edges within the block's ops and from fixed ops, memory), and a term per pair of
+//    blocks and pair of choices (resharding and fusion on edges between their ops).
+// 4. Segment DP (plan/segment_dp.h) over the chain of segments, block by block, keeping as state
+//    only the strategies of the blocks whose edges cross the current position (the frontier).
+//    Every state keeps the Pareto set of (time, memory sum, largest working set) labels, so the
+//    per-device memory limit is a true constraint; a first pass keeps only the fastest label and
+//    is enough whenever its plan fits. The memory searches (plan/memory_search.cpp) are named
+//    passes over that engine.
+//
+// A block's CHOICE is a strategy of the block and whether its forward ops are recomputed in the
+// backward pass (MemoryPolicy::recompute): under RecomputePolicy::Auto each strategy comes with and
+// without recomputation, under None without, under All with. choices(b) lists them in the search's
+// order.
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "analysis/analysis.h"
+#include "cost/cost_model.h"
+#include "plan/pin.h"
+#include "plan/plan.h"
+
+namespace cfp {
+
+// One block's decision: its strategy (index into ParallelBlock::strategies) and recomputation.
+struct BlockAssignment {
+    int32_t strategy = 0;
+    bool recompute = false;
+    bool operator==(const BlockAssignment&) const = default;
+};
+using Assignment = std::vector<BlockAssignment>;  // per block
+
+// Domain restriction per block over its strategies: allowed[b][s]; empty = all allowed. Every
+// recomputation variant of an allowed strategy is allowed.
+using StrategyMask = std::vector<std::vector<char>>;
+
+struct PlanProgress {
+    std::string stage;      // "analysis", "search", "baselines", "evaluate"
+    std::string mesh;       // the mesh being planned
+    int meshIndex = 0, meshCount = 1;
+    double fraction = 0;    // of this stage for this mesh
+    double bestSeconds = 0; // best step time found so far (0: none yet)
+};
+
+// What a caller watches and stops: called and checked from the planning thread.
+struct PlanHooks {
+    std::function<void(const PlanProgress&)> progress;
+    const std::atomic<bool>* cancel = nullptr;  // checked between blocks; plan.cancelled
+    bool cancelled() const { return cancel && cancel->load(); }
+};
+
+enum class RepeatReuse : uint8_t { On, Off };
+
+// The search's algorithm settings; the defaults serve every preset.
+struct SearchOptions {
+    int labelCap = 24;                   // Pareto labels kept per DP state (more: thinned, inexact)
+    int64_t maxStates = 1 << 18;         // frontier states before plan.too_large (that mesh is skipped under auto)
+    // Under a memory limit the fastest plan may not fit. Then, when (steps of the fastest pass) ×
+    // labelCap stays within paretoWorkLimit, the exact Pareto pass runs; otherwise a Lagrangian
+    // search finds a plan that fits, marked not proven optimal (SearchResult::exact = false): time
+    // passes that charge lambda seconds per byte, walking the convex hull of (memory, time) from
+    // the fastest and the least-memory plan to the limit (at most lagrangeSteps passes; about 5 on
+    // GPT-3 175B), or, when the least-memory plan itself does not fit, raising lambda until a plan
+    // fits and bisecting it lagrangeSteps times.
+    int64_t paretoWorkLimit = int64_t{1} << 27;
+    int lagrangeSteps = 8;
+    // Time-only passes apply the DP over a repeated stretch of blocks (a layer) as one min-plus
+    // matrix computed once per pass (plan/segment_dp.h); Off: block by block everywhere.
+    RepeatReuse reuseRepeats = RepeatReuse::On;
+    // Worker threads for the analysis, the cost tables, the search's large steps and window
+    // matrices, and the evaluator (0: CFP_THREADS or the hardware's count). Results do not depend on it.
+    int threads = 0;
+    int64_t parallelStepWork = int64_t{1} << 16;  // a time-only DP step with this many (state, choice) pairs is split
+};
+
+// Measured values from a profile DB (profiler/): kernels by cost signature, and hardware constants.
+struct Measurements {
+    std::vector<std::pair<uint64_t, double>> kernels;  // op cost signature → measured seconds
+    CostCalibration calibration;                       // cost_model.h; empty = the spec's numbers
+    bool empty() const { return kernels.empty() && calibration.empty(); }
+};
+
+struct SearchResult {
+    Assignment assignment;           // per block
+    double objectiveSeconds = 0;     // constant + Σ block terms + Σ pair terms
+    int64_t memoryBytes = 0;         // the DP's memory (sum + largest working set)
+    bool exact = true;
+    int reusedBlocks = 0;            // blocks the last time-only pass covered by reused stretch matrices
+    int passes = 0;                  // DP passes over the blocks (fastest, least-memory, Lagrangian, Pareto)
+};
+
+// How PlanProblem::build prices and prepares the problem.
+struct ProblemOptions {
+    MemoryPolicy policy;
+    // > 0: before the cost tables of the whole graph are built, the search frontier of the first
+    // four segments is laid out from their own pair terms, and a frontier above the cap fails there
+    // with the search's plan.too_large (a mesh with too many strategy combinations is rejected in a
+    // fraction of the build time; meshLabel names it).
+    int64_t frontierCap = 0;
+    std::string meshLabel;
+    int threads = 0;  // workers for the op states and cost tables (SearchOptions::threads)
+};
+
+class PlanProblem {
+public:
+    static Result<PlanProblem> build(const Graph& graph, AnalysisReport analysis, const CostModel& model,
+                                     const Measurements& measurements = {}, const ProblemOptions& options = {});
+    PlanProblem(PlanProblem&&) noexcept;
+    PlanProblem& operator=(PlanProblem&&) noexcept;
+    ~PlanProblem();
+
+    const Graph& graph() const;
+    const AnalysisReport& analysis() const;
+    const CostModel& model() const;
+    const MemoryPolicy& policy() const;
+    int blockCount() const;
+    // The block's choices in the search's order (strategy major, then without/with recomputation).
+    const std::vector<BlockAssignment>& choices(int block) const;
+
+    // The objective (time) and memory of a full assignment, from the decomposed terms.
+    double objective(const Assignment& assignment) const;
+    int64_t memory(const Assignment& assignment) const;
+    MemoryBreakdown memoryBreakdown(const Assignment& assignment) const;
+    // The assignment is one of the problem's (right length, strategies and recomputation among the
+    // blocks' choices); plan.mismatch otherwise.
+    Status checkAssignment(const Assignment& assignment) const;
+
+    // Exact search (memory_search.cpp). `limit` = per-device memory limit in bytes (≤ 0: none).
+    // On plan.infeasible, *smallestNeed (when given) is the least memory any plan needs.
+    Result<SearchResult> search(int64_t limit, const StrategyMask& allowed, const SearchOptions& options, const PlanHooks& hooks = {},
+                                const std::string& meshLabel = {}, int64_t* smallestNeed = nullptr) const;
+
+    // Restricts blocks by pins; plan.bad_pin on an unknown segment/block/strategy.
+    Result<StrategyMask> applyPins(const std::vector<Pin>& pins) const;
+
+    // Every op's shardings under the assignment (Plan::tensors) and the blocks/segments parts of a plan.
+    void fillPlan(const Assignment& assignment, const StrategyMask& pinned, Plan& plan) const;
+
+    struct Impl;  // plan/problem_impl.h (the planner's own files)
+    const Impl& impl() const { return *m; }
+
+private:
+    PlanProblem();
+    std::unique_ptr<Impl> m;
+};
+
+}  // namespace cfp

@@ -1,0 +1,238 @@
+#pragma once
+// The planner's own view of a PlanProblem (problem.h): the op states and the decomposed cost and
+// memory tables that problem.cpp builds and the segment DP (segment_dp.h) and the memory searches
+// (memory_search.cpp) read. Not a public header: only core/plan's planner files include it.
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <optional>
+#include <unordered_map>
+
+#include "plan/problem.h"
+
+namespace cfp {
+
+namespace plan_internal {
+
+using Clock = std::chrono::steady_clock;
+
+inline double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+inline int64_t ceilDiv(int64_t a, int64_t b) { return b <= 1 ? a : (a + b - 1) / b; }
+
+inline bool isSource(OpKind k) { return k == OpKind::Parameter || k == OpKind::Constant || k == OpKind::Iota; }
+
+// "219.62 GiB", or MiB below one GiB (a 1 MiB limit must not print as "0.00 GiB").
+inline std::string gib(int64_t bytes) {
+    char buf[64];
+    const double b = static_cast<double>(bytes);
+    if (std::abs(b) < 1024.0 * 1024.0 * 1024.0)
+        std::snprintf(buf, sizeof buf, "%.2f MiB", b / (1024.0 * 1024.0));
+    else
+        std::snprintf(buf, sizeof buf, "%.2f GiB", b / (1024.0 * 1024.0 * 1024.0));
+    return buf;
+}
+
+// One op under one strategy of the block that decides it.
+struct OpState {
+    CompactSharding result;   // as passed on (no partial)
+    FactorAssignment factors;
+    uint32_t partialMask = 0; // axes of the own all-reduce
+    bool measured = false;
+    double kernel = 0;        // kernel seconds
+    double own = 0;           // own all-reduce seconds
+    int64_t memSum = 0;       // persistent bytes this op adds
+    int64_t memMax = 0;       // its working set
+    int64_t memSumRc = 0;     // persistent bytes when its block recomputes
+    int64_t actRc = 0;        // bytes it adds to its block's recomputed activations
+};
+
+struct ReshardKey {
+    uint32_t type;
+    CompactSharding have, need;
+    bool operator==(const ReshardKey&) const = default;
+};
+struct ReshardKeyHash {
+    size_t operator()(const ReshardKey& k) const { return k.have.hash() * 31 + k.need.hash() * 1000003u + k.type; }
+};
+
+}  // namespace plan_internal
+
+using namespace plan_internal;
+
+struct PlanProblem::Impl {
+    const Graph* g = nullptr;
+    int threads = 1;  // workers for the cost tables (ProblemOptions::threads)
+    AnalysisReport analysis;
+    std::optional<CostModel> modelStore;
+    const CostModel& model() const { return *modelStore; }
+    // Per op: its sharding rule (the block finder's, BlockAnalysis::rules, or derived in buildStates).
+    std::shared_ptr<const std::vector<std::optional<OpShardingRule>>> ruleStore;
+    const std::optional<OpShardingRule>& rule(size_t k) const { return (*ruleStore)[k]; }
+    std::vector<int32_t> owner;       // per op: block or -1 (fixed)
+    std::vector<size_t> stateOffset;  // per op: index of its state 0
+    std::vector<OpState> states;
+    std::vector<int32_t> uses;
+    std::vector<uint32_t> typeId;     // per op: interned result type
+    std::vector<char> sourceLike;       // sources and values computed from constants alone
+    MemoryPolicy policy;
+    // Recomputation variants: strategy index s of block b is variant s / base(b) (variantRc says
+    // whether it recomputes) of the block's strategy s % base(b). Two variants under Auto.
+    int variants = 1;
+    bool variantRc[2] = {false, true};
+    std::vector<char> rcEligible;       // forward ops owned by a block, run again if it recomputes
+    std::vector<char> checkpoint;       // forward results read by a recomputable op of another block
+    std::vector<char> gradToOptimizer;  // backward results read only by the optimizer (ZeRO reduce-scatter)
+
+    // Decomposed terms.
+    double constTime = 0;
+    int64_t constMemSum = 0, constMemMax = 0;
+    std::vector<std::vector<double>> unaryTime;      // [block][strategy]
+    std::vector<std::vector<int64_t>> unaryMemSum, unaryMemMax;
+    struct Pair {
+        int a = 0, b = 0;            // a < b
+        std::vector<double> cost;    // [sa * d_b + sb]
+    };
+    std::vector<Pair> pairs;
+    std::map<std::pair<int, int>, size_t> pairIndex;
+
+    using ReshardCache = std::unordered_map<ReshardKey, double, ReshardKeyHash>;
+    mutable ReshardCache reshardCache;  // the calling thread's; workers pass their own
+
+    int base(int b) const { return static_cast<int>(analysis.blocks.blocks[static_cast<size_t>(b)].strategies.size()); }
+    int strategies(int b) const { return base(b) * variants; }
+    bool recomputes(int b, int s) const { return variantRc[s / base(b)]; }
+    // The search works on choice indices (0 .. strategies(b)); the public API on BlockAssignment.
+    std::vector<std::vector<BlockAssignment>> choiceList;  // per block: choice index → assignment
+    BlockAssignment choice(int b, int s) const { return {s % base(b), recomputes(b, s)}; }
+    // The index of `a` among b's choices, or -1 when it is not one of them.
+    int indexOf(int b, const BlockAssignment& a) const {
+        if (a.strategy < 0 || a.strategy >= base(b)) return -1;
+        for (int v = 0; v < variants; ++v)
+            if (variantRc[v] == a.recompute) return v * base(b) + a.strategy;
+        return -1;
+    }
+    std::vector<int32_t> indices(const Assignment& a) const {
+        std::vector<int32_t> out(a.size());
+        for (size_t b = 0; b < a.size(); ++b) out[b] = indexOf(static_cast<int>(b), a[b]);
+        return out;
+    }
+    Assignment assignmentOf(const std::vector<int32_t>& idx) const {
+        Assignment out(idx.size());
+        for (size_t b = 0; b < idx.size(); ++b) out[b] = choice(static_cast<int>(b), idx[b]);
+        return out;
+    }
+    double objective(const std::vector<int32_t>& s) const;
+    int64_t memory(const std::vector<int32_t>& s) const;
+    int nstates(OpId op) const { return owner[static_cast<size_t>(op)] < 0 ? 1 : base(owner[static_cast<size_t>(op)]); }
+    // Devices holding the same piece of a tensor with this sharding, and their axes.
+    uint32_t replicaMask(const CompactSharding& c) const {
+        uint32_t m = 0;
+        for (int a = 0; a < model().sizes().rank; ++a)
+            if (c.dimOf[static_cast<size_t>(a)] < 0) m |= 1u << a;
+        return m;
+    }
+    int64_t replicas(const CompactSharding& c) const {
+        int64_t r = 1;
+        for (int a = 0; a < model().sizes().rank; ++a)
+            if (c.dimOf[static_cast<size_t>(a)] < 0) r *= model().sizes().size[static_cast<size_t>(a)];
+        return r;
+    }
+    // How many ways optimizer-state sharding splits op `v`'s work further (1 outside the optimizer).
+    int64_t zeroSplit(OpId v, const CompactSharding& result) const {
+        const Op& op = g->op(v);
+        if (!policy.optimizerSharding || op.phase != Phase::Optimizer || sourceLike[static_cast<size_t>(v)]) return 1;
+        return replicas(result);
+    }
+    // Edge cost `e` (base strategies) when v's block runs strategy sv (full index): a recomputed
+    // consumer reshards again, and a fused edge inside a recomputed block saves twice.
+    double edgeTimes(OpId u, OpId v, int sv, double e) const {
+        const int32_t ov = owner[static_cast<size_t>(v)];
+        if (e == 0 || ov < 0 || !rcEligible[static_cast<size_t>(v)] || !recomputes(ov, sv)) return e;
+        if (e > 0) return 2 * e;
+        return owner[static_cast<size_t>(u)] == ov && rcEligible[static_cast<size_t>(u)] ? 2 * e : e;
+    }
+    std::vector<int64_t> bytesOf;     // per op: its result's bytes, unsplit
+    // Bytes per device of op u's result under sharding c.
+    int64_t local(OpId u, const CompactSharding& c) const { return localBytes(bytesOf[static_cast<size_t>(u)], c, model().sizes()); }
+    const OpState& st(OpId op, int s) const { return states[stateOffset[static_cast<size_t>(op)] + static_cast<size_t>(s)]; }
+    OpState& st(OpId op, int s) { return states[stateOffset[static_cast<size_t>(op)] + static_cast<size_t>(s)]; }
+
+    CompactSharding need(OpId v, int s, size_t i) const {
+        const auto& r = rule(static_cast<size_t>(v));
+        if (!r) return CompactSharding::replicated(g->op(g->op(v).operands[i]).type.rank());
+        return projectOperand(*r, st(v, s).factors, i);
+    }
+
+    double reshard(OpId u, const CompactSharding& have, const CompactSharding& needed, ReshardCache* cache = nullptr) const {
+        if (have == needed) return 0.0;
+        ReshardCache& memo = cache ? *cache : reshardCache;
+        const ReshardKey key{typeId[static_cast<size_t>(u)], have, needed};
+        auto it = memo.find(key);
+        if (it != memo.end()) return it->second;
+        const Mesh& mesh = model().mesh();
+        auto plan = planReshard(fromCompact(have, mesh), fromCompact(needed, mesh), mesh, g->op(u).type);
+        const double s = plan ? model().reshardSeconds(*plan) : std::numeric_limits<double>::infinity();
+        memo.emplace(key, s);
+        return s;
+    }
+
+    // Cost of edge u → v (operand i) with u in state su and v in state sv.
+    double edge(OpId u, int su, OpId v, int sv, size_t i, ReshardCache* cache = nullptr) const {
+        const CompactSharding& have = st(u, su).result;
+        const CompactSharding n = need(v, sv, i);
+        if (have == n) {
+            const Op& pu = g->op(u);
+            if (fusesInto(pu.kind, g->op(v).kind) && uses[static_cast<size_t>(u)] == 1 && !st(u, su).measured &&
+                !st(v, sv).measured && !sourceLike[static_cast<size_t>(u)])
+                return -model().fusedEdgeSavingSeconds(local(u, have) / zeroSplit(v, st(v, sv).result));
+            return 0.0;
+        }
+        return reshard(u, have, n, cache);
+    }
+
+    Status buildStates(const std::vector<std::pair<uint64_t, double>>& measured);
+    void buildTerms();
+    void separatePairs();
+    // Adds edge u → v (operand i) between two different blocks to the pair terms.
+    void addPairEdge(OpId u, OpId v, size_t i, std::vector<Pair>& ps, std::map<std::pair<int, int>, size_t>& index, std::vector<double>& scratch) const;
+    // The index of the pair of blocks x and y in ps, a new zero pair when it has none yet.
+    size_t pairOf(int x, int y, std::vector<Pair>& ps, std::map<std::pair<int, int>, size_t>& index) const;
+    // Adds that edge's costs to pair p (whose blocks are u's and v's owners).
+    void addEdgeToPair(OpId u, OpId v, size_t i, Pair& p, std::vector<double>& scratch, ReshardCache* cache = nullptr) const;
+    static bool separable(const Pair& p, size_t da, size_t db);
+
+    // The search's frontier layout (PlanProblem::search). Strategy classes: while block a waits in
+    // the frontier after position b, two of its strategies whose pair costs with every block after
+    // b are equal are interchangeable for the rest of the search, so the frontier keeps one state
+    // per class (labels remember the strategy). The classes only coarsen as b advances. Exact; it
+    // keeps the state small when a block waits long for one distant partner (the tied embedding of
+    // a GPT, read again by the LM head).
+    struct Classes {
+        std::vector<int> classOf;         // per strategy
+        std::vector<int> representative;  // per class: its first strategy
+    };
+    // plans[b] takes the labels over the frontier before b (plans[b - 1].next; empty for b = 0) to
+    // those over the frontier after b.
+    struct StepPlan {
+        std::vector<int> next;              // frontier after b: blocks ascending
+        std::vector<Classes> nextClasses;   // their strategy classes w.r.t. the blocks after b
+        std::vector<int> posInNext;         // per position before b: its position in next, or -1
+        int bPos = -1;                      // b's position in next, or -1
+        std::vector<int64_t> stride;        // mixed radix of next (position 0 most significant)
+        int64_t count = 1;                  // states after b
+        std::vector<std::pair<int, const Pair*>> pb;  // pair terms into b, by position before b (ascending)
+    };
+    // Lays out positions 0 .. upTo-1 from the pair terms `ps` (exact there when ps holds every pair
+    // that touches a block before upTo); plan.too_large when a frontier exceeds maxStates.
+    Status layoutFrontier(const std::vector<Pair>& ps, int upTo, int64_t maxStates, const std::string& meshLabel,
+                          std::vector<StepPlan>& plans) const;
+    // The layout of the first blocks (the first four segments) from their own pair terms, before
+    // the whole graph's cost tables are built: a mesh whose frontier is too large fails fast.
+    Status checkFrontierPrefix(int64_t maxStates, const std::string& meshLabel) const;
+    // The cost and memory terms of op under the sharding in s (opFlops: the op's FLOPs, unsplit).
+    void computeOpState(const Op& op, double opFlops, OpState& s);
+};
+}  // namespace cfp

@@ -1,0 +1,196 @@
+#include "workflow/request.h"
+
+#include <nlohmann/json.hpp>
+
+#include "io/atomic_file.h"
+#include "io/strict_json.h"
+
+namespace cfp {
+
+namespace {
+
+constexpr std::string_view kRequestFormat = "cfp-plan-request";
+constexpr std::string_view kLegacyProjectFormat = "cfp-explorer-project";  // the explorer's projects before requests
+constexpr int64_t kRequestVersion = 1;
+constexpr int64_t kMaxRequestBytes = int64_t{16} << 20;
+const StrictJson kRequestJson = StrictJson::twoCodes("request.syntax", "request.format");
+
+}  // namespace
+
+bool ModelRequest::operator==(const ModelRequest& o) const {
+    return source == o.source && build.batch == o.build.batch && build.seq == o.build.seq && build.dtype == o.build.dtype &&
+           build.qkv == o.build.qkv && training == o.training;
+}
+
+bool PlanRequest::operator==(const PlanRequest& o) const {
+    return model == o.model && hardware == o.hardware && nodes == o.nodes && mesh == o.mesh && memoryLimitBytes == o.memoryLimitBytes &&
+           policy.optimizerSharding == o.policy.optimizerSharding && policy.recompute == o.policy.recompute && pins == o.pins &&
+           profile == o.profile && baselines == o.baselines && blockCheck == o.blockCheck;
+}
+
+std::string requestToJson(const PlanRequest& r) {
+    nlohmann::ordered_json j;
+    j["format"] = kRequestFormat;
+    j["version"] = kRequestVersion;
+    j["model"] = {{"source", r.model.source},
+                  {"batch", r.model.build.batch},
+                  {"seq", r.model.build.seq},
+                  {"dtype", std::string(dtypeName(r.model.build.dtype))},
+                  {"qkv", r.model.build.qkv == QkvLayout::Separate ? "separate" : "fused"},
+                  {"train", r.model.training == TrainingMode::AppendTraining}};
+    j["hardware"] = r.hardware;
+    j["nodes"] = r.nodes;
+    j["mesh"] = r.mesh.toString();
+    j["memory_limit_bytes"] = r.memoryLimitBytes.value_or(0);
+    j["optimizer_sharding"] = r.policy.optimizerSharding;
+    j["recompute"] = std::string(recomputePolicyName(r.policy.recompute));
+    j["pins"] = pinTexts(r.pins);
+    j["profile_db"] = r.profile ? r.profile->database : std::string();
+    j["profile_fingerprint"] = r.profile ? r.profile->fingerprint : std::string();
+    j["baselines"] = r.baselines == Baselines::Include;
+    j["check_blocks"] = r.blockCheck == BlockCheck::Run;
+    return j.dump(2) + "\n";
+}
+
+Result<PlanRequest> requestFromJson(std::string_view text, const std::string& origin) {
+    auto located = [&](Error e) {
+        e.message += " (in " + origin + ")";
+        return e;
+    };
+    const StrictJson& S = kRequestJson;
+    auto doc = S.parse(text);
+    if (!doc) return located(doc.error());
+    const nlohmann::json& j = *doc;
+    if (!j.is_object()) return located(S.typeError("", "an object", j));
+    auto str = [&](const nlohmann::json& obj, const std::string& ptr, std::string_view key) -> Result<std::string> {
+        auto m = S.member(obj, ptr, key);
+        if (!m) return m.error();
+        return S.string(**m, childPointer(ptr, key));
+    };
+    auto integer = [&](const nlohmann::json& obj, const std::string& ptr, std::string_view key, int64_t min) -> Result<int64_t> {
+        auto m = S.member(obj, ptr, key);
+        if (!m) return m.error();
+        auto v = S.int64(**m, childPointer(ptr, key));
+        if (!v) return v.error();
+        if (*v < min) return makeError("request.format", "must be at least " + std::to_string(min), childPointer(ptr, key));
+        return *v;
+    };
+    auto boolean = [&](const nlohmann::json& obj, const std::string& ptr, std::string_view key) -> Result<bool> {
+        auto m = S.member(obj, ptr, key);
+        if (!m) return m.error();
+        if (!(*m)->is_boolean()) return S.typeError(childPointer(ptr, key), "true or false", **m);
+        return (*m)->get<bool>();
+    };
+    auto format = str(j, "", "format");
+    if (!format) return located(format.error());
+    const bool legacy = *format == kLegacyProjectFormat;
+    if (*format != kRequestFormat && !legacy)
+        return located(makeError("request.format", "not a CFP plan request or explorer project (format '" + *format + "')", "/format"));
+    static constexpr std::string_view kKeys[] = {"format", "version", "model", "hardware", "nodes", "mesh", "memory_limit_bytes",
+                                                 "optimizer_sharding", "recompute", "pins", "profile_db", "profile_fingerprint",
+                                                 "baselines", "check_blocks"};
+    static constexpr std::string_view kLegacyKeys[] = {"format", "version", "model", "hardware", "nodes", "mesh", "memory_limit_bytes",
+                                                       "optimizer_sharding", "recompute", "pins", "profile_db"};
+    if (const std::string* k = legacy ? firstUnknownKey(j, kLegacyKeys) : firstUnknownKey(j, kKeys)) return located(S.unknownField("", *k));
+    auto version = integer(j, "", "version", 0);
+    if (!version) return located(version.error());
+    if (*version != kRequestVersion)
+        return located(makeError("request.version", "version " + std::to_string(*version) + " is not supported (supported: 1)", "/version"));
+    PlanRequest r;
+    auto model = S.member(j, "", "model");
+    if (!model) return located(model.error());
+    if (!(*model)->is_object()) return located(S.typeError("/model", "an object", **model));
+    static constexpr std::string_view kModelKeys[] = {"source", "batch", "seq", "dtype", "qkv", "train"};
+    static constexpr std::string_view kLegacyModelKeys[] = {"source", "batch", "seq", "dtype", "qkv"};
+    if (const std::string* k = legacy ? firstUnknownKey(**model, kLegacyModelKeys) : firstUnknownKey(**model, kModelKeys))
+        return located(S.unknownField("/model", *k));
+    auto source = str(**model, "/model", "source");
+    if (!source) return located(source.error());
+    if (source->empty()) return located(makeError("request.format", "the model source is empty", "/model/source"));
+    r.model.source = *source;
+    auto batch = integer(**model, "/model", "batch", 1);
+    if (!batch) return located(batch.error());
+    r.model.build.batch = *batch;
+    auto seq = integer(**model, "/model", "seq", 0);
+    if (!seq) return located(seq.error());
+    r.model.build.seq = *seq;
+    auto dtype = str(**model, "/model", "dtype");
+    if (!dtype) return located(dtype.error());
+    auto dt = parseDType(*dtype);
+    if (!dt) return located(makeError("request.format", "unknown dtype '" + *dtype + "'", "/model/dtype"));
+    r.model.build.dtype = *dt;
+    auto qkv = str(**model, "/model", "qkv");
+    if (!qkv) return located(qkv.error());
+    if (*qkv != "fused" && *qkv != "separate")
+        return located(makeError("request.format", "qkv must be fused or separate, got '" + *qkv + "'", "/model/qkv"));
+    r.model.build.qkv = *qkv == "separate" ? QkvLayout::Separate : QkvLayout::Fused;
+    if (!legacy) {
+        auto train = boolean(**model, "/model", "train");
+        if (!train) return located(train.error());
+        r.model.training = *train ? TrainingMode::AppendTraining : TrainingMode::AsIs;
+    }
+    auto hw = str(j, "", "hardware");
+    if (!hw) return located(hw.error());
+    if (hw->empty()) return located(makeError("request.format", "the hardware is empty", "/hardware"));
+    r.hardware = *hw;
+    auto nodes = integer(j, "", "nodes", 1);
+    if (!nodes) return located(nodes.error());
+    r.nodes = *nodes;
+    auto mesh = str(j, "", "mesh");
+    if (!mesh) return located(mesh.error());
+    auto choice = MeshChoice::parse(*mesh);
+    if (!choice) return located(makeError("request.format", choice.error().message, "/mesh"));
+    r.mesh = *choice;
+    auto limit = integer(j, "", "memory_limit_bytes", 0);
+    if (!limit) return located(limit.error());
+    if (*limit > 0) r.memoryLimitBytes = *limit;
+    auto sharding = boolean(j, "", "optimizer_sharding");
+    if (!sharding) return located(sharding.error());
+    r.policy.optimizerSharding = *sharding;
+    auto recompute = str(j, "", "recompute");
+    if (!recompute) return located(recompute.error());
+    auto rc = parseRecomputePolicy(*recompute);
+    if (!rc) return located(makeError("request.format", "recompute must be auto, none or all, got '" + *recompute + "'", "/recompute"));
+    r.policy.recompute = *rc;
+    auto pins = S.member(j, "", "pins");
+    if (!pins) return located(pins.error());
+    if (!(*pins)->is_array()) return located(S.typeError("/pins", "an array", **pins));
+    for (size_t i = 0; i < (*pins)->size(); ++i) {
+        auto text = S.string((**pins)[i], childPointer("/pins", i));
+        if (!text) return located(text.error());
+        auto pin = parsePin(*text);
+        if (!pin) return located(makeError("request.format", pin.error().message, childPointer("/pins", i)));
+        r.pins.push_back(std::move(*pin));
+    }
+    auto db = str(j, "", "profile_db");
+    if (!db) return located(db.error());
+    std::string fingerprint;
+    if (!legacy) {
+        auto fp = str(j, "", "profile_fingerprint");
+        if (!fp) return located(fp.error());
+        fingerprint = *fp;
+        auto baselines = boolean(j, "", "baselines");
+        if (!baselines) return located(baselines.error());
+        r.baselines = *baselines ? Baselines::Include : Baselines::Skip;
+        auto check = boolean(j, "", "check_blocks");
+        if (!check) return located(check.error());
+        r.blockCheck = *check ? BlockCheck::Run : BlockCheck::Skip;
+    }
+    if (!db->empty()) r.profile = ProfileSource{*db, fingerprint};
+    else if (!fingerprint.empty())
+        return located(makeError("request.format", "a profile fingerprint needs a profile DB", "/profile_fingerprint"));
+    return r;
+}
+
+Result<PlanRequest> readRequestFile(const std::string& path) {
+    auto text = readFileLimited(path, kMaxRequestBytes);
+    if (!text) return makeError("request.io", text.error().message, path);
+    return requestFromJson(*text, path);
+}
+
+Status writeRequestFile(const std::string& path, const PlanRequest& request) {
+    if (auto st = writeFileAtomically(path, requestToJson(request)); !st) return makeError("request.io", st.error().message, path);
+    return {};
+}
+
+}  // namespace cfp

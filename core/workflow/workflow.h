@@ -1,0 +1,73 @@
+#pragma once
+// The planning workflow, once for every front end (docs/architecture.md): `cfp plan`, `cfp export`
+// and the explorer call these and nothing else to load a model, wire a profile DB's measurements,
+// plan, stamp a plan with where it came from, export it, and load the model a plan was made from.
+//
+//   auto run = runPlan(request, hooks);       // load, measurements, plan, stamp
+//   writePlanFile("plan.json", run->outcome.plan, run->model->graph);
+//   auto text = renderExport(run->model->graph, run->outcome.plan, ExportFormat::Jax);
+//
+// Errors are those of the steps (load.*, config.*, hardware.*, mesh.*, plan.*, profile.*), located
+// at the request field they come from ("--hardware", "--mesh", "--db").
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "export/export.h"
+#include "plan/planner.h"
+#include "workflow/request.h"
+
+namespace cfp {
+
+// What a profile DB contributed to a plan.
+struct ProfileUse {
+    std::string database;
+    std::string fingerprint;   // the hardware fingerprint key read
+    std::string hardwareSpec;  // the spec it was profiled as
+    bool simulated = false;    // measurements of `cfp profile --simulate`
+    size_t opMeasurements = 0; // measured op signatures
+    bool calibrated = false;   // the DB had a calibration for the fingerprint
+    // "profile DB h100.db: 412 measured ops, calibrated model of 'KEY'"
+    std::string note() const;
+};
+
+// What runPlan returns: the plan with the model it was made for (the plan's problem points into
+// that model's graph, which the shared pointer keeps alive).
+struct PlanRun {
+    std::shared_ptr<const LoadedModel> model;
+    PlanOutcome outcome;
+    std::optional<ProfileUse> profile;  // with a profile DB
+};
+
+Result<LoadedModel> loadRequestedModel(const ModelRequest& model);
+Result<Cluster> requestedCluster(const PlanRequest& request);
+// The measurements of the request's profile DB (empty without one). Errors: profile.* at "--db".
+struct RequestMeasurements {
+    Measurements measurements;
+    std::optional<ProfileUse> profile;
+};
+Result<RequestMeasurements> requestedMeasurements(const PlanRequest& request);
+// The planner's options for the request (without its measurements).
+PlannerOptions plannerOptionsFor(const PlanRequest& request, const PlanHooks& hooks);
+
+// Loads the model, wires the measurements, plans and stamps the plan.
+Result<PlanRun> runPlan(const PlanRequest& request, const PlanHooks& hooks = {});
+// The same for a model the caller has loaded (the request's model part must describe it), and,
+// when the request's mesh is fixed, that mesh's analysis (not run again).
+Result<PlanRun> runPlan(const PlanRequest& request, std::shared_ptr<const LoadedModel> model, const PlanHooks& hooks,
+                        std::optional<AnalysisReport> analysis = std::nullopt);
+
+// Writes where a plan came from into it: the model source and build options, the hardware as the
+// request names it.
+void stampPlan(Plan& plan, const LoadedModel& model, const PlanRequest& request);
+
+// The model a plan was made from, built again from the plan's model source and build options and
+// checked against the plan (plan.mismatch when it no longer matches).
+Result<LoadedModel> reloadPlanModel(const Plan& plan);
+
+// A plan in an export format, as `cfp export` writes it; a trace evaluates the plan afresh on its
+// hardware and mesh for the timeline.
+Result<std::string> renderExport(const Graph& graph, const Plan& plan, ExportFormat format);
+
+}  // namespace cfp
