@@ -64,11 +64,10 @@ void StructureModel::setPlan(std::shared_ptr<const PlanData> plan) {
     m_plan = std::move(plan);
     m_blockSeconds.clear();
     if (m_plan && m_analysis && planMatches(*m_plan, *m_analysis)) {
+        // The evaluator's per-block rollup (blocks past its end hold no ops).
         m_blockSeconds.assign(m_analysis->report->blocks.blocks.size(), 0.0);
-        const auto& opCost = m_plan->outcome->evaluation.opCost;
-        for (const TensorPlan& t : m_plan->plan().tensors)
-            if (t.block >= 0 && static_cast<size_t>(t.op) < opCost.size())
-                m_blockSeconds[static_cast<size_t>(t.block)] += opCost[static_cast<size_t>(t.op)].total();
+        const auto& blockCost = m_plan->outcome->evaluation.blockCost;
+        for (size_t b = 0; b < m_blockSeconds.size() && b < blockCost.size(); ++b) m_blockSeconds[b] = blockCost[b].total();
     } else {
         m_plan.reset();
     }

@@ -41,7 +41,7 @@ public:
 private:
     std::shared_ptr<const AnalysisData> m_analysis;
     std::shared_ptr<const PlanData> m_plan;
-    std::vector<double> m_blockSeconds;  // per block: Σ member op costs under the plan
+    std::vector<double> m_blockSeconds;  // per block: the evaluator's block cost under the plan
 };
 
 class PlanModel : public QAbstractItemModel {

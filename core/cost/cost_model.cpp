@@ -218,38 +218,6 @@ double CostModel::collectiveSeconds(CollectiveKind kind, size_t axis, int64_t me
     return 0.0;
 }
 
-double CostModel::ownAllReduceSeconds(uint32_t partialMask, int64_t resultBytes) const {
-    double t = 0;
-    for (int a = 0; a < m_sizes.rank; ++a)
-        if (partialMask & (1u << a)) t += collectiveSeconds(CollectiveKind::AllReduce, static_cast<size_t>(a), resultBytes);
-    return t;
-}
-
-double CostModel::shardedReduceScatterSeconds(uint32_t partialMask, int64_t localBytes) const {
-    double t = 0;
-    int64_t left = localBytes;
-    for (int a = 0; a < m_sizes.rank; ++a) {
-        if (!(partialMask & (1u << a))) continue;
-        t += collectiveSeconds(CollectiveKind::ReduceScatter, static_cast<size_t>(a), left);
-        left /= m_sizes.size[static_cast<size_t>(a)];
-    }
-    return t;
-}
-
-double CostModel::shardedAllGatherSeconds(uint32_t replicaMask, int64_t localBytes) const {
-    int64_t r = 1;
-    for (int a = 0; a < m_sizes.rank; ++a)
-        if (replicaMask & (1u << a)) r *= m_sizes.size[static_cast<size_t>(a)];
-    double t = 0;
-    int64_t have = localBytes / r;
-    for (int a = m_sizes.rank - 1; a >= 0; --a) {
-        if (!(replicaMask & (1u << a))) continue;
-        have *= m_sizes.size[static_cast<size_t>(a)];
-        t += collectiveSeconds(CollectiveKind::AllGather, static_cast<size_t>(a), have);
-    }
-    return t;
-}
-
 double CostModel::reshardSeconds(const ReshardPlan& plan) const {
     double t = 0;
     for (const CollectiveStep& s : plan.steps) {

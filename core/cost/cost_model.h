@@ -132,16 +132,7 @@ public:
     double fusedEdgeSavingSeconds(int64_t localTensorBytes) const;
 
     double collectiveSeconds(CollectiveKind kind, size_t axis, int64_t messageBytes) const;
-    // The op's own all-reduce over every axis in `partialMask` (bit a = mesh axis a).
-    double ownAllReduceSeconds(uint32_t partialMask, int64_t resultBytes) const;
-    // Optimizer-state sharding (ZeRO-1, see plan.h MemoryPolicy): a gradient of `localBytes` that
-    // is a partial sum over the axes in `partialMask` is reduce-scattered over them one axis after
-    // another in mesh order (each step's message is what is left of the buffer), instead of being
-    // all-reduced.
-    double shardedReduceScatterSeconds(uint32_t partialMask, int64_t localBytes) const;
-    // The updated weight of `localBytes`, held in 1/r pieces over the axes in `replicaMask`
-    // (r = the product of their sizes), all-gathered over them in reverse mesh order.
-    double shardedAllGatherSeconds(uint32_t replicaMask, int64_t localBytes) const;
+    // An op's own collectives and an updated weight's all-gathers: cost/op_cost.h.
     double reshardSeconds(const ReshardPlan& plan) const;
 
     // Link of mesh axis `axis` (by its link class).

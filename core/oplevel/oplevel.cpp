@@ -6,6 +6,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "cost/op_cost.h"
 #include "plan/evaluator.h"
 #include "sharding/reshard.h"
 #include "stats/graph_stats.h"
@@ -78,7 +79,7 @@ Result<OpLevelFormulation> buildOpLevel(const Graph& graph, const CostModel& mod
     auto units = [&](double seconds) { return static_cast<int64_t>(std::llround(seconds / options.costUnitSeconds)); };
 
     // Sources and values computed from constants alone cost nothing (the evaluator's rule).
-    const std::vector<char> sourceLike = sourceLikeOps(graph);
+    const std::vector<char> sourceLike = opRoles(graph).sourceLike;
     std::vector<int32_t> uses(n, 0);
     std::vector<int64_t> lastUse(n, 0);
     for (const Op& op : graph.ops()) {
@@ -171,12 +172,9 @@ Result<OpLevelFormulation> buildOpLevel(const Graph& graph, const CostModel& mod
                     addAxes(s.operands[i]);
                     bytes += static_cast<double>(localBytes(graph.op(op.operands[i]).type, s.operands[i], sizes));
                 }
-                double split = 1;
-                for (int a = 0; a < sizes.rank; ++a)
-                    if (axesUsed & (1u << a)) split *= static_cast<double>(sizes.size[static_cast<size_t>(a)]);
-                seconds = model.kernelSeconds(op.kind, op.type.dtype, opFlops(graph, op) / split, bytes);
-                for (int a = 0; a < sizes.rank; ++a)
-                    if (s.partialMask & (1u << a)) seconds += model.collectiveSeconds(CollectiveKind::AllReduce, static_cast<size_t>(a), resultBytes);
+                // Without the step's memory policy (no optimizer-state sharding): cost/op_cost.h.
+                seconds = opKernelSeconds(model, op, opFlops(graph, op), axesUsed, bytes, 1) +
+                          ownCollectiveSeconds(model, s.partialMask, resultBytes, false);
             }
             costs.push_back(units(seconds));
             usage.push_back(sourceLike[k] && op.kind != OpKind::Parameter ? 0 : resultBytes);

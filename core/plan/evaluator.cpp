@@ -4,6 +4,7 @@
 #include <map>
 #include <span>
 
+#include "cost/op_cost.h"
 #include "stats/graph_stats.h"
 #include "util/parallel.h"
 
@@ -19,17 +20,17 @@ std::string mib(int64_t bytes) {
 
 }  // namespace
 
-std::vector<char> sourceLikeOps(const Graph& graph) {
-    std::vector<char> sourceLike(static_cast<size_t>(graph.size()), 0);
-    for (const Op& op : graph.ops()) {
-        bool c = op.kind == OpKind::Constant || op.kind == OpKind::Iota || op.kind == OpKind::Parameter;
-        if (!c && !op.operands.empty()) {
-            c = true;
-            for (OpId o : op.operands) c = c && sourceLike[static_cast<size_t>(o)] && graph.op(o).kind != OpKind::Parameter;
-        }
-        sourceLike[static_cast<size_t>(op.id)] = c;
-    }
-    return sourceLike;
+void addOpShare(CostBreakdown& cost, MemoryBreakdown& memory, const Evaluation& ev, OpId op) {
+    const CostBreakdown& c = ev.opCost[static_cast<size_t>(op)];
+    cost.computeSeconds += c.computeSeconds;
+    cost.collectiveSeconds += c.collectiveSeconds;
+    cost.reshardSeconds += c.reshardSeconds;
+    if (c.provenance != Provenance::Modelled) cost.provenance = Provenance::Mixed;
+    const MemoryBreakdown& m = ev.opMemory[static_cast<size_t>(op)];
+    memory.weights += m.weights;
+    memory.gradients += m.gradients;
+    memory.optimizer += m.optimizer;
+    memory.activations += m.activations;
 }
 
 Result<Evaluation> evaluatePlan(const Graph& graph, const Plan& plan, const CostModel& model, bool withTimeline, int threads) {
@@ -61,18 +62,14 @@ Result<Evaluation> evaluatePlan(const Graph& graph, const Plan& plan, const Cost
         return {};
     }));
 
-    const std::vector<char> sourceLike = sourceLikeOps(graph);
-    std::vector<int32_t> uses(n, 0);
-    std::vector<char> readByBackward(n, 0);
+    const OpRoles roles = opRoles(graph);
+    const std::vector<char>& sourceLike = roles.sourceLike;
+    const std::vector<int32_t>& uses = roles.uses;
+    const std::vector<char>& readByBackward = roles.readByBackward;
     // Consumers of each op in op order (CSR); operandStart: each op's first operand edge.
     std::vector<int64_t> consumerStart(n + 1, 0), operandStart(n + 1, 0);
-    for (const Op& op : graph.ops()) {
+    for (const Op& op : graph.ops())
         operandStart[static_cast<size_t>(op.id) + 1] = operandStart[static_cast<size_t>(op.id)] + static_cast<int64_t>(op.operands.size());
-        for (OpId o : op.operands) {
-            ++uses[static_cast<size_t>(o)];
-            if (op.phase == Phase::Backward) readByBackward[static_cast<size_t>(o)] = 1;
-        }
-    }
     for (size_t k = 0; k < n; ++k) consumerStart[k + 1] = consumerStart[k] + uses[k];
     std::vector<OpId> consumerList(static_cast<size_t>(consumerStart[n]));
     {
@@ -110,40 +107,24 @@ Result<Evaluation> evaluatePlan(const Graph& graph, const Plan& plan, const Cost
         for (OpId c : consumers(op.id))
             if (canRecompute(c) && blockOf(c) != blockOf(op.id)) checkpoint[static_cast<size_t>(op.id)] = 1;
     }
-    // Optimizer-state sharding: devices holding the same piece of a result.
-    auto replicaAxes = [&](const TensorSharding& s) {
-        std::vector<size_t> axes;
-        for (size_t a = 0; a < mesh.axes().size(); ++a)
-            if (s.use(mesh.axes()[a].name).kind != AxisUse::Kind::Dim) axes.push_back(a);
-        return axes;
-    };
-    auto replicas = [&](const TensorSharding& s) {
-        int64_t r = 1;
-        for (size_t a : replicaAxes(s)) r *= mesh.axes()[a].size;
-        return r;
-    };
+    // Optimizer-state sharding: devices holding the same piece of a result (cost/op_cost.h).
+    const MeshSizes& sizes = model.sizes();
+    auto replicas = [&](const TensorSharding& sh) { return axesProduct(replicaMask(sh, mesh), sizes); };
     auto zeroSplit = [&](const Op& op) -> int64_t {
-        if (!policy.optimizerSharding || op.phase != Phase::Optimizer || sourceLike[static_cast<size_t>(op.id)]) return 1;
-        return replicas(plan.tensors[static_cast<size_t>(op.id)].result);
-    };
-    auto feedsOptimizerOnly = [&](const Op& op) {
-        if (op.phase != Phase::Backward || consumers(op.id).empty()) return false;
-        for (OpId c : consumers(op.id))
-            if (graph.op(c).phase != Phase::Optimizer) return false;
-        return true;
+        return optimizerWorkSplit(op, sourceLike[static_cast<size_t>(op.id)], replicas(plan.tensors[static_cast<size_t>(op.id)].result),
+                                  policy);
     };
 
     Evaluation ev;
     ev.opCost.assign(n, CostBreakdown{});
+    ev.opMemory.assign(n, MemoryBreakdown{});
     std::vector<double> kernel(n, 0.0);
     std::vector<char> measured(n, 0);
     bool anyMeasured = false, anyModelled = false;
 
     // Kernels and own collectives (a recomputed op runs both twice).
     struct Collective {
-        CollectiveKind kind;
-        size_t axis;
-        int64_t bytes;
+        OpCollective c;
         double seconds;
     };
     std::vector<std::vector<Collective>> ownCollectives(n);
@@ -159,37 +140,31 @@ Result<Evaluation> evaluatePlan(const Graph& graph, const Plan& plan, const Cost
         for (size_t i = 0; i < op.operands.size(); ++i) operandBytes += shardBytes(graph.op(op.operands[i]).type, t.operands[i], mesh);
         ownBytes[k] = resultBytes;
         workBytes[k] = resultBytes + operandBytes;
-        if (op.kind == OpKind::Parameter && op.role == ParamRole::Trainable && policy.optimizerSharding) {
-            // The updated weight is all-gathered back from its 1/r pieces (reverse mesh order).
-            const auto axes = replicaAxes(t.result);
-            int64_t have = resultBytes / replicas(t.result);
-            for (auto it = axes.rbegin(); it != axes.rend(); ++it) {
-                have *= mesh.axes()[*it].size;
-                const double c = model.collectiveSeconds(CollectiveKind::AllGather, *it, have);
-                ownCollectives[k].push_back({CollectiveKind::AllGather, *it, have, c});
-                ownSeconds[k] += c;
-            }
-        }
+        // An updated weight is all-gathered back from its 1/r pieces (optimizer-state sharding).
+        forEachWeightGather(sizes, op, replicaMask(t.result, mesh), resultBytes, policy, [&](const OpCollective& c) {
+            const double seconds = model.collectiveSeconds(c.kind, c.axis, c.bytes);
+            ownCollectives[k].push_back({c, seconds});
+            ownSeconds[k] += seconds;
+        });
         if (sourceLike[k]) return {};
-        const auto z = static_cast<double>(zeroSplit(op));
+        const int64_t z = zeroSplit(op);
         // Mesh axes the op's result, operands or own collectives use (validated above: all known).
-        uint32_t axesUsed = 0;
-        auto use = [&](const std::string& axis) {
-            if (auto a = mesh.axisIndex(axis)) axesUsed |= 1u << *a;
-        };
+        uint32_t partialMask = 0;
+        for (const std::string& axis : t.ownCollectiveAxes) {
+            auto a = mesh.axisIndex(axis);
+            if (!a) return makeError("plan.mismatch", op.name + ": own collective on unknown axis '" + axis + "'");
+            partialMask |= 1u << *a;
+        }
+        uint32_t axesUsed = partialMask;
         auto useAll = [&](const TensorSharding& sh) {
             for (const auto& axes : sh.dims())
-                for (const std::string& a : axes) use(a);
+                for (const std::string& a : axes)
+                    if (auto i = mesh.axisIndex(a)) axesUsed |= 1u << *i;
         };
-        for (const std::string& a : t.ownCollectiveAxes) use(a);
         useAll(t.result);
         for (const TensorSharding& operand : t.operands) useAll(operand);
         // Integers far below 2^53: the same value as summing the operands one by one in double.
         const double bytes = static_cast<double>(resultBytes + operandBytes);
-        double split = z;
-        for (size_t a = 0; a < mesh.axes().size(); ++a)
-            if (axesUsed & (1u << a)) split *= static_cast<double>(mesh.axes()[a].size);
-        const double flops = opFlops(graph, op) / split;
         // A measured kernel (profile DB) replaces the model where its signature matches.
         const double* m = nullptr;
         if (model.hasMeasurements()) {
@@ -203,25 +178,17 @@ Result<Evaluation> evaluatePlan(const Graph& graph, const Plan& plan, const Cost
             m = model.measured(opCostSignature(op, operandDims, operandTypes, shardDims(op.type, t.result, mesh)));
         }
         if (m) {
-            kernel[k] = *m / z;
+            kernel[k] = *m / static_cast<double>(z);
             measured[k] = 1;
         } else {
-            kernel[k] = model.kernelSeconds(op.kind, op.type.dtype, flops, bytes / z);
+            kernel[k] = opKernelSeconds(model, op, opFlops(graph, op), axesUsed, bytes, z);
         }
-        // A partial result is completed by an all-reduce per axis, or — a gradient that only the
-        // sharded optimizer reads — reduce-scattered over those axes (mesh order, shrinking).
-        const bool scatter = policy.optimizerSharding && feedsOptimizerOnly(op);
-        int64_t left = resultBytes;
-        for (const auto& axis : t.ownCollectiveAxes) {
-            auto a = mesh.axisIndex(axis);
-            if (!a) return makeError("plan.mismatch", op.name + ": own collective on unknown axis '" + axis + "'");
-            const auto ax = static_cast<size_t>(*a);
-            const CollectiveKind kind = scatter ? CollectiveKind::ReduceScatter : CollectiveKind::AllReduce;
-            const double c = model.collectiveSeconds(kind, ax, scatter ? left : resultBytes);
-            ownCollectives[k].push_back({kind, ax, scatter ? left : resultBytes, c});
-            ownSeconds[k] += c;
-            if (scatter) left /= mesh.axes()[ax].size;
-        }
+        // A partial result is completed by its own collectives (cost/op_cost.h).
+        forEachOwnCollective(sizes, partialMask, resultBytes, scattersOwnResult(roles.gradToOptimizer[k], policy), [&](const OpCollective& c) {
+            const double seconds = model.collectiveSeconds(c.kind, c.axis, c.bytes);
+            ownCollectives[k].push_back({c, seconds});
+            ownSeconds[k] += seconds;
+        });
         return {};
     }));
     // Summed in op order.
@@ -321,23 +288,20 @@ Result<Evaluation> evaluatePlan(const Graph& graph, const Plan& plan, const Cost
         const TensorPlan& t = plan.tensors[k];
         const int64_t own = ownBytes[k];
         if (op.kind == OpKind::Parameter) {
-            switch (op.role) {
-                case ParamRole::Trainable:
-                    ev.memory.weights += own;
-                    ev.memory.gradients += own;
-                    break;
-                case ParamRole::OptimizerState: {
-                    const int64_t r = policy.optimizerSharding ? replicas(t.result) : 1;
-                    ev.memory.optimizer += (own + r - 1) / r;
-                    break;
-                }
-                default: ev.memory.activations += own; break;
-            }
+            const MemoryBreakdown held = parameterMemory(op, own, replicas(t.result), policy);
+            ev.memory.weights += held.weights;
+            ev.memory.gradients += held.gradients;
+            ev.memory.optimizer += held.optimizer;
+            ev.memory.activations += held.activations;
+            ev.opMemory[k] = held;
             continue;
         }
         if (sourceLike[k] || op.phase != Phase::Forward) continue;
         const bool kept = checkpoint[k] || (readByBackward[k] && !rc[k]);
-        if (kept) ev.memory.activations += own;
+        if (kept) {
+            ev.memory.activations += own;
+            ev.opMemory[k].activations = own;
+        }
         else if (rc[k] && readByBackward[k]) recomputed[t.block] += own;
     }
     int64_t transient = 0;
@@ -354,16 +318,26 @@ Result<Evaluation> evaluatePlan(const Graph& graph, const Plan& plan, const Cost
     }
     ev.memory.transient = transient;
 
+    // Per block, in op order.
+    int32_t blocks = 0;
+    for (const TensorPlan& t : plan.tensors) blocks = std::max(blocks, t.block + 1);
+    ev.blockCost.assign(static_cast<size_t>(blocks), CostBreakdown{});
+    ev.blockMemory.assign(static_cast<size_t>(blocks), MemoryBreakdown{});
+    for (const TensorPlan& t : plan.tensors) {
+        if (t.block < 0) continue;
+        addOpShare(ev.blockCost[static_cast<size_t>(t.block)], ev.blockMemory[static_cast<size_t>(t.block)], ev, t.op);
+    }
+
     if (withTimeline) {
         // Each op's events (and, for a recomputed op, those of its second run; for an updated
         // weight, its all-gathers) are built in parallel with their durations; start times are
         // laid out in step order afterwards.
         auto emitCollectives = [&](const Op& op, const std::string& prefix, std::vector<TimelineEvent>& out) {
             for (const Collective& c : ownCollectives[static_cast<size_t>(op.id)]) {
-                const std::string axis = mesh.axes()[c.axis].name;
-                const std::string kind(collectiveKindName(c.kind));
+                const std::string axis = mesh.axes()[c.c.axis].name;
+                const std::string kind(collectiveKindName(c.c.kind));
                 out.push_back({prefix + op.name + " " + kind, "comm:" + axis, "collective", 0.0, c.seconds, op.id, op.scope,
-                               kind + " over " + axis + ", " + mib(c.bytes)});
+                               kind + " over " + axis + ", " + mib(c.c.bytes)});
             }
         };
         auto emitOp = [&](const Op& op, bool again, std::vector<TimelineEvent>& out) {

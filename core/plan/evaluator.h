@@ -11,10 +11,15 @@
 // Sources (parameters, constants) cost nothing to compute. Local flops are the op's flops over
 // the product of the sizes of every mesh axis its shardings use (each axis splits one factor).
 //
-// Memory per device (plan.h MemoryBreakdown): trainable parameters and one gradient buffer each,
-// sharded like the parameter; optimizer-state parameters; data inputs plus every forward result
-// that a backward op reads; plus the largest op's working set (its operands as it consumes them
-// and its result).
+// Memory per device (cost/step_policy.h MemoryBreakdown): trainable parameters and one gradient
+// buffer each, sharded like the parameter; optimizer-state parameters; data inputs plus every
+// forward result that a backward op reads; plus the largest op's working set (its operands as it
+// consumes them and its result).
+//
+// The per-op pieces (kernel split, own collectives, a weight's all-gathers, what a parameter
+// holds) come from cost/op_cost.h, which the planner uses too; everything else — which shardings
+// ops have, which edges reshard or fuse, what is recomputed and kept — is derived here from the
+// plan's tensors alone.
 
 #include <vector>
 
@@ -29,15 +34,21 @@ struct Evaluation {
     // Per op: kernel minus the savings of its fused operand edges (compute), its own collectives,
     // and the resharding of its operands (edges are charged to the consumer).
     std::vector<CostBreakdown> opCost;
+    // Per op: what it holds per device for the whole step — a parameter's weights, gradients and
+    // optimizer state (or a data input's activations), a forward result's activations when it is
+    // kept for the backward pass; transient working sets are not attributed to ops.
+    std::vector<MemoryBreakdown> opMemory;
+    // Per ParallelBlock (index = block id; ops outside blocks are in none): the sums of its ops'
+    // opCost and opMemory, in op order. A block's provenance is Mixed when any op was measured.
+    std::vector<CostBreakdown> blockCost;
+    std::vector<MemoryBreakdown> blockMemory;
     std::vector<TimelineEvent> timeline;  // when requested
     int64_t edgesResharded = 0;
     int64_t edgesFused = 0;
 };
 
-// Sources (parameters, constants, iota) and values computed from constants and iota alone (masks,
-// one-hot iotas, position ids), per op: folded into their consumers as a compiler does — no kernel
-// and no buffer of their own; consumers take their piece locally.
-std::vector<char> sourceLikeOps(const Graph& graph);
+// Adds op's cost and memory (ev.opCost, ev.opMemory) to a rollup (a block's, a segment's).
+void addOpShare(CostBreakdown& cost, MemoryBreakdown& memory, const Evaluation& ev, OpId op);
 
 // Errors: plan.mismatch (tensors do not match the graph), sharding.* (a sharding invalid on the
 // mesh), reshard.* (an edge that cannot be resharded, e.g. to a partial sum).

@@ -17,6 +17,7 @@
 #include <string_view>
 #include <vector>
 
+#include "cost/step_policy.h"
 #include "ir/graph.h"
 #include "models/models.h"
 #include "plan/pin.h"
@@ -28,28 +29,6 @@ namespace cfp {
 enum class Provenance : uint8_t { Modelled, Measured, Mixed };
 std::string_view provenanceName(Provenance p);  // "modelled", "measured", "mixed"
 
-// How the training step trades time for memory (both are standard in large-model training).
-//  - optimizerSharding (ZeRO stage 1, Megatron's distributed optimizer): the optimizer state and the
-//    optimizer's update of a weight are split over the mesh axes on which the weight is replicated;
-//    the gradient's all-reduce over those axes becomes a reduce-scatter, and the updated weight is
-//    all-gathered back over them (the ring all-reduce's two halves, split around the update).
-//    Weights and gradients keep their plan sharding.
-//  - recompute: activation recomputation at ParallelBlock granularity. A recomputed block keeps
-//    only the tensors that enter it from other blocks (its checkpoints) and runs its forward ops a
-//    second time in the backward pass (kernels, own collectives and resharding into them again);
-//    while its backward runs, its recomputed activations are live on top of the working set.
-//    Whenever recomputation is enabled (Auto or All), forward tensors passed between blocks are
-//    kept as checkpoints. None: no block recomputes; All: every block does; Auto: the segment DP
-//    chooses per block (each strategy with and without recomputation) for the fastest plan that fits.
-enum class RecomputePolicy : uint8_t { None, Auto, All };
-std::string_view recomputePolicyName(RecomputePolicy p);  // "none", "auto", "all"
-std::optional<RecomputePolicy> parseRecomputePolicy(std::string_view name);
-
-struct MemoryPolicy {
-    bool optimizerSharding = true;
-    RecomputePolicy recompute = RecomputePolicy::Auto;
-};
-
 // Seconds split the way the reports and charts show them.
 struct CostBreakdown {
     double computeSeconds = 0;        // kernels (roofline), launch overhead included
@@ -59,15 +38,6 @@ struct CostBreakdown {
     double total() const { return computeSeconds + collectiveSeconds + reshardSeconds; }
 };
 
-// Per-device memory of a plan (bytes).
-struct MemoryBreakdown {
-    int64_t weights = 0;       // trainable parameters, local shards
-    int64_t gradients = 0;     // one gradient buffer per trainable parameter, sharded like it
-    int64_t optimizer = 0;     // optimizer-state parameters (AdamW moments, fp32 master weights)
-    int64_t activations = 0;   // data inputs and forward results kept for the backward pass
-    int64_t transient = 0;     // the largest single op's working set (operands + result)
-    int64_t total() const { return weights + gradients + optimizer + activations + transient; }
-};
 
 // One op's shardings under the plan.
 struct TensorPlan {

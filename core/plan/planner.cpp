@@ -126,24 +126,9 @@ Result<PlanOutcome> finishPlan(const Graph& graph, const Cluster& cluster, const
     for (const TensorPlan& t : plan.tensors) {
         if (t.block < 0) continue;
         SegmentPlan& sp = plan.segments[static_cast<size_t>(segOfBlock[static_cast<size_t>(t.block)])];
-        const CostBreakdown& c = ev->opCost[static_cast<size_t>(t.op)];
-        sp.cost.computeSeconds += c.computeSeconds;
-        sp.cost.collectiveSeconds += c.collectiveSeconds;
-        sp.cost.reshardSeconds += c.reshardSeconds;
-        if (c.provenance != Provenance::Modelled) sp.cost.provenance = Provenance::Mixed;
-        const Op& op = graph.op(t.op);
-        int64_t split = 1;
-        for (const auto& axes : t.result.dims())
-            for (const auto& a : axes) split *= plan.mesh.axisSize(a).value_or(1);
-        const int64_t own = op.type.bytes() / split;
-        if (op.kind == OpKind::Parameter) {
-            int64_t replicas = 1;
-            for (const auto& axis : plan.mesh.axes())
-                if (t.result.use(axis.name).kind != AxisUse::Kind::Dim) replicas *= axis.size;
-            if (op.role == ParamRole::Trainable) sp.memoryBytes += 2 * own;
-            else if (op.role == ParamRole::OptimizerState && plan.policy.optimizerSharding) sp.memoryBytes += (own + replicas - 1) / replicas;
-            else sp.memoryBytes += own;
-        }
+        MemoryBreakdown held;
+        addOpShare(sp.cost, held, *ev, t.op);
+        sp.memoryBytes += held.total();
     }
     out.evaluation = std::move(*ev);
     if (options.baselines == Baselines::Include) {

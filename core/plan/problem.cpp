@@ -27,9 +27,8 @@ void PlanProblem::Impl::computeOpState(const Op& op, double opFlops, OpState& s)
     const auto k = static_cast<size_t>(op.id);
     const int64_t own = local(op.id, s.result);
     if (op.kind == OpKind::Parameter) {
-        s.memSum = op.role == ParamRole::Trainable ? 2 * own : own;
-        if (policy.optimizerSharding && op.role == ParamRole::OptimizerState) s.memSum = ceilDiv(own, replicas(s.result));
-        if (policy.optimizerSharding && op.role == ParamRole::Trainable) s.own = model().shardedAllGatherSeconds(replicaMask(s.result), own);
+        s.memSum = parameterMemory(op, own, replicas(s.result), policy).total();
+        s.own = weightGatherSeconds(model(), op, replicaMask(s.result), own, policy);
         s.memSumRc = s.memSum;
         return;
     }
@@ -59,11 +58,7 @@ void PlanProblem::Impl::computeOpState(const Op& op, double opFlops, OpState& s)
         }
     }
     s.memMax = work / z;
-    double split = static_cast<double>(z);
-    for (int a = 0; a < sizes.rank; ++a)
-        if (axesUsed & (1u << a)) split *= static_cast<double>(sizes.size[static_cast<size_t>(a)]);
-    const double flops = opFlops / split;
-    s.kernel = model().kernelSeconds(op.kind, op.type.dtype, flops, bytes / static_cast<double>(z));
+    s.kernel = opKernelSeconds(model(), op, opFlops, axesUsed, bytes, z);
     if (model().hasMeasurements()) {
         const uint64_t sig = opCostSignature(op, operandDims, operandTypes, localDims(op.type, s.result, sizes));
         if (const double* t = model().measured(sig)) {
@@ -71,8 +66,7 @@ void PlanProblem::Impl::computeOpState(const Op& op, double opFlops, OpState& s)
             s.measured = true;
         }
     }
-    s.own = policy.optimizerSharding && gradToOptimizer[k] ? model().shardedReduceScatterSeconds(s.partialMask, own)
-                                                           : model().ownAllReduceSeconds(s.partialMask, own);
+    s.own = ownCollectiveSeconds(model(), s.partialMask, own, scattersOwnResult(gradToOptimizer[k], policy));
 }
 
 Status PlanProblem::Impl::buildStates(const std::vector<std::pair<uint64_t, double>>& measured) {
@@ -89,7 +83,6 @@ Status PlanProblem::Impl::buildStates(const std::vector<std::pair<uint64_t, doub
     }
     owner.assign(n, -1);
     stateOffset.assign(n, 0);
-    uses.assign(n, 0);
     typeId.assign(n, 0);
     bytesOf.assign(n, 0);
     parallelFor(static_cast<int64_t>(n), threads, 4096, [&](int64_t i0, int64_t i1, int) {
@@ -111,12 +104,12 @@ Status PlanProblem::Impl::buildStates(const std::vector<std::pair<uint64_t, doub
         }
     };
     std::unordered_map<TensorType, uint32_t, TypeHash> types;  // TensorType::operator== compares dtype and dims
-    std::vector<char> readByBackward(n, 0);
+    OpRoles roles = opRoles(graph);
+    uses = std::move(roles.uses);
+    sourceLike = std::move(roles.sourceLike);
+    gradToOptimizer = std::move(roles.gradToOptimizer);
+    const std::vector<char> readByBackward = std::move(roles.readByBackward);
     for (const Op& op : graph.ops()) {
-        for (OpId o : op.operands) {
-            ++uses[static_cast<size_t>(o)];
-            if (op.phase == Phase::Backward) readByBackward[static_cast<size_t>(o)] = 1;
-        }
         auto it = types.try_emplace(op.type, static_cast<uint32_t>(types.size())).first;
         typeId[static_cast<size_t>(op.id)] = it->second;
         if (derived && hasShardingRule(op.kind)) {
@@ -127,16 +120,8 @@ Status PlanProblem::Impl::buildStates(const std::vector<std::pair<uint64_t, doub
     // Values computed from constants and iota alone (masks, position ids) stay replicated and
     // fixed: every device computes them without communication and consumers slice them locally.
     std::vector<char> constantDerived(n, 0);  // computed from Constant/Iota alone (no parameter)
-    sourceLike.assign(n, 0);
-    for (const Op& op : graph.ops()) {
-        bool c = op.kind == OpKind::Constant || op.kind == OpKind::Iota;
-        if (!c && op.kind != OpKind::Parameter && !op.operands.empty()) {
-            c = true;
-            for (OpId o : op.operands) c = c && constantDerived[static_cast<size_t>(o)];
-        }
-        constantDerived[static_cast<size_t>(op.id)] = c;
-        sourceLike[static_cast<size_t>(op.id)] = c || op.kind == OpKind::Parameter;
-    }
+    for (const Op& op : graph.ops())
+        constantDerived[static_cast<size_t>(op.id)] = sourceLike[static_cast<size_t>(op.id)] && op.kind != OpKind::Parameter;
     // Owners: block members first.
     std::vector<int64_t> memberIndex(n, -1);
     for (const ParallelBlock& b : ba.blocks)
@@ -220,7 +205,6 @@ Status PlanProblem::Impl::buildStates(const std::vector<std::pair<uint64_t, doub
     // gradients feed the optimizer alone.
     rcEligible.assign(n, 0);
     checkpoint.assign(n, 0);
-    gradToOptimizer.assign(n, 0);
     const bool rcOn = policy.recompute != RecomputePolicy::None;
     for (const Op& op : graph.ops()) {
         const auto k = static_cast<size_t>(op.id);
@@ -230,13 +214,10 @@ Status PlanProblem::Impl::buildStates(const std::vector<std::pair<uint64_t, doub
     parallelFor(static_cast<int64_t>(n), threads, 4096, [&](int64_t i0, int64_t i1, int) {
         for (auto k = static_cast<size_t>(i0); k < static_cast<size_t>(i1); ++k) {
             const Op& op = graph.op(static_cast<OpId>(k));
-            bool toOptimizer = op.phase == Phase::Backward && !consumers(k).empty();
             for (const auto& [c, slot] : consumers(k)) {
                 const auto ck = static_cast<size_t>(c);
-                if (graph.op(c).phase != Phase::Optimizer) toOptimizer = false;
                 if (rcEligible[ck] && owner[ck] != owner[k] && op.phase == Phase::Forward && !sourceLike[k]) checkpoint[k] = 1;
             }
-            gradToOptimizer[k] = toOptimizer;
         }
     });
     size_t total = 0;

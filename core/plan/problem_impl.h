@@ -10,6 +10,7 @@
 #include <optional>
 #include <unordered_map>
 
+#include "cost/op_cost.h"
 #include "plan/problem.h"
 
 namespace cfp {
@@ -128,23 +129,11 @@ struct PlanProblem::Impl {
     int64_t memory(const std::vector<int32_t>& s) const;
     int nstates(OpId op) const { return owner[static_cast<size_t>(op)] < 0 ? 1 : base(owner[static_cast<size_t>(op)]); }
     // Devices holding the same piece of a tensor with this sharding, and their axes.
-    uint32_t replicaMask(const CompactSharding& c) const {
-        uint32_t m = 0;
-        for (int a = 0; a < model().sizes().rank; ++a)
-            if (c.dimOf[static_cast<size_t>(a)] < 0) m |= 1u << a;
-        return m;
-    }
-    int64_t replicas(const CompactSharding& c) const {
-        int64_t r = 1;
-        for (int a = 0; a < model().sizes().rank; ++a)
-            if (c.dimOf[static_cast<size_t>(a)] < 0) r *= model().sizes().size[static_cast<size_t>(a)];
-        return r;
-    }
+    uint32_t replicaMask(const CompactSharding& c) const { return cfp::replicaMask(c, model().sizes()); }
+    int64_t replicas(const CompactSharding& c) const { return axesProduct(replicaMask(c), model().sizes()); }
     // How many ways optimizer-state sharding splits op `v`'s work further (1 outside the optimizer).
     int64_t zeroSplit(OpId v, const CompactSharding& result) const {
-        const Op& op = g->op(v);
-        if (!policy.optimizerSharding || op.phase != Phase::Optimizer || sourceLike[static_cast<size_t>(v)]) return 1;
-        return replicas(result);
+        return optimizerWorkSplit(g->op(v), sourceLike[static_cast<size_t>(v)], replicas(result), policy);
     }
     // Edge cost `e` (base strategies) when v's block runs strategy sv (full index): a recomputed
     // consumer reshards again, and a fused edge inside a recomputed block saves twice.

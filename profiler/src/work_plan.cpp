@@ -5,6 +5,7 @@
 #include <map>
 #include <numeric>
 
+#include "cost/op_cost.h"
 #include "segments/fingerprint.h"
 #include "stats/graph_stats.h"
 
@@ -114,10 +115,7 @@ struct SegmentCatalog::Impl {
     std::optional<CostModel> model;
     std::optional<PlanProblem> problem;
     std::vector<TypeInfo> types;
-    std::vector<char> sourceLike;
-    std::vector<int32_t> uses;
-    std::vector<char> readByBackward;
-    std::vector<char> feedsOptimizerOnly;  // a backward result read only by optimizer ops
+    OpRoles roles;  // sources, uses, results read by backward, gradients only the optimizer reads
 };
 
 SegmentCatalog::SegmentCatalog() : m(std::make_unique<Impl>()) {}
@@ -150,29 +148,7 @@ Result<SegmentCatalog> SegmentCatalog::build(const Graph& graph, const HardwareS
     c.m->problem = std::move(*problem);
 
     // Sources and values computed from constants alone, as the evaluator folds them.
-    const auto n = static_cast<size_t>(graph.size());
-    c.m->sourceLike.assign(n, 0);
-    c.m->uses.assign(n, 0);
-    c.m->readByBackward.assign(n, 0);
-    std::vector<int> backwardUses(n, 0), optimizerUses(n, 0);
-    for (const Op& op : graph.ops()) {
-        bool s = op.kind == OpKind::Constant || op.kind == OpKind::Iota || op.kind == OpKind::Parameter;
-        if (!s && !op.operands.empty()) {
-            s = true;
-            for (OpId o : op.operands) s = s && c.m->sourceLike[static_cast<size_t>(o)] && graph.op(o).kind != OpKind::Parameter;
-        }
-        c.m->sourceLike[static_cast<size_t>(op.id)] = s;
-        for (OpId o : op.operands) {
-            ++c.m->uses[static_cast<size_t>(o)];
-            if (op.phase == Phase::Backward) c.m->readByBackward[static_cast<size_t>(o)] = 1;
-            ++(op.phase == Phase::Optimizer ? optimizerUses : backwardUses)[static_cast<size_t>(o)];
-        }
-    }
-    c.m->feedsOptimizerOnly.assign(n, 0);
-    for (const Op& op : graph.ops()) {
-        const auto k = static_cast<size_t>(op.id);
-        c.m->feedsOptimizerOnly[k] = op.phase == Phase::Backward && optimizerUses[k] > 0 && optimizerUses[k] == c.m->uses[k];
-    }
+    c.m->roles = opRoles(graph);
 
     // Types: the representative segment of each, and a signature over what it executes.
     const AnalysisReport& a = c.m->problem->analysis();
@@ -274,27 +250,33 @@ Result<SegmentWorkPlan> SegmentCatalog::workPlan(int type, const std::vector<int
     w.mesh = mesh.toString();
 
     const auto n = static_cast<size_t>(graph.size());
-    // Optimizer-state sharding: the mesh axes on which a result is replicated, their product r,
-    // and the 1/r of the work an optimizer op does (the evaluator's convention).
+    // Optimizer-state sharding: the 1/r of the work an optimizer op does (cost/op_cost.h).
     const MemoryPolicy& policy = m->policy;
-    auto replicaAxes = [&](const TensorSharding& sh) {
-        std::vector<size_t> axes;
-        for (size_t a = 0; a < mesh.axes().size(); ++a)
-            if (sh.use(mesh.axes()[a].name).kind != AxisUse::Kind::Dim) axes.push_back(a);
-        return axes;
-    };
-    auto replicas = [&](const TensorSharding& sh) {
-        int64_t r = 1;
-        for (size_t a : replicaAxes(sh)) r *= mesh.axes()[a].size;
-        return r;
-    };
+    const OpRoles& roles = m->roles;
+    const MeshSizes& sizes = model.sizes();
+    auto replicas = [&](const TensorSharding& sh) { return axesProduct(replicaMask(sh, mesh), sizes); };
     auto zeroSplit = [&](const Op& op) -> int64_t {
-        if (!policy.optimizerSharding || op.phase != Phase::Optimizer || m->sourceLike[static_cast<size_t>(op.id)]) return 1;
-        return replicas(plan.tensors[static_cast<size_t>(op.id)].result);
+        return optimizerWorkSplit(op, roles.sourceLike[static_cast<size_t>(op.id)], replicas(plan.tensors[static_cast<size_t>(op.id)].result),
+                                  policy);
     };
     auto inSegment = [&](OpId op) {
         const int32_t b = plan.tensors[static_cast<size_t>(op)].block;
         return b >= info.firstBlock && b < info.firstBlock + info.blockCount;
+    };
+    // A collective of op's own (cost/op_cost.h) as a work item; `what` names it in the item's name.
+    auto collectiveItem = [&](const OpCollective& c, const Op& op, const std::string& what) {
+        WorkItem item;
+        item.kind = WorkKind::Collective;
+        item.collective = c.kind;
+        item.axis = static_cast<int>(c.axis);
+        item.axisName = mesh.axes()[c.axis].name;
+        item.axisSize = sizes.size[c.axis];
+        item.messageBytes = c.bytes;
+        item.dtype = op.type.dtype;
+        item.ops = {op.id};
+        item.name = std::string(collectiveKindName(c.kind)) + " over " + item.axisName + " (" + what + ", " + mib(c.bytes) + ")";
+        item.predictedSeconds = itemSeconds(item, model);
+        return item;
     };
     std::vector<OpId> ops;
     for (const Op& op : graph.ops())
@@ -311,8 +293,8 @@ Result<SegmentWorkPlan> SegmentCatalog::workPlan(int type, const std::vector<int
             if (!inSegment(u)) continue;
             const Op& producer = graph.op(u);
             const TensorSharding& have = plan.tensors[static_cast<size_t>(u)].result;
-            if (have == t.operands[i] && fusesInto(producer.kind, op.kind) && m->uses[static_cast<size_t>(u)] == 1 &&
-                !m->sourceLike[static_cast<size_t>(u)]) {
+            if (have == t.operands[i] && fusesInto(producer.kind, op.kind) && roles.uses[static_cast<size_t>(u)] == 1 &&
+                !roles.sourceLike[static_cast<size_t>(u)]) {
                 groups.unite(static_cast<int32_t>(u), static_cast<int32_t>(v));
                 fusedBytes[static_cast<size_t>(v)].push_back(shardBytes(producer.type, have, mesh) / zeroSplit(op));
             }
@@ -321,7 +303,7 @@ Result<SegmentWorkPlan> SegmentCatalog::workPlan(int type, const std::vector<int
     // Last op of each group: where the group's kernel is emitted.
     std::map<int32_t, OpId> groupLast;
     for (OpId v : ops)
-        if (!m->sourceLike[static_cast<size_t>(v)] && graph.op(v).kind != OpKind::Dot) groupLast[groups.find(static_cast<int32_t>(v))] = v;
+        if (!roles.sourceLike[static_cast<size_t>(v)] && graph.op(v).kind != OpKind::Dot) groupLast[groups.find(static_cast<int32_t>(v))] = v;
     std::map<int32_t, WorkItem> open;  // groups being collected
     std::vector<WorkItem> weightGathers;  // optimizer-state sharding: updated weights, at the end
 
@@ -359,29 +341,12 @@ Result<SegmentWorkPlan> SegmentCatalog::workPlan(int type, const std::vector<int
                 w.items.push_back(std::move(item));
             }
         }
-        if (op.kind == OpKind::Parameter && op.role == ParamRole::Trainable && policy.optimizerSharding) {
-            // The updated weight is all-gathered back from its 1/r pieces (reverse mesh order),
-            // after the step's other work.
-            const auto axes = replicaAxes(t.result);
-            int64_t have = shardBytes(op.type, t.result, mesh) / replicas(t.result);
-            for (auto it = axes.rbegin(); it != axes.rend(); ++it) {
-                have *= mesh.axes()[*it].size;
-                if (mesh.axes()[*it].size <= 1) continue;
-                WorkItem item;
-                item.kind = WorkKind::Collective;
-                item.collective = CollectiveKind::AllGather;
-                item.axis = static_cast<int>(*it);
-                item.axisName = mesh.axes()[*it].name;
-                item.axisSize = mesh.axes()[*it].size;
-                item.messageBytes = have;
-                item.dtype = op.type.dtype;
-                item.ops = {v};
-                item.name = "all-gather over " + item.axisName + " (updated " + op.name + ", " + mib(have) + ")";
-                item.predictedSeconds = itemSeconds(item, model);
-                weightGathers.push_back(std::move(item));
-            }
-        }
-        if (m->sourceLike[k]) continue;
+        // The updated weight is all-gathered back from its 1/r pieces, after the step's other work
+        // (optimizer-state sharding).
+        forEachWeightGather(sizes, op, replicaMask(t.result, mesh), shardBytes(op.type, t.result, mesh), policy, [&](const OpCollective& c) {
+            if (sizes.size[c.axis] > 1) weightGathers.push_back(collectiveItem(c, op, "updated " + op.name));
+        });
+        if (roles.sourceLike[k]) continue;
         ++w.ops;
         const auto z = zeroSplit(op);
         // Local flops and bytes, as the evaluator counts them.
@@ -464,23 +429,11 @@ Result<SegmentWorkPlan> SegmentCatalog::workPlan(int type, const std::vector<int
         // The op's own all-reduce over each partial axis (message: its local result), or — a
         // gradient only the sharded optimizer reads — a reduce-scatter per axis, in mesh order,
         // each over what is left of the buffer.
-        const bool scatter = policy.optimizerSharding && m->feedsOptimizerOnly[k];
-        int64_t left = resultBytes;
-        for (const std::string& axis : t.ownCollectiveAxes) {
-            WorkItem item;
-            item.kind = WorkKind::Collective;
-            item.collective = scatter ? CollectiveKind::ReduceScatter : CollectiveKind::AllReduce;
-            item.axis = static_cast<int>(mesh.axisIndex(axis).value_or(-1));
-            item.axisName = axis;
-            item.axisSize = mesh.axisSize(axis).value_or(1);
-            item.messageBytes = scatter ? left : resultBytes;
-            item.dtype = op.type.dtype;
-            item.ops = {v};
-            item.name = std::string(collectiveKindName(item.collective)) + " over " + axis + " (" + op.name + ", " + mib(item.messageBytes) + ")";
-            item.predictedSeconds = itemSeconds(item, model);
-            w.items.push_back(std::move(item));
-            if (scatter) left /= std::max<int64_t>(1, mesh.axisSize(axis).value_or(1));
-        }
+        uint32_t partialMask = 0;
+        for (const std::string& axis : t.ownCollectiveAxes)
+            if (auto a = mesh.axisIndex(axis)) partialMask |= 1u << *a;
+        forEachOwnCollective(sizes, partialMask, resultBytes, scattersOwnResult(roles.gradToOptimizer[k], policy),
+                             [&](const OpCollective& c) { w.items.push_back(collectiveItem(c, op, op.name)); });
     }
     for (WorkItem& item : weightGathers) w.items.push_back(std::move(item));
 
@@ -489,14 +442,11 @@ Result<SegmentWorkPlan> SegmentCatalog::workPlan(int type, const std::vector<int
         const Op& op = graph.op(v);
         const int64_t own = shardBytes(op.type, plan.tensors[static_cast<size_t>(v)].result, mesh);
         if (op.kind == OpKind::Parameter) {
-            const int64_t r = policy.optimizerSharding && op.role == ParamRole::OptimizerState
-                                  ? replicas(plan.tensors[static_cast<size_t>(v)].result)
-                                  : 1;
-            w.persistentBytes += op.role == ParamRole::Trainable ? 2 * own : (own + r - 1) / r;
+            w.persistentBytes += parameterMemory(op, own, replicas(plan.tensors[static_cast<size_t>(v)].result), policy).total();
             continue;
         }
-        if (m->sourceLike[static_cast<size_t>(v)]) continue;
-        if (op.phase == Phase::Forward && m->readByBackward[static_cast<size_t>(v)]) w.persistentBytes += own;
+        if (roles.sourceLike[static_cast<size_t>(v)]) continue;
+        if (op.phase == Phase::Forward && roles.readByBackward[static_cast<size_t>(v)]) w.persistentBytes += own;
     }
     for (const WorkItem& item : w.items) {
         int64_t b = 0;

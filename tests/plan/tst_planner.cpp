@@ -329,6 +329,39 @@ private slots:
         QVERIFY2(mismatches.empty(), mismatches.c_str());
     }
 
+    // Segment and block figures are the evaluator's per-op numbers summed: segments' memory plus
+    // that of ops outside blocks is the plan's memory less the transient working set, and the
+    // blocks' times plus those outside blocks are the step.
+    void rollupsSumTheEvaluator() {
+        const Graph g = preset("gpt3-350m", 3);
+        for (const char* mesh : {"8", "2x4"}) {
+            PlannerOptions o;
+            o.baselines = Baselines::Skip;
+            o.memoryLimitBytes = int64_t{1} << 50;
+            const PlanOutcome out = must(planGraph(g, cluster(1), cfp::test::meshOf(mesh), o), mesh);
+            const Plan& p = out.plan;
+            const Evaluation& ev = out.evaluation;
+            int64_t segmentBytes = 0, outside = 0;
+            for (const SegmentPlan& sp : p.segments) segmentBytes += sp.memoryBytes;
+            double blockSeconds = 0, outsideSeconds = 0;
+            for (const CostBreakdown& c : ev.blockCost) blockSeconds += c.total();
+            for (const TensorPlan& t : p.tensors)
+                if (t.block < 0) {
+                    outside += ev.opMemory[static_cast<size_t>(t.op)].total();
+                    outsideSeconds += ev.opCost[static_cast<size_t>(t.op)].total();
+                }
+            QCOMPARE(segmentBytes + outside, p.memory.total() - p.memory.transient);
+            QVERIFY2(close(blockSeconds + outsideSeconds, ev.step.total()), mesh);
+            // Segments hold activations, not parameters alone.
+            int64_t parameterBytes = 0;
+            for (const TensorPlan& t : p.tensors) {
+                const MemoryBreakdown& m = ev.opMemory[static_cast<size_t>(t.op)];
+                if (t.block >= 0) parameterBytes += m.weights + m.gradients + m.optimizer;
+            }
+            QVERIFY2(segmentBytes > parameterBytes, mesh);
+        }
+    }
+
     // The evaluator rejects recomputation marks that no planner could produce.
     void evaluatorRejectsInconsistentRecomputeMarks() {
         const Graph g = preset("gpt3-125m", 1);

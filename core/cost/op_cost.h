@@ -1,0 +1,111 @@
+#pragma once
+// One op's cost and memory on one device, given its shardings, and what the step's memory policy
+// (step_policy.h) does to it. Every consumer of the cost model computes these the same way through
+// this module: the planner's op states (plan/problem.cpp), the independent evaluator
+// (plan/evaluator.cpp, which shares these primitives as it shares the roofline and the collectives,
+// and nothing of the planner's tables), the op-level formulation (oplevel/) and the profiler's
+// work plans (profiler/src/work_plan.cpp).
+//
+//   kernel   flops split over every mesh axis the op's operands, result or own collective use
+//            (each axis splits one factor); an optimizer op under optimizer-state sharding works
+//            on 1/r of its local shard (r = the weight's replicas): opKernelSeconds.
+//   own      a partial result completed by an all-reduce per partial axis, in mesh order, on the
+//            local result; a gradient only the sharded optimizer reads is reduce-scattered instead,
+//            each axis on what is left of the buffer: forEachOwnCollective.
+//   weights  a trainable weight under optimizer-state sharding is all-gathered back from its 1/r
+//            pieces after the update, reverse mesh order: weightGathers.
+//   memory   parameterMemory: a trainable weight holds itself and a gradient buffer like it;
+//            optimizer state is split over the weight's replicas under optimizer-state sharding;
+//            data inputs count as activations.
+//
+// Example: W[4096,16384] trainable on {dp=2, tp=4} split [{},{tp}] (replicated over dp): local
+// 32 MiB in bf16; memory weights 32 MiB + gradients 32 MiB; its AdamW moments (f32, 64 MiB each
+// locally) hold 32 MiB each under optimizer sharding (r = 2); after the update the weight is
+// all-gathered over dp from 16 MiB pieces.
+
+#include <cstdint>
+#include <vector>
+
+#include "cost/cost_model.h"
+#include "cost/step_policy.h"
+#include "ir/graph.h"
+#include "rules/op_rules.h"
+#include "sharding/sharding.h"
+
+namespace cfp {
+
+// Per op, from the graph alone.
+struct OpRoles {
+    // Sources (parameters, constants, iota) and values computed from constants and iota alone
+    // (masks, one-hot iotas, position ids): folded into their consumers as a compiler does — no
+    // kernel and no buffer of their own; consumers take their piece locally.
+    std::vector<char> sourceLike;
+    std::vector<char> gradToOptimizer;  // a backward result that only optimizer ops read
+    std::vector<char> readByBackward;   // a result some backward op reads
+    std::vector<int32_t> uses;          // operand uses
+};
+OpRoles opRoles(const Graph& graph);
+
+// The mesh axes on which a tensor's pieces repeat (its replicas: not split there), as a mask
+// (bit a = mesh axis a), and the product of the sizes of the axes in a mask.
+uint32_t replicaMask(const CompactSharding& sharding, const MeshSizes& sizes);
+uint32_t replicaMask(const TensorSharding& sharding, const Mesh& mesh);
+int64_t axesProduct(uint32_t mask, const MeshSizes& sizes);
+
+// How many ways optimizer-state sharding splits an op's work further: its result's `replicas` for
+// an optimizer op that is not folded, else 1.
+int64_t optimizerWorkSplit(const Op& op, bool sourceLike, int64_t replicas, const MemoryPolicy& policy);
+
+// The op's kernel time (see above): `opFlops` its FLOPs unsplit, `axesUsed` the mesh axes its
+// shardings and own collectives use, `localBytes` its operands read and result written per device,
+// `zeroSplit` from optimizerWorkSplit.
+double opKernelSeconds(const CostModel& model, const Op& op, double opFlops, uint32_t axesUsed, double localBytes, int64_t zeroSplit);
+
+// A collective an op runs itself.
+struct OpCollective {
+    CollectiveKind kind = CollectiveKind::AllReduce;
+    size_t axis = 0;
+    int64_t bytes = 0;  // the message (CostModel::collectiveSeconds' convention)
+};
+
+// The collectives completing a partial result over the axes in `partialMask`, in mesh order: an
+// all-reduce of the local result per axis, or, for a gradient only the sharded optimizer reads
+// (`scatter`), a reduce-scatter per axis of what is left of the buffer.
+template <typename Fn>
+void forEachOwnCollective(const MeshSizes& sizes, uint32_t partialMask, int64_t localResultBytes, bool scatter, Fn&& fn) {
+    int64_t left = localResultBytes;
+    for (int a = 0; a < sizes.rank; ++a) {
+        if (!(partialMask & (1u << a))) continue;
+        fn(OpCollective{scatter ? CollectiveKind::ReduceScatter : CollectiveKind::AllReduce, static_cast<size_t>(a),
+                        scatter ? left : localResultBytes});
+        if (scatter) left /= sizes.size[static_cast<size_t>(a)];
+    }
+}
+// Whether an op's partial result is reduce-scattered (optimizer-state sharding, a gradient only the
+// optimizer reads) rather than all-reduced.
+inline bool scattersOwnResult(bool gradToOptimizer, const MemoryPolicy& policy) { return policy.optimizerSharding && gradToOptimizer; }
+
+// The all-gathers of an updated trainable weight from its 1/r pieces after the update, reverse
+// mesh order (none for other parameters or without optimizer-state sharding).
+template <typename Fn>
+void forEachWeightGather(const MeshSizes& sizes, const Op& param, uint32_t replicaAxes, int64_t localBytes, const MemoryPolicy& policy,
+                         Fn&& fn) {
+    if (param.kind != OpKind::Parameter || param.role != ParamRole::Trainable || !policy.optimizerSharding) return;
+    int64_t have = localBytes / axesProduct(replicaAxes, sizes);
+    for (int a = sizes.rank - 1; a >= 0; --a) {
+        if (!(replicaAxes & (1u << a))) continue;
+        have *= sizes.size[static_cast<size_t>(a)];
+        fn(OpCollective{CollectiveKind::AllGather, static_cast<size_t>(a), have});
+    }
+}
+
+// Seconds of an op's own collectives and of a weight's gathers, summed in the order above.
+double ownCollectiveSeconds(const CostModel& model, uint32_t partialMask, int64_t localResultBytes, bool scatter);
+double weightGatherSeconds(const CostModel& model, const Op& param, uint32_t replicaAxes, int64_t localBytes, const MemoryPolicy& policy);
+
+// What a parameter op holds per device: a trainable weight itself and a gradient buffer like it;
+// optimizer state split over its `replicas` under optimizer-state sharding; anything else (data
+// inputs) as activations.
+MemoryBreakdown parameterMemory(const Op& param, int64_t localBytes, int64_t replicas, const MemoryPolicy& policy);
+
+}  // namespace cfp

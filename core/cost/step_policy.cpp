@@ -1,0 +1,21 @@
+#include "cost/step_policy.h"
+
+namespace cfp {
+
+std::string_view recomputePolicyName(RecomputePolicy p) {
+    switch (p) {
+        case RecomputePolicy::None: return "none";
+        case RecomputePolicy::Auto: return "auto";
+        case RecomputePolicy::All: return "all";
+    }
+    return "none";
+}
+
+std::optional<RecomputePolicy> parseRecomputePolicy(std::string_view name) {
+    if (name == "none") return RecomputePolicy::None;
+    if (name == "auto") return RecomputePolicy::Auto;
+    if (name == "all") return RecomputePolicy::All;
+    return std::nullopt;
+}
+
+}  // namespace cfp

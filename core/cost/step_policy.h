@@ -1,0 +1,45 @@
+#pragma once
+// How a training step runs beyond the per-op shardings: the memory policy (optimizer-state
+// sharding, activation recomputation) and the per-device memory it leads to. The cost model's
+// consumers — the planner, the independent evaluator, the op-level formulation and the profiler —
+// read it through cost/op_cost.h.
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace cfp {
+
+// How the training step trades time for memory (both are standard in large-model training).
+//  - optimizerSharding (ZeRO stage 1, Megatron's distributed optimizer): the optimizer state and the
+//    optimizer's update of a weight are split over the mesh axes on which the weight is replicated;
+//    the gradient's all-reduce over those axes becomes a reduce-scatter, and the updated weight is
+//    all-gathered back over them (the ring all-reduce's two halves, split around the update).
+//    Weights and gradients keep their plan sharding.
+//  - recompute: activation recomputation at ParallelBlock granularity. A recomputed block keeps
+//    only the tensors that enter it from other blocks (its checkpoints) and runs its forward ops a
+//    second time in the backward pass (kernels, own collectives and resharding into them again);
+//    while its backward runs, its recomputed activations are live on top of the working set.
+//    Whenever recomputation is enabled (Auto or All), forward tensors passed between blocks are
+//    kept as checkpoints. None: no block recomputes; All: every block does; Auto: the segment DP
+//    chooses per block (each strategy with and without recomputation) for the fastest plan that fits.
+enum class RecomputePolicy : uint8_t { None, Auto, All };
+std::string_view recomputePolicyName(RecomputePolicy p);  // "none", "auto", "all"
+std::optional<RecomputePolicy> parseRecomputePolicy(std::string_view name);
+
+struct MemoryPolicy {
+    bool optimizerSharding = true;
+    RecomputePolicy recompute = RecomputePolicy::Auto;
+};
+
+// Per-device memory of a plan (bytes).
+struct MemoryBreakdown {
+    int64_t weights = 0;       // trainable parameters, local shards
+    int64_t gradients = 0;     // one gradient buffer per trainable parameter, sharded like it
+    int64_t optimizer = 0;     // optimizer-state parameters (AdamW moments, fp32 master weights)
+    int64_t activations = 0;   // data inputs and forward results kept for the backward pass
+    int64_t transient = 0;     // the largest single op's working set (operands + result)
+    int64_t total() const { return weights + gradients + optimizer + activations + transient; }
+};
+
+}  // namespace cfp
