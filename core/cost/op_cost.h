@@ -13,7 +13,7 @@
 //            local result; a gradient only the sharded optimizer reads is reduce-scattered instead,
 //            each axis on what is left of the buffer: forEachOwnCollective.
 //   weights  a trainable weight under optimizer-state sharding is all-gathered back from its 1/r
-//            pieces after the update, reverse mesh order: weightGathers.
+//            pieces after the update, reverse mesh order: forEachWeightGather.
 //   memory   parameterMemory: a trainable weight holds itself and a gradient buffer like it;
 //            optimizer state is split over the weight's replicas under optimizer-state sharding;
 //            data inputs count as activations.
