@@ -1,0 +1,58 @@
+#pragma once
+// Internal to core/export (not installed, not included elsewhere): what every format's file shares —
+// the plan indexed for export (Context: tensors by op, users, trainable parameters with their
+// paths), locale-independent text helpers, and each format's entry point, which exportPlan
+// (export.cpp) dispatches to. One file per format: export_jax.cpp, export_dtensor.cpp,
+// export_megatron.cpp, export_hlo_sharding.cpp, export_trace.cpp.
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "export/export.h"
+
+namespace cfp::exporting {
+
+struct ParamEntry {
+    const Op* op = nullptr;
+    std::string path;
+    const TensorSharding* sharding = nullptr;
+};
+
+struct Context {
+    const Graph& graph;
+    const Plan& plan;
+    std::vector<const TensorPlan*> byOp;       // TensorPlan per op id (nullptr: none)
+    std::vector<std::vector<OpId>> users;
+    std::vector<ParamEntry> params;            // trainable parameters, op order
+};
+
+std::string fixedNumber(double v, int precision);
+std::string gib(int64_t bytes);
+size_t utf8SequenceLength(std::string_view s, size_t i);
+std::string pyEscape(std::string_view s);
+std::string pyStr(std::string_view s);
+std::string pyTuple(const std::vector<std::string>& items);
+std::string joinAxes(const std::vector<std::string>& axes);
+Status indexTensors(Context& ctx);
+Status collectParams(Context& ctx);
+Result<Context> makeContext(const Graph& graph, const Plan& plan);
+bool isLinearWeight(const Context& ctx, const Op& param);
+std::vector<std::string> effectiveAxes(const std::vector<std::string>& axes, const Mesh& mesh);
+std::vector<std::vector<std::string>> effectiveDims(const TensorSharding& s, const Mesh& mesh);
+std::string headerText(const Plan& plan, std::string_view title);
+std::string pyDocstringLines(const std::string& text);
+std::string plainMeshText(const Mesh& mesh);
+std::string meshShapeTuple(const Mesh& mesh);
+std::string meshNamesTuple(const Mesh& mesh);
+
+// The formats.
+std::string exportJax(const Context& ctx);
+std::string exportDTensor(const Context& ctx);
+Result<std::string> exportMegatron(const Context& ctx);
+Result<std::string> exportHloSharding(const Context& ctx);
+Result<std::string> exportTrace(const Graph& graph, const Plan& plan, std::span<const TimelineEvent> timeline);
+
+}  // namespace cfp::exporting

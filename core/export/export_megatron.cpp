@@ -1,0 +1,276 @@
+// The Megatron-LM export: parallelism flags, checked against the layouts Megatron-LM uses (docs/exporters.md).
+
+#include "export/export_internal.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <system_error>
+#include <utility>
+
+namespace cfp::exporting {
+
+namespace {
+
+enum class LayerRole { Column, Row, Norm, Expert, Other };
+
+std::vector<std::string> splitDots(std::string_view s) {
+    std::vector<std::string> parts;
+    size_t start = 0;
+    while (true) {
+        const size_t dot = s.find('.', start);
+        parts.emplace_back(s.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start));
+        if (dot == std::string_view::npos) break;
+        start = dot + 1;
+    }
+    return parts;
+}
+
+bool isNumber(std::string_view s) {
+    return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// The transformer layer a scope belongs to ("layers.4" for "layers.4.mlp.fc1"): the scope up to
+// its first numeric component after the first; empty when the scope is outside every layer.
+std::string layerOf(std::string_view scope, std::vector<std::string>* rest = nullptr) {
+    const auto parts = splitDots(scope);
+    for (size_t i = 1; i < parts.size(); ++i) {
+        if (!isNumber(parts[i])) continue;
+        std::string layer;
+        for (size_t k = 0; k <= i; ++k) layer += (k ? "." : "") + parts[k];
+        if (rest) rest->assign(parts.begin() + static_cast<std::ptrdiff_t>(i) + 1, parts.end());
+        return layer;
+    }
+    return {};
+}
+
+LayerRole layerRole(const std::vector<std::string>& rest) {
+    static const std::set<std::string> kColumn = {"qkv", "q", "k", "v", "q_proj", "k_proj", "v_proj",
+                                                  "query", "key", "value", "query_key_value", "c_attn",
+                                                  "fc1", "c_fc", "gate", "up", "gate_proj", "up_proj",
+                                                  "dense_h_to_4h"};
+    static const std::set<std::string> kRow = {"out", "o", "o_proj", "out_proj", "proj", "c_proj",
+                                               "fc2", "down", "down_proj", "dense_4h_to_h", "dense"};
+    for (const auto& part : rest)
+        if (part == "moe" || part == "experts" || part == "router") return LayerRole::Expert;
+    if (rest.empty()) return LayerRole::Other;
+    const std::string& leaf = rest.back();
+    if (kColumn.count(leaf)) return LayerRole::Column;
+    if (kRow.count(leaf)) return LayerRole::Row;
+    if (leaf.find("norm") != std::string::npos || leaf.rfind("ln", 0) == 0) return LayerRole::Norm;
+    return LayerRole::Other;
+}
+
+// "segment 5 block 21 (layers.4.mlp.fc1)", as far as the plan knows the block of `op`.
+std::string locate(const Context& ctx, const Op& op) {
+    int32_t block = -1;
+    if (const TensorPlan* t = ctx.byOp[static_cast<size_t>(op.id)]) block = t->block;
+    if (block < 0) {
+        for (OpId u : ctx.users[static_cast<size_t>(op.id)]) {
+            const TensorPlan* t = ctx.byOp[static_cast<size_t>(u)];
+            if (t && t->block >= 0) {
+                block = t->block;
+                break;
+            }
+        }
+    }
+    const std::string what = "(" + (op.scope.empty() ? op.name : op.scope) + ")";
+    if (block < 0) return what;
+    std::string where = "block " + std::to_string(block) + " " + what;
+    for (const auto& seg : ctx.plan.segments)
+        if (block >= seg.firstBlock && block < seg.firstBlock + seg.blockCount)
+            return "segment " + std::to_string(seg.index) + " " + where;
+    return where;
+}
+
+std::string describeSplit(const std::vector<std::vector<std::string>>& dims, bool matrix) {
+    std::vector<std::string> parts;
+    for (size_t d = 0; d < dims.size(); ++d) {
+        if (dims[d].empty()) continue;
+        std::string name = matrix ? (d == 0 ? "rows" : "columns") : "dim " + std::to_string(d);
+        parts.push_back(name + " over " + joinAxes(dims[d]));
+    }
+    if (parts.empty()) return "is replicated";
+    std::string out = "splits ";
+    for (size_t i = 0; i < parts.size(); ++i) out += (i ? " and " : "") + parts[i];
+    return out;
+}
+
+Error notUniform(const std::string& reason, const std::string& where) {
+    return makeError("export.not_uniform", "plan is not a uniform Megatron-LM layout: " + reason, where);
+}
+
+}  // namespace
+
+Result<std::string> exportMegatron(const Context& ctx) {
+    const Mesh& mesh = ctx.plan.mesh;
+
+    struct LayerParam {
+        const ParamEntry* param;
+        LayerRole role;
+        std::vector<std::vector<std::string>> dims;  // effective split axes per dim
+        bool linear;
+    };
+    std::vector<LayerParam> layerParams;
+    for (const auto& p : ctx.params) {
+        std::vector<std::string> rest;
+        if (layerOf(p.op->scope, &rest).empty()) continue;  // embeddings, final norm, LM head: not checked
+        layerParams.push_back({&p, layerRole(rest), effectiveDims(*p.sharding, mesh), isLinearWeight(ctx, *p.op)});
+    }
+    if (layerParams.empty())
+        return notUniform("no transformer-layer parameters (scopes like layers.N.*) found", {});
+
+    // The tensor-parallel axis: the one most linear layer weights are split over, alone on one dim.
+    std::map<std::string, size_t> votes;
+    for (const auto& lp : layerParams) {
+        if (!lp.linear || (lp.role != LayerRole::Column && lp.role != LayerRole::Row)) continue;
+        if (lp.dims[0].empty() && lp.dims[1].size() == 1) ++votes[lp.dims[1][0]];
+        if (lp.dims[1].empty() && lp.dims[0].size() == 1) ++votes[lp.dims[0][0]];
+    }
+    std::string tp;
+    size_t best = 0;
+    for (const auto& a : mesh.axes()) {
+        auto it = votes.find(a.name);
+        if (it != votes.end() && it->second > best) {
+            best = it->second;
+            tp = a.name;
+        }
+    }
+    const std::vector<std::string> tpAxes = tp.empty() ? std::vector<std::string>{} : std::vector<std::string>{tp};
+    const std::string over = tp.empty() ? std::string(" (no tensor parallelism)") : " over " + tp;
+
+    for (const auto& lp : layerParams) {
+        const Op& op = *lp.param->op;
+        const std::string loc = locate(ctx, op);
+        const bool matrix = op.type.dims.size() == 2;
+        switch (lp.role) {
+            case LayerRole::Expert:
+                return notUniform(loc + " is an MoE layer; the Megatron export does not map expert parallelism", op.name);
+            case LayerRole::Other:
+                return notUniform(loc + " holds " + op.name + ", not a recognised attention, MLP or norm parameter",
+                                  op.name);
+            case LayerRole::Norm:
+                for (const auto& d : lp.dims)
+                    if (!d.empty())
+                        return notUniform(loc + " " + describeSplit(lp.dims, false) + " (" + op.name +
+                                              "), Megatron replicates norm parameters",
+                                          op.name);
+                break;
+            case LayerRole::Column:
+            case LayerRole::Row: {
+                const bool column = lp.role == LayerRole::Column;
+                if (matrix) {
+                    if (!lp.linear)
+                        return notUniform(loc + " " + op.name + " is not a plain [in, out] linear weight", op.name);
+                    const auto want = column ? std::vector<std::vector<std::string>>{{}, tpAxes}
+                                             : std::vector<std::vector<std::string>>{tpAxes, {}};
+                    if (lp.dims != want)
+                        return notUniform(loc + " " + describeSplit(lp.dims, true) + ", Megatron needs " +
+                                              (column ? "column-parallel" : "row-parallel") + over,
+                                          op.name);
+                } else if (op.type.dims.size() == 1) {
+                    // Bias: split like the output features (column) or replicated (row).
+                    const auto want = column ? std::vector<std::vector<std::string>>{tpAxes}
+                                             : std::vector<std::vector<std::string>>{{}};
+                    if (lp.dims != want)
+                        return notUniform(loc + " " + describeSplit(lp.dims, false) + " (" + op.name + "), Megatron needs " +
+                                              (column && !tp.empty() ? "it split over " + tp : std::string("it replicated")),
+                                          op.name);
+                } else {
+                    return notUniform(loc + " " + op.name + " has rank " + std::to_string(op.type.dims.size()) +
+                                          ", not a linear weight or bias",
+                                      op.name);
+                }
+                break;
+            }
+        }
+    }
+
+    // Data parallelism: every data input's batch dim split over all the other axes (any order).
+    std::set<std::string> dpAxes;
+    int64_t dpSize = 1;
+    for (const auto& a : mesh.axes())
+        if (a.name != tp && a.size > 1) {
+            dpAxes.insert(a.name);
+            dpSize *= a.size;
+        }
+    for (const Op& op : ctx.graph.ops()) {
+        if (op.kind != OpKind::Parameter || op.role != ParamRole::Input || op.type.dims.empty()) continue;
+        const TensorPlan* t = ctx.byOp[static_cast<size_t>(op.id)];
+        if (!t) return makeError("export.bad_plan", "plan has no sharding for input " + op.name, op.name);
+        if (t->result.rank() != static_cast<int64_t>(op.type.dims.size()))
+            return makeError("export.bad_plan", "sharding " + t->result.toString() + " of input " + op.name +
+                                                    " has the wrong rank", op.name);
+        const auto dims = effectiveDims(t->result, mesh);
+        bool ok = std::set<std::string>(dims[0].begin(), dims[0].end()) == dpAxes && dims[0].size() == dpAxes.size();
+        for (size_t d = 1; d < dims.size(); ++d) ok = ok && dims[d].empty();
+        if (!ok) {
+            std::string need = dpAxes.empty() ? std::string("the batch unsplit") : "the batch split over ";
+            std::vector<std::string> list(dpAxes.begin(), dpAxes.end());
+            if (!dpAxes.empty()) need += joinAxes(list) + " only";
+            return notUniform("input " + op.name + " " + describeSplit(dims, false) + ", Megatron needs " + need,
+                              op.name);
+        }
+    }
+
+    // Megatron numbers tensor-parallel ranks consecutively: the TP axis must be the innermost one.
+    if (!tp.empty()) {
+        const auto idx = static_cast<size_t>(*mesh.axisIndex(tp));
+        for (size_t i = idx + 1; i < mesh.axes().size(); ++i)
+            if (mesh.axes()[i].size > 1)
+                return notUniform("tensor-parallel axis " + tp + " is not the innermost mesh axis (" +
+                                      mesh.axes()[i].name + " is inside it); Megatron places tensor-parallel "
+                                      "ranks on consecutive devices",
+                                  {});
+    }
+
+    const int64_t tpSize = tp.empty() ? 1 : *mesh.axisSize(tp);
+    // Megatron-LM derives the data-parallel size from WORLD_SIZE / (TP · PP · CP); it has no flag
+    // for it. The plan's data-parallel size (dpSize) is what WORLD_SIZE / TP must come to.
+    (void)dpSize;
+    std::string flags = "--tensor-model-parallel-size " + std::to_string(tpSize) + " --pipeline-model-parallel-size 1";
+
+    // Sequence parallelism only when every [batch, seq, …] value in every layer's norms is split
+    // along the sequence over exactly the tensor-parallel axis.
+    if (!tp.empty()) {
+        size_t normValues = 0;
+        bool sequenceParallel = true;
+        for (const Op& op : ctx.graph.ops()) {
+            if (op.phase != Phase::Forward || op.type.dims.size() < 3) continue;
+            std::vector<std::string> rest;
+            if (layerOf(op.scope, &rest).empty() || layerRole(rest) != LayerRole::Norm) continue;
+            const TensorPlan* t = ctx.byOp[static_cast<size_t>(op.id)];
+            ++normValues;
+            if (!t || t->result.rank() != static_cast<int64_t>(op.type.dims.size()) ||
+                effectiveAxes(t->result.dimAxes(1), mesh) != tpAxes) {
+                sequenceParallel = false;
+                break;
+            }
+        }
+        if (sequenceParallel && normValues > 0) flags += " --sequence-parallel";
+    }
+    // Memory policy. Megatron recomputes whole layers (full granularity); the plan recomputes per
+    // ParallelBlock, so the flags follow only when every block of every layer recomputes.
+    if (ctx.plan.policy.optimizerSharding) flags += " --use-distributed-optimizer";
+    size_t layerBlocks = 0, recomputed = 0;
+    for (const TensorPlan& t : ctx.plan.tensors) {
+        if (t.block < 0 || static_cast<size_t>(t.block) >= ctx.plan.blocks.size()) continue;
+        const Op& op = ctx.graph.op(t.op);
+        if (op.phase != Phase::Forward || layerOf(op.scope, nullptr).empty()) continue;
+        ++layerBlocks;
+        recomputed += ctx.plan.blocks[static_cast<size_t>(t.block)].recompute;
+    }
+    if (recomputed > 0 && recomputed == layerBlocks)
+        flags += " --recompute-granularity full --recompute-method uniform --recompute-num-layers 1";
+    else if (recomputed > 0)
+        return notUniform("the plan recomputes some ParallelBlocks of the layers and not others; Megatron-LM recomputes "
+                          "whole layers (plan with --recompute all or none for a Megatron export)",
+                          {});
+    return flags + "\n";
+}
+
+}  // namespace cfp::exporting

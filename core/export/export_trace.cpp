@@ -1,0 +1,129 @@
+// The trace export: the evaluator's timeline as Chrome/Perfetto trace events (docs/exporters.md).
+
+#include "export/export_internal.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <system_error>
+#include <utility>
+
+#include <nlohmann/json.hpp>
+
+namespace cfp::exporting {
+
+namespace {
+
+double roundMicros(double seconds) { return std::round(seconds * 1e9) / 1e3; }
+
+}  // namespace
+
+Result<std::string> exportTrace(const Graph& graph, const Plan& plan, std::span<const TimelineEvent> timeline) {
+    using Json = nlohmann::ordered_json;
+
+    for (size_t i = 0; i < timeline.size(); ++i) {
+        const auto& e = timeline[i];
+        const std::string where = "/timeline/" + std::to_string(i);
+        if (!std::isfinite(e.startSeconds) || !std::isfinite(e.durationSeconds))
+            return makeError("export.bad_timeline", "event " + e.name + " has a non-finite time", where);
+        if (e.durationSeconds < 0)
+            return makeError("export.bad_timeline", "event " + e.name + " has a negative duration", where);
+    }
+
+    // Tracks: compute first, then comm:<axis> in mesh order, then any other track by name.
+    std::set<std::string> present;
+    for (const auto& e : timeline) present.insert(e.track.empty() ? std::string("compute") : e.track);
+    std::vector<std::string> tracks;
+    auto take = [&](const std::string& t) {
+        if (present.erase(t)) tracks.push_back(t);
+    };
+    take("compute");
+    for (const auto& a : plan.mesh.axes()) take("comm:" + a.name);
+    for (const auto& t : present) tracks.push_back(t);
+    std::map<std::string, int> tid;
+    for (size_t i = 0; i < tracks.size(); ++i) tid[tracks[i]] = static_cast<int>(i) + 1;
+
+    std::vector<size_t> order(timeline.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    auto trackOf = [&](const TimelineEvent& e) { return tid.at(e.track.empty() ? std::string("compute") : e.track); };
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+        const double ta = roundMicros(timeline[a].startSeconds), tb = roundMicros(timeline[b].startSeconds);
+        if (ta != tb) return ta < tb;
+        return trackOf(timeline[a]) < trackOf(timeline[b]);
+    });
+
+    const std::string processName = "CFP predicted step: " + plan.model + " on " + plainMeshText(plan.mesh);
+    std::vector<Json> events;
+    events.push_back(Json{{"ph", "M"}, {"pid", 1}, {"tid", 0}, {"name", "process_name"},
+                          {"args", Json{{"name", processName}}}});
+    for (const auto& t : tracks) {
+        events.push_back(Json{{"ph", "M"}, {"pid", 1}, {"tid", tid[t]}, {"name", "thread_name"},
+                              {"args", Json{{"name", t}}}});
+        events.push_back(Json{{"ph", "M"}, {"pid", 1}, {"tid", tid[t]}, {"name", "thread_sort_index"},
+                              {"args", Json{{"sort_index", tid[t]}}}});
+    }
+    double end = 0;
+    for (size_t i : order) {
+        const auto& e = timeline[i];
+        Json args = Json::object();
+        if (e.op >= 0 && e.op < graph.size()) {
+            args["op"] = graph.op(e.op).name;
+            args["opId"] = e.op;
+        }
+        if (!e.scope.empty()) args["scope"] = e.scope;
+        if (!e.detail.empty()) args["detail"] = e.detail;
+        events.push_back(Json{{"ph", "X"},
+                              {"pid", 1},
+                              {"tid", trackOf(e)},
+                              {"name", e.name},
+                              {"cat", e.category.empty() ? std::string("other") : e.category},
+                              {"ts", roundMicros(e.startSeconds)},
+                              {"dur", roundMicros(e.durationSeconds)},
+                              {"args", std::move(args)}});
+        end = std::max(end, e.startSeconds + e.durationSeconds);
+    }
+
+    Json other = {
+        {"generator", "CFP Explorer"},
+        {"model", plan.model},
+        {"modelSource", plan.modelSource},
+        {"batch", plan.build ? plan.build->batch : 0},
+        {"seq", plan.build ? plan.build->seq : 0},
+        {"hardware", plan.hardware},
+        {"hardwareName", plan.hardwareName},
+        {"nodes", plan.nodes},
+        {"gpusPerNode", plan.gpusPerNode},
+        {"mesh", plan.mesh.toString()},
+        {"devices", plan.mesh.deviceCount()},
+        {"predictedStepSeconds", plan.predictedStepSeconds},
+        {"evaluatorStepSeconds", plan.evaluatorStepSeconds},
+        {"computeSeconds", plan.step.computeSeconds},
+        {"collectiveSeconds", plan.step.collectiveSeconds},
+        {"reshardSeconds", plan.step.reshardSeconds},
+        {"provenance", std::string(provenanceName(plan.step.provenance))},
+        {"memoryBytesPerDevice", plan.memory.total()},
+        {"memoryLimitBytes", plan.memoryLimitBytes},
+        {"segments", plan.segments.size()},
+        {"blocks", plan.blocks.size()},
+        {"searchExact", plan.searchExact},
+        {"timelineEvents", timeline.size()},
+        {"timelineSeconds", end},
+    };
+
+    // One event per line: readable, diffable, and still one JSON document. Invalid UTF-8 in names
+    // becomes U+FFFD instead of failing.
+    const auto dump = [](const Json& j) { return j.dump(-1, ' ', false, Json::error_handler_t::replace); };
+    std::string out = "{\"traceEvents\":[\n";
+    for (size_t i = 0; i < events.size(); ++i) {
+        out += dump(events[i]);
+        out += i + 1 < events.size() ? ",\n" : "\n";
+    }
+    out += "],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":" + dump(other) + "\n}\n";
+    return out;
+}
+
+}  // namespace cfp::exporting
