@@ -34,11 +34,21 @@ Json planSummaryJson(const PlanOutcome& o, const Graph& graph) {
     j["step"] = costJson(p.step);
     j["memory_per_device_bytes"] = p.memory.total();
     j["memory_limit_bytes"] = p.memoryLimitBytes;
+    j["usable_memory_bytes"] = p.memoryLimitBytes;
+    if (const auto b = planBatch(p, graph))
+        j["batch"] = {{"global", b->global()},
+                      {"accumulation_steps", b->accumulation},
+                      {"round", b->round},
+                      {"data_parallel", b->dataParallel},
+                      {"micro_batch_per_rank", b->microBatch()}};
+    else
+        j["batch"] = nullptr;
     int recomputedBlocks = 0;
     for (const BlockChoice& b : p.blocks) recomputedBlocks += b.recompute;
     j["memory_policy"] = {{"optimizer_sharding", p.policy.optimizerSharding},
                           {"recompute", std::string(recomputePolicyName(p.policy.recompute))},
-                          {"recomputed_blocks", recomputedBlocks}};
+                          {"recomputed_blocks", recomputedBlocks},
+                          {"accumulation_steps", p.policy.accumulation}};
     j["memory_breakdown_bytes"] = {{"weights", p.memory.weights},
                                    {"gradients", p.memory.gradients},
                                    {"optimizer", p.memory.optimizer},
@@ -97,8 +107,12 @@ void printPlan(const PlanOutcome& o, const Graph& graph) {
               << provenanceName(p.step.provenance) << ")\n";
     std::cout << "  search objective " << ms(p.predictedStepSeconds) << (p.searchExact ? "" : "  (not proven optimal under the memory limit)")
               << "\n";
+    if (const auto b = planBatch(p, graph))
+        std::cout << "  batch            " << b->global() << " sequences per step = " << b->accumulation << " round"
+                  << (b->accumulation == 1 ? "" : "s") << " of " << b->round << " (micro-batch " << b->microBatch()
+                  << " per data-parallel rank, " << b->dataParallel << " way" << (b->dataParallel == 1 ? "" : "s") << ")\n";
     std::cout << "  memory/device    " << cli::humanBytes(static_cast<double>(p.memory.total())) << " of "
-              << cli::humanBytes(static_cast<double>(p.memoryLimitBytes)) << "  (weights " << cli::humanBytes(static_cast<double>(p.memory.weights))
+              << cli::humanBytes(static_cast<double>(p.memoryLimitBytes)) << " usable  (weights " << cli::humanBytes(static_cast<double>(p.memory.weights))
               << ", grads " << cli::humanBytes(static_cast<double>(p.memory.gradients)) << ", optimizer "
               << cli::humanBytes(static_cast<double>(p.memory.optimizer)) << ", activations "
               << cli::humanBytes(static_cast<double>(p.memory.activations)) << ", largest op "
@@ -185,6 +199,18 @@ Result<PlanRequest> requestFromArgs(const ParsedArgs& args) {
         if (!b) return b.error();
         r.memoryLimitBytes = *b;
     }
+    if (auto v = args.value("--memory-reserve")) {
+        auto b = parseBytes("--memory-reserve", *v);
+        if (!b) return b.error();
+        r.memoryReserveBytes = *b;
+    }
+    if (auto v = args.value("--accumulation")) {
+        if (*v != "auto") {
+            auto n = parsePositive("--accumulation", *v);
+            if (!n) return n.error();
+            r.accumulation = *n;
+        }
+    }
     if (auto v = args.value("--recompute")) {
         auto rc = parseRecomputePolicy(*v);
         if (!rc) return makeError("cli.usage", "--recompute: '" + *v + "' is not one of auto, none, all");
@@ -203,7 +229,8 @@ Result<PlanRequest> requestFromArgs(const ParsedArgs& args) {
 
 int cmdPlan(const std::vector<std::string>& argv) {
     OptionSpec spec = modelOptionSpec();
-    spec.valued.insert({"--hardware", "--nodes", "--mesh", "--pin", "--memory-limit", "--recompute", "--optimizer-sharding", "-o", "--output",
+    spec.valued.insert({"--hardware", "--nodes", "--mesh", "--pin", "--memory-limit", "--memory-reserve", "--accumulation", "--recompute",
+                        "--optimizer-sharding", "-o", "--output",
                         "--db", "--db-fingerprint", "--threads"});
     spec.flags.insert({"--json", "--no-baselines", "--quiet", "--check-blocks"});
     auto args = cli::parseArgs(argv, spec);
@@ -220,7 +247,14 @@ int cmdPlan(const std::vector<std::string>& argv) {
                      "                     T<k> for every segment of type k) to one strategy per block, e.g.\n"
                      "                     --pin 3=x:rows,x:cols,*,x:contract (';' between multi-axis labels);\n"
                      "                     bN=STRATEGY pins block N\n"
-                     "  --memory-limit S   per-device memory, e.g. 40GiB (default: the GPU's HBM)\n"
+                     "  --batch G          the global batch: sequences per optimizer step (model option below)\n"
+                     "  --accumulation A   gradient-accumulation steps: auto (default: the fewest micro-batch rounds\n"
+                     "                     whose plan is fastest, searched over the divisors of the global batch)\n"
+                     "                     or a count that divides it; the graph is one round of G/A sequences\n"
+                     "  --memory-limit S   usable memory per device, e.g. 40GiB (default: the GPU's HBM less its\n"
+                     "                     reserve, see `cfp hardware`)\n"
+                     "  --memory-reserve S memory kept back from the HBM for the CUDA context, library workspaces,\n"
+                     "                     NCCL buffers and allocator fragmentation (default: the hardware spec's)\n"
                      "  --recompute R      activation recomputation per ParallelBlock: auto (default: the search\n"
                      "                     decides per block, only where memory needs it), none, or all\n"
                      "  --optimizer-sharding on|off\n"
@@ -245,7 +279,11 @@ int cmdPlan(const std::vector<std::string>& argv) {
     const bool progress = !args->has("--quiet") && isatty(STDERR_FILENO);
     if (progress)
         hooks.progress = [](const PlanProgress& p) {
-            std::fprintf(stderr, "\r\033[Kcfp: %s mesh %d/%d %s %3.0f%%", p.stage.c_str(), p.meshIndex + 1, p.meshCount,
+            const std::string rounds = p.accumulation > 0 ? "accumulation " + std::to_string(p.accumulation) + " (" +
+                                                                  std::to_string(p.accumulationIndex + 1) + "/" +
+                                                                  std::to_string(p.accumulationCount) + ") "
+                                                            : std::string();
+            std::fprintf(stderr, "\r\033[Kcfp: %s%s mesh %d/%d %s %3.0f%%", rounds.c_str(), p.stage.c_str(), p.meshIndex + 1, p.meshCount,
                          p.mesh.c_str(), p.fraction * 100.0);
             std::fflush(stderr);
         };
@@ -270,6 +308,14 @@ int cmdPlan(const std::vector<std::string>& argv) {
     }
     if (args->has("--json")) {
         Json j = planSummaryJson(outcome, graph);
+        Json tried = Json::array();
+        for (const AccumulationTry& t : run->accumulationTried)
+            tried.push_back({{"accumulation_steps", t.steps},
+                             {"planned", t.planned},
+                             {"step_seconds", t.planned ? Json(t.stepSeconds) : Json(nullptr)},
+                             {"memory_bytes", t.planned ? Json(t.memoryBytes) : Json(nullptr)},
+                             {"note", t.note}});
+        j["accumulation_tried"] = tried;
         if (const auto& pu = run->profile)
             j["profile"] = {{"db", pu->database},
                             {"fingerprint", pu->fingerprint},
@@ -283,6 +329,14 @@ int cmdPlan(const std::vector<std::string>& argv) {
         std::cout << j.dump(2) << '\n';
     } else {
         printPlan(outcome, graph);
+        if (run->accumulationTried.size() > 1) {
+            std::cout << "  gradient accumulation tried:\n";
+            for (const AccumulationTry& t : run->accumulationTried)
+                std::cout << "    " << t.steps << " round" << (t.steps == 1 ? "" : "s") << ": "
+                          << (t.planned ? ms(t.stepSeconds) + ", " + cli::humanBytes(static_cast<double>(t.memoryBytes)) + "/device"
+                                        : "no plan fits — " + t.note)
+                          << (t.steps == outcome.plan.policy.accumulation ? "  (chosen)" : "") << "\n";
+        }
         if (run->profile)
             std::cout << "  " << run->profile->note() << "; " << measuredOps << " of " << computingOps << " kernels in the plan measured\n";
         if (out) std::cout << "  plan written to " << *out << "\n";

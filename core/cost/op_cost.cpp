@@ -65,6 +65,14 @@ double opKernelSeconds(const CostModel& model, const Op& op, double opFlops, uin
     return model.kernelSeconds(op.kind, op.type.dtype, opFlops / split, localBytes / static_cast<double>(zeroSplit));
 }
 
+double kernelRepeats(const Op& op, const MemoryPolicy& policy) {
+    return op.phase == Phase::Optimizer || op.kind == OpKind::Parameter ? 1.0 : static_cast<double>(policy.accumulation);
+}
+
+double ownCollectiveRepeats(const Op& op, bool gradToOptimizer, const MemoryPolicy& policy) {
+    return gradToOptimizer ? 1.0 : kernelRepeats(op, policy);
+}
+
 double ownCollectiveSeconds(const CostModel& model, uint32_t partialMask, int64_t localResultBytes, bool scatter) {
     double t = 0;
     forEachOwnCollective(model.sizes(), partialMask, localResultBytes, scatter,

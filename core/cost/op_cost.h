@@ -99,6 +99,13 @@ void forEachWeightGather(const MeshSizes& sizes, const Op& param, uint32_t repli
     }
 }
 
+// How many times per step (gradient accumulation, step_policy.h) an op's kernel runs, and its own
+// collectives: a forward or backward op once per micro-batch round, an optimizer op once; a
+// gradient only the optimizer reads is reduced once; a parameter's all-gathers happen once.
+// Resharding into an op runs as often as its kernel.
+double kernelRepeats(const Op& op, const MemoryPolicy& policy);
+double ownCollectiveRepeats(const Op& op, bool gradToOptimizer, const MemoryPolicy& policy);
+
 // Seconds of an op's own collectives and of a weight's gathers, summed in the order above.
 double ownCollectiveSeconds(const CostModel& model, uint32_t partialMask, int64_t localResultBytes, bool scatter);
 double weightGatherSeconds(const CostModel& model, const Op& param, uint32_t replicaAxes, int64_t localBytes, const MemoryPolicy& policy);

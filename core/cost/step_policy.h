@@ -27,9 +27,19 @@ enum class RecomputePolicy : uint8_t { None, Auto, All };
 std::string_view recomputePolicyName(RecomputePolicy p);  // "none", "auto", "all"
 std::optional<RecomputePolicy> parseRecomputePolicy(std::string_view name);
 
+//  - accumulation (gradient accumulation): the graph is one micro-batch round — the global batch
+//    divided by `accumulation`, split over the data-parallel axes as the plan shards the batch — and
+//    a step runs `accumulation` rounds of forward and backward, then the gradient synchronisation
+//    and the optimizer once. Per step: forward and backward kernels, their own collectives and the
+//    resharding into them run `accumulation` times; a gradient that only the optimizer reads is
+//    accumulated locally and reduced (all-reduce, or reduce-scatter under optimizer-state
+//    sharding) once, as DDP's no_sync and Megatron-LM's gradient buffers do; the optimizer, the
+//    resharding into it and the updated weights' all-gathers run once. Memory holds one round's
+//    activations and one gradient buffer per weight (the accumulation buffer).
 struct MemoryPolicy {
     bool optimizerSharding = true;
     RecomputePolicy recompute = RecomputePolicy::Auto;
+    int64_t accumulation = 1;
 };
 
 // Per-device memory of a plan (bytes).

@@ -105,7 +105,7 @@ public:
         // After format and version, so that another kind of document (a graph, a model config) is
         // named as such rather than reported by its first unknown field.
         static constexpr std::string_view kTopFields[] = {
-            "format", "version", "name", "sources", "memory_gib", "hbm_tb_per_s", "peak_tflops",
+            "format", "version", "name", "sources", "memory_gib", "memory_reserve_gib", "hbm_tb_per_s", "peak_tflops",
             "gemm_efficiency", "hbm_efficiency", "kernel_launch_us", "gpus_per_node", "intra_node", "inter_node"};
         CFP_TRY(checkKeys(doc, "", kTopFields));
 
@@ -118,6 +118,15 @@ public:
         if (memoryGib > kMaxMemoryGib)
             return fail("/memory_gib", "must be at most " + numberText(kMaxMemoryGib) + " GiB, got " + doc.at("memory_gib").dump());
         spec.memoryBytes = std::llround(memoryGib * kBytesPerGib);
+        spec.memoryReserveBytes = defaultMemoryReserveBytes(spec.memoryBytes);
+        if (doc.contains("memory_reserve_gib")) {
+            double reserveGib = 0;
+            CFP_HW_ASSIGN(reserveGib, requiredNumber(doc, "", "memory_reserve_gib", Range::NonNegative));
+            if (reserveGib >= memoryGib)
+                return fail("/memory_reserve_gib", "must be less than memory_gib (" + numberText(memoryGib) + "), got " +
+                                                       doc.at("memory_reserve_gib").dump());
+            spec.memoryReserveBytes = std::llround(reserveGib * kBytesPerGib);
+        }
 
         double hbmTbPerSecond = 0;
         CFP_HW_ASSIGN(hbmTbPerSecond, requiredNumber(doc, "", "hbm_tb_per_s", Range::Positive));
@@ -371,6 +380,7 @@ std::string writeHardwareJson(const HardwareSpec& spec) {
     for (size_t i = 0; i < spec.sources.size(); ++i) out += (i ? ",\n    " : "\n    ") + str(spec.sources[i]);
     out += spec.sources.empty() ? "],\n" : "\n  ],\n";
     out += "  \"memory_gib\": " + numberText(static_cast<double>(spec.memoryBytes) / kBytesPerGib) + ",\n";
+    out += "  \"memory_reserve_gib\": " + numberText(static_cast<double>(spec.memoryReserveBytes) / kBytesPerGib) + ",\n";
     out += "  \"hbm_tb_per_s\": " + numberText(spec.hbmBytesPerSecond / kBytesPerTb) + ",\n";
     out += "  \"peak_tflops\": {";
     std::string sep = "\n    ";
@@ -406,6 +416,11 @@ Result<Cluster> makeCluster(HardwareSpec hardware, int64_t nodes) {
     cluster.hardware = std::move(hardware);
     cluster.nodes = nodes;
     return cluster;
+}
+
+int64_t defaultMemoryReserveBytes(int64_t memoryBytes) {
+    constexpr int64_t kFixed = int64_t{2} << 30;  // CUDA context, cuBLAS/cuDNN workspaces, NCCL buffers
+    return std::min(memoryBytes / 2, kFixed + memoryBytes / 20);
 }
 
 }  // namespace cfp

@@ -35,6 +35,10 @@ struct HardwareSpec {
     std::string id;                       // "h100-sxm" (file stem of the built-in spec)
     std::string name;                     // "NVIDIA H100 SXM5 80GB"
     int64_t memoryBytes = 0;              // HBM capacity per GPU
+    // What a training process cannot use for tensors: the CUDA context and library workspaces
+    // (cuBLAS/cuBLASLt, cuDNN), NCCL's communication buffers, and the caching allocator's
+    // fragmentation. Plans fit in memoryBytes − memoryReserveBytes (usableMemoryBytes()).
+    int64_t memoryReserveBytes = 0;
     double hbmBytesPerSecond = 0;         // peak HBM bandwidth
     std::map<DType, double> peakFlops;    // peak dense FLOP/s per dtype
     double vectorFlops = 0;               // non-tensor-core FP32 FLOP/s (elementwise work)
@@ -46,9 +50,15 @@ struct HardwareSpec {
     LinkSpec interNode;
     std::vector<std::string> sources;     // datasheets and references for the numbers
 
+    int64_t usableMemoryBytes() const { return memoryBytes - memoryReserveBytes; }
     // Peak dense FLOP/s for `dtype`; falls back to fp32's entry, then to vectorFlops.
     double peakFlopsFor(DType dtype) const;
 };
+
+// The reserve of a spec that states none (`memory_reserve_gib` left out): 2 GiB for the CUDA
+// context, library workspaces and NCCL buffers, plus 5% of the capacity for allocator
+// fragmentation (docs/hardware-format.md, "Usable memory").
+int64_t defaultMemoryReserveBytes(int64_t memoryBytes);
 
 // The JSON format's name and version ("format": "cfp-hardware", "version": 1).
 inline constexpr std::string_view kHardwareFormatName = "cfp-hardware";

@@ -183,9 +183,12 @@ Result<Evaluation> evaluatePlan(const Graph& graph, const Plan& plan, const Cost
         } else {
             kernel[k] = opKernelSeconds(model, op, opFlops(graph, op), axesUsed, bytes, z);
         }
+        // Per step: once per micro-batch round, or once (cost/op_cost.h).
+        kernel[k] *= kernelRepeats(op, policy);
+        const double ownRepeats = ownCollectiveRepeats(op, roles.gradToOptimizer[k], policy);
         // A partial result is completed by its own collectives (cost/op_cost.h).
         forEachOwnCollective(sizes, partialMask, resultBytes, scattersOwnResult(roles.gradToOptimizer[k], policy), [&](const OpCollective& c) {
-            const double seconds = model.collectiveSeconds(c.kind, c.axis, c.bytes);
+            const double seconds = model.collectiveSeconds(c.kind, c.axis, c.bytes) * ownRepeats;
             ownCollectives[k].push_back({c, seconds});
             ownSeconds[k] += seconds;
         });
@@ -246,7 +249,7 @@ Result<Evaluation> evaluatePlan(const Graph& graph, const Plan& plan, const Cost
             }
             auto rp = planReshard(have, need, mesh, producer.type);
             if (!rp) return rp.error().withContext("edge " + producer.name + " -> " + op.name);
-            e.seconds = model.reshardSeconds(*rp) * (rc[k] ? 2.0 : 1.0);
+            e.seconds = model.reshardSeconds(*rp) * kernelRepeats(op, policy) * (rc[k] ? 2.0 : 1.0);
             e.counted = e.seconds > 0 || !rp->isNoCommunication();
             if (withTimeline) reshardInto[k].push_back({u, std::move(*rp), e.seconds});
         }
@@ -260,16 +263,17 @@ Result<Evaluation> evaluatePlan(const Graph& graph, const Plan& plan, const Cost
             const auto ku = static_cast<size_t>(op.operands[i]);
             if (e.fused) {
                 const int64_t b = e.bytes;
-                const double saving = model.fusedEdgeSavingSeconds(b) * (e.again ? 2.0 : 1.0);
+                const double saving = model.fusedEdgeSavingSeconds(b) * kernelRepeats(op, policy) * (e.again ? 2.0 : 1.0);
                 ev.step.computeSeconds -= saving;
                 ev.opCost[k].computeSeconds -= saving;
                 // For the timeline: the consumer no longer reads the tensor; the producer no
                 // longer writes it nor launches a kernel of its own (it runs in the consumer's).
-                fusedSavingConsumer[k] += model.hbmSeconds(static_cast<double>(b));
-                fusedSavingProducer[ku] += model.hbmSeconds(static_cast<double>(b)) + model.launchSeconds();
+                const double r = kernelRepeats(op, policy);
+                fusedSavingConsumer[k] += model.hbmSeconds(static_cast<double>(b)) * r;
+                fusedSavingProducer[ku] += (model.hbmSeconds(static_cast<double>(b)) + model.launchSeconds()) * r;
                 if (e.again) {
-                    rcSavingConsumer[k] += model.hbmSeconds(static_cast<double>(b));
-                    rcSavingProducer[ku] += model.hbmSeconds(static_cast<double>(b)) + model.launchSeconds();
+                    rcSavingConsumer[k] += model.hbmSeconds(static_cast<double>(b)) * r;
+                    rcSavingProducer[ku] += (model.hbmSeconds(static_cast<double>(b)) + model.launchSeconds()) * r;
                 }
                 ++ev.edgesFused;
                 continue;
@@ -346,7 +350,8 @@ Result<Evaluation> evaluatePlan(const Graph& graph, const Plan& plan, const Cost
             for (const EdgeCost& e : reshardInto[k])
                 for (const CollectiveStep& step : e.plan.steps) {
                     auto a = mesh.axisIndex(step.axis);
-                    const double d = a ? model.collectiveSeconds(step.kind, static_cast<size_t>(*a), step.messageBytes) : 0.0;
+                    const double d =
+                        a ? model.collectiveSeconds(step.kind, static_cast<size_t>(*a), step.messageBytes) * kernelRepeats(op, policy) : 0.0;
                     if (d <= 0) continue;
                     out.push_back({prefix + "reshard " + graph.op(e.producer).name + " -> " + op.name, "comm:" + step.axis,
                                    "reshard", 0.0, d, op.id, op.scope,

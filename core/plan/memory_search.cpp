@@ -295,8 +295,9 @@ Result<SearchResult> PlanProblem::search(int64_t limit, const StrategyMask& allo
     auto engine = SegmentDp::create(P, limit, allowed, options, hooks, meshLabel);
     if (!engine) return engine.error();
     SegmentDp& dp = *engine;
-    auto done = [&](const Candidate& c) {
+    auto done = [&](const Candidate& c, bool limitBinding = true) {
         SearchResult r;
+        r.limitBinding = limitBinding;
         r.assignment = P.assignmentOf(c.choice);
         r.objectiveSeconds = c.objectiveSeconds;
         r.memoryBytes = c.memoryBytes;
@@ -307,7 +308,7 @@ Result<SearchResult> PlanProblem::search(int64_t limit, const StrategyMask& allo
     };
     auto fastest = fastestPass(dp);
     if (!fastest) return fastest.error();
-    if (limit <= 0 || fastest->memoryBytes <= limit) return done(*fastest);
+    if (limit <= 0 || fastest->memoryBytes <= limit) return done(*fastest, false);
     const int64_t timeOnlyWork = dp.work();
     const int64_t doneBefore = dp.doneWork();
     auto leanest = leastMemoryPass(dp);

@@ -101,7 +101,7 @@ struct Plan {
     int64_t gpusPerNode = 8;
     Mesh mesh;                         // with link classes
     int64_t memoryLimitBytes = 0;      // per device
-    MemoryPolicy policy;               // optimizer sharding and recomputation
+    MemoryPolicy policy;               // optimizer sharding, recomputation, gradient accumulation
     std::vector<Pin> pins;             // the search's restrictions (pin.h)
     std::vector<BlockChoice> blocks;   // one per block, in block order
     std::vector<SegmentPlan> segments; // the segment chain
@@ -114,5 +114,18 @@ struct Plan {
     double searchSeconds = 0;
     bool searchExact = true;           // false when memory fronts were thinned (see planner.h)
 };
+
+// The batch a plan trains on, from its graph: the sequences of one micro-batch round (dimension 0
+// of the first data input), how many ways the plan splits them (the data-parallel degree: the
+// widest split of that dimension over the forward results that have it), and per step.
+struct PlanBatch {
+    int64_t round = 0;            // sequences in one round, over all devices
+    int64_t dataParallel = 1;     // devices the round is split over
+    int64_t accumulation = 1;     // rounds per step
+    int64_t microBatch() const { return dataParallel > 0 ? round / dataParallel : round; }  // per data-parallel rank
+    int64_t global() const { return round * accumulation; }
+};
+// nullopt when the graph has no data input with a dimension 0.
+std::optional<PlanBatch> planBatch(const Plan& plan, const Graph& graph);
 
 }  // namespace cfp

@@ -391,9 +391,9 @@ Status PlanReader::read(const Json& doc) {
     if (version == doc.end()) return formatError("missing required field 'version'", "/version");
     int64_t v = 0;
     CFP_PLAN_ASSIGN(v, asInt(*version, "/version", std::numeric_limits<int64_t>::min(), kInt64Max));
-    if (v != kPlanFormatVersion)
+    if (v != kPlanFormatVersion && v != 2)
         return makeError("plan.version",
-                         "plan format version " + std::to_string(v) + " is not supported; this reader supports version " +
+                         "plan format version " + std::to_string(v) + " is not supported; this reader supports versions 2 and " +
                              std::to_string(kPlanFormatVersion),
                          "/version");
 
@@ -408,7 +408,13 @@ Status PlanReader::read(const Json& doc) {
     CFP_PLAN_ASSIGN(m_plan.memoryLimitBytes, intField(doc, "", "memory_limit_bytes", 0, kInt64Max));
     {
         const Json& p = at(doc, "memory_policy");
-        CFP_TRY(expectObject(p, "/memory_policy", {"optimizer_sharding", "recompute"}));
+        // Version 3 added accumulation_steps; a version-2 plan ran one round per step.
+        if (v == 2) {
+            CFP_TRY(expectObject(p, "/memory_policy", {"optimizer_sharding", "recompute"}));
+        } else {
+            CFP_TRY(expectObject(p, "/memory_policy", {"optimizer_sharding", "recompute", "accumulation_steps"}));
+            CFP_PLAN_ASSIGN(m_plan.policy.accumulation, intField(p, "/memory_policy", "accumulation_steps", 1, kMaxAccumulation));
+        }
         CFP_PLAN_ASSIGN(m_plan.policy.optimizerSharding, boolField(p, "/memory_policy", "optimizer_sharding"));
         std::string recompute;
         CFP_PLAN_ASSIGN(recompute, stringField(p, "/memory_policy", "recompute"));
@@ -766,6 +772,7 @@ OJson headerJson(const Plan& plan, const Graph& graph) {
     OJson policy = OJson::object();
     policy["optimizer_sharding"] = plan.policy.optimizerSharding;
     policy["recompute"] = std::string(recomputePolicyName(plan.policy.recompute));
+    policy["accumulation_steps"] = plan.policy.accumulation;
     doc["memory_policy"] = std::move(policy);
     doc["pins"] = stringArray(pinTexts(plan.pins));
     doc["predicted_step_seconds"] = number(plan.predictedStepSeconds);

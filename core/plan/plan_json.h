@@ -53,7 +53,9 @@
 namespace cfp {
 
 inline constexpr std::string_view kPlanFormatName = "cfp-plan";
-inline constexpr int64_t kPlanFormatVersion = 2;
+inline constexpr int64_t kPlanFormatVersion = 3;
+// The largest gradient-accumulation count a plan file may state.
+inline constexpr int64_t kMaxAccumulation = int64_t{1} << 20;
 // readPlanFile refuses larger files (a 10^5-op plan is ~20 MB).
 inline constexpr int64_t kMaxPlanFileBytes = int64_t{1} << 30;
 

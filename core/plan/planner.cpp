@@ -42,7 +42,8 @@ std::vector<std::string> autoMeshes(int64_t devices, int64_t gpusPerNode) {
 }
 
 int64_t memoryLimitFor(const PlannerOptions& options, const HardwareSpec& hardware) {
-    return options.memoryLimitBytes && *options.memoryLimitBytes > 0 ? *options.memoryLimitBytes : hardware.memoryBytes;
+    if (options.memoryLimitBytes && *options.memoryLimitBytes > 0) return *options.memoryLimitBytes;
+    return hardware.memoryBytes - options.memoryReserveBytes.value_or(hardware.memoryReserveBytes);
 }
 
 Result<AnalysisReport> planningAnalysis(const Graph& graph, const Mesh& mesh, const PlannerOptions& options) {
@@ -139,6 +140,7 @@ Result<PlanOutcome> finishPlan(const Graph& graph, const Cluster& cluster, const
     plan.searchSeconds = since(start);
     out.assignment = best.result.assignment;
     out.pinned = best.mask;
+    out.memoryBound = best.result.limitBinding;
     out.problem = std::make_shared<const PlanProblem>(std::move(*best.problem));
     return out;
 }

@@ -39,9 +39,12 @@ enum class BlockCheck : uint8_t { Skip, Run };
 enum class Timeline : uint8_t { Skip, Record };
 
 struct PlannerOptions {
-    std::optional<int64_t> memoryLimitBytes;  // per device; nullopt: the hardware's HBM capacity
+    // Per device: memoryLimitBytes when given, else the hardware's usable memory — its capacity
+    // less memoryReserveBytes, or less the spec's own reserve (HardwareSpec::memoryReserveBytes).
+    std::optional<int64_t> memoryLimitBytes;
+    std::optional<int64_t> memoryReserveBytes;
     std::vector<Pin> pins;
-    MemoryPolicy policy;                      // optimizer sharding and recomputation (plan.h)
+    MemoryPolicy policy;                      // optimizer sharding, recomputation, accumulation (cost/step_policy.h)
     Measurements measurements;                // from a profile DB; empty: the analytic model
     Baselines baselines = Baselines::Include;
     BlockCheck blockCheck = BlockCheck::Skip;
@@ -65,6 +68,7 @@ struct PlanOutcome {
     std::vector<MeshCandidate> candidates; // every mesh tried, in order
     Assignment assignment;                 // the search's choice per block (plan.blocks says the same)
     StrategyMask pinned;                   // the pins' restriction on the chosen mesh (empty: none)
+    bool memoryBound = false;              // the chosen mesh's fastest plan did not fit (SearchResult::limitBinding)
     // The chosen mesh's decomposed problem (its analysis and cost tables), for tools that look at
     // alternatives to the plan (plan/alternatives.h). It points into the graph given to planGraph,
     // which must outlive it.

@@ -66,7 +66,10 @@ void PlanProblem::Impl::computeOpState(const Op& op, double opFlops, OpState& s)
             s.measured = true;
         }
     }
-    s.own = ownCollectiveSeconds(model(), s.partialMask, own, scattersOwnResult(gradToOptimizer[k], policy));
+    // Per step: micro-batch rounds (cost/op_cost.h).
+    s.kernel *= kernelRepeats(op, policy);
+    s.own = ownCollectiveSeconds(model(), s.partialMask, own, scattersOwnResult(gradToOptimizer[k], policy)) *
+            ownCollectiveRepeats(op, gradToOptimizer[k], policy);
 }
 
 Status PlanProblem::Impl::buildStates(const std::vector<std::pair<uint64_t, double>>& measured) {
@@ -587,6 +590,7 @@ void PlanProblem::Impl::addEdgeToPair(OpId u, OpId v, size_t i, Pair& p, std::ve
     for (int su = 0; su < bu; ++su) haveOf[static_cast<size_t>(su)] = distinct(haves, st(u, su).result);
     for (int sv = 0; sv < bv; ++sv) needOf[static_cast<size_t>(sv)] = distinct(needs, need(v, sv, i));
     std::vector<double> priced(haves.size() * needs.size(), std::numeric_limits<double>::quiet_NaN());
+    const double repeats = kernelRepeats(g->op(v), policy);  // as edge() prices it
     baseCost.assign(static_cast<size_t>(bu) * static_cast<size_t>(bv), 0.0);
     for (int su = 0; su < bu; ++su)
         for (int sv = 0; sv < bv; ++sv) {
@@ -596,7 +600,7 @@ void PlanProblem::Impl::addEdgeToPair(OpId u, OpId v, size_t i, Pair& p, std::ve
                 e = edge(u, su, v, sv, i, cache);
             } else {
                 double& c = priced[h * needs.size() + q];
-                if (std::isnan(c)) c = reshard(u, haves[h], needs[q], cache);
+                if (std::isnan(c)) c = reshard(u, haves[h], needs[q], cache) * repeats;
                 e = c;
             }
         }

@@ -57,6 +57,9 @@ struct PlanProgress {
     int meshIndex = 0, meshCount = 1;
     double fraction = 0;    // of this stage for this mesh
     double bestSeconds = 0; // best step time found so far (0: none yet)
+    // While the workflow tries gradient-accumulation counts: the one being planned (0: none).
+    int64_t accumulation = 0;
+    int accumulationIndex = 0, accumulationCount = 1;
 };
 
 // What a caller watches and stops: called and checked from the planning thread.
@@ -104,6 +107,7 @@ struct SearchResult {
     bool exact = true;
     int reusedBlocks = 0;            // blocks the last time-only pass covered by reused stretch matrices
     int passes = 0;                  // DP passes over the blocks (fastest, least-memory, Lagrangian, Pareto)
+    bool limitBinding = false;       // the fastest plan did not fit: the memory limit shaped the result
 };
 
 // How PlanProblem::build prices and prepares the problem.

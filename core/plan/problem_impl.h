@@ -168,18 +168,20 @@ struct PlanProblem::Impl {
         return s;
     }
 
-    // Cost of edge u → v (operand i) with u in state su and v in state sv.
+    // Cost of edge u → v (operand i) with u in state su and v in state sv, per step (as often as
+    // v's kernel runs: cost/op_cost.h kernelRepeats).
     double edge(OpId u, int su, OpId v, int sv, size_t i, ReshardCache* cache = nullptr) const {
         const CompactSharding& have = st(u, su).result;
         const CompactSharding n = need(v, sv, i);
+        const Op& pv = g->op(v);
         if (have == n) {
             const Op& pu = g->op(u);
-            if (fusesInto(pu.kind, g->op(v).kind) && uses[static_cast<size_t>(u)] == 1 && !st(u, su).measured &&
+            if (fusesInto(pu.kind, pv.kind) && uses[static_cast<size_t>(u)] == 1 && !st(u, su).measured &&
                 !st(v, sv).measured && !sourceLike[static_cast<size_t>(u)])
-                return -model().fusedEdgeSavingSeconds(local(u, have) / zeroSplit(v, st(v, sv).result));
+                return -model().fusedEdgeSavingSeconds(local(u, have) / zeroSplit(v, st(v, sv).result)) * kernelRepeats(pv, policy);
             return 0.0;
         }
-        return reshard(u, have, n, cache);
+        return reshard(u, have, n, cache) * kernelRepeats(pv, policy);
     }
 
     Status buildStates(const std::vector<std::pair<uint64_t, double>>& measured);

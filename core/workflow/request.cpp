@@ -11,7 +11,7 @@ namespace {
 
 constexpr std::string_view kRequestFormat = "cfp-plan-request";
 constexpr std::string_view kLegacyProjectFormat = "cfp-explorer-project";  // the explorer's projects before requests
-constexpr int64_t kRequestVersion = 1;
+constexpr int64_t kRequestVersion = 2;  // 2 added accumulation and memory_reserve_bytes
 constexpr int64_t kMaxRequestBytes = int64_t{16} << 20;
 const StrictJson kRequestJson = StrictJson::twoCodes("request.syntax", "request.format");
 
@@ -24,6 +24,7 @@ bool ModelRequest::operator==(const ModelRequest& o) const {
 
 bool PlanRequest::operator==(const PlanRequest& o) const {
     return model == o.model && hardware == o.hardware && nodes == o.nodes && mesh == o.mesh && memoryLimitBytes == o.memoryLimitBytes &&
+           memoryReserveBytes == o.memoryReserveBytes && accumulation == o.accumulation &&
            policy.optimizerSharding == o.policy.optimizerSharding && policy.recompute == o.policy.recompute && pins == o.pins &&
            profile == o.profile && baselines == o.baselines && blockCheck == o.blockCheck;
 }
@@ -42,6 +43,10 @@ std::string requestToJson(const PlanRequest& r) {
     j["nodes"] = r.nodes;
     j["mesh"] = r.mesh.toString();
     j["memory_limit_bytes"] = r.memoryLimitBytes.value_or(0);
+    if (r.memoryReserveBytes) j["memory_reserve_bytes"] = *r.memoryReserveBytes;
+    else j["memory_reserve_bytes"] = "hardware";
+    if (r.accumulation) j["accumulation"] = *r.accumulation;
+    else j["accumulation"] = "auto";
     j["optimizer_sharding"] = r.policy.optimizerSharding;
     j["recompute"] = std::string(recomputePolicyName(r.policy.recompute));
     j["pins"] = pinTexts(r.pins);
@@ -88,14 +93,16 @@ Result<PlanRequest> requestFromJson(std::string_view text, const std::string& or
         return located(makeError("request.format", "not a CFP plan request or explorer project (format '" + *format + "')", "/format"));
     static constexpr std::string_view kKeys[] = {"format", "version", "model", "hardware", "nodes", "mesh", "memory_limit_bytes",
                                                  "optimizer_sharding", "recompute", "pins", "profile_db", "profile_fingerprint",
-                                                 "baselines", "check_blocks"};
+                                                 "baselines", "check_blocks", "memory_reserve_bytes", "accumulation"};
     static constexpr std::string_view kLegacyKeys[] = {"format", "version", "model", "hardware", "nodes", "mesh", "memory_limit_bytes",
                                                        "optimizer_sharding", "recompute", "pins", "profile_db"};
     if (const std::string* k = legacy ? firstUnknownKey(j, kLegacyKeys) : firstUnknownKey(j, kKeys)) return located(S.unknownField("", *k));
     auto version = integer(j, "", "version", 0);
     if (!version) return located(version.error());
-    if (*version != kRequestVersion)
-        return located(makeError("request.version", "version " + std::to_string(*version) + " is not supported (supported: 1)", "/version"));
+    if (*version != kRequestVersion && *version != 1)
+        return located(makeError("request.version", "version " + std::to_string(*version) + " is not supported (supported: 1, 2)", "/version"));
+    // Version 1 planned the batch as one round and knew no reserve key: one round, the hardware's reserve.
+    const bool v1 = *version == 1;
     PlanRequest r;
     auto model = S.member(j, "", "model");
     if (!model) return located(model.error());
@@ -144,6 +151,26 @@ Result<PlanRequest> requestFromJson(std::string_view text, const std::string& or
     auto limit = integer(j, "", "memory_limit_bytes", 0);
     if (!limit) return located(limit.error());
     if (*limit > 0) r.memoryLimitBytes = *limit;
+    // "auto"/"hardware" or a number.
+    auto autoOrInt = [&](std::string_view key, std::string_view word, int64_t min) -> Result<std::optional<int64_t>> {
+        auto m = S.member(j, "", key);
+        if (!m) return m.error();
+        if ((*m)->is_string() && (*m)->get<std::string>() == word) return std::optional<int64_t>{};
+        auto v = integer(j, "", key, min);
+        if (!v) return makeError("request.format", "expected \"" + std::string(word) + "\" or an integer of at least " + std::to_string(min),
+                                 childPointer("", key));
+        return std::optional<int64_t>{*v};
+    };
+    if (v1 || legacy) {
+        r.accumulation = 1;
+    } else {
+        auto reserve = autoOrInt("memory_reserve_bytes", "hardware", 0);
+        if (!reserve) return located(reserve.error());
+        r.memoryReserveBytes = *reserve;
+        auto steps = autoOrInt("accumulation", "auto", 1);
+        if (!steps) return located(steps.error());
+        r.accumulation = *steps;
+    }
     auto sharding = boolean(j, "", "optimizer_sharding");
     if (!sharding) return located(sharding.error());
     r.policy.optimizerSharding = *sharding;

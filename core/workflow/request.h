@@ -50,7 +50,12 @@ struct PlanRequest {
     std::string hardware = "h100-sxm";        // built-in spec id or a JSON file
     int64_t nodes = 1;
     MeshChoice mesh;                          // auto or one mesh
-    std::optional<int64_t> memoryLimitBytes;  // per device; nullopt: the GPU's memory
+    std::optional<int64_t> memoryLimitBytes;  // per device; nullopt: the GPU's usable memory
+    std::optional<int64_t> memoryReserveBytes;  // nullopt: the hardware spec's reserve
+    // Gradient-accumulation steps (micro-batch rounds per step); nullopt: chosen by runPlan.
+    // model.build.batch is the global batch; the graph is built for one round (batch / steps).
+    // policy.accumulation is set from it by runPlan.
+    std::optional<int64_t> accumulation;
     MemoryPolicy policy;
     std::vector<Pin> pins;
     std::optional<ProfileSource> profile;

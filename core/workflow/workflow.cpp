@@ -1,5 +1,7 @@
 #include "workflow/workflow.h"
 
+#include <chrono>
+
 #include "hardware/hardware.h"
 #include "plan/evaluator.h"
 #include "plan/plan_json.h"
@@ -48,6 +50,7 @@ std::string ProfileUse::note() const {
 PlannerOptions plannerOptionsFor(const PlanRequest& request, const PlanHooks& hooks) {
     PlannerOptions o;
     o.memoryLimitBytes = request.memoryLimitBytes;
+    o.memoryReserveBytes = request.memoryReserveBytes;
     o.pins = request.pins;
     o.policy = request.policy;
     o.baselines = request.baselines;
@@ -63,24 +66,116 @@ void stampPlan(Plan& plan, const LoadedModel& model, const PlanRequest& request)
     plan.hardware = request.hardware;
 }
 
+namespace {
+
+bool rebuildable(const LoadedModel& model) { return model.options && (model.kind == ModelSourceKind::Builtin || model.kind == ModelSourceKind::HfConfig); }
+
+// Gradient-accumulation counts to try, ascending: every divisor of the global batch for a model
+// the builders can build at any batch; the request's count when it fixes one; else one round.
+Result<std::vector<int64_t>> accumulationCandidates(const PlanRequest& request, const LoadedModel& model) {
+    const bool builder = rebuildable(model);
+    const int64_t global = builder ? request.model.build.batch : 0;
+    if (request.accumulation) {
+        const int64_t a = *request.accumulation;
+        if (a < 1) return makeError("request.accumulation", "must be at least 1, got " + std::to_string(a), "--accumulation");
+        if (builder && global % a != 0)
+            return makeError("request.accumulation",
+                             std::to_string(a) + " accumulation steps do not divide the global batch of " + std::to_string(global) +
+                                 " sequences",
+                             "--accumulation");
+        return std::vector<int64_t>{a};
+    }
+    if (!builder) return std::vector<int64_t>{1};
+    std::vector<int64_t> out;
+    for (int64_t a = 1; a <= global; ++a)
+        if (global % a == 0) out.push_back(a);
+    return out;
+}
+
+// Whether an error means "nothing fits at this accumulation count" (try more rounds) rather than
+// a problem with the request.
+bool doesNotFit(const Error& e) { return e.code == "plan.infeasible"; }
+
+}  // namespace
+
 Result<PlanRun> runPlan(const PlanRequest& request, std::shared_ptr<const LoadedModel> model, const PlanHooks& hooks,
                         std::optional<AnalysisReport> analysis) {
     auto cluster = requestedCluster(request);
     if (!cluster) return cluster.error();
     auto measured = requestedMeasurements(request);
     if (!measured) return measured.error();
-    PlannerOptions options = plannerOptionsFor(request, hooks);
-    options.measurements = std::move(measured->measurements);
-    Result<PlanOutcome> outcome = analysis && !request.mesh.isAuto()
-                                      ? planAnalysed(model->graph, *cluster, std::move(*analysis), options)
-                                      : planGraph(model->graph, *cluster, request.mesh, options);
-    if (!outcome) return outcome.error();
-    PlanRun run;
-    run.model = std::move(model);
-    run.outcome = std::move(*outcome);
-    run.profile = std::move(measured->profile);
-    stampPlan(run.outcome.plan, *run.model, request);
-    return run;
+    auto candidates = accumulationCandidates(request, *model);
+    if (!candidates) return candidates.error();
+    // Ascending counts: for a fixed plan a step only gets slower with more rounds (more launches
+    // and latencies, weights read again per round), so more rounds pay only where they let a
+    // faster plan fit. The search stops at the first count whose plan the memory limit did not
+    // shape (its mesh's fastest plan fits), else two counts after the last improvement.
+    const auto start = std::chrono::steady_clock::now();
+    std::optional<PlanRun> best;
+    std::optional<Error> firstMiss;
+    std::vector<AccumulationTry> tried;
+    int sinceImproved = 0;
+    for (size_t i = 0; i < candidates->size(); ++i) {
+        const int64_t a = (*candidates)[i];
+        if (best && sinceImproved >= 2) break;
+        if (hooks.cancelled()) break;
+        std::shared_ptr<const LoadedModel> round = model;
+        if (a != 1 && rebuildable(*model)) {
+            ModelRequest m = request.model;
+            m.build.batch = request.model.build.batch / a;
+            auto loaded = loadRequestedModel(m);
+            if (!loaded) return loaded.error();
+            round = std::make_shared<const LoadedModel>(std::move(*loaded));
+        }
+        PlannerOptions options = plannerOptionsFor(request, hooks);
+        options.measurements = measured->measurements;
+        options.policy.accumulation = a;
+        if (candidates->size() > 1 && hooks.progress)
+            options.hooks.progress = [&, a, i](const PlanProgress& p) {
+                PlanProgress q = p;
+                q.accumulation = a;
+                q.accumulationIndex = static_cast<int>(i);
+                q.accumulationCount = static_cast<int>(candidates->size());
+                if (best && (q.bestSeconds == 0 || best->outcome.plan.predictedStepSeconds < q.bestSeconds))
+                    q.bestSeconds = best->outcome.plan.predictedStepSeconds;
+                hooks.progress(q);
+            };
+        const bool reuse = analysis && !request.mesh.isAuto() && round == model;
+        Result<PlanOutcome> outcome = reuse ? planAnalysed(round->graph, *cluster, *analysis, options)
+                                            : planGraph(round->graph, *cluster, request.mesh, options);
+        if (!outcome) {
+            if (!doesNotFit(outcome.error()) || candidates->size() == 1) {
+                if (best && outcome.error().code == "plan.cancelled") break;
+                return outcome.error();
+            }
+            if (!firstMiss) firstMiss = outcome.error();
+            tried.push_back({a, false, 0, 0, outcome.error().message});
+            if (best) ++sinceImproved;
+            continue;
+        }
+        tried.push_back({a, true, outcome->plan.predictedStepSeconds, outcome->plan.memory.total(), {}});
+        if (best && outcome->plan.predictedStepSeconds >= best->outcome.plan.predictedStepSeconds) {
+            ++sinceImproved;
+            continue;
+        }
+        PlanRun run;
+        run.model = std::move(round);
+        run.outcome = std::move(*outcome);
+        best = std::move(run);
+        sinceImproved = 0;
+        if (!best->outcome.memoryBound) break;
+    }
+    if (!best) {
+        if (hooks.cancelled()) return makeError("plan.cancelled", "the search was cancelled");
+        Error e = *firstMiss;
+        e.message += " (with every gradient-accumulation count from 1 to " + std::to_string(candidates->back()) + " rounds per step)";
+        return e;
+    }
+    best->profile = std::move(measured->profile);
+    best->accumulationTried = std::move(tried);
+    best->outcome.plan.searchSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    stampPlan(best->outcome.plan, *best->model, request);
+    return std::move(*best);
 }
 
 Result<PlanRun> runPlan(const PlanRequest& request, const PlanHooks& hooks) {

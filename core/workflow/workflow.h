@@ -34,10 +34,20 @@ struct ProfileUse {
 
 // What runPlan returns: the plan with the model it was made for (the plan's problem points into
 // that model's graph, which the shared pointer keeps alive).
+// One gradient-accumulation count runPlan tried.
+struct AccumulationTry {
+    int64_t steps = 1;        // micro-batch rounds per step
+    bool planned = false;     // a plan fits
+    double stepSeconds = 0;   // its step time
+    int64_t memoryBytes = 0;  // its memory per device
+    std::string note;         // why not planned
+};
+
 struct PlanRun {
-    std::shared_ptr<const LoadedModel> model;
+    std::shared_ptr<const LoadedModel> model;  // the graph of one round (the chosen count's)
     PlanOutcome outcome;
     std::optional<ProfileUse> profile;  // with a profile DB
+    std::vector<AccumulationTry> accumulationTried;  // every count tried, ascending
 };
 
 Result<LoadedModel> loadRequestedModel(const ModelRequest& model);

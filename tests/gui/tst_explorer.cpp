@@ -358,7 +358,11 @@ private slots:
         const QByteArray good = QByteArray::fromStdString(requestToJson(PlanRequest{}));
         QTest::newRow("not json") << QByteArray("{ \"format\": ") << "request.syntax" << "1:13";  // just past the end
         QTest::newRow("wrong format") << QByteArray(good).replace("cfp-plan-request", "cfp-plan") << "request.format" << "/format";
-        QTest::newRow("version") << QByteArray(good).replace("\"version\": 1", "\"version\": 7") << "request.version" << "/version";
+        QTest::newRow("version") << QByteArray(good).replace("\"version\": 2", "\"version\": 7") << "request.version" << "/version";
+        QTest::newRow("bad accumulation") << QByteArray(good).replace("\"accumulation\": \"auto\"", "\"accumulation\": 0") << "request.format"
+                                          << "/accumulation";
+        QTest::newRow("bad reserve") << QByteArray(good).replace("\"memory_reserve_bytes\": \"hardware\"", "\"memory_reserve_bytes\": \"none\"")
+                                     << "request.format" << "/memory_reserve_bytes";
         QTest::newRow("unknown key") << QByteArray(good).replace("\"nodes\"", "\"nodez\"") << "request.format" << "/nodez";
         QTest::newRow("zero nodes") << QByteArray(good).replace("\"nodes\": 1", "\"nodes\": 0") << "request.format" << "/nodes";
         QTest::newRow("bad mesh") << QByteArray(good).replace("\"mesh\": \"auto\"", "\"mesh\": \"3xq\"") << "request.format" << "/mesh";

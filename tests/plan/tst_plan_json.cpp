@@ -356,7 +356,7 @@ private slots:
         QCOMPARE(bytes(planToText(copy, f.graph)), bytes(a));
         QCOMPARE(planToJson(copy, f.graph).dump(), planToJson(f.plan, f.graph).dump());
         // Layout: 2-space indent, fixed key order, one tensor entry per line.
-        QVERIFY(a.starts_with("{\n  \"format\": \"cfp-plan\",\n  \"version\": 2,\n  \"model\": {\n    \"name\": "));
+        QVERIFY(a.starts_with("{\n  \"format\": \"cfp-plan\",\n  \"version\": 3,\n  \"model\": {\n    \"name\": "));
         const OJson j = OJson::parse(a);
         std::vector<std::string> keys;
         for (auto it = j.begin(); it != j.end(); ++it) keys.push_back(it.key());
@@ -594,12 +594,17 @@ print("ok")
         row("no format", mutated([](OJson& j) { j.erase("format"); }), "plan.format", "/format");
         row("version 99", mutated([](OJson& j) { j["version"] = 99; }), "plan.version", "/version");
         row("version 0", mutated([](OJson& j) { j["version"] = 0; }), "plan.version", "/version");
+        row("no accumulation steps", mutated([](OJson& j) { j["memory_policy"].erase("accumulation_steps"); }), "plan.format",
+            "/memory_policy/accumulation_steps");
+        row("zero accumulation steps", mutated([](OJson& j) { j["memory_policy"]["accumulation_steps"] = 0; }), "plan.format",
+            "/memory_policy/accumulation_steps");
+        row("version 2 with accumulation steps", mutated([](OJson& j) { j["version"] = 2; }), "plan.format", "/memory_policy/accumulation_steps");
         row("version text", mutated([](OJson& j) { j["version"] = "1"; }), "plan.format", "/version");
         row("missing field", mutated([](OJson& j) { j.erase("memory_limit_bytes"); }), "plan.format", "/memory_limit_bytes");
         row("missing nested field", mutated([](OJson& j) { j["tensors"][3].erase("result"); }), "plan.format",
             "/tensors/3/result");
         row("unknown field", mutated([](OJson& j) { j["comment"] = "hi"; }), "plan.format", "/comment");
-        row("duplicate key", replaced(good, "\"version\": 2,", "\"version\": 2, \"version\": 2,"), "plan.format", "/version");
+        row("duplicate key", replaced(good, "\"version\": 3,", "\"version\": 3, \"version\": 3,"), "plan.format", "/version");
         row("wrong type", mutated([](OJson& j) { j["pins"] = "x"; }), "plan.format", "/pins");
         row("wrong element type", mutated([](OJson& j) { j["tensors"][2]["operands"] = OJson::array({1}); }), "plan.format",
             "/tensors/2/operands/0");
@@ -686,7 +691,22 @@ print("ok")
         }
         QVERIFY2(r.error().message.ends_with("(in bad.json)"), r.error().message.c_str());
         if (code == "plan.version")
-            QVERIFY2(r.error().message.find("supports version 2") != std::string::npos, r.error().message.c_str());
+            QVERIFY2(r.error().message.find("supports versions 2 and 3") != std::string::npos, r.error().message.c_str());
+    }
+
+    // A version-2 plan (before gradient accumulation) reads as one round per step.
+    void readsVersionTwoAsOneRound() {
+        const std::string v2 = mutated([](OJson& j) {
+            j["version"] = 2;
+            j["memory_policy"].erase("accumulation_steps");
+        });
+        auto r = planFromJson(v2, "v2.json");
+        QVERIFY2(r.ok(), r.ok() ? "" : errorText(r.error()).c_str());
+        QCOMPARE(r->policy.accumulation, int64_t{1});
+        const std::string four = mutated([](OJson& j) { j["memory_policy"]["accumulation_steps"] = 4; });
+        auto r4 = planFromJson(four, "four.json");
+        QVERIFY2(r4.ok(), r4.ok() ? "" : errorText(r4.error()).c_str());
+        QCOMPARE(r4->policy.accumulation, int64_t{4});
     }
 
     void syntaxErrorsAreLocated() {

@@ -34,12 +34,13 @@ Graph preset(const std::string& name, int64_t layers = 0) {
 
 Cluster cluster(int64_t nodes, const std::string& hw = "h100-sxm") { return must(makeCluster(must(loadHardware(hw), hw), nodes), "cluster"); }
 
-PlanProblem problem(const Graph& g, const std::string& meshText, int64_t gpusPerNode = 8, int threads = 0) {
+PlanProblem problem(const Graph& g, const std::string& meshText, int64_t gpusPerNode = 8, int threads = 0, MemoryPolicy policy = {}) {
     const Mesh mesh = must(assignLinkClasses(must(parseMesh(meshText), "mesh"), gpusPerNode), "link classes");
     auto analysis = must(analyzeGraph(g, mesh), "analysis");
     auto model = must(CostModel::create(must(loadHardware("h100-sxm"), "hw"), mesh), "cost model");
     ProblemOptions options;
     options.threads = threads;
+    options.policy = policy;
     return must(PlanProblem::build(g, std::move(analysis), model, {}, options), "problem");
 }
 
@@ -168,6 +169,41 @@ private slots:
         // The smallest need it names is the brute-force smallest.
         const QString need = QString::asprintf("the smallest needs %.2f MiB", static_cast<double>(smallest) / (1024.0 * 1024.0));
         QVERIFY2(QString::fromStdString(none.error().message).contains(need), qPrintable(need + " in: " + QString::fromStdString(none.error().message)));
+    }
+
+    // Gradient accumulation: the DP equals brute force; the independent evaluator prices every
+    // assignment as the DP's objective does; per step, forward and backward work repeats per round
+    // while the gradient reduction, the optimizer and the weights' all-gathers happen once.
+    void accumulationAgreesWithBruteForceAndTheEvaluator() {
+        const Graph g = tinyGpt(1);
+        const Mesh mesh = must(assignLinkClasses(must(parseMesh("4"), "mesh"), 8), "link classes");
+        const CostModel model = must(CostModel::create(must(loadHardware("h100-sxm"), "hw"), mesh), "cost model");
+        MemoryPolicy one;
+        one.recompute = RecomputePolicy::None;
+        MemoryPolicy three = one;
+        three.accumulation = 3;
+        const PlanProblem p1 = problem(g, "4", 8, 0, one);
+        const PlanProblem p3 = problem(g, "4", 8, 0, three);
+        double best = INFINITY;
+        int checked = 0;
+        std::string mismatches;
+        forEachAssignment(p3, [&](const Assignment& a) {
+            best = std::min(best, p3.objective(a));
+            if (checked++ % 7 != 0) return;  // the evaluator on a seventh of them
+            Plan plan;
+            p3.fillPlan(a, {}, plan);
+            const Evaluation ev = must(evaluatePlan(g, plan, model), "evaluate");
+            if (!close(ev.step.total(), p3.objective(a))) mismatches += std::to_string(ev.step.total()) + " vs " + std::to_string(p3.objective(a)) + "; ";
+            QCOMPARE(p3.memory(a), p1.memory(a));  // one round's activations, one gradient buffer
+            // More than one round's work, less than three times a one-round step.
+            const double t1 = p1.objective(a), t3 = p3.objective(a);
+            if (!(t3 > t1 && t3 < 3 * t1)) mismatches += "rounds " + std::to_string(t1) + " -> " + std::to_string(t3) + "; ";
+        });
+        QVERIFY2(mismatches.empty(), mismatches.c_str());
+        QVERIFY(checked > 20);
+        PlannerOptions o;
+        auto r = must(p3.search(0, {}, o.search, o.hooks), "search");
+        QVERIFY(close(r.objectiveSeconds, best));
     }
 
     void dpEqualsBruteForceOnTwoAxes() {
