@@ -14,6 +14,7 @@ int cmdPresets(const std::vector<std::string>& args);
 int cmdDevices(const std::vector<std::string>& args);
 int cmdHardware(const std::vector<std::string>& args);
 int cmdPlan(const std::vector<std::string>& args);
+int cmdEstimate(const std::vector<std::string>& args);
 int cmdProfile(const std::vector<std::string>& args);
 int cmdExport(const std::vector<std::string>& args);
 int runIopddlCommand(const std::vector<std::string>& args);

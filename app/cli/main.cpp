@@ -24,6 +24,7 @@ Commands:
   analyze MODEL    ParallelBlocks, repeated segments and search space on a device mesh
   graph MODEL      write the model's training-step graph as native JSON (docs/graph-format.md)
   plan MODEL       the fastest plan that fits: segment DP on a cluster, with baselines
+  estimate MODEL   price a configuration you run (--config tp=8,dp=16,zero=1,mbs=1): step time, memory, fits
   export PLAN      write a plan for a training job (jax, dtensor, megatron, hlo-sharding, trace)
   profile MODEL    measure every segment type on the GPUs into a profile DB (cfp plan --db uses it)
   hardware         list the built-in hardware specs
@@ -59,6 +60,7 @@ int main(int argc, char** argv) {
         if (command == "graph") return cmdGraph(args);
         if (command == "presets") return cmdPresets(args);
         if (command == "plan") return cmdPlan(args);
+        if (command == "estimate") return cmdEstimate(args);
         if (command == "export") return cmdExport(args);
         if (command == "hardware") return cmdHardware(args);
         if (command == "devices") return cmdDevices(args);

@@ -13,155 +13,12 @@
 
 #include "cli_common.h"
 #include "commands.h"
+#include "plan_report.h"
 #include "plan/plan_json.h"
 #include "plan/planner.h"
 #include "workflow/workflow.h"
 
 namespace cfp::cli {
-
-namespace {
-
-Json planSummaryJson(const PlanOutcome& o, const Graph& graph) {
-    const Plan& p = o.plan;
-    Json j;
-    j["model"] = graph.name();
-    j["hardware"] = p.hardware;
-    j["nodes"] = p.nodes;
-    j["devices"] = p.mesh.deviceCount();
-    j["mesh"] = p.mesh.toString();
-    j["predicted_step_seconds"] = p.predictedStepSeconds;
-    j["evaluator_step_seconds"] = p.evaluatorStepSeconds;
-    j["step"] = costJson(p.step);
-    j["memory_per_device_bytes"] = p.memory.total();
-    j["memory_limit_bytes"] = p.memoryLimitBytes;
-    j["usable_memory_bytes"] = p.memoryLimitBytes;
-    if (const auto b = planBatch(p, graph))
-        j["batch"] = {{"global", b->global()},
-                      {"accumulation_steps", b->accumulation},
-                      {"round", b->round},
-                      {"data_parallel", b->dataParallel},
-                      {"micro_batch_per_rank", b->microBatch()}};
-    else
-        j["batch"] = nullptr;
-    int recomputedBlocks = 0;
-    for (const BlockChoice& b : p.blocks) recomputedBlocks += b.recompute;
-    j["memory_policy"] = {{"optimizer_sharding", p.policy.optimizerSharding},
-                          {"recompute", std::string(recomputePolicyName(p.policy.recompute))},
-                          {"recomputed_blocks", recomputedBlocks},
-                          {"accumulation_steps", p.policy.accumulation}};
-    j["memory_breakdown_bytes"] = {{"weights", p.memory.weights},
-                                   {"gradients", p.memory.gradients},
-                                   {"optimizer", p.memory.optimizer},
-                                   {"activations", p.memory.activations},
-                                   {"transient", p.memory.transient}};
-    Json segs = Json::array();
-    for (const SegmentPlan& s : p.segments) {
-        Json labels = Json::array();
-        for (int k = 0; k < s.blockCount; ++k) labels.push_back(p.blocks[static_cast<size_t>(s.firstBlock + k)].label);
-        Json c = costJson(s.cost);
-        segs.push_back({{"index", s.index},
-                        {"type", s.type},
-                        {"first_block", s.firstBlock},
-                        {"combination", s.combination},
-                        {"labels", labels},
-                        {"cost", c},
-                        {"memory_bytes", s.memoryBytes}});
-    }
-    j["segments"] = segs;
-    Json baselines = Json::object();
-    Json details = Json::array();
-    for (const Baseline& b : p.baselines) {
-        baselines[b.name] = b.feasible ? Json(b.stepSeconds) : Json(nullptr);
-        details.push_back({{"name", b.name},
-                           {"description", b.description},
-                           {"feasible", b.feasible},
-                           {"fits", b.fits},
-                           {"step_seconds", b.feasible ? Json(b.stepSeconds) : Json(nullptr)},
-                           {"memory_per_device_bytes", b.feasible ? Json(b.memory.total()) : Json(nullptr)},
-                           {"speedup_of_plan", b.feasible && p.evaluatorStepSeconds > 0 ? Json(b.stepSeconds / p.evaluatorStepSeconds) : Json(nullptr)},
-                           {"note", b.note}});
-    }
-    j["baselines"] = baselines;
-    j["baseline_details"] = details;
-    Json cands = Json::array();
-    for (const MeshCandidate& c : o.candidates)
-        cands.push_back({{"mesh", c.mesh},
-                         {"planned", c.planned},
-                         {"step_seconds", c.planned ? Json(c.stepSeconds) : Json(nullptr)},
-                         {"memory_bytes", c.planned ? Json(c.memoryBytes) : Json(nullptr)},
-                         {"seconds", c.seconds},
-                         {"note", c.note}});
-    j["meshes_tried"] = cands;
-    j["pins"] = pinTexts(p.pins);
-    j["search_exact"] = p.searchExact;
-    j["search_seconds"] = p.searchSeconds;
-    return j;
-}
-
-void printPlan(const PlanOutcome& o, const Graph& graph) {
-    const Plan& p = o.plan;
-    std::cout << graph.name() << " on " << p.nodes << " x " << p.gpusPerNode << " " << p.hardwareName << ", mesh "
-              << p.mesh.toString() << "\n\n";
-    std::cout << "  step time        " << ms(p.evaluatorStepSeconds) << "  (compute " << ms(p.step.computeSeconds)
-              << ", own collectives " << ms(p.step.collectiveSeconds) << ", resharding " << ms(p.step.reshardSeconds) << "; "
-              << provenanceName(p.step.provenance) << ")\n";
-    std::cout << "  search objective " << ms(p.predictedStepSeconds) << (p.searchExact ? "" : "  (not proven optimal under the memory limit)")
-              << "\n";
-    if (const auto b = planBatch(p, graph))
-        std::cout << "  batch            " << b->global() << " sequences per step = " << b->accumulation << " round"
-                  << (b->accumulation == 1 ? "" : "s") << " of " << b->round << " (micro-batch " << b->microBatch()
-                  << " per data-parallel rank, " << b->dataParallel << " way" << (b->dataParallel == 1 ? "" : "s") << ")\n";
-    std::cout << "  memory/device    " << cli::humanBytes(static_cast<double>(p.memory.total())) << " of "
-              << cli::humanBytes(static_cast<double>(p.memoryLimitBytes)) << " usable  (weights " << cli::humanBytes(static_cast<double>(p.memory.weights))
-              << ", grads " << cli::humanBytes(static_cast<double>(p.memory.gradients)) << ", optimizer "
-              << cli::humanBytes(static_cast<double>(p.memory.optimizer)) << ", activations "
-              << cli::humanBytes(static_cast<double>(p.memory.activations)) << ", largest op "
-              << cli::humanBytes(static_cast<double>(p.memory.transient)) << ")\n";
-    int recomputed = 0;
-    for (const BlockChoice& b : p.blocks) recomputed += b.recompute;
-    std::cout << "  memory policy    optimizer sharding " << (p.policy.optimizerSharding ? "on" : "off") << ", recompute "
-              << recomputePolicyName(p.policy.recompute) << " (" << recomputed << " of " << p.blocks.size()
-              << " blocks recomputed)\n\n";
-    std::cout << "  segments (runs of one type and combination; +rc: block recomputed):\n";
-    size_t i = 0;
-    while (i < p.segments.size()) {
-        size_t j = i + 1;
-        const SegmentPlan& s = p.segments[i];
-        auto recomputes = [&](const SegmentPlan& seg) {
-            std::vector<bool> r;
-            for (int k = 0; k < seg.blockCount; ++k) r.push_back(p.blocks[static_cast<size_t>(seg.firstBlock + k)].recompute);
-            return r;
-        };
-        while (j < p.segments.size() && p.segments[j].type == s.type && p.segments[j].combination == s.combination &&
-               recomputes(p.segments[j]) == recomputes(s))
-            ++j;
-        std::string labels;
-        for (int k = 0; k < s.blockCount; ++k) {
-            const BlockChoice& b = p.blocks[static_cast<size_t>(s.firstBlock + k)];
-            labels += (k ? " | " : "") + b.label + (b.recompute ? " +rc" : "");
-        }
-        std::cout << "    #" << i << (j - i > 1 ? "-" + std::to_string(j - 1) : std::string()) << "  T" << s.type << " x " << (j - i)
-                  << "  " << ms(s.cost.total()) << " each  [" << labels << "]\n";
-        i = j;
-    }
-    std::cout << "\n  baselines:\n";
-    for (const Baseline& b : p.baselines) {
-        std::cout << "    " << b.name << " (" << b.description << "): ";
-        if (!b.feasible) std::cout << "not possible: " << b.note << "\n";
-        else
-            std::cout << ms(b.stepSeconds) << ", " << cli::humanBytes(static_cast<double>(b.memory.total())) << "/device"
-                      << (b.fits ? "" : " — does not fit: " + b.note) << "; plan is " << cli::fixed(b.stepSeconds / p.evaluatorStepSeconds, 2)
-                      << "x faster\n";
-    }
-    if (o.candidates.size() > 1) {
-        std::cout << "\n  meshes tried:\n";
-        for (const MeshCandidate& c : o.candidates)
-            std::cout << "    " << c.mesh << ": " << (c.planned ? ms(c.stepSeconds) : "skipped — " + c.note) << "\n";
-    }
-    std::cout << "\n  planned in " << cli::fixed(p.searchSeconds, 2) << " s\n";
-}
-
-}  // namespace
 
 namespace {
 
@@ -307,15 +164,7 @@ int cmdPlan(const std::vector<std::string>& argv) {
         if (c.provenance == Provenance::Measured) ++measuredOps;
     }
     if (args->has("--json")) {
-        Json j = planSummaryJson(outcome, graph);
-        Json tried = Json::array();
-        for (const AccumulationTry& t : run->accumulationTried)
-            tried.push_back({{"accumulation_steps", t.steps},
-                             {"planned", t.planned},
-                             {"step_seconds", t.planned ? Json(t.stepSeconds) : Json(nullptr)},
-                             {"memory_bytes", t.planned ? Json(t.memoryBytes) : Json(nullptr)},
-                             {"note", t.note}});
-        j["accumulation_tried"] = tried;
+        Json j = planRunJson(*run);
         if (const auto& pu = run->profile)
             j["profile"] = {{"db", pu->database},
                             {"fingerprint", pu->fingerprint},
@@ -328,15 +177,7 @@ int cmdPlan(const std::vector<std::string>& argv) {
             j["profile"] = nullptr;
         std::cout << j.dump(2) << '\n';
     } else {
-        printPlan(outcome, graph);
-        if (run->accumulationTried.size() > 1) {
-            std::cout << "  gradient accumulation tried:\n";
-            for (const AccumulationTry& t : run->accumulationTried)
-                std::cout << "    " << t.steps << " round" << (t.steps == 1 ? "" : "s") << ": "
-                          << (t.planned ? ms(t.stepSeconds) + ", " + cli::humanBytes(static_cast<double>(t.memoryBytes)) + "/device"
-                                        : "no plan fits — " + t.note)
-                          << (t.steps == outcome.plan.policy.accumulation ? "  (chosen)" : "") << "\n";
-        }
+        printPlanRun(*run);
         if (run->profile)
             std::cout << "  " << run->profile->note() << "; " << measuredOps << " of " << computingOps << " kernels in the plan measured\n";
         if (out) std::cout << "  plan written to " << *out << "\n";

@@ -13,8 +13,6 @@
 
 namespace cfp {
 
-namespace {
-
 // Baseline restriction: the entry dot's lhs split on dim 0 over exactly `batchAxes` (mesh order)
 // and, when `weightAxis` is set, its rhs split over that axis (on any dim), otherwise replicated.
 StrategyMask baselineMask(const PlanProblem& problem, const std::vector<std::string>& batchAxes,
@@ -61,8 +59,6 @@ StrategyMask baselineMask(const PlanProblem& problem, const std::vector<std::str
     }
     return mask;
 }
-
-}  // namespace
 
 std::vector<Baseline> planBaselines(const Graph& graph, const Cluster& cluster, int64_t limit, const PlannerOptions& options) {
     const int64_t devices = cluster.devices();

@@ -224,4 +224,60 @@ Result<PlanOutcome> planAnalysed(const Graph& graph, const Cluster& cluster, Ana
     return finishPlan(graph, cluster, options, limit, std::move(*mp), std::move(out), start);
 }
 
+int64_t configuredDataParallel(const RunConfig& config, const Cluster& cluster) {
+    return config.dp.value_or(std::max<int64_t>(1, cluster.devices() / config.tp.value_or(1)));
+}
+
+Result<PlanOutcome> planConfigured(const Graph& graph, const Cluster& cluster, const RunConfig& config, const PlannerOptions& options) {
+    const auto start = Clock::now();
+    auto unsupported = [](const std::string& what) {
+        return makeError("config.unsupported", what + " is not modelled yet", "--config");
+    };
+    if (config.pp.value_or(1) != 1) return unsupported("pipeline parallelism (pp=" + std::to_string(*config.pp) + ")");
+    if (config.cp.value_or(1) != 1) return unsupported("context parallelism (cp=" + std::to_string(*config.cp) + ")");
+    if (config.sequenceParallel.value_or(false)) return unsupported("sequence parallelism (sp=on)");
+    if (config.zero.value_or(1) > 1) return unsupported("ZeRO stage " + std::to_string(*config.zero) + " (stages 0 and 1 are)");
+    if (config.recompute == RecomputeMode::Selective) return unsupported("selective recomputation (none and full are)");
+    const int64_t tp = config.tp.value_or(1), dp = configuredDataParallel(config, cluster);
+    if (tp * dp != cluster.devices())
+        return makeError("config.devices",
+                         "dp × tp = " + std::to_string(dp) + " × " + std::to_string(tp) + " = " + std::to_string(dp * tp) + " devices, the cluster has " +
+                             std::to_string(cluster.devices()),
+                         "--config");
+    std::string meshText;
+    if (dp > 1) meshText = "dp=" + std::to_string(dp);
+    if (tp > 1) meshText += (meshText.empty() ? "" : ",") + std::string("tp=") + std::to_string(tp);
+    if (meshText.empty()) meshText = "dp=1";
+    auto parsed = parseMesh(meshText, cluster.devices());
+    if (!parsed) return parsed.error().withContext("--config");
+    auto mesh = assignLinkClasses(*parsed, cluster.hardware.gpusPerNode);
+    if (!mesh) return mesh.error().withContext("--config");
+    PlannerOptions o = options;
+    o.policy.optimizerSharding = config.zero.value_or(1) >= 1;
+    o.policy.recompute = config.recompute == RecomputeMode::Full ? RecomputePolicy::All : RecomputePolicy::None;
+    o.baselines = Baselines::Skip;
+    o.pins.clear();
+    const int64_t limit = memoryLimitFor(options, cluster.hardware);
+    std::vector<std::string> batchAxes;
+    if (dp > 1) batchAxes.push_back("dp");
+    const std::string weightAxis = tp > 1 ? "tp" : "";
+    reportProgress(o, "search", mesh->toString(), 0, 1, 0.0);
+    std::string note;
+    auto mp = planOnMesh(graph, cluster, *mesh, o, 0, [&](const PlanProblem& p) -> Result<StrategyMask> {
+        auto mask = baselineMask(p, batchAxes, weightAxis, note);
+        if (mask.empty()) return makeError("plan.baseline", note);
+        return mask;
+    }, FrontierCheck::Skip);
+    if (!mp) return mp.error();
+    PlanOutcome out;
+    MeshCandidate cand;
+    cand.mesh = mesh->toString();
+    cand.planned = true;
+    cand.stepSeconds = mp->result.objectiveSeconds;
+    cand.memoryBytes = mp->result.memoryBytes;
+    cand.seconds = since(start);
+    out.candidates.push_back(cand);
+    return finishPlan(graph, cluster, o, limit, std::move(*mp), std::move(out), start);
+}
+
 }  // namespace cfp

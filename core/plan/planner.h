@@ -24,6 +24,7 @@
 #include "hardware/hardware.h"
 #include "plan/evaluator.h"
 #include "plan/pin.h"
+#include "plan/run_config.h"
 #include "plan/plan.h"
 #include "plan/problem.h"
 
@@ -81,6 +82,18 @@ Result<PlanOutcome> planGraph(const Graph& graph, const Cluster& cluster, const 
 // The same on one mesh whose analysis the caller already has (it must be planningAnalysis's, or
 // analyzeGraph's, on that mesh with link classes); the analysis is not run again.
 Result<PlanOutcome> planAnalysed(const Graph& graph, const Cluster& cluster, AnalysisReport analysis, const PlannerOptions& options = {});
+
+// A configuration a user runs (plan/run_config.h), priced as the planner prices its own plans: on
+// the mesh dp × tp, every block restricted as the Megatron-style baseline (batch over dp, weights
+// column/row parallel over tp), the fastest such plan, with the configuration's optimizer sharding
+// (zero) and recomputation (none/full); options.policy.accumulation gives the rounds. The memory
+// limit is not imposed: the plan's memory says whether it fits (Plan::memoryLimitBytes).
+// Errors: config.unsupported (pp, cp, sp, zero 2–3 or selective recomputation: not modelled yet),
+// config.devices (dp × tp is not the cluster's devices), plan.baseline (a block with no such
+// strategy), and the planner's.
+Result<PlanOutcome> planConfigured(const Graph& graph, const Cluster& cluster, const RunConfig& config, const PlannerOptions& options);
+// The configuration's data-parallel degree on the cluster (dp, else devices / tp).
+int64_t configuredDataParallel(const RunConfig& config, const Cluster& cluster);
 
 // Mesh candidates for `--mesh auto` on the cluster (printed forms, without link classes).
 std::vector<std::string> autoMeshes(int64_t devices, int64_t gpusPerNode);

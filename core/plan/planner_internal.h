@@ -29,6 +29,13 @@ Result<MeshPlan> planOnMesh(const Graph& graph, const Cluster& cluster, const Me
                             const std::function<Result<StrategyMask>(const PlanProblem&)>& restrict, FrontierCheck frontier,
                             std::optional<AnalysisReport> analysis = std::nullopt, int64_t* smallestNeed = nullptr);
 
+// The baselines' restriction on a problem: every block's entry matmul input split on dim 0 over
+// exactly `batchAxes` and, when `weightAxis` is set, its weight split over that axis (column or row
+// parallel, heads for attention). Empty (and `note` says which block) when a block has no such
+// strategy.
+StrategyMask baselineMask(const PlanProblem& problem, const std::vector<std::string>& batchAxes, const std::string& weightAxis,
+                          std::string& note);
+
 // The data-parallel and Megatron-style baselines of the cluster, each planned on its own mesh and
 // recomputed by the evaluator, with its memory against `limit`.
 std::vector<Baseline> planBaselines(const Graph& graph, const Cluster& cluster, int64_t limit, const PlannerOptions& options);

@@ -92,6 +92,18 @@ Result<std::vector<int64_t>> accumulationCandidates(const PlanRequest& request, 
     return out;
 }
 
+// The graph of one round when a step runs `a` rounds: built again at batch / a where the builders
+// can, else the model as it is (its graph is a round).
+Result<std::shared_ptr<const LoadedModel>> modelForRounds(const PlanRequest& request, const std::shared_ptr<const LoadedModel>& model,
+                                                          int64_t a) {
+    if (a == 1 || !rebuildable(*model)) return model;
+    ModelRequest m = request.model;
+    m.build.batch = request.model.build.batch / a;
+    auto loaded = loadRequestedModel(m);
+    if (!loaded) return loaded.error();
+    return std::make_shared<const LoadedModel>(std::move(*loaded));
+}
+
 // Whether an error means "nothing fits at this accumulation count" (try more rounds) rather than
 // a problem with the request.
 bool doesNotFit(const Error& e) { return e.code == "plan.infeasible"; }
@@ -119,14 +131,9 @@ Result<PlanRun> runPlan(const PlanRequest& request, std::shared_ptr<const Loaded
         const int64_t a = (*candidates)[i];
         if (best && sinceImproved >= 2) break;
         if (hooks.cancelled()) break;
-        std::shared_ptr<const LoadedModel> round = model;
-        if (a != 1 && rebuildable(*model)) {
-            ModelRequest m = request.model;
-            m.build.batch = request.model.build.batch / a;
-            auto loaded = loadRequestedModel(m);
-            if (!loaded) return loaded.error();
-            round = std::make_shared<const LoadedModel>(std::move(*loaded));
-        }
+        auto roundModel = modelForRounds(request, model, a);
+        if (!roundModel) return roundModel.error();
+        std::shared_ptr<const LoadedModel> round = *roundModel;
         PlannerOptions options = plannerOptionsFor(request, hooks);
         options.measurements = measured->measurements;
         options.policy.accumulation = a;
@@ -176,6 +183,68 @@ Result<PlanRun> runPlan(const PlanRequest& request, std::shared_ptr<const Loaded
     best->outcome.plan.searchSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     stampPlan(best->outcome.plan, *best->model, request);
     return std::move(*best);
+}
+
+Result<PlanRun> runEstimate(const PlanRequest& request, const RunConfig& config, const PlanHooks& hooks) {
+    auto loadedModel = loadRequestedModel(request.model);
+    if (!loadedModel) return loadedModel.error();
+    auto model = std::make_shared<const LoadedModel>(std::move(*loadedModel));
+    auto cluster = requestedCluster(request);
+    if (!cluster) return cluster.error();
+    auto measured = requestedMeasurements(request);
+    if (!measured) return measured.error();
+    PlanRequest r = request;
+    if (config.microBatch) {
+        // Rounds from the micro-batch: global = rounds × mbs × dp.
+        const int64_t dp = configuredDataParallel(config, *cluster), perRound = *config.microBatch * dp;
+        if (!rebuildable(*model))
+            return makeError("config.batch", "mbs needs a model the builders make (builtin: or config.json); an imported graph is one round",
+                             "--config");
+        if (request.model.build.batch % perRound != 0)
+            return makeError("config.batch",
+                             "the global batch of " + std::to_string(request.model.build.batch) + " sequences is not a multiple of mbs × dp = " +
+                                 std::to_string(perRound),
+                             "--config");
+        r.accumulation = request.model.build.batch / perRound;
+    }
+    auto candidates = accumulationCandidates(r, *model);
+    if (!candidates) return candidates.error();
+    // The fewest rounds whose estimate fits; when none does, the one that needs the least memory.
+    std::optional<PlanRun> chosen;
+    std::vector<AccumulationTry> tried;
+    const auto start = std::chrono::steady_clock::now();
+    for (const int64_t a : *candidates) {
+        if (hooks.cancelled()) return makeError("plan.cancelled", "the estimate was cancelled");
+        auto round = modelForRounds(r, model, a);
+        if (!round) return round.error();
+        PlannerOptions options = plannerOptionsFor(r, hooks);
+        options.measurements = measured->measurements;
+        options.policy.accumulation = a;
+        auto outcome = planConfigured((*round)->graph, *cluster, config, options);
+        if (!outcome) {
+            // A round too small to split dp ways has no such strategy: more rounds will not help.
+            if (chosen) break;
+            if (candidates->size() == 1 || outcome.error().code != "plan.baseline") return outcome.error();
+            tried.push_back({a, false, 0, 0, outcome.error().message});
+            continue;
+        }
+        const Plan& p = outcome->plan;
+        const bool fits = p.memory.total() <= p.memoryLimitBytes;
+        tried.push_back({a, fits, p.evaluatorStepSeconds, p.memory.total(), fits ? std::string() : "does not fit"});
+        if (!chosen || fits || p.memory.total() < chosen->outcome.plan.memory.total()) {
+            PlanRun run;
+            run.model = *round;
+            run.outcome = std::move(*outcome);
+            chosen = std::move(run);
+        }
+        if (fits) break;
+    }
+    if (!chosen) return makeError("config.batch", "no micro-batch size gives every block a " + config.toString() + " strategy", "--config");
+    chosen->profile = std::move(measured->profile);
+    chosen->accumulationTried = std::move(tried);
+    chosen->outcome.plan.searchSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    stampPlan(chosen->outcome.plan, *chosen->model, r);
+    return std::move(*chosen);
 }
 
 Result<PlanRun> runPlan(const PlanRequest& request, const PlanHooks& hooks) {

@@ -68,6 +68,14 @@ Result<PlanRun> runPlan(const PlanRequest& request, const PlanHooks& hooks = {})
 Result<PlanRun> runPlan(const PlanRequest& request, std::shared_ptr<const LoadedModel> model, const PlanHooks& hooks,
                         std::optional<AnalysisReport> analysis = std::nullopt);
 
+// A configuration the user runs (plan/run_config.h), priced with the planner's cost model and the
+// evaluator (planConfigured): the request's model at its global batch, rounds from the
+// configuration's micro-batch (global / (mbs × dp)) or, without mbs, the fewest rounds whose
+// estimate fits in the usable memory (else the one that needs the least). The request's mesh,
+// pins and accumulation are not used. The plan's memory against Plan::memoryLimitBytes says
+// whether it fits.
+Result<PlanRun> runEstimate(const PlanRequest& request, const RunConfig& config, const PlanHooks& hooks = {});
+
 // Writes where a plan came from into it: the model source and build options, the hardware as the
 // request names it.
 void stampPlan(Plan& plan, const LoadedModel& model, const PlanRequest& request);

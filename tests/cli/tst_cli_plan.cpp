@@ -230,6 +230,34 @@ private slots:
         QVERIFY(QFile::exists(out));
     }
 
+    // cfp estimate: a configuration as users run it, with the fields scripts read.
+    void estimateJsonHasTheFields() {
+        Run r = cfp({"estimate", "builtin:gpt3-125m", "--seq", "128", "--global-batch", "32", "--config", "tp=2,dp=4,zero=1,mbs=2", "--json"});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const QJsonObject j = parseJson(r.out).object();
+        QVERIFY(j["step_seconds"].toDouble() > 0);
+        QCOMPARE(j["step_seconds"].toDouble(), j["evaluator_step_seconds"].toDouble());
+        QVERIFY(j["memory_per_device_bytes"].toInteger() > 0);
+        QCOMPARE(j["usable_memory_bytes"].toInteger(), (qint64(74) << 30));
+        QVERIFY(j["fits"].toBool());
+        QCOMPARE(j["config"].toString(), QStringLiteral("tp=2,dp=4,zero=1,mbs=2"));
+        const QJsonObject batch = j["batch"].toObject();
+        QCOMPARE(batch["global"].toInt(), 32);
+        QCOMPARE(batch["accumulation_steps"].toInt(), 4);
+        QCOMPARE(batch["micro_batch_per_rank"].toInt(), 2);
+        QCOMPARE(batch["data_parallel"].toInt(), 4);
+        QVERIFY(j["memory_breakdown_bytes"].toObject().contains("activations"));
+        // Human output says whether it fits; errors name --config.
+        Run h = cfp({"estimate", "builtin:gpt3-125m", "--seq", "128", "--global-batch", "32", "--config", "tp=2,dp=4,mbs=2"});
+        QVERIFY2(h.exitCode == 0, h.err.constData());
+        QVERIFY(h.out.contains("fits"));
+        Run bad = cfp({"estimate", "builtin:gpt3-125m", "--config", "tp=3"});
+        QCOMPARE(bad.exitCode, 1);
+        QVERIFY2(bad.err.contains("--config") && bad.err.contains("[config.devices]"), bad.err.constData());
+        Run missing = cfp({"estimate", "builtin:gpt3-125m"});
+        QCOMPARE(missing.exitCode, 2);
+    }
+
     void planFileValidatesAgainstTheSchema() {
         const QByteArray text = slurp(planPath_);
         const QJsonObject plan = parseJson(text).object();

@@ -1,0 +1,115 @@
+// `cfp estimate`: a configuration a user runs today, priced as the planner prices its own plans
+// (core/workflow runEstimate).
+
+#include <cstdio>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include <unistd.h>
+
+#include "cli_common.h"
+#include "commands.h"
+#include "plan_report.h"
+#include "plan/run_config.h"
+#include "workflow/workflow.h"
+
+namespace cfp::cli {
+
+int cmdEstimate(const std::vector<std::string>& argv) {
+    OptionSpec spec = modelOptionSpec();
+    spec.valued.insert({"--hardware", "--nodes", "--config", "--global-batch", "--memory-limit", "--memory-reserve", "--db", "--db-fingerprint",
+                        "--threads"});
+    spec.flags.insert({"--json", "--quiet"});
+    auto args = cli::parseArgs(argv, spec);
+    if (!args) return fail(args.error());
+    if (args->has("--help") || args->has("-h")) {
+        std::cout << "Usage: cfp estimate [MODEL] --config tp=T,dp=D,zero=Z,mbs=M,recompute=none|full [--global-batch G]\n"
+                     "                    [--hardware H] [--nodes N] [--memory-reserve S] [--json]\n\n"
+                     "Prices a parallel configuration you run today (Megatron-LM or torchtitan style) with the\n"
+                     "planner's cost model and the independent evaluator: the step time and its parts, the memory\n"
+                     "per device against the usable memory, and whether it fits. Every block is restricted as\n"
+                     "Megatron-LM lays it out: the batch over dp, weights column/row parallel over tp.\n\n"
+                     "  --config C         keys (any order; left out: tp=1, dp=devices/tp, zero=1, recompute=none,\n"
+                     "                     mbs = the fewest accumulation rounds that fit):\n"
+                     "                       tp, dp       tensor- and data-parallel degrees (tp × dp = devices)\n"
+                     "                       zero         0 or 1 (optimizer state sharded over dp); 2, 3 not modelled yet\n"
+                     "                       mbs          micro-batch per data-parallel rank: rounds = G / (mbs × dp)\n"
+                     "                       recompute    none or full (every block recomputed); selective not modelled yet\n"
+                     "                       pp, cp, sp   1, 1, off (pipeline, context, sequence parallelism: not modelled yet)\n"
+                     "  --global-batch G   sequences per optimizer step (the same as --batch)\n"
+                     "  --hardware H       built-in spec or JSON file (default h100-sxm); --nodes N (default 1)\n"
+                     "  --memory-limit S   usable memory per device (default: HBM less the spec's reserve)\n"
+                     "  --memory-reserve S memory kept back from the HBM (default: the spec's)\n"
+                     "  --db FILE          measurements of a profile DB (as cfp plan --db)\n"
+                     "  --threads N        worker threads\n"
+                  << kModelOptionsHelp
+                  << "  --json             step_seconds, memory_per_device_bytes, usable_memory_bytes, fits, the\n"
+                     "                     breakdowns, batch and the configuration\n";
+        return kExitOk;
+    }
+    if (args->positionals.size() > 1) return fail(makeError("cli.usage", "expected one MODEL, got " + std::to_string(args->positionals.size())));
+    auto configText = args->value("--config");
+    if (!configText) return fail(makeError("cli.usage", "--config is required, e.g. --config tp=8,dp=16,zero=1,mbs=1"));
+    auto config = RunConfig::parse(*configText);
+    if (!config) return fail(config.error());
+    PlanRequest r;
+    if (!args->positionals.empty()) r.model.source = args->positionals[0];
+    auto build = buildOptionsFrom(*args);
+    if (!build) return fail(build.error());
+    r.model.build = *build;
+    if (auto g = args->value("--global-batch")) {
+        if (args->value("--batch") && *args->value("--batch") != *g)
+            return fail(makeError("cli.usage", "--global-batch and --batch say different batches; give one"));
+        auto n = parsePositive("--global-batch", *g);
+        if (!n) return fail(n.error());
+        r.model.build.batch = *n;
+    }
+    r.hardware = args->value("--hardware").value_or("h100-sxm");
+    if (auto v = args->value("--nodes")) {
+        auto n = parsePositive("--nodes", *v);
+        if (!n) return fail(n.error());
+        r.nodes = *n;
+    }
+    if (auto v = args->value("--memory-limit")) {
+        auto b = parseBytes("--memory-limit", *v);
+        if (!b) return fail(b.error());
+        r.memoryLimitBytes = *b;
+    }
+    if (auto v = args->value("--memory-reserve")) {
+        auto b = parseBytes("--memory-reserve", *v);
+        if (!b) return fail(b.error());
+        r.memoryReserveBytes = *b;
+    }
+    if (auto v = args->value("--threads")) {
+        auto t = parsePositive("--threads", *v);
+        if (!t) return fail(t.error());
+        r.search.threads = static_cast<int>(std::min<int64_t>(*t, 1024));
+    }
+    if (auto db = args->value("--db")) r.profile = ProfileSource{*db, args->value("--db-fingerprint").value_or("")};
+    PlanHooks hooks;
+    const bool progress = !args->has("--quiet") && isatty(STDERR_FILENO);
+    if (progress)
+        hooks.progress = [](const PlanProgress& p) {
+            std::fprintf(stderr, "\r\033[Kcfp: %s %s %3.0f%%", p.stage.c_str(), p.mesh.c_str(), p.fraction * 100.0);
+            std::fflush(stderr);
+        };
+    auto run = runEstimate(r, *config, hooks);
+    if (progress) std::fprintf(stderr, "\r\033[K");
+    if (!run) return fail(run.error());
+    const Plan& p = run->outcome.plan;
+    const bool fits = p.memory.total() <= p.memoryLimitBytes;
+    if (args->has("--json")) {
+        Json j = planRunJson(*run);
+        j["config"] = config->toString();
+        std::cout << j.dump(2) << '\n';
+        return kExitOk;
+    }
+    std::cout << "estimate of " << config->toString() << ": " << ms(p.evaluatorStepSeconds) << " per step, "
+              << cli::humanBytes(static_cast<double>(p.memory.total())) << " of " << cli::humanBytes(static_cast<double>(p.memoryLimitBytes))
+              << " usable per device — " << (fits ? "fits" : "does NOT fit") << "\n\n";
+    printPlanRun(*run);
+    return kExitOk;
+}
+
+}  // namespace cfp::cli

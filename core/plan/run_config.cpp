@@ -1,0 +1,86 @@
+#include "plan/run_config.h"
+
+#include <charconv>
+#include <vector>
+
+namespace cfp {
+
+std::string_view recomputeModeName(RecomputeMode m) {
+    switch (m) {
+        case RecomputeMode::None: return "none";
+        case RecomputeMode::Selective: return "selective";
+        case RecomputeMode::Full: return "full";
+    }
+    return "none";
+}
+
+namespace {
+
+Error syntax(const std::string& message) { return makeError("config.syntax", message, "--config"); }
+
+Result<int64_t> positive(std::string_view key, std::string_view v, int64_t min) {
+    int64_t n = 0;
+    auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+    if (ec != std::errc() || p != v.data() + v.size() || n < min)
+        return syntax(std::string(key) + "=" + std::string(v) + ": expected an integer of at least " + std::to_string(min));
+    return n;
+}
+
+}  // namespace
+
+Result<RunConfig> RunConfig::parse(std::string_view text) {
+    RunConfig c;
+    if (text.empty()) return syntax("empty configuration; expected keys such as tp=8,dp=16,zero=1,mbs=1");
+    std::vector<std::string_view> seen;
+    size_t start = 0;
+    while (start <= text.size()) {
+        const size_t end = std::min(text.find(',', start), text.size());
+        const std::string_view item = text.substr(start, end - start);
+        start = end + 1;
+        const size_t eq = item.find('=');
+        if (eq == std::string_view::npos || eq == 0 || eq + 1 == item.size())
+            return syntax("'" + std::string(item) + "' is not KEY=VALUE");
+        const std::string_view key = item.substr(0, eq), v = item.substr(eq + 1);
+        for (std::string_view k : seen)
+            if (k == key) return syntax(std::string(key) + " is given twice");
+        seen.push_back(key);
+        if (key == "tp" || key == "dp" || key == "pp" || key == "cp" || key == "mbs") {
+            auto n = positive(key, v, 1);
+            if (!n) return n.error();
+            (key == "tp" ? c.tp : key == "dp" ? c.dp : key == "pp" ? c.pp : key == "cp" ? c.cp : c.microBatch) = *n;
+        } else if (key == "zero") {
+            auto n = positive(key, v, 0);
+            if (!n) return n.error();
+            if (*n > 3) return syntax("zero=" + std::string(v) + ": expected 0, 1, 2 or 3");
+            c.zero = static_cast<int>(*n);
+        } else if (key == "sp") {
+            if (v != "on" && v != "off") return syntax("sp=" + std::string(v) + ": expected on or off");
+            c.sequenceParallel = v == "on";
+        } else if (key == "recompute") {
+            if (v == "none") c.recompute = RecomputeMode::None;
+            else if (v == "selective") c.recompute = RecomputeMode::Selective;
+            else if (v == "full") c.recompute = RecomputeMode::Full;
+            else return syntax("recompute=" + std::string(v) + ": expected none, selective or full");
+        } else {
+            return syntax("unknown key '" + std::string(key) + "'; expected tp, dp, pp, cp, zero, mbs, recompute or sp");
+        }
+        if (end == text.size()) break;
+    }
+    return c;
+}
+
+std::string RunConfig::toString() const {
+    std::string out;
+    auto add = [&](std::string_view key, const std::string& v) { out += (out.empty() ? "" : ",") + std::string(key) + "=" + v; };
+    if (tp) add("tp", std::to_string(*tp));
+    if (dp) add("dp", std::to_string(*dp));
+    if (pp) add("pp", std::to_string(*pp));
+    if (cp) add("cp", std::to_string(*cp));
+    if (zero) add("zero", std::to_string(*zero));
+    if (microBatch) add("mbs", std::to_string(*microBatch));
+    if (recompute) add("recompute", std::string(recomputeModeName(*recompute)));
+    if (sequenceParallel) add("sp", *sequenceParallel ? "on" : "off");
+    return out;
+}
+
+}  // namespace cfp

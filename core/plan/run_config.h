@@ -1,0 +1,42 @@
+#pragma once
+// A parallel configuration as a user runs it today (Megatron-LM or torchtitan style), to be priced
+// by `cfp estimate` and compared with a plan (`cfp plan --config`). One parser and one printer:
+//
+//   auto c = RunConfig::parse("tp=8,dp=16,zero=1,mbs=1,recompute=full,sp=off");
+//   c->toString()   // "tp=8,dp=16,zero=1,mbs=1,recompute=full,sp=off"
+//
+// Keys (each at most once, any order; a key left out is chosen: see planConfigured):
+//   tp  tensor-parallel degree (Megatron column/row-parallel layers)      default 1
+//   dp  data-parallel degree                                              default devices / tp
+//   pp  pipeline-parallel degree                                          1 (others not modelled yet)
+//   cp  context-parallel degree                                           1 (others not modelled yet)
+//   zero  0 (replicated optimizer), 1 (optimizer state sharded over dp)   default 1
+//   mbs   micro-batch per data-parallel rank                              default: the fewest rounds that fit
+//   recompute  none | full (every layer's blocks recomputed)              default none
+//   sp    off (on: sequence parallelism, not modelled yet)                default off
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "util/result.h"
+
+namespace cfp {
+
+enum class RecomputeMode : uint8_t { None, Selective, Full };
+std::string_view recomputeModeName(RecomputeMode m);  // "none", "selective", "full"
+
+struct RunConfig {
+    std::optional<int64_t> tp, dp, pp, cp, microBatch;
+    std::optional<int> zero;
+    std::optional<bool> sequenceParallel;
+    std::optional<RecomputeMode> recompute;
+
+    // Errors: config.syntax ("tp=8,dp=x": which key, what was expected).
+    static Result<RunConfig> parse(std::string_view text);
+    std::string toString() const;  // the keys given, in the order above the parser documents
+    bool operator==(const RunConfig&) const = default;
+};
+
+}  // namespace cfp

@@ -1,0 +1,159 @@
+// The planning workflow (core/workflow): the request file, gradient accumulation chosen by runPlan,
+// usable memory, and runEstimate pricing a configuration a user runs.
+
+#include <QtTest>
+
+#include <cmath>
+
+#include "hardware/hardware.h"
+#include "must.h"
+#include "plan/run_config.h"
+#include "workflow/workflow.h"
+
+using namespace cfp;
+using cfp::test::must;
+
+namespace {
+
+constexpr int64_t kGiB = int64_t{1} << 30;
+
+bool close(double a, double b, double rel = 1e-9) { return std::abs(a - b) <= rel * std::max({1e-12, std::abs(a), std::abs(b)}); }
+
+PlanRequest gpt125m(int64_t batch) {
+    PlanRequest r;
+    r.model.source = "builtin:gpt3-125m";
+    r.model.build.batch = batch;
+    r.mesh = must(MeshChoice::parse("8"), "mesh");
+    r.baselines = Baselines::Skip;
+    return r;
+}
+
+}  // namespace
+
+class TestWorkflow : public QObject {
+    Q_OBJECT
+
+private slots:
+    void requestRoundTripsAccumulationAndReserve() {
+        PlanRequest r = gpt125m(64);
+        QVERIFY(requestFromJson(requestToJson(r), "r.json").ok());
+        QVERIFY(must(requestFromJson(requestToJson(r), "r.json"), "auto") == r);
+        r.accumulation = 4;
+        r.memoryReserveBytes = 3 * kGiB;
+        const PlanRequest back = must(requestFromJson(requestToJson(r), "r.json"), "fixed");
+        QCOMPARE(back.accumulation, std::optional<int64_t>(4));
+        QCOMPARE(back.memoryReserveBytes, std::optional<int64_t>(3 * kGiB));
+        QVERIFY(back == r);
+        // A version-1 request planned its batch as one round.
+        std::string v1 = requestToJson(gpt125m(64));
+        v1.replace(v1.find("\"version\": 2"), 12, "\"version\": 1");
+        const PlanRequest old = must(requestFromJson(v1, "v1.json"), "v1");
+        QCOMPARE(old.accumulation, std::optional<int64_t>(1));
+    }
+
+    // The usable memory is the HBM less the spec's reserve, or less the request's.
+    void usableMemoryIsTheLimit() {
+        const HardwareSpec h100 = must(loadHardware("h100-sxm"), "h100");
+        QCOMPARE(h100.memoryReserveBytes, 6 * kGiB);
+        QCOMPARE(h100.usableMemoryBytes(), 74 * kGiB);
+        PlanRequest r = gpt125m(8);
+        const PlanRun run = must(runPlan(r), "plan");
+        QCOMPARE(run.outcome.plan.memoryLimitBytes, 74 * kGiB);
+        r.memoryReserveBytes = 10 * kGiB;
+        QCOMPARE(must(runPlan(r), "reserve").outcome.plan.memoryLimitBytes, 70 * kGiB);
+        r.memoryLimitBytes = 20 * kGiB;  // the limit states the usable memory itself
+        QCOMPARE(must(runPlan(r), "limit").outcome.plan.memoryLimitBytes, 20 * kGiB);
+    }
+
+    // Where one round of the global batch does not fit, runPlan runs it in more rounds: the plan
+    // fits, states its count, keeps the global batch, and the DP equals the evaluator.
+    void accumulationMakesALargeBatchFit() {
+        PlanRequest r = gpt125m(64);
+        r.memoryLimitBytes = 20 * kGiB;
+        const PlanRun run = must(runPlan(r), "plan");
+        const Plan& p = run.outcome.plan;
+        QVERIFY2(p.policy.accumulation > 1, std::to_string(p.policy.accumulation).c_str());
+        QVERIFY(p.memory.total() <= 20 * kGiB);
+        QVERIFY(close(p.predictedStepSeconds, p.evaluatorStepSeconds));
+        QVERIFY(p.build.has_value());
+        QCOMPARE(p.build->batch * p.policy.accumulation, int64_t{64});
+        const auto batch = planBatch(p, run.model->graph);
+        QVERIFY(batch.has_value());
+        QCOMPARE(batch->global(), int64_t{64});
+        QCOMPARE(batch->microBatch() * batch->dataParallel * batch->accumulation, int64_t{64});
+        // Every count tried is listed, ascending, the first of them without a plan.
+        QVERIFY(run.accumulationTried.size() >= 2);
+        QCOMPARE(run.accumulationTried.front().steps, int64_t{1});
+        QVERIFY(!run.accumulationTried.front().planned);
+        QCOMPARE(run.accumulationTried.back().steps, p.policy.accumulation);
+        // Fixing a count that fits plans exactly it; a count that does not divide the batch is an error.
+        r.accumulation = 8;
+        QCOMPARE(must(runPlan(r), "fixed").outcome.plan.policy.accumulation, int64_t{8});
+        r.accumulation = 3;
+        auto bad = runPlan(r);
+        QVERIFY(!bad);
+        QCOMPARE(QString::fromStdString(bad.error().code), QStringLiteral("request.accumulation"));
+        QCOMPARE(QString::fromStdString(bad.error().where), QStringLiteral("--accumulation"));
+    }
+
+    // Without memory pressure one round is the fastest and the search stops there.
+    void oneRoundWhenItFits() {
+        const PlanRun run = must(runPlan(gpt125m(8)), "plan");
+        QCOMPARE(run.outcome.plan.policy.accumulation, int64_t{1});
+        QCOMPARE(run.accumulationTried.size(), size_t{1});
+    }
+
+    // runEstimate prices the configuration asked for: its mesh, its rounds, its memory policy; the
+    // planner's best plan for the same batch and cluster is no slower.
+    void estimatePricesTheConfiguration() {
+        PlanRequest r = gpt125m(64);
+        const RunConfig c = must(RunConfig::parse("tp=2,dp=4,zero=1,mbs=4,recompute=none"), "config");
+        QCOMPARE(QString::fromStdString(c.toString()), QStringLiteral("tp=2,dp=4,zero=1,mbs=4,recompute=none"));
+        const PlanRun est = must(runEstimate(r, c), "estimate");
+        const Plan& p = est.outcome.plan;
+        QCOMPARE(QString::fromStdString(p.mesh.toString()), QStringLiteral("{dp=4 (intra), tp=2 (intra)}"));
+        QCOMPARE(p.policy.accumulation, int64_t{4});  // 64 / (4 × 4)
+        QVERIFY(p.policy.optimizerSharding);
+        QVERIFY(close(p.predictedStepSeconds, p.evaluatorStepSeconds));
+        const auto batch = planBatch(p, est.model->graph);
+        QVERIFY(batch.has_value());
+        QCOMPARE(batch->microBatch(), int64_t{4});
+        QCOMPARE(batch->dataParallel, int64_t{4});
+        // The planner, free to choose, is no slower where the estimate fits.
+        r.mesh = MeshChoice{};
+        const PlanRun best = must(runPlan(r), "plan");
+        QVERIFY(p.memory.total() <= p.memoryLimitBytes);
+        QVERIFY(best.outcome.plan.evaluatorStepSeconds <= p.evaluatorStepSeconds * (1 + 1e-9));
+        // zero=0 keeps the optimizer state replicated: more optimizer memory.
+        const PlanRun zero0 = must(runEstimate(r, must(RunConfig::parse("tp=2,dp=4,zero=0,mbs=4"), "zero0")), "zero0");
+        QVERIFY(zero0.outcome.plan.memory.optimizer > p.memory.optimizer);
+        // Full recomputation: less activation memory, more time.
+        const PlanRun full = must(runEstimate(r, must(RunConfig::parse("tp=2,dp=4,mbs=4,recompute=full"), "full")), "full");
+        QVERIFY(full.outcome.plan.memory.activations < p.memory.activations);
+        QVERIFY(full.outcome.plan.evaluatorStepSeconds > p.evaluatorStepSeconds);
+    }
+
+    void estimateErrorsNameTheKey() {
+        const PlanRequest r = gpt125m(64);
+        struct Case {
+            const char* config;
+            const char* code;
+        };
+        for (const Case& c : {Case{"tp=3,dp=3", "config.devices"}, Case{"pp=2", "config.unsupported"}, Case{"zero=3", "config.unsupported"},
+                              Case{"sp=on", "config.unsupported"}, Case{"recompute=selective", "config.unsupported"},
+                              Case{"dp=8,mbs=3", "config.batch"}}) {
+            auto e = runEstimate(r, must(RunConfig::parse(c.config), c.config));
+            QVERIFY2(!e, c.config);
+            QCOMPARE(QString::fromStdString(e.error().code), QString(c.code));
+            QCOMPARE(QString::fromStdString(e.error().where), QStringLiteral("--config"));
+        }
+        for (const char* bad : {"", "tp", "tp=0", "tp=2,tp=4", "zero=5", "recompute=some", "sp=yes", "foo=1", "tp=2,"}) {
+            auto c = RunConfig::parse(bad);
+            QVERIFY2(!c, bad);
+            QCOMPARE(QString::fromStdString(c.error().code), QStringLiteral("config.syntax"));
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestWorkflow)
+#include "tst_workflow.moc"
