@@ -24,7 +24,8 @@ Explorer::Explorer(QObject* parent) : QObject(parent) {
 Explorer::~Explorer() = default;
 
 ClusterSettings Explorer::cluster() const {
-    return {m_request.hardware, m_request.nodes, m_request.mesh, m_request.memoryLimitBytes, m_request.policy};
+    return {m_request.hardware,         m_request.nodes,        m_request.mesh, m_request.memoryLimitBytes,
+            m_request.memoryReserveBytes, m_request.accumulation, m_request.policy};
 }
 
 void Explorer::openModel(const std::string& source, bool searchAfter) {
@@ -50,6 +51,8 @@ void Explorer::setCluster(const ClusterSettings& cluster) {
     m_request.nodes = cluster.nodes;
     m_request.mesh = cluster.mesh;
     m_request.memoryLimitBytes = cluster.memoryLimitBytes;
+    m_request.memoryReserveBytes = cluster.memoryReserveBytes;
+    m_request.accumulation = cluster.accumulation;
     m_request.policy = cluster.policy;
 }
 
@@ -177,18 +180,31 @@ void Explorer::search() {
                 if (p.stage == "search") f = p.fraction;
                 else if (p.stage == "baselines" || p.stage == "evaluate") f = 1.0;
                 const double overall = p.stage == "baselines" ? 0.97 : std::min(0.95, (p.meshIndex + f) / std::max(1, p.meshCount));
+                const QString rounds = p.accumulation > 0 ? QStringLiteral("%1 round(s) (%2/%3) · ")
+                                                                .arg(p.accumulation)
+                                                                .arg(p.accumulationIndex + 1)
+                                                                .arg(p.accumulationCount)
+                                                          : QString();
                 ctx.progress(overall,
-                             QStringLiteral("%1 · mesh %2/%3 %4").arg(QString::fromStdString(p.stage)).arg(p.meshIndex + 1).arg(p.meshCount)
-                                 .arg(QString::fromStdString(p.mesh)),
+                             rounds + QStringLiteral("%1 · mesh %2/%3 %4").arg(QString::fromStdString(p.stage)).arg(p.meshIndex + 1).arg(p.meshCount)
+                                          .arg(QString::fromStdString(p.mesh)),
                              p.bestSeconds);
             };
             auto run = runPlan(request, model->loaded, hooks, std::move(analysis));
             if (!run) return run.error();
             auto data = std::make_shared<PlanData>();
             data->model = model;
+            if (run->model != model->loaded) {
+                // Gradient accumulation: the plan is of one round's graph (built at batch / rounds),
+                // which the plan's problem points into; the views show that graph with the plan.
+                auto round = std::make_shared<ModelData>();
+                round->loaded = run->model;
+                round->stats = computeStats(round->loaded->graph);
+                data->model = round;
+            }
             auto shared = std::make_shared<const PlanOutcome>(std::move(run->outcome));
             data->outcome = shared;
-            data->analysis = AnalysisData::make(model, std::shared_ptr<const AnalysisReport>(shared, &shared->problem->analysis()));
+            data->analysis = AnalysisData::make(data->model, std::shared_ptr<const AnalysisReport>(shared, &shared->problem->analysis()));
             data->request = request;
             data->profile = run->profile;
             ctx.progress(1.0, QStringLiteral("done"), shared->plan.predictedStepSeconds);

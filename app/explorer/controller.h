@@ -25,7 +25,9 @@ struct ClusterSettings {
     std::string hardware = "h100-sxm";        // built-in id or a JSON file
     int64_t nodes = 1;
     MeshChoice mesh;                          // auto or one mesh
-    std::optional<int64_t> memoryLimitBytes;  // nullopt: the GPU's memory
+    std::optional<int64_t> memoryLimitBytes;  // nullopt: the GPU's usable memory
+    std::optional<int64_t> memoryReserveBytes;  // nullopt: the hardware spec's reserve
+    std::optional<int64_t> accumulation;      // gradient-accumulation rounds; nullopt: chosen by the search
     MemoryPolicy policy;                      // optimizer-state sharding, activation recomputation
 };
 

@@ -390,7 +390,7 @@ QVariant PlanModel::headerData(int section, Qt::Orientation orientation, int rol
     case ColSegment: return tr("Segment");
     case ColCombination: return tr("Combination (per block)");
     case ColTime: return tr("Time/step");
-    case ColMemory: return tr("Params+state/device");
+    case ColMemory: return tr("Memory/device");
     case ColPinned: return tr("Pin");
     case ColDelta: return tr("Δ vs previous");
     }
@@ -621,8 +621,11 @@ QString describeSelection(const AnalysisData& a, const PlanData* plan, const Sel
         h += QStringLiteral("</table>");
         if (p) {
             h += QStringLiteral("<h4>Plan</h4><table cellspacing=4>") + costRow(QStringLiteral("step"), p->step);
-            h += QStringLiteral("<tr><td>memory</td><td align=right><b>%1</b></td><td>of %2 per device</td></tr></table>")
+            h += QStringLiteral("<tr><td>memory</td><td align=right><b>%1</b></td><td>of %2 usable per device</td></tr>")
                      .arg(formatBytes(static_cast<double>(p->memory.total())), formatBytes(static_cast<double>(p->memoryLimitBytes)));
+            if (const auto b = planBatch(*p, a.model->graph()))
+                h += QStringLiteral("<tr><td>batch</td><td colspan=2>%1</td></tr>").arg(esc(batchText(*b).toStdString()));
+            h += QStringLiteral("</table>");
         }
         return h;
     }
@@ -637,7 +640,7 @@ QString describeSelection(const AnalysisData& a, const PlanData* plan, const Sel
         if (p) {
             const SegmentPlan& sp = p->segments[static_cast<size_t>(sel.id)];
             h += QStringLiteral("<table cellspacing=4>") + costRow(QStringLiteral("time/step"), sp.cost);
-            h += QStringLiteral("<tr><td>memory</td><td align=right><b>%1</b></td><td>parameters, gradients and optimizer state per device</td></tr></table>")
+            h += QStringLiteral("<tr><td>memory</td><td align=right><b>%1</b></td><td>weights, gradients, optimizer state and kept activations per device</td></tr></table>")
                      .arg(formatBytes(static_cast<double>(sp.memoryBytes)));
             h += QStringLiteral("<p>Combination:</p><ul>");
             for (int k = 0; k < seg.blockCount; ++k) {

@@ -63,7 +63,7 @@ ClusterPanel::ClusterPanel(Explorer* explorer, QWidget* parent) : QWidget(parent
     auto* build = new QHBoxLayout;
     m_batch = new QSpinBox(this);
     m_batch->setRange(1, 1 << 20);
-    m_batch->setToolTip(tr("Sequences per step"));
+    m_batch->setToolTip(tr("Global batch: sequences per optimizer step"));
     m_seq = new QSpinBox(this);
     m_seq->setRange(0, 1 << 20);
     m_seq->setSpecialValueText(tr("default"));
@@ -73,8 +73,16 @@ ClusterPanel::ClusterPanel(Explorer* explorer, QWidget* parent) : QWidget(parent
     m_qkv = new QComboBox(this);
     m_qkv->addItems({QStringLiteral("fused"), QStringLiteral("separate")});
     m_qkv->setToolTip(tr("One fused QKV projection or three"));
-    build->addWidget(new QLabel(tr("batch"), this));
+    build->addWidget(new QLabel(tr("global batch"), this));
     build->addWidget(m_batch);
+    m_accumulation = new QSpinBox(this);
+    m_accumulation->setObjectName(QStringLiteral("accumulationBox"));
+    m_accumulation->setRange(0, 1 << 20);
+    m_accumulation->setSpecialValueText(tr("auto"));
+    m_accumulation->setPrefix(tr("× "));
+    m_accumulation->setToolTip(tr("Gradient-accumulation rounds per step (auto: the search chooses among the divisors of the global batch); "
+                                  "each round is global batch / rounds sequences"));
+    build->addWidget(m_accumulation);
     build->addWidget(new QLabel(tr("seq"), this));
     build->addWidget(m_seq);
     build->addWidget(m_dtype);
@@ -112,9 +120,21 @@ ClusterPanel::ClusterPanel(Explorer* explorer, QWidget* parent) : QWidget(parent
     m_memory->setRange(0, 1 << 20);
     m_memory->setDecimals(1);
     m_memory->setSuffix(tr(" GiB"));
-    m_memory->setSpecialValueText(tr("GPU memory"));
-    m_memory->setToolTip(tr("Per-device memory limit (0: the GPU's HBM)"));
-    form->addRow(tr("Memory limit"), m_memory);
+    m_memory->setSpecialValueText(tr("usable"));
+    m_memory->setToolTip(tr("Per-device memory a plan may use (usable: the GPU's HBM less the reserve)"));
+    m_reserve = new QDoubleSpinBox(this);
+    m_reserve->setObjectName(QStringLiteral("reserveBox"));
+    m_reserve->setRange(-1, 1 << 20);
+    m_reserve->setDecimals(1);
+    m_reserve->setSuffix(tr(" GiB"));
+    m_reserve->setSpecialValueText(tr("spec's reserve"));
+    m_reserve->setToolTip(tr("Kept back from the HBM for the CUDA context, library workspaces, NCCL buffers and allocator "
+                             "fragmentation (docs/hardware-format.md)"));
+    auto* memoryRow = new QHBoxLayout;
+    memoryRow->addWidget(m_memory, 1);
+    memoryRow->addWidget(new QLabel(tr("reserve"), this));
+    memoryRow->addWidget(m_reserve, 1);
+    form->addRow(tr("Memory limit"), memoryRow);
     auto* policy = new QHBoxLayout;
     m_recompute = new QComboBox(this);
     m_recompute->addItems({QStringLiteral("auto"), QStringLiteral("none"), QStringLiteral("all")});
@@ -150,6 +170,8 @@ void ClusterPanel::refresh() {
     updateMeshChoices();
     m_mesh->setCurrentText(qs(p.mesh.isAuto() ? std::string("auto") : meshShapeText(p.mesh.mesh())));
     m_memory->setValue(static_cast<double>(p.memoryLimitBytes.value_or(0)) / kGiB);
+    m_reserve->setValue(p.memoryReserveBytes ? static_cast<double>(*p.memoryReserveBytes) / kGiB : -1.0);
+    m_accumulation->setValue(static_cast<int>(p.accumulation.value_or(0)));
     m_recompute->setCurrentText(qs(std::string(recomputePolicyName(p.policy.recompute))));
     m_optimizerSharding->setChecked(p.policy.optimizerSharding);
 }
@@ -163,8 +185,9 @@ void ClusterPanel::updateMeshChoices() {
     if (hw) {
         const int64_t devices = hw->gpusPerNode * m_nodes->value();
         for (const std::string& m : autoMeshes(devices, hw->gpusPerNode)) m_mesh->addItem(qs(m));
-        m_hardwareInfo->setText(tr("%1: %2, %3 TFLOP/s bf16, %4 GPUs per node; %5 devices")
-                                    .arg(qs(hw->name), formatBytes(static_cast<double>(hw->memoryBytes)))
+        m_hardwareInfo->setText(tr("%1: %2 HBM (%3 usable), %4 TFLOP/s bf16, %5 GPUs per node; %6 devices")
+                                    .arg(qs(hw->name), formatBytes(static_cast<double>(hw->memoryBytes)),
+                                         formatBytes(static_cast<double>(hw->usableMemoryBytes())))
                                     .arg(hw->peakFlopsFor(DType::BF16) / 1e12, 0, 'f', 0)
                                     .arg(hw->gpusPerNode)
                                     .arg(devices));
@@ -193,6 +216,15 @@ void ClusterPanel::apply() {
     c.mesh = *mesh;
     const auto limit = static_cast<int64_t>(std::llround(m_memory->value() * kGiB));
     if (limit > 0) c.memoryLimitBytes = limit;
+    if (m_reserve->value() >= 0) c.memoryReserveBytes = static_cast<int64_t>(std::llround(m_reserve->value() * kGiB));
+    if (m_accumulation->value() > 0) {
+        if (b.batch % m_accumulation->value() != 0) {
+            QMessageBox::warning(this, tr("Invalid accumulation"),
+                                 tr("%1 rounds do not divide the global batch of %2 sequences").arg(m_accumulation->value()).arg(b.batch));
+            return;
+        }
+        c.accumulation = m_accumulation->value();
+    }
     c.policy.recompute = parseRecomputePolicy(m_recompute->currentText().toStdString()).value_or(RecomputePolicy::Auto);
     c.policy.optimizerSharding = m_optimizerSharding->isChecked();
     m_explorer->setCluster(c);
@@ -264,9 +296,11 @@ void SearchPanel::showPlan() {
     auto plan = m_explorer->plan();
     if (!plan) return;
     const PlanOutcome& o = *plan->outcome;
-    QString html = tr("<b>%1</b> per step on <b>%2</b>, %3 of %4 per device")
+    QString html = tr("<b>%1</b> per step on <b>%2</b>, %3 of %4 usable per device")
                        .arg(formatSeconds(o.plan.evaluatorStepSeconds), qs(meshShapeText(o.plan.mesh)),
                             formatBytes(static_cast<double>(o.plan.memory.total())), formatBytes(static_cast<double>(o.plan.memoryLimitBytes)));
+    if (const auto b = planBatch(o.plan, plan->model->graph()))
+        html += QStringLiteral("<br>") + batchText(*b).toHtmlEscaped();
     if (!o.plan.searchExact) html += tr(" (not proven optimal under the memory limit)");
     if (plan->profile) html += QStringLiteral("<br><small>") + qs(plan->profile->note()).toHtmlEscaped() + QStringLiteral("</small>");
     if (o.candidates.size() > 1) {

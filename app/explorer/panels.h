@@ -41,6 +41,8 @@ public:
     QComboBox* meshBox() const { return m_mesh; }
     QDoubleSpinBox* memoryBox() const { return m_memory; }
     QSpinBox* batchBox() const { return m_batch; }
+    QSpinBox* accumulationBox() const { return m_accumulation; }
+    QDoubleSpinBox* reserveBox() const { return m_reserve; }
     QSpinBox* seqBox() const { return m_seq; }
     QComboBox* recomputeBox() const { return m_recompute; }
     QCheckBox* optimizerShardingBox() const { return m_optimizerSharding; }
@@ -56,6 +58,8 @@ private:
     QSpinBox* m_nodes = nullptr;
     QComboBox* m_mesh = nullptr;
     QDoubleSpinBox* m_memory = nullptr;
+    QDoubleSpinBox* m_reserve = nullptr;
+    QSpinBox* m_accumulation = nullptr;
     QSpinBox* m_batch = nullptr;
     QSpinBox* m_seq = nullptr;
     QComboBox* m_dtype = nullptr;
@@ -70,6 +74,7 @@ class SearchPanel : public QWidget {
 public:
     explicit SearchPanel(Explorer* explorer, QWidget* parent = nullptr);
     QProgressBar* progressBar() const { return m_progress; }
+    QLabel* resultLabel() const { return m_result; }
     QPushButton* searchButton() const { return m_search; }
     QPushButton* cancelButton() const { return m_cancel; }
     BestSoFarChart* chart() const { return m_chart; }

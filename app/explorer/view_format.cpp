@@ -22,6 +22,15 @@ QString formatBytes(double b) {
     return QString::number(b, 'f', 0) + QStringLiteral(" B");
 }
 
+QString batchText(const PlanBatch& b) {
+    return QStringLiteral("%1 sequences per step = %2 round(s) of %3 (micro-batch %4 per data-parallel rank, %5-way)")
+        .arg(b.global())
+        .arg(b.accumulation)
+        .arg(b.round)
+        .arg(b.microBatch())
+        .arg(b.dataParallel);
+}
+
 QString formatCount(int64_t n) {
     QString digits = QString::number(n < 0 ? -n : n);
     for (int i = digits.size() - 3; i > 0; i -= 3) digits.insert(i, QLatin1Char(','));

@@ -16,6 +16,8 @@ namespace cfp::explorer {
 QString formatSeconds(double seconds);           // "129.4 ms", "1.62 s", "85 µs"
 QString formatBytes(double bytes);               // "34.1 GiB", "512 MiB"
 QString formatCount(int64_t n);                  // "8,503,056"
+// "64 sequences per step = 4 rounds of 16 (micro-batch 2 per data-parallel rank, 8 ways)"
+QString batchText(const PlanBatch& batch);
 QString provenanceText(Provenance p);
 // The pin that fixes a segment ("3") or a segment type ("T1") to a combination (strategy index
 // per block of the segment starting at firstBlock), with the strategies' labels.

@@ -284,7 +284,7 @@ Error infeasibilityReport(const PlanProblem& problem, const Candidate& smallest,
                                             " short: weights " + gib(mb.weights) + ", gradients " + gib(mb.gradients) +
                                             ", optimizer " + gib(mb.optimizer) + ", activations " + gib(mb.activations) +
                                             ", largest op " + gib(mb.transient) +
-                                            "); use more devices, a larger memory limit, or a smaller batch");
+                                            "); use more devices, a larger memory limit, more gradient-accumulation rounds or a smaller batch");
 }
 
 }  // namespace

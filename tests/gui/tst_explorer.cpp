@@ -11,6 +11,7 @@
 #include <QComboBox>
 #include <QCheckBox>
 #include <QDoubleSpinBox>
+#include <QLabel>
 #include <QLineEdit>
 #include <QMessageBox>
 #include <QMimeData>
@@ -306,6 +307,42 @@ private slots:
             QVERIFY(!a.isEmpty());
             QVERIFY2(a == b, qPrintable(QStringLiteral("pins %1: the explorer's and the CLI's plan files differ").arg(pins.join(' '))));
         }
+    }
+
+    // A global batch that does not fit as one round: the cluster panel's accumulation (auto) lets
+    // the search run it in more rounds; the plan, its summary and the views show the round's graph;
+    // a fixed count is honoured; the usable memory (HBM less the reserve) is the default limit.
+    void accumulationFromTheClusterPanel() {
+        WindowOptions o = smallModel();
+        o.build.batch = 64;
+        o.cluster.memoryLimitBytes = int64_t{3} << 29;  // 1.5 GiB: one round of 64 does not fit
+        MainWindow w(o);
+        QVERIFY(waitAnalysis(w));
+        QCOMPARE(w.clusterPanel()->accumulationBox()->text(), QStringLiteral("auto"));
+        QVERIFY(searchAndWait(w));
+        const auto plan = w.explorer()->plan();
+        QVERIFY2(plan->plan().policy.accumulation > 1, std::to_string(plan->plan().policy.accumulation).c_str());
+        QCOMPARE(plan->plan().build->batch * plan->plan().policy.accumulation, int64_t{64});
+        QVERIFY(plan->plan().memory.total() <= (int64_t{3} << 29));
+        QVERIFY2(w.searchPanel()->resultLabel()->text().contains(QStringLiteral("64 sequences per step")),
+                 qPrintable(w.searchPanel()->resultLabel()->text()));
+        QVERIFY(planMatches(*plan, *w.explorer()->analysis()));
+        // A fixed count through the panel, and the usable memory as the limit.
+        w.clusterPanel()->accumulationBox()->setValue(8);
+        w.clusterPanel()->memoryBox()->setValue(0);
+        w.clusterPanel()->findChild<QPushButton*>(QStringLiteral("applyButton"))->click();
+        QVERIFY(waitIdle(w));
+        QCOMPARE(w.explorer()->request().accumulation, std::optional<int64_t>(8));
+        QVERIFY(searchAndWait(w));
+        QCOMPARE(w.explorer()->plan()->plan().policy.accumulation, int64_t{8});
+        QCOMPARE(w.explorer()->plan()->plan().memoryLimitBytes, int64_t{74} << 30);
+        // A count that does not divide the batch is refused with a dialog, the request unchanged.
+        w.clusterPanel()->accumulationBox()->setValue(5);
+        QTimer::singleShot(0, [] {
+            if (auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget())) box->accept();
+        });
+        w.clusterPanel()->findChild<QPushButton*>(QStringLiteral("applyButton"))->click();
+        QCOMPARE(w.explorer()->request().accumulation, std::optional<int64_t>(8));
     }
 
     void projectSaveAndReload() {
