@@ -1,0 +1,216 @@
+// Published training runs (../shared/anchors/published-runs.json) against the tool: for every run
+// without pipeline parallelism, the estimate of the authors' own configuration (cfp estimate) —
+// step time and memory per device against what they measured, whether it fits — and the
+// planner's best plan for the same model, global batch and cluster (cfp plan --mesh auto).
+// Constants are not fitted to these runs: the hardware specs are the built-in ones.
+//
+//   bench_anchors [--anchors FILE] [--run ID]... [--no-plan] [--threads N]
+//
+// Prints one Markdown table row per run. Where the tool does not model part of a configuration
+// yet (sequence parallelism, ZeRO-2/3, selective recomputation), the estimate uses the nearest it
+// models and the "as run" column says what changed.
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "hardware/hardware.h"
+#include "io/atomic_file.h"
+#include "plan/run_config.h"
+#include "workflow/workflow.h"
+
+using namespace cfp;
+using Json = nlohmann::json;
+
+namespace {
+
+std::string fixed(double v, int digits) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+    return buf;
+}
+
+double gib(int64_t bytes) { return static_cast<double>(bytes) / static_cast<double>(int64_t{1} << 30); }
+
+// The run's model as a Hugging-Face-style config.json (what a user would write).
+Json hfConfig(const Json& m) {
+    Json c;
+    const std::string arch = m.at("arch").get<std::string>();
+    const int64_t seq = m.at("seq").get<int64_t>();
+    if (arch == "llama") {
+        c = {{"model_type", "llama"},
+             {"hidden_size", m.at("hidden")},
+             {"num_hidden_layers", m.at("layers")},
+             {"num_attention_heads", m.at("heads")},
+             {"num_key_value_heads", m.value("kv_heads", m.at("heads").get<int64_t>())},
+             {"intermediate_size", m.at("ffn")},
+             {"max_position_embeddings", seq},
+             {"vocab_size", m.at("vocab")},
+             {"tie_word_embeddings", m.value("tied_embeddings", false)},
+             {"rope_theta", 500000.0}};
+    } else {
+        c = {{"model_type", "gpt2"},
+             {"n_embd", m.at("hidden")},
+             {"n_layer", m.at("layers")},
+             {"n_head", m.at("heads")},
+             {"n_inner", m.at("ffn")},
+             {"n_positions", seq},
+             {"vocab_size", m.at("vocab")},
+             {"tie_word_embeddings", m.value("tied_embeddings", true)}};
+    }
+    return c;
+}
+
+// The built-in spec of the run's GPU; a GPU without one is written as a file derived from the
+// closest built-in with its own HBM capacity (said in the notes).
+std::string hardwareFor(const Json& run, const std::filesystem::path& dir, std::vector<std::string>& notes) {
+    const std::string gpu = run.at("hardware").at("gpu").get<std::string>();
+    if (gpu.find("A100") != std::string::npos) return "a100-sxm-80gb";
+    if (gpu.find("H100 96") != std::string::npos) {
+        std::string text(*builtinHardwareJson("h100-sxm"));
+        const size_t at = text.find("\"memory_gib\": 80,");
+        text.replace(at, 17, "\"memory_gib\": 96,");
+        const size_t r = text.find("\"memory_reserve_gib\": 6,");
+        if (r != std::string::npos) text.replace(r, 24, "\"memory_reserve_gib\": 6.8,");
+        const std::string path = (dir / "h100-96gb.json").string();
+        std::ofstream(path) << text;
+        notes.push_back("H100 96 GB: h100-sxm with 96 GiB (the power cap is not modelled)");
+        return path;
+    }
+    return "h100-sxm";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    std::string anchors = std::string(CFP_SOURCE_DIR) + "/../shared/anchors/published-runs.json";
+    std::set<std::string> only;
+    bool plan = true;
+    int threads = 0;
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        if (a == "--anchors" && i + 1 < argc) anchors = argv[++i];
+        else if (a == "--run" && i + 1 < argc) only.insert(argv[++i]);
+        else if (a == "--no-plan") plan = false;
+        else if (a == "--threads" && i + 1 < argc) threads = std::atoi(argv[++i]);
+        else {
+            std::cerr << "usage: bench_anchors [--anchors FILE] [--run ID]... [--no-plan] [--threads N]\n";
+            return 2;
+        }
+    }
+    std::ifstream in(anchors);
+    if (!in) {
+        std::cerr << "bench_anchors: cannot read " << anchors << "\n";
+        return 1;
+    }
+    Json doc;
+    try {
+        doc = Json::parse(in);
+    } catch (const std::exception& e) {
+        std::cerr << "bench_anchors: " << anchors << ": " << e.what() << "\n";
+        return 1;
+    }
+    const auto dir = std::filesystem::temp_directory_path() / ("bench_anchors_" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    std::cout << "| run | model | GPUs | global batch | as run | estimated as | estimate s | measured s | est./meas. | memory GiB (est.) | "
+                 "memory GiB (meas.) | usable GiB | fits | plan s | plan | plan vs est. | planning s |\n";
+    std::cout << "|---|---|---:|---:|---|---|---:|---:|---:|---:|---:|---:|---|---:|---|---:|---:|\n";
+    int failures = 0;
+    for (const Json& run : doc.at("runs")) {
+        const std::string id = run.at("id").get<std::string>();
+        if (!only.empty() && !only.count(id)) continue;
+        const Json& cfg = run.at("config");
+        if (cfg.value("pp", 1) != 1) continue;
+        const Json& m = run.at("model");
+        std::vector<std::string> notes;
+        const std::string configPath = (dir / (id + ".json")).string();
+        std::ofstream(configPath) << hfConfig(m).dump(2);
+        PlanRequest r;
+        r.model.source = configPath;
+        r.model.build.batch = run.at("global_batch").get<int64_t>();
+        r.model.build.seq = m.at("seq").get<int64_t>();
+        r.model.build.dtype = DType::BF16;
+        r.hardware = hardwareFor(run, dir, notes);
+        const int64_t gpus = run.at("hardware").at("gpus").get<int64_t>(), perNode = run.at("hardware").at("gpus_per_node").get<int64_t>();
+        r.nodes = std::max<int64_t>(1, gpus / perNode);
+        r.search.threads = threads;
+        // The authors' configuration, in the terms the tool models.
+        RunConfig c;
+        c.tp = cfg.value("tp", 1);
+        c.dp = cfg.value("dp", 1);
+        std::string asRun = "tp=" + std::to_string(*c.tp) + ",dp=" + std::to_string(*c.dp);
+        const int zero = cfg.value("zero", 0);
+        asRun += ",zero=" + std::to_string(zero);
+        c.zero = std::min(zero, 1);
+        if (zero > 1) notes.push_back("ZeRO-" + std::to_string(zero) + " estimated as ZeRO-1");
+        if (cfg.value("sequence_parallel", false)) {
+            asRun += ",sp=on";
+            notes.push_back("sp estimated off");
+        }
+        const std::string rc = cfg.value("recompute", std::string("not stated"));
+        asRun += ",recompute=" + rc;
+        if (rc == "full") c.recompute = RecomputeMode::Full;
+        else c.recompute = RecomputeMode::None;
+        if (rc != "full" && rc != "none") notes.push_back("recompute '" + rc + "' estimated as none");
+        if (!run.at("micro_batch").is_null()) {
+            c.microBatch = run.at("micro_batch").get<int64_t>();
+            asRun += ",mbs=" + std::to_string(*c.microBatch);
+        } else {
+            notes.push_back("mbs not stated: the fewest rounds that fit");
+        }
+        const auto t0 = std::chrono::steady_clock::now();
+        auto est = runEstimate(r, c);
+        const double estSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        const Json& meas = run.at("measured");
+        const double measured = meas.value("step_seconds", 0.0);
+        const std::string measuredMemory = meas.contains("memory_gib") ? fixed(meas.at("memory_gib").get<double>(), 1) : "–";
+        std::ostringstream row;
+        const std::string modelText = m.at("arch").get<std::string>() + " " + std::to_string(m.at("layers").get<int>()) + "L h" +
+                                      std::to_string(m.at("hidden").get<int>()) + " s" + std::to_string(m.at("seq").get<int>());
+        row << "| " << id << " | " << modelText << " | " << gpus << " | " << r.model.build.batch << " | " << asRun << " | ";
+        if (!est) {
+            row << "error: " << est.error().toString() << " | | | | | | | | | | | |";
+            std::cout << row.str() << "\n";
+            ++failures;
+            continue;
+        }
+        const Plan& ep = est->outcome.plan;
+        const bool fits = ep.memory.total() <= ep.memoryLimitBytes;
+        row << c.toString() << ",rounds=" << ep.policy.accumulation << " | " << fixed(ep.evaluatorStepSeconds, 2) << " | " << fixed(measured, 2)
+            << " | " << (measured > 0 ? fixed(ep.evaluatorStepSeconds / measured, 2) : "–") << " | " << fixed(gib(ep.memory.total()), 1) << " | "
+            << measuredMemory << " | " << fixed(gib(ep.memoryLimitBytes), 1) << " | " << (fits ? "yes" : "**no**") << " | ";
+        if (plan) {
+            PlanRequest pr = r;
+            const auto t1 = std::chrono::steady_clock::now();
+            auto best = runPlan(pr);
+            const double planSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
+            if (best) {
+                const Plan& bp = best->outcome.plan;
+                row << fixed(bp.evaluatorStepSeconds, 2) << " | " << bp.mesh.toString() << " ×" << bp.policy.accumulation << " rounds | "
+                    << fixed(ep.evaluatorStepSeconds / bp.evaluatorStepSeconds, 2) << "× | " << fixed(planSeconds, 1) << " |";
+            } else {
+                row << "– | " << best.error().code << " | – | " << fixed(planSeconds, 1) << " |";
+            }
+        } else {
+            row << "– | – | – | – |";
+        }
+        std::cout << row.str() << "\n";
+        if (!notes.empty()) {
+            std::cerr << id << ": ";
+            for (size_t i = 0; i < notes.size(); ++i) std::cerr << (i ? "; " : "") << notes[i];
+            std::cerr << " (estimate " << fixed(estSeconds, 1) << " s)\n";
+        }
+        std::cout.flush();
+    }
+    std::filesystem::remove_all(dir);
+    return failures ? 1 : 0;
+}
