@@ -18,7 +18,8 @@ namespace cfp::cli {
 
 int cmdEstimate(const std::vector<std::string>& argv) {
     OptionSpec spec = modelOptionSpec();
-    spec.valued.insert({"--hardware", "--nodes", "--config", "--global-batch", "--memory-limit", "--memory-reserve", "--db", "--db-fingerprint",
+    spec.valued.insert({"--hardware", "--nodes", "--config", "--global-batch", "--memory-limit", "--memory-reserve", "--attention", "--db",
+                        "--db-fingerprint",
                         "--threads"});
     spec.flags.insert({"--json", "--quiet"});
     auto args = cli::parseArgs(argv, spec);
@@ -41,6 +42,7 @@ int cmdEstimate(const std::vector<std::string>& argv) {
                      "  --hardware H       built-in spec or JSON file (default h100-sxm); --nodes N (default 1)\n"
                      "  --memory-limit S   usable memory per device (default: HBM less the spec's reserve)\n"
                      "  --memory-reserve S memory kept back from the HBM (default: the spec's)\n"
+                     "  --attention A      flash (default) or eager attention kernels (as cfp plan)\n"
                      "  --db FILE          measurements of a profile DB (as cfp plan --db)\n"
                      "  --threads N        worker threads\n"
                   << kModelOptionsHelp
@@ -85,6 +87,11 @@ int cmdEstimate(const std::vector<std::string>& argv) {
         auto t = parsePositive("--threads", *v);
         if (!t) return fail(t.error());
         r.search.threads = static_cast<int>(std::min<int64_t>(*t, 1024));
+    }
+    if (auto v = args->value("--attention")) {
+        auto a = parseAttentionKernel(*v);
+        if (!a) return fail(makeError("cli.usage", "--attention: '" + *v + "' is not flash or eager"));
+        r.policy.attention = *a;
     }
     if (auto db = args->value("--db")) r.profile = ProfileSource{*db, args->value("--db-fingerprint").value_or("")};
     PlanHooks hooks;

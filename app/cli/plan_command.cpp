@@ -68,6 +68,11 @@ Result<PlanRequest> requestFromArgs(const ParsedArgs& args) {
             r.accumulation = *n;
         }
     }
+    if (auto v = args.value("--attention")) {
+        auto a = parseAttentionKernel(*v);
+        if (!a) return makeError("cli.usage", "--attention: '" + *v + "' is not flash or eager");
+        r.policy.attention = *a;
+    }
     if (auto v = args.value("--recompute")) {
         auto rc = parseRecomputePolicy(*v);
         if (!rc) return makeError("cli.usage", "--recompute: '" + *v + "' is not one of auto, none, all");
@@ -86,7 +91,7 @@ Result<PlanRequest> requestFromArgs(const ParsedArgs& args) {
 
 int cmdPlan(const std::vector<std::string>& argv) {
     OptionSpec spec = modelOptionSpec();
-    spec.valued.insert({"--hardware", "--nodes", "--mesh", "--pin", "--memory-limit", "--memory-reserve", "--accumulation", "--recompute",
+    spec.valued.insert({"--hardware", "--nodes", "--mesh", "--pin", "--memory-limit", "--memory-reserve", "--accumulation", "--attention", "--recompute",
                         "--optimizer-sharding", "-o", "--output",
                         "--db", "--db-fingerprint", "--threads"});
     spec.flags.insert({"--json", "--no-baselines", "--quiet", "--check-blocks"});
@@ -112,6 +117,8 @@ int cmdPlan(const std::vector<std::string>& argv) {
                      "                     reserve, see `cfp hardware`)\n"
                      "  --memory-reserve S memory kept back from the HBM for the CUDA context, library workspaces,\n"
                      "                     NCCL buffers and allocator fragmentation (default: the hardware spec's)\n"
+                     "  --attention A      flash (default: attention cores as one fused kernel, scores on chip,\n"
+                     "                     recomputed in the backward) or eager (one kernel per op, scores saved)\n"
                      "  --recompute R      activation recomputation per ParallelBlock: auto (default: the search\n"
                      "                     decides per block, only where memory needs it), none, or all\n"
                      "  --optimizer-sharding on|off\n"

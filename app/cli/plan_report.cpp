@@ -35,7 +35,8 @@ Json planSummaryJson(const PlanOutcome& o, const Graph& graph) {
     j["memory_policy"] = {{"optimizer_sharding", p.policy.optimizerSharding},
                           {"recompute", std::string(recomputePolicyName(p.policy.recompute))},
                           {"recomputed_blocks", recomputedBlocks},
-                          {"accumulation_steps", p.policy.accumulation}};
+                          {"accumulation_steps", p.policy.accumulation},
+                          {"attention", std::string(attentionKernelName(p.policy.attention))}};
     j["memory_breakdown_bytes"] = {{"weights", p.memory.weights},
                                    {"gradients", p.memory.gradients},
                                    {"optimizer", p.memory.optimizer},
@@ -108,7 +109,7 @@ void printPlan(const PlanOutcome& o, const Graph& graph) {
     for (const BlockChoice& b : p.blocks) recomputed += b.recompute;
     std::cout << "  memory policy    optimizer sharding " << (p.policy.optimizerSharding ? "on" : "off") << ", recompute "
               << recomputePolicyName(p.policy.recompute) << " (" << recomputed << " of " << p.blocks.size()
-              << " blocks recomputed)\n\n";
+              << " blocks recomputed), attention " << attentionKernelName(p.policy.attention) << "\n\n";
     std::cout << "  segments (runs of one type and combination; +rc: block recomputed):\n";
     size_t i = 0;
     while (i < p.segments.size()) {

@@ -141,6 +141,13 @@ ClusterPanel::ClusterPanel(Explorer* explorer, QWidget* parent) : QWidget(parent
     m_recompute->setToolTip(tr("Activation recomputation per ParallelBlock: auto lets the search choose per block"));
     m_optimizerSharding = new QCheckBox(tr("shard optimizer state"), this);
     m_optimizerSharding->setToolTip(tr("Optimizer state split over the data-parallel axes (ZeRO-1 style)"));
+    m_attention = new QComboBox(this);
+    m_attention->setObjectName(QStringLiteral("attentionBox"));
+    m_attention->addItems({QStringLiteral("flash"), QStringLiteral("eager")});
+    m_attention->setToolTip(tr("Attention cores as one fused kernel (flash: scores on chip, recomputed in the backward) "
+                               "or one kernel per op (eager: scores written and saved)"));
+    policy->addWidget(new QLabel(tr("attention"), this));
+    policy->addWidget(m_attention);
     policy->addWidget(new QLabel(tr("recompute"), this));
     policy->addWidget(m_recompute);
     policy->addWidget(m_optimizerSharding, 1);
@@ -173,6 +180,7 @@ void ClusterPanel::refresh() {
     m_reserve->setValue(p.memoryReserveBytes ? static_cast<double>(*p.memoryReserveBytes) / kGiB : -1.0);
     m_accumulation->setValue(static_cast<int>(p.accumulation.value_or(0)));
     m_recompute->setCurrentText(qs(std::string(recomputePolicyName(p.policy.recompute))));
+    m_attention->setCurrentText(qs(std::string(attentionKernelName(p.policy.attention))));
     m_optimizerSharding->setChecked(p.policy.optimizerSharding);
 }
 
@@ -227,6 +235,7 @@ void ClusterPanel::apply() {
     }
     c.policy.recompute = parseRecomputePolicy(m_recompute->currentText().toStdString()).value_or(RecomputePolicy::Auto);
     c.policy.optimizerSharding = m_optimizerSharding->isChecked();
+    c.policy.attention = parseAttentionKernel(m_attention->currentText().toStdString()).value_or(AttentionKernel::Flash);
     m_explorer->setCluster(c);
     m_explorer->analyse();
 }

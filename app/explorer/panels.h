@@ -65,6 +65,7 @@ private:
     QComboBox* m_dtype = nullptr;
     QComboBox* m_qkv = nullptr;
     QComboBox* m_recompute = nullptr;
+    QComboBox* m_attention = nullptr;
     QCheckBox* m_optimizerSharding = nullptr;
     QLabel* m_hardwareInfo = nullptr;
 };

@@ -180,6 +180,15 @@ double CostModel::kernelSeconds(OpKind kind, DType dtype, double localFlops, dou
     return std::max(compute, memory) + launchSeconds();
 }
 
+double CostModel::onChipSeconds(OpKind kind, DType dtype, double localFlops) const {
+    if (kind != OpKind::Dot) return 0.0;
+    double efficiency = m_hw.gemmEfficiency;
+    if (!m_calibration.gemm.empty())
+        if (auto e = interpolateGemmEfficiency(m_calibration.gemm, dtype, localFlops, 0.0)) efficiency = *e;
+    const double peak = m_hw.peakFlopsFor(dtype) * efficiency;
+    return peak > 0 ? localFlops / peak : 0.0;
+}
+
 double CostModel::fusedEdgeSavingSeconds(int64_t localTensorBytes) const {
     return hbmSeconds(2.0 * static_cast<double>(localTensorBytes)) + launchSeconds();
 }

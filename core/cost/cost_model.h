@@ -128,6 +128,9 @@ public:
     double hbmSeconds(double bytes) const;
     // One op's kernel, from its local flops and bytes (see above).
     double kernelSeconds(OpKind kind, DType dtype, double localFlops, double localBytes) const;
+    // An op inside a fused attention kernel (its operands and result on chip): a matmul's flops at
+    // the GEMM rate, nothing for the rest (hidden under the matmuls); no launch of its own.
+    double onChipSeconds(OpKind kind, DType dtype, double localFlops) const;
     // What one fused edge saves: the tensor written and read once less, one launch less.
     double fusedEdgeSavingSeconds(int64_t localTensorBytes) const;
 

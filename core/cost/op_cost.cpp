@@ -2,7 +2,93 @@
 
 namespace cfp {
 
-OpRoles opRoles(const Graph& graph) {
+namespace {
+
+bool rowWise(OpKind k) {
+    return isElementwise(k) || k == OpKind::Broadcast || k == OpKind::Reduce || k == OpKind::Convert;
+}
+
+// Attention cores (op_cost.h): marks r.onChip and r.flashRecompute.
+void findAttentionCores(const Graph& graph, OpRoles& r) {
+    const auto n = static_cast<size_t>(graph.size());
+    // Derived from a data input (an activation), as opposed to from weights and constants alone.
+    std::vector<char> activation(n, 0);
+    for (const Op& op : graph.ops()) {
+        bool a = op.kind == OpKind::Parameter && op.role == ParamRole::Input;
+        for (OpId o : op.operands) a = a || activation[static_cast<size_t>(o)];
+        activation[static_cast<size_t>(op.id)] = a;
+    }
+    auto activationDot = [&](const Op& op) {
+        if (op.kind != OpKind::Dot || op.phase != Phase::Forward || op.operands.size() != 2) return false;
+        return activation[static_cast<size_t>(op.operands[0])] && activation[static_cast<size_t>(op.operands[1])];
+    };
+    std::vector<OpId> stack, region;
+    std::vector<char> seen(n, 0);
+    std::vector<std::vector<int64_t>> coreDims;  // S's dims per core found
+    for (const Op& d2 : graph.ops()) {
+        if (!activationDot(d2)) continue;
+        for (OpId start : d2.operands) {
+            // Row-wise ancestors of the operand, up to a matmul of two activations (D1).
+            region.clear();
+            stack.assign(1, start);
+            OpId d1 = kNoOp;
+            bool ok = true;
+            while (!stack.empty() && ok) {
+                const OpId v = stack.back();
+                stack.pop_back();
+                const auto k = static_cast<size_t>(v);
+                if (seen[k] || r.sourceLike[k]) continue;
+                seen[k] = 1;
+                region.push_back(v);
+                const Op& op = graph.op(v);
+                if (activationDot(op)) {
+                    if (d1 != kNoOp && d1 != v) ok = false;
+                    d1 = v;
+                    continue;
+                }
+                if (op.phase != Phase::Forward || !rowWise(op.kind)) {
+                    ok = false;
+                    break;
+                }
+                for (OpId o : op.operands) stack.push_back(o);
+            }
+            for (OpId v : region) seen[static_cast<size_t>(v)] = 0;
+            if (!ok || d1 == kNoOp) continue;
+            const std::vector<int64_t>& dims = graph.op(d1).type.dims;
+            if (dims != graph.op(start).type.dims) continue;
+            for (OpId v : region)
+                if (graph.op(v).type.dims == dims) {
+                    r.onChip[static_cast<size_t>(v)] = 1;
+                    r.flashRecompute[static_cast<size_t>(v)] = 1;
+                }
+            coreDims.push_back(dims);
+        }
+    }
+    if (coreDims.empty()) return;
+    // The backward ops of a core's shape connected to it, through operands or consumers.
+    auto coreShaped = [&](const Op& op) {
+        if (op.phase != Phase::Backward || r.sourceLike[static_cast<size_t>(op.id)]) return false;
+        for (const auto& d : coreDims)
+            if (op.type.dims == d) return true;
+        return false;
+    };
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (const Op& op : graph.ops()) {
+            const auto k = static_cast<size_t>(op.id);
+            for (OpId o : op.operands) {
+                const auto ko = static_cast<size_t>(o);
+                if (!r.onChip[k] && r.onChip[ko] && coreShaped(op) && op.type.dims == graph.op(o).type.dims) r.onChip[k] = changed = true;
+                if (!r.onChip[ko] && r.onChip[k] && coreShaped(graph.op(o)) && op.type.dims == graph.op(o).type.dims)
+                    r.onChip[ko] = changed = true;
+            }
+        }
+    }
+}
+
+}  // namespace
+
+OpRoles opRoles(const Graph& graph, AttentionKernel attention) {
     const auto n = static_cast<size_t>(graph.size());
     OpRoles r;
     r.sourceLike.assign(n, 0);
@@ -27,6 +113,13 @@ OpRoles opRoles(const Graph& graph) {
     for (const Op& op : graph.ops()) {
         const auto k = static_cast<size_t>(op.id);
         r.gradToOptimizer[k] = op.phase == Phase::Backward && r.uses[k] > 0 && optimizerUses[k] == r.uses[k];
+    }
+    r.onChip.assign(n, 0);
+    r.flashRecompute.assign(n, 0);
+    if (attention == AttentionKernel::Flash) {
+        findAttentionCores(graph, r);
+        for (size_t k = 0; k < n; ++k)
+            if (r.onChip[k]) r.readByBackward[k] = 0;
     }
     return r;
 }
@@ -57,16 +150,19 @@ int64_t optimizerWorkSplit(const Op& op, bool sourceLike, int64_t replicas, cons
     return replicas;
 }
 
-double opKernelSeconds(const CostModel& model, const Op& op, double opFlops, uint32_t axesUsed, double localBytes, int64_t zeroSplit) {
+double opKernelSeconds(const CostModel& model, const Op& op, double opFlops, uint32_t axesUsed, double localBytes, int64_t zeroSplit,
+                       bool onChip) {
     const MeshSizes& sizes = model.sizes();
     double split = static_cast<double>(zeroSplit);
     for (int a = 0; a < sizes.rank; ++a)
         if (axesUsed & (1u << a)) split *= static_cast<double>(sizes.size[static_cast<size_t>(a)]);
+    if (onChip) return model.onChipSeconds(op.kind, op.type.dtype, opFlops / split);
     return model.kernelSeconds(op.kind, op.type.dtype, opFlops / split, localBytes / static_cast<double>(zeroSplit));
 }
 
-double kernelRepeats(const Op& op, const MemoryPolicy& policy) {
-    return op.phase == Phase::Optimizer || op.kind == OpKind::Parameter ? 1.0 : static_cast<double>(policy.accumulation);
+double kernelRepeats(const Op& op, const MemoryPolicy& policy, bool flashRecompute) {
+    if (op.phase == Phase::Optimizer || op.kind == OpKind::Parameter) return 1.0;
+    return static_cast<double>(policy.accumulation) * (flashRecompute ? 2.0 : 1.0);
 }
 
 double ownCollectiveRepeats(const Op& op, bool gradToOptimizer, const MemoryPolicy& policy) {

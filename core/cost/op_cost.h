@@ -34,7 +34,19 @@
 
 namespace cfp {
 
-// Per op, from the graph alone.
+// Attention cores (found by a rule over the graph, so imported graphs get them too): a forward
+// matmul of two activations D1 (no operand derived from weights alone: Q·Kᵀ) whose result S flows
+// only through row-wise ops (elementwise, select, compare, convert, broadcast, reduce: scale, mask,
+// softmax) into another matmul of two activations D2 (P·V). The core's tensors of S's shape — in
+// the forward, and the backward ops of that shape connected to them (dP, dS and the softmax
+// gradient) — are on chip under AttentionKernel::Flash: no HBM traffic, no kernel launch of their
+// own, never saved for backward; the matmuls among them still cost their flops, and the forward's
+// on-chip matmuls run again in the backward (the scores recomputed from the saved Q, K, V and the
+// log-sum-exp). Example, GPT layer (b, heads h, sequence s, head dim d): S = Q·Kᵀ [b,h,s,s], its
+// scale, mask, max, exp, sum and divide, and in the backward dP = dO·Vᵀ and the softmax gradient;
+// not the [b,h,s] row maxima and sums, which stay ordinary (small) tensors.
+//
+// Per op, from the graph alone (and the attention kernel).
 struct OpRoles {
     // Sources (parameters, constants, iota) and values computed from constants and iota alone
     // (masks, one-hot iotas, position ids): folded into their consumers as a compiler does — no
@@ -43,8 +55,11 @@ struct OpRoles {
     std::vector<char> gradToOptimizer;  // a backward result that only optimizer ops read
     std::vector<char> readByBackward;   // a result some backward op reads
     std::vector<int32_t> uses;          // operand uses
+    std::vector<char> onChip;           // in a flash attention core (above); all 0 under Eager
+    std::vector<char> flashRecompute;   // on chip in the forward: runs again in the backward
 };
-OpRoles opRoles(const Graph& graph);
+// readByBackward is 0 for on-chip ops (they are recomputed, not saved).
+OpRoles opRoles(const Graph& graph, AttentionKernel attention = AttentionKernel::Eager);
 
 // The mesh axes on which a tensor's pieces repeat (its replicas: not split there), as a mask
 // (bit a = mesh axis a), and the product of the sizes of the axes in a mask.
@@ -59,7 +74,9 @@ int64_t optimizerWorkSplit(const Op& op, bool sourceLike, int64_t replicas, cons
 // The op's kernel time (see above): `opFlops` its FLOPs unsplit, `axesUsed` the mesh axes its
 // shardings and own collectives use, `localBytes` its operands read and result written per device,
 // `zeroSplit` from optimizerWorkSplit.
-double opKernelSeconds(const CostModel& model, const Op& op, double opFlops, uint32_t axesUsed, double localBytes, int64_t zeroSplit);
+// An on-chip op (OpRoles::onChip) costs its flops only (CostModel::onChipSeconds).
+double opKernelSeconds(const CostModel& model, const Op& op, double opFlops, uint32_t axesUsed, double localBytes, int64_t zeroSplit,
+                       bool onChip = false);
 
 // A collective an op runs itself.
 struct OpCollective {
@@ -103,7 +120,8 @@ void forEachWeightGather(const MeshSizes& sizes, const Op& param, uint32_t repli
 // collectives: a forward or backward op once per micro-batch round, an optimizer op once; a
 // gradient only the optimizer reads is reduced once; a parameter's all-gathers happen once.
 // Resharding into an op runs as often as its kernel.
-double kernelRepeats(const Op& op, const MemoryPolicy& policy);
+// A flash-recomputed op (OpRoles::flashRecompute) runs twice as often.
+double kernelRepeats(const Op& op, const MemoryPolicy& policy, bool flashRecompute = false);
 double ownCollectiveRepeats(const Op& op, bool gradToOptimizer, const MemoryPolicy& policy);
 
 // Seconds of an op's own collectives and of a weight's gathers, summed in the order above.

@@ -18,4 +18,12 @@ std::optional<RecomputePolicy> parseRecomputePolicy(std::string_view name) {
     return std::nullopt;
 }
 
+std::string_view attentionKernelName(AttentionKernel a) { return a == AttentionKernel::Flash ? "flash" : "eager"; }
+
+std::optional<AttentionKernel> parseAttentionKernel(std::string_view name) {
+    if (name == "flash") return AttentionKernel::Flash;
+    if (name == "eager") return AttentionKernel::Eager;
+    return std::nullopt;
+}
+
 }  // namespace cfp

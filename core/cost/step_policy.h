@@ -36,10 +36,20 @@ std::optional<RecomputePolicy> parseRecomputePolicy(std::string_view name);
 //    sharding) once, as DDP's no_sync and Megatron-LM's gradient buffers do; the optimizer, the
 //    resharding into it and the updated weights' all-gathers run once. Memory holds one round's
 //    activations and one gradient buffer per weight (the accumulation buffer).
+//  - attention: how the attention core runs (cost/op_cost.h, "Attention cores"). Flash: one fused
+//    kernel per direction, as FlashAttention and PyTorch's scaled_dot_product_attention run it —
+//    the s×s scores and probabilities stay on chip (no HBM traffic, not saved for backward) and the
+//    backward recomputes the scores. Eager: every op of the core is a kernel of its own that writes
+//    its result, and the backward reads the saved probabilities.
+enum class AttentionKernel : uint8_t { Flash, Eager };
+std::string_view attentionKernelName(AttentionKernel a);  // "flash", "eager"
+std::optional<AttentionKernel> parseAttentionKernel(std::string_view name);
+
 struct MemoryPolicy {
     bool optimizerSharding = true;
     RecomputePolicy recompute = RecomputePolicy::Auto;
     int64_t accumulation = 1;
+    AttentionKernel attention = AttentionKernel::Flash;
 };
 
 // Per-device memory of a plan (bytes).

@@ -316,6 +316,7 @@ Plan planForSolution(const OpLevelFormulation& f, const Graph& graph, const Mesh
     plan.mesh = mesh;
     plan.policy.optimizerSharding = false;
     plan.policy.recompute = RecomputePolicy::None;
+    plan.policy.attention = AttentionKernel::Eager;  // the op-level formulation prices every op as a kernel
     for (const Op& op : graph.ops()) {
         const OpStrategy& s = f.strategies[static_cast<size_t>(op.id)][static_cast<size_t>(solution[static_cast<size_t>(op.id)])];
         TensorPlan t;

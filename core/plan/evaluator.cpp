@@ -62,7 +62,8 @@ Result<Evaluation> evaluatePlan(const Graph& graph, const Plan& plan, const Cost
         return {};
     }));
 
-    const OpRoles roles = opRoles(graph);
+    const OpRoles roles = opRoles(graph, policy.attention);
+    const std::vector<char>& onChip = roles.onChip;  // flash attention cores (cost/op_cost.h)
     const std::vector<char>& sourceLike = roles.sourceLike;
     const std::vector<int32_t>& uses = roles.uses;
     const std::vector<char>& readByBackward = roles.readByBackward;
@@ -103,7 +104,7 @@ Result<Evaluation> evaluatePlan(const Graph& graph, const Plan& plan, const Cost
         rc[static_cast<size_t>(op.id)] = t.recompute;
     }
     for (const Op& op : graph.ops()) {
-        if (op.phase != Phase::Forward || sourceLike[static_cast<size_t>(op.id)]) continue;
+        if (op.phase != Phase::Forward || sourceLike[static_cast<size_t>(op.id)] || onChip[static_cast<size_t>(op.id)]) continue;
         for (OpId c : consumers(op.id))
             if (canRecompute(c) && blockOf(c) != blockOf(op.id)) checkpoint[static_cast<size_t>(op.id)] = 1;
     }
@@ -136,10 +137,13 @@ Result<Evaluation> evaluatePlan(const Graph& graph, const Plan& plan, const Cost
         const auto k = static_cast<size_t>(op.id);
         const TensorPlan& t = plan.tensors[k];
         const int64_t resultBytes = shardBytes(op.type, t.result, mesh);
+        // What the op moves through HBM: nothing of a flash attention core's on-chip tensors.
         int64_t operandBytes = 0;
-        for (size_t i = 0; i < op.operands.size(); ++i) operandBytes += shardBytes(graph.op(op.operands[i]).type, t.operands[i], mesh);
+        for (size_t i = 0; i < op.operands.size(); ++i)
+            if (!onChip[static_cast<size_t>(op.operands[i])]) operandBytes += shardBytes(graph.op(op.operands[i]).type, t.operands[i], mesh);
+        const int64_t movedResult = onChip[k] ? 0 : resultBytes;
         ownBytes[k] = resultBytes;
-        workBytes[k] = resultBytes + operandBytes;
+        workBytes[k] = movedResult + operandBytes;
         // An updated weight is all-gathered back from its 1/r pieces (optimizer-state sharding).
         forEachWeightGather(sizes, op, replicaMask(t.result, mesh), resultBytes, policy, [&](const OpCollective& c) {
             const double seconds = model.collectiveSeconds(c.kind, c.axis, c.bytes);
@@ -164,10 +168,10 @@ Result<Evaluation> evaluatePlan(const Graph& graph, const Plan& plan, const Cost
         useAll(t.result);
         for (const TensorSharding& operand : t.operands) useAll(operand);
         // Integers far below 2^53: the same value as summing the operands one by one in double.
-        const double bytes = static_cast<double>(resultBytes + operandBytes);
+        const double bytes = static_cast<double>(movedResult + operandBytes);
         // A measured kernel (profile DB) replaces the model where its signature matches.
         const double* m = nullptr;
-        if (model.hasMeasurements()) {
+        if (model.hasMeasurements() && !onChip[k]) {
             std::vector<std::vector<int64_t>> operandDims;
             std::vector<TensorType> operandTypes;
             for (size_t i = 0; i < op.operands.size(); ++i) {
@@ -181,10 +185,10 @@ Result<Evaluation> evaluatePlan(const Graph& graph, const Plan& plan, const Cost
             kernel[k] = *m / static_cast<double>(z);
             measured[k] = 1;
         } else {
-            kernel[k] = opKernelSeconds(model, op, opFlops(graph, op), axesUsed, bytes, z);
+            kernel[k] = opKernelSeconds(model, op, opFlops(graph, op), axesUsed, bytes, z, onChip[k]);
         }
         // Per step: once per micro-batch round, or once (cost/op_cost.h).
-        kernel[k] *= kernelRepeats(op, policy);
+        kernel[k] *= kernelRepeats(op, policy, roles.flashRecompute[k]);
         const double ownRepeats = ownCollectiveRepeats(op, roles.gradToOptimizer[k], policy);
         // A partial result is completed by its own collectives (cost/op_cost.h).
         forEachOwnCollective(sizes, partialMask, resultBytes, scattersOwnResult(roles.gradToOptimizer[k], policy), [&](const OpCollective& c) {
@@ -240,7 +244,8 @@ Result<Evaluation> evaluatePlan(const Graph& graph, const Plan& plan, const Cost
             const TensorSharding& need = t.operands[i];
             EdgeTerm& e = edgeTerms[static_cast<size_t>(operandStart[k]) + i];
             if (have == need) {
-                if (fusesInto(producer.kind, op.kind) && uses[ku] == 1 && !measured[k] && !measured[ku] && !sourceLike[ku]) {
+                if (fusesInto(producer.kind, op.kind) && uses[ku] == 1 && !measured[k] && !measured[ku] && !sourceLike[ku] && !onChip[ku] &&
+                    !onChip[k]) {
                     e.fused = true;
                     e.bytes = shardBytes(producer.type, have, mesh) / zeroSplit(op);
                     e.again = rc[k] && rc[ku] && blockOf(u) == blockOf(op.id);

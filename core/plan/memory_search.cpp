@@ -310,10 +310,11 @@ Result<SearchResult> PlanProblem::search(int64_t limit, const StrategyMask& allo
     if (!fastest) return fastest.error();
     if (limit <= 0 || fastest->memoryBytes <= limit) return done(*fastest, false);
     const int64_t timeOnlyWork = dp.work();
-    const int64_t doneBefore = dp.doneWork();
     auto leanest = leastMemoryPass(dp);
     if (!leanest) return leanest.error();
-    const int64_t memoryPassWork = std::max<int64_t>(1, dp.doneWork() - doneBefore);
+    // The pass's nominal work (a reused stretch counted as stepped through), so that the report's
+    // budget — and with it the plan it finds — is the same with and without reused stretches.
+    const int64_t memoryPassWork = std::max<int64_t>(1, dp.work() - timeOnlyWork);
     const auto [leanSum, leanMax] = sumAndMax(P, leanest->choice);
     int64_t leastMax = P.constMemMax;
     for (int b = 0; b < dp.blocks(); ++b) {

@@ -408,12 +408,19 @@ Status PlanReader::read(const Json& doc) {
     CFP_PLAN_ASSIGN(m_plan.memoryLimitBytes, intField(doc, "", "memory_limit_bytes", 0, kInt64Max));
     {
         const Json& p = at(doc, "memory_policy");
-        // Version 3 added accumulation_steps; a version-2 plan ran one round per step.
+        // Version 3 added accumulation_steps and attention; a version-2 plan ran one round per
+        // step with every attention op a kernel of its own.
         if (v == 2) {
             CFP_TRY(expectObject(p, "/memory_policy", {"optimizer_sharding", "recompute"}));
+            m_plan.policy.attention = AttentionKernel::Eager;
         } else {
-            CFP_TRY(expectObject(p, "/memory_policy", {"optimizer_sharding", "recompute", "accumulation_steps"}));
+            CFP_TRY(expectObject(p, "/memory_policy", {"optimizer_sharding", "recompute", "accumulation_steps", "attention"}));
             CFP_PLAN_ASSIGN(m_plan.policy.accumulation, intField(p, "/memory_policy", "accumulation_steps", 1, kMaxAccumulation));
+            std::string attention;
+            CFP_PLAN_ASSIGN(attention, stringField(p, "/memory_policy", "attention"));
+            auto kernel = parseAttentionKernel(attention);
+            if (!kernel) return formatError("attention is '" + attention + "', expected flash or eager", "/memory_policy/attention");
+            m_plan.policy.attention = *kernel;
         }
         CFP_PLAN_ASSIGN(m_plan.policy.optimizerSharding, boolField(p, "/memory_policy", "optimizer_sharding"));
         std::string recompute;
@@ -773,6 +780,7 @@ OJson headerJson(const Plan& plan, const Graph& graph) {
     policy["optimizer_sharding"] = plan.policy.optimizerSharding;
     policy["recompute"] = std::string(recomputePolicyName(plan.policy.recompute));
     policy["accumulation_steps"] = plan.policy.accumulation;
+    policy["attention"] = std::string(attentionKernelName(plan.policy.attention));
     doc["memory_policy"] = std::move(policy);
     doc["pins"] = stringArray(pinTexts(plan.pins));
     doc["predicted_step_seconds"] = number(plan.predictedStepSeconds);

@@ -41,15 +41,16 @@ void PlanProblem::Impl::computeOpState(const Op& op, double opFlops, OpState& s)
             if (c.dimOf[static_cast<size_t>(a)] >= 0) axesUsed |= 1u << a;
     };
     addAxes(s.result);
-    int64_t work = own;
-    double bytes = static_cast<double>(own);
+    // A flash attention core's tensors stay on chip: no HBM traffic, no working set (op_cost.h).
+    int64_t work = onChip[k] ? 0 : own;
+    double bytes = static_cast<double>(work);
     std::vector<std::vector<int64_t>> operandDims;
     std::vector<TensorType> operandTypes;
     for (size_t i = 0; i < op.operands.size(); ++i) {
         const TensorType& type = g->op(op.operands[i]).type;
         const CompactSharding n = rule(k) ? projectOperand(*rule(k), s.factors, i) : CompactSharding::replicated(type.rank());
         addAxes(n);
-        const int64_t b = local(op.operands[i], n);
+        const int64_t b = onChip[static_cast<size_t>(op.operands[i])] ? 0 : local(op.operands[i], n);
         work += b;
         bytes += static_cast<double>(b);
         if (model().hasMeasurements()) {
@@ -58,8 +59,8 @@ void PlanProblem::Impl::computeOpState(const Op& op, double opFlops, OpState& s)
         }
     }
     s.memMax = work / z;
-    s.kernel = opKernelSeconds(model(), op, opFlops, axesUsed, bytes, z);
-    if (model().hasMeasurements()) {
+    s.kernel = opKernelSeconds(model(), op, opFlops, axesUsed, bytes, z, onChip[k]);
+    if (model().hasMeasurements() && !onChip[k]) {
         const uint64_t sig = opCostSignature(op, operandDims, operandTypes, localDims(op.type, s.result, sizes));
         if (const double* t = model().measured(sig)) {
             s.kernel = *t / static_cast<double>(z);
@@ -67,7 +68,7 @@ void PlanProblem::Impl::computeOpState(const Op& op, double opFlops, OpState& s)
         }
     }
     // Per step: micro-batch rounds (cost/op_cost.h).
-    s.kernel *= kernelRepeats(op, policy);
+    s.kernel *= kernelRepeats(op, policy, flashRecompute[k]);
     s.own = ownCollectiveSeconds(model(), s.partialMask, own, scattersOwnResult(gradToOptimizer[k], policy)) *
             ownCollectiveRepeats(op, gradToOptimizer[k], policy);
 }
@@ -107,7 +108,9 @@ Status PlanProblem::Impl::buildStates(const std::vector<std::pair<uint64_t, doub
         }
     };
     std::unordered_map<TensorType, uint32_t, TypeHash> types;  // TensorType::operator== compares dtype and dims
-    OpRoles roles = opRoles(graph);
+    OpRoles roles = opRoles(graph, policy.attention);
+    onChip = std::move(roles.onChip);
+    flashRecompute = std::move(roles.flashRecompute);
     uses = std::move(roles.uses);
     sourceLike = std::move(roles.sourceLike);
     gradToOptimizer = std::move(roles.gradToOptimizer);
@@ -219,7 +222,7 @@ Status PlanProblem::Impl::buildStates(const std::vector<std::pair<uint64_t, doub
             const Op& op = graph.op(static_cast<OpId>(k));
             for (const auto& [c, slot] : consumers(k)) {
                 const auto ck = static_cast<size_t>(c);
-                if (rcEligible[ck] && owner[ck] != owner[k] && op.phase == Phase::Forward && !sourceLike[k]) checkpoint[k] = 1;
+                if (rcEligible[ck] && owner[ck] != owner[k] && op.phase == Phase::Forward && !sourceLike[k] && !onChip[k]) checkpoint[k] = 1;
             }
         }
     });

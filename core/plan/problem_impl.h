@@ -86,6 +86,8 @@ struct PlanProblem::Impl {
     std::vector<char> rcEligible;       // forward ops owned by a block, run again if it recomputes
     std::vector<char> checkpoint;       // forward results read by a recomputable op of another block
     std::vector<char> gradToOptimizer;  // backward results read only by the optimizer (ZeRO reduce-scatter)
+    std::vector<char> onChip;           // in a flash attention core (cost/op_cost.h)
+    std::vector<char> flashRecompute;   // on chip in the forward: runs again in the backward
 
     // Decomposed terms.
     double constTime = 0;
@@ -177,7 +179,8 @@ struct PlanProblem::Impl {
         if (have == n) {
             const Op& pu = g->op(u);
             if (fusesInto(pu.kind, pv.kind) && uses[static_cast<size_t>(u)] == 1 && !st(u, su).measured &&
-                !st(v, sv).measured && !sourceLike[static_cast<size_t>(u)])
+                !st(v, sv).measured && !sourceLike[static_cast<size_t>(u)] && !onChip[static_cast<size_t>(u)] &&
+                !onChip[static_cast<size_t>(v)])
                 return -model().fusedEdgeSavingSeconds(local(u, have) / zeroSplit(v, st(v, sv).result)) * kernelRepeats(pv, policy);
             return 0.0;
         }

@@ -90,7 +90,7 @@ public:
     }
     int passes() const { return m_passes; }
     // (state, choice) steps: `work` counts a reused stretch as stepping through it (sizes the
-    // Pareto pass), `doneWork` the steps actually taken (budgets the infeasibility report).
+    // Pareto pass and budgets the infeasibility report), `doneWork` the steps actually taken.
     int64_t work() const { return m_work; }
     int64_t doneWork() const { return m_doneWork; }
 

@@ -24,7 +24,7 @@ bool ModelRequest::operator==(const ModelRequest& o) const {
 
 bool PlanRequest::operator==(const PlanRequest& o) const {
     return model == o.model && hardware == o.hardware && nodes == o.nodes && mesh == o.mesh && memoryLimitBytes == o.memoryLimitBytes &&
-           memoryReserveBytes == o.memoryReserveBytes && accumulation == o.accumulation &&
+           memoryReserveBytes == o.memoryReserveBytes && accumulation == o.accumulation && policy.attention == o.policy.attention &&
            policy.optimizerSharding == o.policy.optimizerSharding && policy.recompute == o.policy.recompute && pins == o.pins &&
            profile == o.profile && baselines == o.baselines && blockCheck == o.blockCheck;
 }
@@ -49,6 +49,7 @@ std::string requestToJson(const PlanRequest& r) {
     else j["accumulation"] = "auto";
     j["optimizer_sharding"] = r.policy.optimizerSharding;
     j["recompute"] = std::string(recomputePolicyName(r.policy.recompute));
+    j["attention"] = std::string(attentionKernelName(r.policy.attention));
     j["pins"] = pinTexts(r.pins);
     j["profile_db"] = r.profile ? r.profile->database : std::string();
     j["profile_fingerprint"] = r.profile ? r.profile->fingerprint : std::string();
@@ -93,7 +94,7 @@ Result<PlanRequest> requestFromJson(std::string_view text, const std::string& or
         return located(makeError("request.format", "not a CFP plan request or explorer project (format '" + *format + "')", "/format"));
     static constexpr std::string_view kKeys[] = {"format", "version", "model", "hardware", "nodes", "mesh", "memory_limit_bytes",
                                                  "optimizer_sharding", "recompute", "pins", "profile_db", "profile_fingerprint",
-                                                 "baselines", "check_blocks", "memory_reserve_bytes", "accumulation"};
+                                                 "baselines", "check_blocks", "memory_reserve_bytes", "accumulation", "attention"};
     static constexpr std::string_view kLegacyKeys[] = {"format", "version", "model", "hardware", "nodes", "mesh", "memory_limit_bytes",
                                                        "optimizer_sharding", "recompute", "pins", "profile_db"};
     if (const std::string* k = legacy ? firstUnknownKey(j, kLegacyKeys) : firstUnknownKey(j, kKeys)) return located(S.unknownField("", *k));
@@ -163,7 +164,13 @@ Result<PlanRequest> requestFromJson(std::string_view text, const std::string& or
     };
     if (v1 || legacy) {
         r.accumulation = 1;
+        r.policy.attention = AttentionKernel::Eager;
     } else {
+        auto attention = str(j, "", "attention");
+        if (!attention) return located(attention.error());
+        auto kernel = parseAttentionKernel(*attention);
+        if (!kernel) return located(makeError("request.format", "attention must be flash or eager, got '" + *attention + "'", "/attention"));
+        r.policy.attention = *kernel;
         auto reserve = autoOrInt("memory_reserve_bytes", "hardware", 0);
         if (!reserve) return located(reserve.error());
         r.memoryReserveBytes = *reserve;

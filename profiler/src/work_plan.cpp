@@ -134,6 +134,9 @@ Result<SegmentCatalog> SegmentCatalog::build(const Graph& graph, const HardwareS
     c.m->g = &graph;
     c.m->mesh = mesh;
     policy.recompute = RecomputePolicy::None;
+    // The profiler runs every op of a segment as the kernels it executes: attention cores op by
+    // op (a fused flash kernel is not profiled yet), so its segments are priced eagerly.
+    policy.attention = AttentionKernel::Eager;
     c.m->policy = policy;
     auto model = CostModel::create(hardware, mesh);
     if (!model) return model.error();

@@ -47,6 +47,7 @@ const Fixture& fixture() {
         options.baselines = Baselines::Skip;
         options.policy.optimizerSharding = false;
         options.policy.recompute = RecomputePolicy::None;
+        options.policy.attention = AttentionKernel::Eager;  // the op-level formulation has no fused attention
         x.outcome = test::must(planGraph(x.model.graph, cluster, cfp::test::meshOf("8"), options), "plan");
         return x;
     }();

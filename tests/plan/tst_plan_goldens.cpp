@@ -35,6 +35,7 @@ struct GoldenCase {
     bool optimizerSharding;
     std::vector<std::string> pins;
     int64_t accumulation = 1;
+    AttentionKernel attention = AttentionKernel::Eager;  // the cases recorded before flash attention
 };
 
 std::vector<GoldenCase> goldenCases() {
@@ -52,6 +53,9 @@ std::vector<GoldenCase> goldenCases() {
         {"gpt3-6.7b_8_12GiB_pareto", "builtin:gpt3-6.7b", 8, 1, "8", 38 * kGiB, RecomputePolicy::Auto, true, {}},
         // Gradient accumulation: the graph is one round of 4 sequences, a step runs 4 rounds.
         {"gpt3-1.3b_2x4_accum4", "builtin:gpt3-1.3b", 4, 1, "2x4", 80 * kGiB, RecomputePolicy::Auto, true, {}, 4},
+        // Flash attention cores (the default): 8 sequences of 2048 on one node, and two rounds of 4.
+        {"gpt3-1.3b_8_flash", "builtin:gpt3-1.3b", 8, 1, "8", 74 * kGiB, RecomputePolicy::Auto, true, {}, 1, AttentionKernel::Flash},
+        {"llama2-7b_2x4_flash_accum2", "builtin:llama2-7b", 4, 1, "2x4", 74 * kGiB, RecomputePolicy::Auto, true, {}, 2, AttentionKernel::Flash},
     };
 }
 
@@ -124,6 +128,7 @@ private slots:
         options.policy.recompute = c.recompute;
         options.policy.optimizerSharding = c.optimizerSharding;
         options.policy.accumulation = c.accumulation;
+        options.policy.attention = c.attention;
         options.pins = must(parsePins(c.pins), "pins");
         auto out = planGraph(model.graph, cluster, must(MeshChoice::parse(c.mesh), "mesh"), options);
         QVERIFY2(static_cast<bool>(out), out ? "" : out.error().toString().c_str());

@@ -699,10 +699,12 @@ print("ok")
         const std::string v2 = mutated([](OJson& j) {
             j["version"] = 2;
             j["memory_policy"].erase("accumulation_steps");
+            j["memory_policy"].erase("attention");
         });
         auto r = planFromJson(v2, "v2.json");
         QVERIFY2(r.ok(), r.ok() ? "" : errorText(r.error()).c_str());
         QCOMPARE(r->policy.accumulation, int64_t{1});
+        QVERIFY(r->policy.attention == AttentionKernel::Eager);  // version-2 plans priced attention op by op
         const std::string four = mutated([](OJson& j) { j["memory_policy"]["accumulation_steps"] = 4; });
         auto r4 = planFromJson(four, "four.json");
         QVERIFY2(r4.ok(), r4.ok() ? "" : errorText(r4.error()).c_str());

@@ -12,6 +12,7 @@
 #include "must.h"
 #include "plan_helpers.h"
 #include "tiny_gpt.h"
+#include "cost/op_cost.h"
 #include "plan/evaluator.h"
 #include "plan/planner.h"
 #include "util/parallel.h"
@@ -395,6 +396,56 @@ private slots:
                 if (t.block >= 0) parameterBytes += m.weights + m.gradients + m.optimizer;
             }
             QVERIFY2(segmentBytes > parameterBytes, mesh);
+        }
+    }
+
+    // Flash attention cores (cost/op_cost.h), found by the graph rule on GPT and LLaMA layers: no
+    // s×s tensor is saved or moves through HBM, saved activations grow linearly with the sequence
+    // (eager: faster than linearly, the s² scores), the step is faster, and the forward core's
+    // matmul runs again in the backward; DP = evaluator either way.
+    void flashAttentionKeepsNoScores() {
+        for (const char* name : {"gpt3-125m", "llama2-7b"}) {
+            auto plan = [&](int64_t seq, AttentionKernel attention) {
+                ModelConfig c = must(presetConfig(name), name);
+                c.numLayers = 2;
+                BuildOptions b;
+                b.batch = 8;
+                b.seq = seq;
+                const Graph g = must(buildTrainingStep(c, b), name).graph;
+                PlannerOptions o;
+                o.baselines = Baselines::Skip;
+                o.memoryLimitBytes = int64_t{1} << 50;
+                o.policy.recompute = RecomputePolicy::None;
+                o.policy.attention = attention;
+                auto out = must(planGraph(g, cluster(1), cfp::test::meshOf("8"), o), name);
+                return std::make_pair(g, out);
+            };
+            const auto [g, flash] = plan(1024, AttentionKernel::Flash);
+            const auto eager = plan(1024, AttentionKernel::Eager).second;
+            const OpRoles roles = opRoles(g, AttentionKernel::Flash);
+            int cores = 0, onChip = 0;
+            for (const Op& op : g.ops()) {
+                const auto k = static_cast<size_t>(op.id);
+                onChip += roles.onChip[k];
+                if (roles.flashRecompute[k] && op.kind == OpKind::Dot) ++cores;
+                // Nothing of a core's shape is kept.
+                if (roles.onChip[k]) QCOMPARE(flash.evaluation.opMemory[k].activations, int64_t{0});
+            }
+            QVERIFY2(cores == 2, name);  // one per layer
+            QVERIFY2(onChip > 20, name);  // forward and backward of both layers
+            QVERIFY(opRoles(g, AttentionKernel::Eager).onChip == std::vector<char>(static_cast<size_t>(g.size()), 0));
+            QVERIFY2(close(flash.plan.predictedStepSeconds, flash.plan.evaluatorStepSeconds), name);
+            QVERIFY2(close(eager.plan.predictedStepSeconds, eager.plan.evaluatorStepSeconds), name);
+            QVERIFY2(flash.plan.memory.activations < eager.plan.memory.activations, name);
+            QVERIFY2(flash.plan.evaluatorStepSeconds < eager.plan.evaluatorStepSeconds, name);
+            // Linear in the sequence: doubling it doubles the saved activations (within 5%: the
+            // per-row softmax statistics), where eager attention more than doubles them.
+            const double f2 = static_cast<double>(plan(2048, AttentionKernel::Flash).second.plan.memory.activations) /
+                              static_cast<double>(flash.plan.memory.activations);
+            const double e2 = static_cast<double>(plan(2048, AttentionKernel::Eager).second.plan.memory.activations) /
+                              static_cast<double>(eager.plan.memory.activations);
+            QVERIFY2(f2 > 1.95 && f2 < 2.05, (std::string(name) + " flash x" + std::to_string(f2)).c_str());
+            QVERIFY2(e2 > 2.3, (std::string(name) + " eager x" + std::to_string(e2)).c_str());
         }
     }
 

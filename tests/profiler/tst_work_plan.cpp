@@ -110,6 +110,7 @@ private slots:
         MemoryPolicy policy;
         policy.optimizerSharding = optimizerSharding;
         policy.recompute = RecomputePolicy::None;
+        policy.attention = AttentionKernel::Eager;  // the profiler executes attention op by op
         const QStringList parts = mesh.split('@');
         const Mesh m = linkedMesh(parts[0].toStdString(), parts.size() > 1 ? parts[1].toLongLong() : 8);
         const Graph g = tinyGpt(2);
