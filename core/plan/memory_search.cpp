@@ -22,22 +22,12 @@
 #include <cmath>
 #include <limits>
 
+#include "plan/memory_passes.h"
 #include "plan/segment_dp.h"
 
 namespace cfp {
 
-namespace {
-
-using Choices = std::vector<int32_t>;
-
-// A candidate plan during the memory searches, in the problem's choice indices.
-struct Candidate {
-    Choices choice;
-    double objectiveSeconds = 0;
-    int64_t memoryBytes = 0;
-    bool exact = true;
-    int reusedBlocks = 0;
-};
+namespace memory_passes {
 
 Candidate fromPass(const DpResult& r) { return {r.choice, r.objectiveSeconds, r.memoryBytes, r.exact, r.reusedBlocks}; }
 
@@ -67,7 +57,7 @@ Result<Candidate> fastestPass(SegmentDp& dp) {
     return fromPass(*r);
 }
 
-Result<Candidate> leastMemoryPass(SegmentDp& dp, int64_t workingCap = std::numeric_limits<int64_t>::max()) {
+Result<Candidate> leastMemoryPass(SegmentDp& dp, int64_t workingCap) {
     auto r = dp.run(DpPass::leastMemory(workingCap));
     if (!r) return r.error();
     return fromPass(*r);
@@ -287,7 +277,9 @@ Error infeasibilityReport(const PlanProblem& problem, const Candidate& smallest,
                                             "); use more devices, a larger memory limit, more gradient-accumulation rounds or a smaller batch");
 }
 
-}  // namespace
+}  // namespace memory_passes
+
+using namespace memory_passes;
 
 Result<SearchResult> PlanProblem::search(int64_t limit, const StrategyMask& allowed, const SearchOptions& options, const PlanHooks& hooks,
                                          const std::string& meshLabel, int64_t* smallestNeed) const {

@@ -1,0 +1,153 @@
+// The memory searches' passes (plan/memory_passes.h), each run alone on a problem small enough to
+// enumerate, against brute force over every assignment.
+
+#include <QtTest>
+
+#include <cmath>
+#include <functional>
+
+#include "analysis/analysis.h"
+#include "hardware/hardware.h"
+#include "must.h"
+#include "plan/memory_passes.h"
+#include "tiny_gpt.h"
+
+using namespace cfp;
+using namespace cfp::memory_passes;
+using cfp::test::must;
+using cfp::test::tinyGpt;
+
+namespace {
+
+bool close(double a, double b, double rel = 1e-9) { return std::abs(a - b) <= rel * std::max({1e-12, std::abs(a), std::abs(b)}); }
+
+PlanProblem problemOf(const Graph& g) {
+    const Mesh mesh = must(assignLinkClasses(must(parseMesh("4"), "mesh"), 8), "link classes");
+    auto model = must(CostModel::create(must(loadHardware("h100-sxm"), "hw"), mesh), "cost model");
+    return must(PlanProblem::build(g, must(analyzeGraph(g, mesh), "analysis"), model), "problem");
+}
+
+// Every assignment in the problem's choice indices.
+void forEachChoice(const PlanProblem::Impl& P, int blocks, const std::function<void(const Choices&)>& f) {
+    Choices c(static_cast<size_t>(blocks), 0);
+    while (true) {
+        f(c);
+        int b = blocks - 1;
+        while (b >= 0 && ++c[static_cast<size_t>(b)] == P.strategies(b)) c[static_cast<size_t>(b--)] = 0;
+        if (b < 0) return;
+    }
+}
+
+struct Truth {
+    double fastest = INFINITY;
+    int64_t fastestMemory = 0, leastSum = INT64_MAX, leastTotal = INT64_MAX;
+};
+
+}  // namespace
+
+class TestMemoryPasses : public QObject {
+    Q_OBJECT
+    Graph g_ = tinyGpt(1);
+    PlanProblem p_ = problemOf(g_);
+    const PlanProblem::Impl& P() const { return p_.impl(); }
+    Truth truth_;
+
+    SegmentDp engine(int64_t limit, int labelCap = 1 << 20) const {
+        SearchOptions o;
+        o.labelCap = labelCap;
+        return must(SegmentDp::create(P(), limit, {}, o, {}, "{x=4}"), "engine");
+    }
+    double bestUnder(int64_t limit) const {
+        double best = INFINITY;
+        forEachChoice(P(), p_.blockCount(), [&](const Choices& c) {
+            if (P().memory(c) <= limit) best = std::min(best, P().objective(c));
+        });
+        return best;
+    }
+
+private slots:
+    void initTestCase() {
+        double combos = 1;
+        for (int b = 0; b < p_.blockCount(); ++b) combos *= P().strategies(b);
+        QVERIFY2(combos >= 27 && combos <= 2e6, std::to_string(combos).c_str());
+        forEachChoice(P(), p_.blockCount(), [&](const Choices& c) {
+            const double t = P().objective(c);
+            if (t < truth_.fastest) {
+                truth_.fastest = t;
+                truth_.fastestMemory = P().memory(c);
+            }
+            truth_.leastSum = std::min(truth_.leastSum, sumAndMax(P(), c).first);
+            truth_.leastTotal = std::min(truth_.leastTotal, P().memory(c));
+        });
+        QVERIFY(truth_.leastTotal < truth_.fastestMemory);
+    }
+
+    void fastestPassIsTheFastest() {
+        SegmentDp dp = engine(0);
+        const Candidate c = must(fastestPass(dp), "fastest");
+        QVERIFY(close(c.objectiveSeconds, truth_.fastest));
+        QVERIFY(close(P().objective(c.choice), c.objectiveSeconds));
+        QCOMPARE(dp.passes(), 1);
+    }
+
+    void leastMemoryPassHasTheLeastSum() {
+        SegmentDp dp = engine(0);
+        const Candidate c = must(leastMemoryPass(dp), "least memory");
+        QCOMPARE(sumAndMax(P(), c.choice).first, truth_.leastSum);
+        // Under a working-set cap below every choice of some block: nothing.
+        auto none = leastMemoryPass(dp, 0);
+        QVERIFY(!none);
+        QCOMPARE(QString::fromStdString(none.error().code), QStringLiteral("plan.infeasible"));
+    }
+
+    void paretoPassIsExactUnderTheLimit() {
+        const int64_t limit = (truth_.leastTotal + truth_.fastestMemory) / 2;
+        SegmentDp dp = engine(limit);
+        const Candidate c = must(paretoPass(dp), "pareto");
+        QVERIFY(c.exact);
+        QVERIFY(c.memoryBytes <= limit);
+        QVERIFY2(close(c.objectiveSeconds, bestUnder(limit)), (std::to_string(c.objectiveSeconds) + " vs " + std::to_string(bestUnder(limit))).c_str());
+    }
+
+    void lagrangianHullWalkFitsAndSlackFillOnlyImproves() {
+        const int64_t limit = (truth_.leastTotal + truth_.fastestMemory) / 2;
+        SegmentDp dp = engine(limit);
+        const Candidate fastest = must(fastestPass(dp), "fastest");
+        const Candidate lean = priced(P(), must(leastMemoryPass(dp), "lean").choice);
+        QVERIFY(lean.memoryBytes <= limit);
+        Candidate walk = must(lagrangianHullWalk(dp, limit, fastest, lean, 8), "hull walk");
+        QVERIFY(walk.memoryBytes <= limit);
+        QVERIFY(walk.objectiveSeconds >= bestUnder(limit) * (1 - 1e-12));
+        const double before = walk.objectiveSeconds;
+        greedySlackFill(dp, limit, walk);
+        QVERIFY(walk.memoryBytes <= limit);
+        QCOMPARE(walk.memoryBytes, P().memory(walk.choice));
+        QVERIFY(walk.objectiveSeconds <= before * (1 + 1e-12));
+        QVERIFY(walk.objectiveSeconds >= bestUnder(limit) * (1 - 1e-12));
+        // A Lagrangian pass at price 0 is the fastest plan.
+        QVERIFY(close(must(lagrangianPass(dp, 0.0), "lambda 0").objectiveSeconds, truth_.fastest));
+    }
+
+    void bisectionFindsAPlanThatFits() {
+        const int64_t limit = (truth_.leastTotal + truth_.fastestMemory) / 2;
+        SegmentDp dp = engine(limit);
+        auto found = must(lagrangianBisection(dp, limit, 8), "bisection");
+        QVERIFY(found.has_value());
+        QVERIFY(found->memoryBytes <= limit);
+        QVERIFY(found->objectiveSeconds >= bestUnder(limit) * (1 - 1e-12));
+    }
+
+    void leastMemoryPlanAndTheReport() {
+        SegmentDp dp = engine(truth_.leastTotal - 1);
+        const Candidate lean = must(leastMemoryPass(dp), "lean");
+        const Candidate smallest = must(leastMemoryPlan(dp, lean, 1), "smallest");
+        QCOMPARE(smallest.memoryBytes, truth_.leastTotal);
+        const Error e = infeasibilityReport(p_, smallest, truth_.leastTotal - 1, "{x=4}");
+        QCOMPARE(QString::fromStdString(e.code), QStringLiteral("plan.infeasible"));
+        QVERIFY(QString::fromStdString(e.message).contains(QStringLiteral("{x=4}")));
+        QVERIFY(QString::fromStdString(e.message).contains(QStringLiteral("short")));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestMemoryPasses)
+#include "tst_memory_passes.moc"
