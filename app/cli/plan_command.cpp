@@ -81,6 +81,13 @@ Result<PlanRequest> requestFromArgs(const ParsedArgs& args) {
     if (auto v = args.value("--optimizer-sharding")) {
         if (*v != "on" && *v != "off") return makeError("cli.usage", "--optimizer-sharding: '" + *v + "' is not on or off");
         r.policy.optimizerSharding = *v == "on";
+        r.policy.zeroStage = r.policy.optimizerSharding ? 1 : 0;
+    }
+    if (auto v = args.value("--zero")) {
+        if (*v != "0" && *v != "1" && *v != "2" && *v != "3") return makeError("cli.usage", "--zero: '" + *v + "' is not 0, 1, 2 or 3");
+        if (args.value("--optimizer-sharding")) return makeError("cli.usage", "--zero and --optimizer-sharding both set the ZeRO stage; give one");
+        r.policy.zeroStage = std::stoi(*v);
+        r.policy.optimizerSharding = r.policy.zeroStage >= 1;
     }
     if (auto db = args.value("--db")) r.profile = ProfileSource{*db, args.value("--db-fingerprint").value_or("")};
     else if (args.value("--db-fingerprint")) return makeError("cli.usage", "--db-fingerprint needs --db FILE");
@@ -91,7 +98,7 @@ Result<PlanRequest> requestFromArgs(const ParsedArgs& args) {
 
 int cmdPlan(const std::vector<std::string>& argv) {
     OptionSpec spec = modelOptionSpec();
-    spec.valued.insert({"--hardware", "--nodes", "--mesh", "--pin", "--memory-limit", "--memory-reserve", "--accumulation", "--attention", "--recompute",
+    spec.valued.insert({"--hardware", "--nodes", "--mesh", "--pin", "--memory-limit", "--memory-reserve", "--accumulation", "--attention", "--zero", "--recompute",
                         "--optimizer-sharding", "-o", "--output",
                         "--db", "--db-fingerprint", "--threads"});
     spec.flags.insert({"--json", "--no-baselines", "--quiet", "--check-blocks"});
@@ -121,6 +128,8 @@ int cmdPlan(const std::vector<std::string>& argv) {
                      "                     recomputed in the backward) or eager (one kernel per op, scores saved)\n"
                      "  --recompute R      activation recomputation per ParallelBlock: auto (default: the search\n"
                      "                     decides per block, only where memory needs it), none, or all\n"
+                     "  --zero Z           ZeRO stage over the axes each weight is replicated on: 0 none, 1 optimizer\n"
+                     "                     state (default), 2 and gradients, 3 and weights (FSDP full sharding)\n"
                      "  --optimizer-sharding on|off\n"
                      "                     shard optimizer state and update over the axes a weight is replicated on\n"
                      "                     (ZeRO-1 / distributed optimizer; default on)\n"

@@ -36,7 +36,8 @@ Json planSummaryJson(const PlanOutcome& o, const Graph& graph) {
                           {"recompute", std::string(recomputePolicyName(p.policy.recompute))},
                           {"recomputed_blocks", recomputedBlocks},
                           {"accumulation_steps", p.policy.accumulation},
-                          {"attention", std::string(attentionKernelName(p.policy.attention))}};
+                          {"attention", std::string(attentionKernelName(p.policy.attention))},
+                          {"zero_stage", zeroStageOf(p.policy)}};
     j["memory_breakdown_bytes"] = {{"weights", p.memory.weights},
                                    {"gradients", p.memory.gradients},
                                    {"optimizer", p.memory.optimizer},
@@ -107,7 +108,7 @@ void printPlan(const PlanOutcome& o, const Graph& graph) {
               << cli::humanBytes(static_cast<double>(p.memory.transient)) << ")\n";
     int recomputed = 0;
     for (const BlockChoice& b : p.blocks) recomputed += b.recompute;
-    std::cout << "  memory policy    optimizer sharding " << (p.policy.optimizerSharding ? "on" : "off") << ", recompute "
+    std::cout << "  memory policy    ZeRO stage " << zeroStageOf(p.policy) << ", recompute "
               << recomputePolicyName(p.policy.recompute) << " (" << recomputed << " of " << p.blocks.size()
               << " blocks recomputed), attention " << attentionKernelName(p.policy.attention) << "\n\n";
     std::cout << "  segments (runs of one type and combination; +rc: block recomputed):\n";

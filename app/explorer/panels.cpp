@@ -139,8 +139,11 @@ ClusterPanel::ClusterPanel(Explorer* explorer, QWidget* parent) : QWidget(parent
     m_recompute = new QComboBox(this);
     m_recompute->addItems({QStringLiteral("auto"), QStringLiteral("none"), QStringLiteral("all")});
     m_recompute->setToolTip(tr("Activation recomputation per ParallelBlock: auto lets the search choose per block"));
-    m_optimizerSharding = new QCheckBox(tr("shard optimizer state"), this);
-    m_optimizerSharding->setToolTip(tr("Optimizer state split over the data-parallel axes (ZeRO-1 style)"));
+    m_zero = new QComboBox(this);
+    m_zero->setObjectName(QStringLiteral("zeroBox"));
+    m_zero->addItems({tr("ZeRO 0"), tr("ZeRO 1"), tr("ZeRO 2"), tr("ZeRO 3")});
+    m_zero->setToolTip(tr("Sharded over the axes each weight is replicated on: 0 nothing, 1 optimizer state (Megatron's distributed "
+                          "optimizer), 2 and gradients, 3 and weights (FSDP full sharding)"));
     m_attention = new QComboBox(this);
     m_attention->setObjectName(QStringLiteral("attentionBox"));
     m_attention->addItems({QStringLiteral("flash"), QStringLiteral("eager")});
@@ -150,7 +153,7 @@ ClusterPanel::ClusterPanel(Explorer* explorer, QWidget* parent) : QWidget(parent
     policy->addWidget(m_attention);
     policy->addWidget(new QLabel(tr("recompute"), this));
     policy->addWidget(m_recompute);
-    policy->addWidget(m_optimizerSharding, 1);
+    policy->addWidget(m_zero, 1);
     form->addRow(tr("Memory policy"), policy);
 
     auto* apply = new QPushButton(tr("Apply and analyse"), this);
@@ -181,7 +184,7 @@ void ClusterPanel::refresh() {
     m_accumulation->setValue(static_cast<int>(p.accumulation.value_or(0)));
     m_recompute->setCurrentText(qs(std::string(recomputePolicyName(p.policy.recompute))));
     m_attention->setCurrentText(qs(std::string(attentionKernelName(p.policy.attention))));
-    m_optimizerSharding->setChecked(p.policy.optimizerSharding);
+    m_zero->setCurrentIndex(zeroStageOf(p.policy));
 }
 
 void ClusterPanel::updateMeshChoices() {
@@ -234,7 +237,8 @@ void ClusterPanel::apply() {
         c.accumulation = m_accumulation->value();
     }
     c.policy.recompute = parseRecomputePolicy(m_recompute->currentText().toStdString()).value_or(RecomputePolicy::Auto);
-    c.policy.optimizerSharding = m_optimizerSharding->isChecked();
+    c.policy.zeroStage = m_zero->currentIndex();
+    c.policy.optimizerSharding = c.policy.zeroStage >= 1;
     c.policy.attention = parseAttentionKernel(m_attention->currentText().toStdString()).value_or(AttentionKernel::Flash);
     m_explorer->setCluster(c);
     m_explorer->analyse();

@@ -45,7 +45,7 @@ public:
     QDoubleSpinBox* reserveBox() const { return m_reserve; }
     QSpinBox* seqBox() const { return m_seq; }
     QComboBox* recomputeBox() const { return m_recompute; }
-    QCheckBox* optimizerShardingBox() const { return m_optimizerSharding; }
+    QComboBox* zeroBox() const { return m_zero; }
 
 signals:
     void openModelRequested();
@@ -66,7 +66,7 @@ private:
     QComboBox* m_qkv = nullptr;
     QComboBox* m_recompute = nullptr;
     QComboBox* m_attention = nullptr;
-    QCheckBox* m_optimizerSharding = nullptr;
+    QComboBox* m_zero = nullptr;
     QLabel* m_hardwareInfo = nullptr;
 };
 

@@ -166,7 +166,12 @@ double kernelRepeats(const Op& op, const MemoryPolicy& policy, bool flashRecompu
 }
 
 double ownCollectiveRepeats(const Op& op, bool gradToOptimizer, const MemoryPolicy& policy) {
-    return gradToOptimizer ? 1.0 : kernelRepeats(op, policy);
+    // ZeRO-2/3 hold only 1/r of a gradient: it is reduce-scattered every round.
+    return gradToOptimizer && zeroStageOf(policy) < 2 ? 1.0 : kernelRepeats(op, policy);
+}
+
+double weightGatherRepeats(const MemoryPolicy& policy) {
+    return zeroStageOf(policy) >= 3 ? 2.0 * static_cast<double>(policy.accumulation) : 1.0;
 }
 
 double ownCollectiveSeconds(const CostModel& model, uint32_t partialMask, int64_t localResultBytes, bool scatter) {
@@ -180,16 +185,19 @@ double weightGatherSeconds(const CostModel& model, const Op& param, uint32_t rep
     double t = 0;
     forEachWeightGather(model.sizes(), param, replicaAxes, localBytes, policy,
                         [&](const OpCollective& c) { t += model.collectiveSeconds(c.kind, c.axis, c.bytes); });
-    return t;
+    return t * weightGatherRepeats(policy);
 }
 
 MemoryBreakdown parameterMemory(const Op& param, int64_t localBytes, int64_t replicas, const MemoryPolicy& policy) {
     MemoryBreakdown m;
     switch (param.role) {
-        case ParamRole::Trainable:
-            m.weights = localBytes;
-            m.gradients = localBytes;
+        case ParamRole::Trainable: {
+            const int stage = zeroStageOf(policy);
+            const int64_t r = replicas < 1 ? 1 : replicas;
+            m.weights = stage >= 3 ? (localBytes + r - 1) / r : localBytes;
+            m.gradients = stage >= 2 ? (localBytes + r - 1) / r : localBytes;
             break;
+        }
         case ParamRole::OptimizerState: {
             const int64_t r = policy.optimizerSharding ? replicas : 1;
             m.optimizer = (localBytes + r - 1) / r;

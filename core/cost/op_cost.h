@@ -102,8 +102,9 @@ void forEachOwnCollective(const MeshSizes& sizes, uint32_t partialMask, int64_t 
 // optimizer reads) rather than all-reduced.
 inline bool scattersOwnResult(bool gradToOptimizer, const MemoryPolicy& policy) { return policy.optimizerSharding && gradToOptimizer; }
 
-// The all-gathers of an updated trainable weight from its 1/r pieces after the update, reverse
-// mesh order (none for other parameters or without optimizer-state sharding).
+// The all-gathers of a trainable weight from its 1/r pieces, reverse mesh order: after the update
+// under ZeRO-1/2, before every forward and backward under ZeRO-3 (weightGatherRepeats); none for
+// other parameters or without optimizer-state sharding.
 template <typename Fn>
 void forEachWeightGather(const MeshSizes& sizes, const Op& param, uint32_t replicaAxes, int64_t localBytes, const MemoryPolicy& policy,
                          Fn&& fn) {
@@ -124,13 +125,16 @@ void forEachWeightGather(const MeshSizes& sizes, const Op& param, uint32_t repli
 double kernelRepeats(const Op& op, const MemoryPolicy& policy, bool flashRecompute = false);
 double ownCollectiveRepeats(const Op& op, bool gradToOptimizer, const MemoryPolicy& policy);
 
-// Seconds of an op's own collectives and of a weight's gathers, summed in the order above.
+// How many times per step a weight's gathers run: once (ZeRO-1/2), 2 × rounds (ZeRO-3).
+double weightGatherRepeats(const MemoryPolicy& policy);
+
+// Seconds of an op's own collectives and of a weight's gathers (one time each), summed in the order above.
 double ownCollectiveSeconds(const CostModel& model, uint32_t partialMask, int64_t localResultBytes, bool scatter);
 double weightGatherSeconds(const CostModel& model, const Op& param, uint32_t replicaAxes, int64_t localBytes, const MemoryPolicy& policy);
 
-// What a parameter op holds per device: a trainable weight itself and a gradient buffer like it;
-// optimizer state split over its `replicas` under optimizer-state sharding; anything else (data
-// inputs) as activations.
+// What a parameter op holds per device: a trainable weight itself and a gradient buffer like it
+// (each split over its `replicas` from ZeRO-3 and ZeRO-2 on); optimizer state split over its
+// `replicas` under optimizer-state sharding; anything else (data inputs) as activations.
 MemoryBreakdown parameterMemory(const Op& param, int64_t localBytes, int64_t replicas, const MemoryPolicy& policy);
 
 }  // namespace cfp

@@ -45,12 +45,21 @@ enum class AttentionKernel : uint8_t { Flash, Eager };
 std::string_view attentionKernelName(AttentionKernel a);  // "flash", "eager"
 std::optional<AttentionKernel> parseAttentionKernel(std::string_view name);
 
+//  - zeroStage (2 and 3; 0 and 1 are optimizerSharding off and on): ZeRO-2 also keeps each
+//    weight's gradient buffer as 1/r over the weight's replicas, reduce-scattered into it every
+//    micro-batch round; ZeRO-3 (FSDP's FULL_SHARD) keeps the weight itself as 1/r too and
+//    all-gathers it before its forward and again before its backward in every round (the gathered
+//    weight is in the working set of the ops that read it), with no all-gather after the update.
 struct MemoryPolicy {
     bool optimizerSharding = true;
     RecomputePolicy recompute = RecomputePolicy::Auto;
     int64_t accumulation = 1;
     AttentionKernel attention = AttentionKernel::Flash;
+    int zeroStage = 1;  // 0–3; 2 and 3 imply optimizerSharding (zeroStageOf)
 };
+
+// The ZeRO stage a policy describes: 0 without optimizer sharding, else max(1, zeroStage).
+inline int zeroStageOf(const MemoryPolicy& p) { return p.optimizerSharding ? (p.zeroStage < 1 ? 1 : p.zeroStage) : 0; }
 
 // Per-device memory of a plan (bytes).
 struct MemoryBreakdown {

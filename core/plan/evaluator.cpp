@@ -146,7 +146,7 @@ Result<Evaluation> evaluatePlan(const Graph& graph, const Plan& plan, const Cost
         workBytes[k] = movedResult + operandBytes;
         // An updated weight is all-gathered back from its 1/r pieces (optimizer-state sharding).
         forEachWeightGather(sizes, op, replicaMask(t.result, mesh), resultBytes, policy, [&](const OpCollective& c) {
-            const double seconds = model.collectiveSeconds(c.kind, c.axis, c.bytes);
+            const double seconds = model.collectiveSeconds(c.kind, c.axis, c.bytes) * weightGatherRepeats(policy);
             ownCollectives[k].push_back({c, seconds});
             ownSeconds[k] += seconds;
         });

@@ -414,7 +414,10 @@ Status PlanReader::read(const Json& doc) {
             CFP_TRY(expectObject(p, "/memory_policy", {"optimizer_sharding", "recompute"}));
             m_plan.policy.attention = AttentionKernel::Eager;
         } else {
-            CFP_TRY(expectObject(p, "/memory_policy", {"optimizer_sharding", "recompute", "accumulation_steps", "attention"}));
+            CFP_TRY(expectObject(p, "/memory_policy", {"optimizer_sharding", "recompute", "accumulation_steps", "attention", "zero_stage"}));
+            int64_t stage = 1;
+            CFP_PLAN_ASSIGN(stage, intField(p, "/memory_policy", "zero_stage", 0, 3));
+            m_plan.policy.zeroStage = static_cast<int>(stage);
             CFP_PLAN_ASSIGN(m_plan.policy.accumulation, intField(p, "/memory_policy", "accumulation_steps", 1, kMaxAccumulation));
             std::string attention;
             CFP_PLAN_ASSIGN(attention, stringField(p, "/memory_policy", "attention"));
@@ -423,6 +426,10 @@ Status PlanReader::read(const Json& doc) {
             m_plan.policy.attention = *kernel;
         }
         CFP_PLAN_ASSIGN(m_plan.policy.optimizerSharding, boolField(p, "/memory_policy", "optimizer_sharding"));
+        if (v != 2 && m_plan.policy.optimizerSharding != (m_plan.policy.zeroStage >= 1))
+            return formatError("zero_stage " + std::to_string(m_plan.policy.zeroStage) + " disagrees with optimizer_sharding " +
+                                   (m_plan.policy.optimizerSharding ? "true" : "false"),
+                               "/memory_policy/zero_stage");
         std::string recompute;
         CFP_PLAN_ASSIGN(recompute, stringField(p, "/memory_policy", "recompute"));
         auto policy = parseRecomputePolicy(recompute);
@@ -781,6 +788,7 @@ OJson headerJson(const Plan& plan, const Graph& graph) {
     policy["recompute"] = std::string(recomputePolicyName(plan.policy.recompute));
     policy["accumulation_steps"] = plan.policy.accumulation;
     policy["attention"] = std::string(attentionKernelName(plan.policy.attention));
+    policy["zero_stage"] = zeroStageOf(plan.policy);
     doc["memory_policy"] = std::move(policy);
     doc["pins"] = stringArray(pinTexts(plan.pins));
     doc["predicted_step_seconds"] = number(plan.predictedStepSeconds);

@@ -236,7 +236,6 @@ Result<PlanOutcome> planConfigured(const Graph& graph, const Cluster& cluster, c
     if (config.pp.value_or(1) != 1) return unsupported("pipeline parallelism (pp=" + std::to_string(*config.pp) + ")");
     if (config.cp.value_or(1) != 1) return unsupported("context parallelism (cp=" + std::to_string(*config.cp) + ")");
     if (config.sequenceParallel.value_or(false)) return unsupported("sequence parallelism (sp=on)");
-    if (config.zero.value_or(1) > 1) return unsupported("ZeRO stage " + std::to_string(*config.zero) + " (stages 0 and 1 are)");
     if (config.recompute == RecomputeMode::Selective) return unsupported("selective recomputation (none and full are)");
     const int64_t tp = config.tp.value_or(1), dp = configuredDataParallel(config, cluster);
     if (tp * dp != cluster.devices())
@@ -254,6 +253,7 @@ Result<PlanOutcome> planConfigured(const Graph& graph, const Cluster& cluster, c
     if (!mesh) return mesh.error().withContext("--config");
     PlannerOptions o = options;
     o.policy.optimizerSharding = config.zero.value_or(1) >= 1;
+    o.policy.zeroStage = config.zero.value_or(1);
     o.policy.recompute = config.recompute == RecomputeMode::Full ? RecomputePolicy::All : RecomputePolicy::None;
     o.baselines = Baselines::Skip;
     o.pins.clear();

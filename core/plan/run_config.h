@@ -10,7 +10,7 @@
 //   dp  data-parallel degree                                              default devices / tp
 //   pp  pipeline-parallel degree                                          1 (others not modelled yet)
 //   cp  context-parallel degree                                           1 (others not modelled yet)
-//   zero  0 (replicated optimizer), 1 (optimizer state sharded over dp)   default 1
+//   zero  ZeRO stage: 0 none, 1 optimizer state, 2 and gradients, 3 and weights sharded over dp (FSDP)   default 1
 //   mbs   micro-batch per data-parallel rank                              default: the fewest rounds that fit
 //   recompute  none | full (every layer's blocks recomputed)              default none
 //   sp    off (on: sequence parallelism, not modelled yet)                default off

@@ -24,7 +24,7 @@ bool ModelRequest::operator==(const ModelRequest& o) const {
 
 bool PlanRequest::operator==(const PlanRequest& o) const {
     return model == o.model && hardware == o.hardware && nodes == o.nodes && mesh == o.mesh && memoryLimitBytes == o.memoryLimitBytes &&
-           memoryReserveBytes == o.memoryReserveBytes && accumulation == o.accumulation && policy.attention == o.policy.attention &&
+           memoryReserveBytes == o.memoryReserveBytes && accumulation == o.accumulation && policy.attention == o.policy.attention && zeroStageOf(policy) == zeroStageOf(o.policy) &&
            policy.optimizerSharding == o.policy.optimizerSharding && policy.recompute == o.policy.recompute && pins == o.pins &&
            profile == o.profile && baselines == o.baselines && blockCheck == o.blockCheck;
 }
@@ -50,6 +50,7 @@ std::string requestToJson(const PlanRequest& r) {
     j["optimizer_sharding"] = r.policy.optimizerSharding;
     j["recompute"] = std::string(recomputePolicyName(r.policy.recompute));
     j["attention"] = std::string(attentionKernelName(r.policy.attention));
+    j["zero_stage"] = zeroStageOf(r.policy);
     j["pins"] = pinTexts(r.pins);
     j["profile_db"] = r.profile ? r.profile->database : std::string();
     j["profile_fingerprint"] = r.profile ? r.profile->fingerprint : std::string();
@@ -94,7 +95,7 @@ Result<PlanRequest> requestFromJson(std::string_view text, const std::string& or
         return located(makeError("request.format", "not a CFP plan request or explorer project (format '" + *format + "')", "/format"));
     static constexpr std::string_view kKeys[] = {"format", "version", "model", "hardware", "nodes", "mesh", "memory_limit_bytes",
                                                  "optimizer_sharding", "recompute", "pins", "profile_db", "profile_fingerprint",
-                                                 "baselines", "check_blocks", "memory_reserve_bytes", "accumulation", "attention"};
+                                                 "baselines", "check_blocks", "memory_reserve_bytes", "accumulation", "attention", "zero_stage"};
     static constexpr std::string_view kLegacyKeys[] = {"format", "version", "model", "hardware", "nodes", "mesh", "memory_limit_bytes",
                                                        "optimizer_sharding", "recompute", "pins", "profile_db"};
     if (const std::string* k = legacy ? firstUnknownKey(j, kLegacyKeys) : firstUnknownKey(j, kKeys)) return located(S.unknownField("", *k));
@@ -171,6 +172,10 @@ Result<PlanRequest> requestFromJson(std::string_view text, const std::string& or
         auto kernel = parseAttentionKernel(*attention);
         if (!kernel) return located(makeError("request.format", "attention must be flash or eager, got '" + *attention + "'", "/attention"));
         r.policy.attention = *kernel;
+        auto stage = integer(j, "", "zero_stage", 0);
+        if (!stage) return located(stage.error());
+        if (*stage > 3) return located(makeError("request.format", "zero_stage must be 0, 1, 2 or 3", "/zero_stage"));
+        r.policy.zeroStage = static_cast<int>(*stage);
         auto reserve = autoOrInt("memory_reserve_bytes", "hardware", 0);
         if (!reserve) return located(reserve.error());
         r.memoryReserveBytes = *reserve;
@@ -181,6 +186,8 @@ Result<PlanRequest> requestFromJson(std::string_view text, const std::string& or
     auto sharding = boolean(j, "", "optimizer_sharding");
     if (!sharding) return located(sharding.error());
     r.policy.optimizerSharding = *sharding;
+    if (!v1 && !legacy && r.policy.optimizerSharding != (r.policy.zeroStage >= 1))
+        return located(makeError("request.format", "zero_stage disagrees with optimizer_sharding", "/zero_stage"));
     auto recompute = str(j, "", "recompute");
     if (!recompute) return located(recompute.error());
     auto rc = parseRecomputePolicy(*recompute);

@@ -596,6 +596,9 @@ print("ok")
         row("version 0", mutated([](OJson& j) { j["version"] = 0; }), "plan.version", "/version");
         row("no accumulation steps", mutated([](OJson& j) { j["memory_policy"].erase("accumulation_steps"); }), "plan.format",
             "/memory_policy/accumulation_steps");
+        row("zero stage 4", mutated([](OJson& j) { j["memory_policy"]["zero_stage"] = 4; }), "plan.format", "/memory_policy/zero_stage");
+        row("zero stage against sharding", mutated([](OJson& j) { j["memory_policy"]["zero_stage"] = 0; }), "plan.format",
+            "/memory_policy/zero_stage");
         row("zero accumulation steps", mutated([](OJson& j) { j["memory_policy"]["accumulation_steps"] = 0; }), "plan.format",
             "/memory_policy/accumulation_steps");
         row("version 2 with accumulation steps", mutated([](OJson& j) { j["version"] = 2; }), "plan.format", "/memory_policy/accumulation_steps");
@@ -700,6 +703,7 @@ print("ok")
             j["version"] = 2;
             j["memory_policy"].erase("accumulation_steps");
             j["memory_policy"].erase("attention");
+            j["memory_policy"].erase("zero_stage");
         });
         auto r = planFromJson(v2, "v2.json");
         QVERIFY2(r.ok(), r.ok() ? "" : errorText(r.error()).c_str());

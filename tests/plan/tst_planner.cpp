@@ -185,6 +185,23 @@ private slots:
         three.accumulation = 3;
         const PlanProblem p1 = problem(g, "4", 8, 0, one);
         const PlanProblem p3 = problem(g, "4", 8, 0, three);
+        // ZeRO-2 and ZeRO-3 with rounds: the evaluator prices what the DP prices.
+        for (int stage : {2, 3}) {
+            MemoryPolicy z = three;
+            z.zeroStage = stage;
+            const PlanProblem pz = problem(g, "4", 8, 0, z);
+            int n = 0;
+            forEachAssignment(pz, [&](const Assignment& a) {
+                if (n++ % 11 != 0) return;
+                Plan plan;
+                pz.fillPlan(a, {}, plan);
+                const Evaluation ev = must(evaluatePlan(g, plan, model), "evaluate");
+                QVERIFY2(close(ev.step.total(), pz.objective(a)), ("ZeRO-" + std::to_string(stage)).c_str());
+                QCOMPARE(ev.memory.total(), pz.memory(a));
+                QVERIFY(pz.memory(a) < p3.memory(a));
+            });
+            QVERIFY(n > 20);
+        }
         double best = INFINITY;
         int checked = 0;
         std::string mismatches;

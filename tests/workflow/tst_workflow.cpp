@@ -127,6 +127,16 @@ private slots:
         // zero=0 keeps the optimizer state replicated: more optimizer memory.
         const PlanRun zero0 = must(runEstimate(r, must(RunConfig::parse("tp=2,dp=4,zero=0,mbs=4"), "zero0")), "zero0");
         QVERIFY(zero0.outcome.plan.memory.optimizer > p.memory.optimizer);
+        // ZeRO-2 shards the gradients, ZeRO-3 the weights too (FSDP): less memory, more communication.
+        const PlanRun zero2 = must(runEstimate(r, must(RunConfig::parse("tp=2,dp=4,zero=2,mbs=4"), "zero2")), "zero2");
+        const PlanRun zero3 = must(runEstimate(r, must(RunConfig::parse("tp=2,dp=4,zero=3,mbs=4"), "zero3")), "zero3");
+        QCOMPARE(zero2.outcome.plan.memory.weights, p.memory.weights);
+        QVERIFY(zero2.outcome.plan.memory.gradients < p.memory.gradients);
+        QVERIFY(zero3.outcome.plan.memory.weights < p.memory.weights);
+        QVERIFY(zero3.outcome.plan.memory.total() < zero2.outcome.plan.memory.total());
+        QVERIFY(zero2.outcome.plan.step.collectiveSeconds > p.step.collectiveSeconds);  // reduce-scatter every round
+        QVERIFY(zero3.outcome.plan.step.collectiveSeconds > zero2.outcome.plan.step.collectiveSeconds);  // gathers every round
+        QVERIFY(close(zero3.outcome.plan.predictedStepSeconds, zero3.outcome.plan.evaluatorStepSeconds));
         // Full recomputation: less activation memory, more time.
         const PlanRun full = must(runEstimate(r, must(RunConfig::parse("tp=2,dp=4,mbs=4,recompute=full"), "full")), "full");
         QVERIFY(full.outcome.plan.memory.activations < p.memory.activations);
@@ -139,7 +149,7 @@ private slots:
             const char* config;
             const char* code;
         };
-        for (const Case& c : {Case{"tp=3,dp=3", "config.devices"}, Case{"pp=2", "config.unsupported"}, Case{"zero=3", "config.unsupported"},
+        for (const Case& c : {Case{"tp=3,dp=3", "config.devices"}, Case{"pp=2", "config.unsupported"},
                               Case{"sp=on", "config.unsupported"}, Case{"recompute=selective", "config.unsupported"},
                               Case{"dp=8,mbs=3", "config.batch"}}) {
             auto e = runEstimate(r, must(RunConfig::parse(c.config), c.config));
