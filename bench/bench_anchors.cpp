@@ -7,7 +7,7 @@
 //   bench_anchors [--anchors FILE] [--run ID]... [--no-plan] [--threads N]
 //
 // Prints one Markdown table row per run. Where the tool does not model part of a configuration
-// yet (sequence parallelism, ZeRO-2/3, selective recomputation), the estimate uses the nearest it
+// yet (sequence parallelism, selective recomputation), the estimate uses the nearest it
 // models and the "as run" column says what changed.
 
 #include <chrono>
@@ -150,8 +150,7 @@ int main(int argc, char** argv) {
         std::string asRun = "tp=" + std::to_string(*c.tp) + ",dp=" + std::to_string(*c.dp);
         const int zero = cfg.value("zero", 0);
         asRun += ",zero=" + std::to_string(zero);
-        c.zero = std::min(zero, 1);
-        if (zero > 1) notes.push_back("ZeRO-" + std::to_string(zero) + " estimated as ZeRO-1");
+        c.zero = zero;
         if (cfg.value("sequence_parallel", false)) {
             asRun += ",sp=on";
             notes.push_back("sp estimated off");
