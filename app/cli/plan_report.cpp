@@ -133,7 +133,7 @@ void printPlan(const PlanOutcome& o, const Graph& graph) {
                   << "  " << ms(s.cost.total()) << " each  [" << labels << "]\n";
         i = j;
     }
-    std::cout << "\n  baselines:\n";
+    if (!p.baselines.empty()) std::cout << "\n  baselines:\n";
     for (const Baseline& b : p.baselines) {
         std::cout << "    " << b.name << " (" << b.description << "): ";
         if (!b.feasible) std::cout << "not possible: " << b.note << "\n";
