@@ -16,6 +16,7 @@
 #include "plan_report.h"
 #include "plan/plan_json.h"
 #include "plan/planner.h"
+#include "plan/run_config.h"
 #include "workflow/workflow.h"
 
 namespace cfp::cli {
@@ -98,7 +99,7 @@ Result<PlanRequest> requestFromArgs(const ParsedArgs& args) {
 
 int cmdPlan(const std::vector<std::string>& argv) {
     OptionSpec spec = modelOptionSpec();
-    spec.valued.insert({"--hardware", "--nodes", "--mesh", "--pin", "--memory-limit", "--memory-reserve", "--accumulation", "--attention", "--zero", "--recompute",
+    spec.valued.insert({"--hardware", "--nodes", "--mesh", "--pin", "--memory-limit", "--memory-reserve", "--accumulation", "--attention", "--zero", "--config", "--recompute",
                         "--optimizer-sharding", "-o", "--output",
                         "--db", "--db-fingerprint", "--threads"});
     spec.flags.insert({"--json", "--no-baselines", "--quiet", "--check-blocks"});
@@ -133,6 +134,8 @@ int cmdPlan(const std::vector<std::string>& argv) {
                      "  --optimizer-sharding on|off\n"
                      "                     shard optimizer state and update over the axes a weight is replicated on\n"
                      "                     (ZeRO-1 / distributed optimizer; default on)\n"
+                     "  --config C         also price the configuration you run today (keys as cfp estimate:\n"
+                     "                     tp=8,dp=16,zero=1,mbs=1,...) and say how much faster the plan is\n"
                      "  -o PLAN            write the plan file (docs/plan-format.md), atomically\n"
                      "  --db FILE          use the measurements of a profile DB (cfp profile): measured GEMMs and the\n"
                      "                     calibrated model of the fingerprint profiled as --hardware\n"
@@ -179,8 +182,28 @@ int cmdPlan(const std::vector<std::string>& argv) {
         if (c.computeSeconds != 0) ++computingOps;
         if (c.provenance == Provenance::Measured) ++measuredOps;
     }
+    // --config: the configuration the user runs today, priced the same way, against the plan.
+    std::optional<PlanRun> configured;
+    std::optional<RunConfig> config;
+    if (auto text = args->value("--config")) {
+        auto parsed = RunConfig::parse(*text);
+        if (!parsed) return fail(parsed.error());
+        config = *parsed;
+        auto est = runEstimate(*request, *config);
+        if (!est) return fail(est.error());
+        configured = std::move(*est);
+    }
     if (args->has("--json")) {
         Json j = planRunJson(*run);
+        if (configured) {
+            const Plan& c = configured->outcome.plan;
+            j["config_estimate"] = {{"config", config->toString()},
+                                    {"step_seconds", c.evaluatorStepSeconds},
+                                    {"memory_per_device_bytes", c.memory.total()},
+                                    {"fits", c.memory.total() <= c.memoryLimitBytes},
+                                    {"accumulation_steps", c.policy.accumulation},
+                                    {"speedup_of_plan", c.evaluatorStepSeconds / outcome.plan.evaluatorStepSeconds}};
+        }
         if (const auto& pu = run->profile)
             j["profile"] = {{"db", pu->database},
                             {"fingerprint", pu->fingerprint},
@@ -194,6 +217,13 @@ int cmdPlan(const std::vector<std::string>& argv) {
         std::cout << j.dump(2) << '\n';
     } else {
         printPlanRun(*run);
+        if (configured) {
+            const Plan& c = configured->outcome.plan;
+            const bool fits = c.memory.total() <= c.memoryLimitBytes;
+            std::cout << "\n  against " << config->toString() << " (cfp estimate): " << ms(c.evaluatorStepSeconds) << ", "
+                      << cli::humanBytes(static_cast<double>(c.memory.total())) << "/device" << (fits ? "" : " — does NOT fit")
+                      << "; plan is " << cli::fixed(c.evaluatorStepSeconds / outcome.plan.evaluatorStepSeconds, 2) << "x faster\n";
+        }
         if (run->profile)
             std::cout << "  " << run->profile->note() << "; " << measuredOps << " of " << computingOps << " kernels in the plan measured\n";
         if (out) std::cout << "  plan written to " << *out << "\n";

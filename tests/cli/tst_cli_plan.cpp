@@ -256,6 +256,15 @@ private slots:
         QVERIFY2(bad.err.contains("--config") && bad.err.contains("[config.devices]"), bad.err.constData());
         Run missing = cfp({"estimate", "builtin:gpt3-125m"});
         QCOMPARE(missing.exitCode, 2);
+        // cfp plan --config: the plan against the configuration, priced the same way.
+        Run vs = cfp({"plan", "builtin:gpt3-125m", "--seq", "128", "--batch", "32", "--mesh", "auto", "--no-baselines", "--config",
+                      "tp=2,dp=4,zero=1,mbs=2", "--json"});
+        QVERIFY2(vs.exitCode == 0, vs.err.constData());
+        const QJsonObject p = parseJson(vs.out).object();
+        const QJsonObject c = p["config_estimate"].toObject();
+        QCOMPARE(c["config"].toString(), QStringLiteral("tp=2,dp=4,zero=1,mbs=2"));
+        QCOMPARE(c["step_seconds"].toDouble(), j["step_seconds"].toDouble());  // the same as cfp estimate
+        QVERIFY(c["speedup_of_plan"].toDouble() >= 1.0 - 1e-9);                 // the planner is no slower
     }
 
     void planFileValidatesAgainstTheSchema() {
