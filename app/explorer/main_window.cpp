@@ -4,6 +4,7 @@
 #include <QApplication>
 #include <QCloseEvent>
 #include <QComboBox>
+#include <QDir>
 #include <QDockWidget>
 #include <QDragEnterEvent>
 #include <QElapsedTimer>
@@ -512,6 +513,19 @@ int MainWindow::screenshot(const QString& path, const std::string& model, QSize 
         return 1;
     }
     std::fprintf(stderr, "cfp-explorer: wrote %s (%dx%d)\n", qPrintable(path), pixmap.width(), pixmap.height());
+    // The cluster panel too (it shares its dock area with the search panel): PATH-cluster.png.
+    if (auto* dock = qobject_cast<QDockWidget*>(w.clusterPanel()->parentWidget())) {
+        dock->raise();
+        QApplication::processEvents();
+        const QFileInfo info(path);
+        const QString clusterPath = info.dir().filePath(info.completeBaseName() + QStringLiteral("-cluster.png"));
+        const QPixmap panel = dock->grab();
+        if (!panel.save(clusterPath)) {
+            std::fprintf(stderr, "cfp-explorer: error: %s: cannot write the screenshot\n", qPrintable(clusterPath));
+            return 1;
+        }
+        std::fprintf(stderr, "cfp-explorer: wrote %s (%dx%d)\n", qPrintable(clusterPath), panel.width(), panel.height());
+    }
     return 0;
 }
 
