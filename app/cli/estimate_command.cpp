@@ -51,16 +51,13 @@ int cmdEstimate(const std::vector<std::string>& argv) {
                      "                     breakdowns, batch and the configuration\n";
         return kExitOk;
     }
-    if (args->positionals.size() > 1) return fail(makeError("cli.usage", "expected one MODEL, got " + std::to_string(args->positionals.size())));
     auto configText = args->value("--config");
     if (!configText) return fail(makeError("cli.usage", "--config is required, e.g. --config tp=8,dp=16,zero=1,mbs=1"));
     auto config = RunConfig::parse(*configText);
     if (!config) return fail(config.error());
-    PlanRequest r;
-    if (!args->positionals.empty()) r.model.source = args->positionals[0];
-    auto build = buildOptionsFrom(*args);
-    if (!build) return fail(build.error());
-    r.model.build = *build;
+    auto common = commonRequestFromArgs(*args);
+    if (!common) return fail(common.error());
+    PlanRequest r = std::move(*common);
     if (auto g = args->value("--global-batch")) {
         if (args->value("--batch") && *args->value("--batch") != *g)
             return fail(makeError("cli.usage", "--global-batch and --batch say different batches; give one"));
@@ -68,33 +65,6 @@ int cmdEstimate(const std::vector<std::string>& argv) {
         if (!n) return fail(n.error());
         r.model.build.batch = *n;
     }
-    r.hardware = args->value("--hardware").value_or("h100-sxm");
-    if (auto v = args->value("--nodes")) {
-        auto n = parsePositive("--nodes", *v);
-        if (!n) return fail(n.error());
-        r.nodes = *n;
-    }
-    if (auto v = args->value("--memory-limit")) {
-        auto b = parseBytes("--memory-limit", *v);
-        if (!b) return fail(b.error());
-        r.memoryLimitBytes = *b;
-    }
-    if (auto v = args->value("--memory-reserve")) {
-        auto b = parseBytes("--memory-reserve", *v);
-        if (!b) return fail(b.error());
-        r.memoryReserveBytes = *b;
-    }
-    if (auto v = args->value("--threads")) {
-        auto t = parsePositive("--threads", *v);
-        if (!t) return fail(t.error());
-        r.search.threads = static_cast<int>(std::min<int64_t>(*t, 1024));
-    }
-    if (auto v = args->value("--attention")) {
-        auto a = parseAttentionKernel(*v);
-        if (!a) return fail(makeError("cli.usage", "--attention: '" + *v + "' is not flash or eager"));
-        r.policy.attention = *a;
-    }
-    if (auto db = args->value("--db")) r.profile = ProfileSource{*db, args->value("--db-fingerprint").value_or("")};
     PlanHooks hooks;
     const bool progress = !args->has("--quiet") && isatty(STDERR_FILENO);
     if (progress)

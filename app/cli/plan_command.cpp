@@ -25,54 +25,24 @@ namespace {
 
 // The request `cfp plan` states: model, cluster, mesh, memory, pins and profile DB.
 Result<PlanRequest> requestFromArgs(const ParsedArgs& args) {
-    PlanRequest r;
-    if (args.positionals.size() > 1)
-        return makeError("cli.usage", "expected one MODEL, got " + std::to_string(args.positionals.size()));
-    if (!args.positionals.empty()) r.model.source = args.positionals[0];
-    auto build = buildOptionsFrom(args);
-    if (!build) return build.error();
-    r.model.build = *build;
+    auto common = commonRequestFromArgs(args);
+    if (!common) return common.error();
+    PlanRequest r = std::move(*common);
     if (args.has("--train")) r.model.training = TrainingMode::AppendTraining;
-    r.hardware = args.value("--hardware").value_or("h100-sxm");
-    if (auto v = args.value("--nodes")) {
-        auto n = parsePositive("--nodes", *v);
-        if (!n) return n.error();
-        r.nodes = *n;
-    }
     auto mesh = MeshChoice::parse(args.value("--mesh").value_or("auto"));
     if (!mesh) return mesh.error().withContext("--mesh");
     r.mesh = *mesh;
-    if (auto v = args.value("--threads")) {
-        auto t = parsePositive("--threads", *v);
-        if (!t) return t.error();
-        r.search.threads = static_cast<int>(std::min<int64_t>(*t, 1024));
-    }
     auto pins = parsePins(args.all("--pin"));
     if (!pins) return pins.error().withContext("--pin");
     r.pins = *pins;
     r.baselines = args.has("--no-baselines") ? Baselines::Skip : Baselines::Include;
     r.blockCheck = args.has("--check-blocks") ? BlockCheck::Run : BlockCheck::Skip;
-    if (auto v = args.value("--memory-limit")) {
-        auto b = parseBytes("--memory-limit", *v);
-        if (!b) return b.error();
-        r.memoryLimitBytes = *b;
-    }
-    if (auto v = args.value("--memory-reserve")) {
-        auto b = parseBytes("--memory-reserve", *v);
-        if (!b) return b.error();
-        r.memoryReserveBytes = *b;
-    }
     if (auto v = args.value("--accumulation")) {
         if (*v != "auto") {
             auto n = parsePositive("--accumulation", *v);
             if (!n) return n.error();
             r.accumulation = *n;
         }
-    }
-    if (auto v = args.value("--attention")) {
-        auto a = parseAttentionKernel(*v);
-        if (!a) return makeError("cli.usage", "--attention: '" + *v + "' is not flash or eager");
-        r.policy.attention = *a;
     }
     if (auto v = args.value("--recompute")) {
         auto rc = parseRecomputePolicy(*v);
@@ -90,8 +60,6 @@ Result<PlanRequest> requestFromArgs(const ParsedArgs& args) {
         r.policy.zeroStage = std::stoi(*v);
         r.policy.optimizerSharding = r.policy.zeroStage >= 1;
     }
-    if (auto db = args.value("--db")) r.profile = ProfileSource{*db, args.value("--db-fingerprint").value_or("")};
-    else if (args.value("--db-fingerprint")) return makeError("cli.usage", "--db-fingerprint needs --db FILE");
     return r;
 }
 

@@ -2,6 +2,7 @@
 
 #include "plan_report.h"
 
+#include <algorithm>
 #include <iostream>
 
 namespace cfp::cli {
@@ -151,6 +152,40 @@ void printPlan(const PlanOutcome& o, const Graph& graph) {
 }
 
 }  // namespace
+
+Result<PlanRequest> commonRequestFromArgs(const ParsedArgs& args) {
+    PlanRequest r;
+    if (args.positionals.size() > 1) return makeError("cli.usage", "expected one MODEL, got " + std::to_string(args.positionals.size()));
+    if (!args.positionals.empty()) r.model.source = args.positionals[0];
+    auto build = buildOptionsFrom(args);
+    if (!build) return build.error();
+    r.model.build = *build;
+    r.hardware = args.value("--hardware").value_or("h100-sxm");
+    if (auto v = args.value("--nodes")) {
+        auto n = parsePositive("--nodes", *v);
+        if (!n) return n.error();
+        r.nodes = *n;
+    }
+    if (auto v = args.value("--threads")) {
+        auto t = parsePositive("--threads", *v);
+        if (!t) return t.error();
+        r.search.threads = static_cast<int>(std::min<int64_t>(*t, 1024));
+    }
+    for (const char* option : {"--memory-limit", "--memory-reserve"})
+        if (auto v = args.value(option)) {
+            auto b = parseBytes(option, *v);
+            if (!b) return b.error();
+            (std::string(option) == "--memory-limit" ? r.memoryLimitBytes : r.memoryReserveBytes) = *b;
+        }
+    if (auto v = args.value("--attention")) {
+        auto a = parseAttentionKernel(*v);
+        if (!a) return makeError("cli.usage", "--attention: '" + *v + "' is not flash or eager");
+        r.policy.attention = *a;
+    }
+    if (auto db = args.value("--db")) r.profile = ProfileSource{*db, args.value("--db-fingerprint").value_or("")};
+    else if (args.value("--db-fingerprint")) return makeError("cli.usage", "--db-fingerprint needs --db FILE");
+    return r;
+}
 
 Json planRunJson(const PlanRun& run) {
     Json j = planSummaryJson(run.outcome, run.model->graph);

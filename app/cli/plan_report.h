@@ -8,6 +8,10 @@
 
 namespace cfp::cli {
 
+// The request options `cfp plan` and `cfp estimate` share: MODEL and its build options, --hardware,
+// --nodes, --memory-limit, --memory-reserve, --attention, --threads, --db, --db-fingerprint.
+Result<PlanRequest> commonRequestFromArgs(const ParsedArgs& args);
+
 Json planRunJson(const PlanRun& run);
 void printPlanRun(const PlanRun& run);
 
