@@ -11,11 +11,15 @@
 
 #include "cli_common.h"
 #include "commands.h"
+#include "cost/op_cost.h"
 #include "stats/graph_stats.h"
 
 namespace cfp::cli {
 
 namespace {
+
+// Activations kept for backward as the planner counts them: fused kernels, flash attention.
+int64_t fusedActivationBytes(const Graph& g) { return savedActivationBytes(g, opRoles(g, AttentionKernel::Flash)); }
 
 Json describeJson(const LoadedModel& m, const GraphStats& s) {
     Json j;
@@ -42,7 +46,8 @@ Json describeJson(const LoadedModel& m, const GraphStats& s) {
     j["optimizer_state_bytes"] = s.optimizerStateBytes;
     j["flops_per_step"] = s.flops;
     j["flops_by_phase"] = {{"forward", s.flopsByPhase[0]}, {"backward", s.flopsByPhase[1]}, {"optimizer", s.flopsByPhase[2]}};
-    j["activation_bytes"] = s.activationBytes;
+    j["activation_bytes"] = fusedActivationBytes(m.graph);
+    j["unfused_activation_bytes"] = s.activationBytes;
     j["build_seconds"] = m.loadSeconds;
     if (m.kind == ModelSourceKind::HloText || m.kind == ModelSourceKind::Onnx) {
         j["imported_training_step"] = m.hadBackward;
@@ -85,7 +90,9 @@ void printDescribe(const LoadedModel& m, const GraphStats& s) {
                    withCommas(s.opsByPhase[1]) + ", optimizer " + withCommas(s.opsByPhase[2]) + ")");
     row("FLOPs per step", humanFlops(s.flops) + "  (forward " + humanFlops(s.flopsByPhase[0]) + ", backward " +
                               humanFlops(s.flopsByPhase[1]) + ", optimizer " + humanFlops(s.flopsByPhase[2]) + ")");
-    row("activations", humanBytes(static_cast<double>(s.activationBytes)) + " saved for backward (unfused ops, no recomputation)");
+    row("activations", humanBytes(static_cast<double>(fusedActivationBytes(m.graph))) +
+                           " saved for backward (fused kernels, flash attention; " + humanBytes(static_cast<double>(s.activationBytes)) +
+                           " as unfused ops), no recomputation or parallelism");
     row("built in", fixed(m.loadSeconds * 1000.0, 1) + " ms");
     if (m.kind == ModelSourceKind::HloText || m.kind == ModelSourceKind::Onnx) {
         row("imported", std::string(modelSourceKindName(m.kind)) + ", " +

@@ -1,5 +1,7 @@
 #include "cost/op_cost.h"
 
+#include "util/max_flow.h"
+
 namespace cfp {
 
 namespace {
@@ -86,6 +88,55 @@ void findAttentionCores(const Graph& graph, OpRoles& r) {
     }
 }
 
+// Saved activations of fused kernels (op_cost.h, "Saved for backward"): the least bytes of forward
+// results to keep so that every forward value a backward op reads is kept or recomputable from
+// kept ones by fusible ops. A minimum vertex cut: each forward tensor v is an edge in(v) → out(v)
+// of capacity bytes(v); a fusible v hangs from its operands (out(u) → in(v)), anything else from
+// the source; a value read by a backward op hangs the sink (out(v) → sink), and a value a GEMM or
+// another non-fusible backward kernel reads hangs from the source as well (it must be kept itself).
+std::vector<char> fusedSavedSet(const Graph& graph, const OpRoles& r, const std::vector<char>& readByBackward) {
+    const auto n = static_cast<size_t>(graph.size());
+    auto fusible = [](OpKind k) { return (isFusibleKind(k) && k != OpKind::Iota) || k == OpKind::Reduce; };
+    auto node = [&](OpId v) {
+        const auto k = static_cast<size_t>(v);
+        return graph.op(v).phase == Phase::Forward && !r.sourceLike[k] && !r.onChip[k];
+    };
+    std::vector<char> keptByKernel(n, 0);  // read by a backward op that cannot recompute it
+    for (const Op& op : graph.ops()) {
+        if (op.phase != Phase::Backward) continue;
+        const bool recomputes = fusible(op.kind) && !r.onChip[static_cast<size_t>(op.id)];
+        if (!recomputes)
+            for (OpId o : op.operands) keptByKernel[static_cast<size_t>(o)] = 1;
+    }
+    std::vector<int32_t> index(n, -1);
+    int32_t nodes = 0;
+    for (const Op& op : graph.ops())
+        if (node(op.id)) index[static_cast<size_t>(op.id)] = nodes++;
+    MaxFlow flow(2 * nodes + 2);
+    const int32_t source = 2 * nodes, sink = 2 * nodes + 1;
+    for (const Op& op : graph.ops()) {
+        const auto k = static_cast<size_t>(op.id);
+        if (index[k] < 0) continue;
+        const int32_t in = 2 * index[k], out = in + 1;
+        flow.addEdge(in, out, op.type.bytes());
+        bool recomputable = fusible(op.kind);
+        for (OpId o : op.operands)
+            if (!r.sourceLike[static_cast<size_t>(o)] && index[static_cast<size_t>(o)] < 0) recomputable = false;
+        if (recomputable && !keptByKernel[k]) {
+            for (OpId o : op.operands)
+                if (index[static_cast<size_t>(o)] >= 0) flow.addEdge(2 * index[static_cast<size_t>(o)] + 1, in, MaxFlow::kInfinity);
+        } else {
+            flow.addEdge(source, in, MaxFlow::kInfinity);
+        }
+        if (readByBackward[k]) flow.addEdge(out, sink, MaxFlow::kInfinity);
+    }
+    flow.run(source, sink);
+    std::vector<char> saved(n, 0);
+    for (size_t k = 0; k < n; ++k)
+        if (index[k] >= 0) saved[k] = flow.sourceSide(2 * index[k]) && !flow.sourceSide(2 * index[k] + 1);
+    return saved;
+}
+
 }  // namespace
 
 OpRoles opRoles(const Graph& graph, AttentionKernel attention) {
@@ -116,12 +167,23 @@ OpRoles opRoles(const Graph& graph, AttentionKernel attention) {
     }
     r.onChip.assign(n, 0);
     r.flashRecompute.assign(n, 0);
-    if (attention == AttentionKernel::Flash) {
-        findAttentionCores(graph, r);
-        for (size_t k = 0; k < n; ++k)
-            if (r.onChip[k]) r.readByBackward[k] = 0;
-    }
+    if (attention == AttentionKernel::Flash) findAttentionCores(graph, r);
+    // Forward results: what fused kernels keep. Others (backward results read by backward ops)
+    // keep the plain flag; no consumer reads it for them.
+    const std::vector<char> saved = fusedSavedSet(graph, r, r.readByBackward);
+    for (const Op& op : graph.ops())
+        if (op.phase == Phase::Forward && !r.sourceLike[static_cast<size_t>(op.id)])
+            r.readByBackward[static_cast<size_t>(op.id)] = saved[static_cast<size_t>(op.id)];
     return r;
+}
+
+int64_t savedActivationBytes(const Graph& graph, const OpRoles& roles) {
+    int64_t bytes = 0;
+    for (const Op& op : graph.ops()) {
+        const auto k = static_cast<size_t>(op.id);
+        if (op.phase == Phase::Forward && !roles.sourceLike[k] && roles.readByBackward[k]) bytes += op.type.bytes();
+    }
+    return bytes;
 }
 
 uint32_t replicaMask(const CompactSharding& sharding, const MeshSizes& sizes) {

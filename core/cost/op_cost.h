@@ -46,6 +46,22 @@ namespace cfp {
 // scale, mask, max, exp, sum and divide, and in the backward dP = dO·Vᵀ and the softmax gradient;
 // not the [b,h,s] row maxima and sums, which stay ordinary (small) tensors.
 //
+// Saved for backward, as fused kernels keep it (found by a rule over the graph, like the attention
+// cores). Frameworks run chains of elementwise, broadcast, layout and reduction ops as fused
+// kernels (XLA fusions, Inductor, Megatron-LM's fused norms, bias-GeLU and SwiGLU): a value inside
+// a chain is recomputed by the fused backward kernel from what the forward kept instead of being
+// kept itself, while a GEMM's backward (and any other non-fusible backward kernel: gather, scatter,
+// custom calls, the flash attention backward) reads its operands from memory. readByBackward is
+// the least bytes of forward results (unsharded sizes) that satisfy every backward op: a minimum
+// vertex cut (util/max_flow.h) between the values no fusible op can recompute (results of
+// matmuls, gathers, …) and the values backward ops read. Recomputing inside a fused backward
+// kernel is taken as free: it reads the kept inputs instead of the intermediate it recomputes.
+// Example, GPT layer with flash attention (s sequence, b micro-batch, h hidden, 2-byte values):
+// the layer norms' inputs and outputs (2sbh each, the output is a GEMM operand), Q, K, V and the
+// attention output (8sbh), the MLP's first GEMM result and the GeLU output (8sbh each) — 32sbh, as
+// Korthikanti et al. 2022 count for Megatron-LM without dropout; the norms' centred values, the
+// GeLU's intermediates and the residual sums are recomputed.
+//
 // Per op, from the graph alone (and the attention kernel).
 struct OpRoles {
     // Sources (parameters, constants, iota) and values computed from constants and iota alone
@@ -53,13 +69,18 @@ struct OpRoles {
     // kernel and no buffer of their own; consumers take their piece locally.
     std::vector<char> sourceLike;
     std::vector<char> gradToOptimizer;  // a backward result that only optimizer ops read
-    std::vector<char> readByBackward;   // a result some backward op reads
+    std::vector<char> readByBackward;   // a result kept for backward (forward: fused kernels, above)
     std::vector<int32_t> uses;          // operand uses
     std::vector<char> onChip;           // in a flash attention core (above); all 0 under Eager
     std::vector<char> flashRecompute;   // on chip in the forward: runs again in the backward
 };
-// readByBackward is 0 for on-chip ops (they are recomputed, not saved).
+// readByBackward is 0 for on-chip ops (they are recomputed, not saved) and for forward values the
+// fused backward kernels recompute.
 OpRoles opRoles(const Graph& graph, AttentionKernel attention = AttentionKernel::Eager);
+
+// The bytes of forward results kept for backward (readByBackward), unsharded: one device's
+// activations without parallelism or recomputation.
+int64_t savedActivationBytes(const Graph& graph, const OpRoles& roles);
 
 // The mesh axes on which a tensor's pieces repeat (its replicas: not split there), as a mask
 // (bit a = mesh axis a), and the product of the sizes of the axes in a mask.

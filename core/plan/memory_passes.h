@@ -43,11 +43,14 @@ Result<Candidate> lagrangianPass(SegmentDp& dp, double lambda);
 // towards the limit: a plan that fits, at most `steps` passes.
 Result<Candidate> lagrangianHullWalk(SegmentDp& dp, int64_t limit, const Candidate& fastest, const Candidate& lean, int steps);
 // Only plans with a smaller working set fit: lambda raised until a plan fits, then bisected;
-// nullopt when none is found.
-Result<std::optional<Candidate>> lagrangianBisection(SegmentDp& dp, int64_t limit, int steps);
+// nullopt when none is found. `floorMemory`: the least-sum plan's memory (no price finds less).
+Result<std::optional<Candidate>> lagrangianBisection(SegmentDp& dp, int64_t limit, int steps, int64_t floorMemory = 0);
 // Single-block changes that make the step faster and still fit, most time saved per byte first.
 void greedySlackFill(const SegmentDp& dp, int64_t limit, Candidate& r);
 // The least memory any plan needs: least-memory passes under caps on the working set.
+// Time passes under caps on the working set below the fastest plan's: the fastest that fits, or
+// nullopt.
+Result<std::optional<Candidate>> cappedFastestPass(SegmentDp& dp, int64_t limit, const Candidate& fastest, int64_t memoryPassWork);
 Result<Candidate> leastMemoryPlan(SegmentDp& dp, const Candidate& leanest, int64_t memoryPassWork);
 // plan.infeasible, with the smallest need and its breakdown.
 Error infeasibilityReport(const PlanProblem& problem, const Candidate& smallest, int64_t limit, const std::string& meshLabel);

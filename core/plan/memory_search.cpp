@@ -12,6 +12,8 @@
 //                        and least-memory plans towards the limit.
 //     lagrangianBisection large problems where only plans with a smaller working set fit: λ raised
 //                        until a plan fits, then bisected.
+//     cappedFastestPass  only plans with a smaller working set fit and the price on the sum finds
+//                        none: time passes under caps on the working set.
 //  4. greedySlackFill    the Lagrangian plans leave memory unused: single-block changes that make
 //                        the step faster and still fit, most time saved per byte first.
 //  5. infeasibilityReport nothing fits: the least memory any plan needs (DPs on the memory sum under
@@ -111,7 +113,7 @@ Result<Candidate> lagrangianHullWalk(SegmentDp& dp, int64_t limit, const Candida
 // Only plans with a smaller working set than the least-memory plan's fit, if any: a first lambda,
 // 1 ms per GiB, then ×8 until a plan fits or memory stops paying (two raises in a row without less
 // memory); then lambda bisected (geometrically) `steps` times. nullopt when no pass fits.
-Result<std::optional<Candidate>> lagrangianBisection(SegmentDp& dp, int64_t limit, int steps) {
+Result<std::optional<Candidate>> lagrangianBisection(SegmentDp& dp, int64_t limit, int steps, int64_t floorMemory) {
     std::optional<Candidate> best;
     auto tryLambda = [&](double lambda) -> Result<bool> {
         auto last = lagrangianPass(dp, lambda);
@@ -122,7 +124,11 @@ Result<std::optional<Candidate>> lagrangianBisection(SegmentDp& dp, int64_t limi
     };
     double lo = 0, hi = 1e-3 / (1024.0 * 1024.0 * 1024.0);
     bool found = false;
-    int64_t lastMemory = std::numeric_limits<int64_t>::max();
+    // Raised until a plan fits; or until its plan needs no more than the least-sum plan
+    // (`floorMemory`: a higher price finds no less), or raising it has stopped lowering the memory
+    // twice in a row after it first lowered it (small problems need a higher price before any plan
+    // changes).
+    int64_t firstMemory = -1, lastMemory = std::numeric_limits<int64_t>::max();
     for (int i = 0, stalled = 0; i < 16 && !found && stalled < 2; ++i) {
         auto last = lagrangianPass(dp, hi);
         if (!last) return last.error();
@@ -131,8 +137,11 @@ Result<std::optional<Candidate>> lagrangianBisection(SegmentDp& dp, int64_t limi
         if (!found) {
             lo = hi;
             hi *= 8;
-            stalled = last->memoryBytes < lastMemory ? 0 : stalled + 1;
+            if (firstMemory < 0) firstMemory = last->memoryBytes;
+            const bool moved = last->memoryBytes < firstMemory;
+            stalled = !moved || last->memoryBytes < lastMemory ? 0 : stalled + 1;
             lastMemory = std::min(lastMemory, last->memoryBytes);
+            if (last->memoryBytes <= floorMemory) break;
         }
     }
     if (found)
@@ -231,6 +240,44 @@ void greedySlackFill(const SegmentDp& dp, int64_t limit, Candidate& r) {
     r.memoryBytes = P.memory(st);
 }
 
+// The working-set sizes below `below` that some allowed choice has, largest first, sampled evenly
+// to at most `budget`.
+std::vector<int64_t> workingSetCaps(const SegmentDp& dp, int64_t below, size_t budget) {
+    const PlanProblem::Impl& P = dp.problem();
+    std::vector<int64_t> caps;
+    for (int b = 0; b < dp.blocks(); ++b)
+        for (int s = 0; s < P.strategies(b); ++s)
+            if (const int64_t v = P.unaryMemMax[static_cast<size_t>(b)][static_cast<size_t>(s)]; dp.allowedAt(b, s) && v < below) caps.push_back(v);
+    std::sort(caps.begin(), caps.end());
+    caps.erase(std::unique(caps.begin(), caps.end()), caps.end());
+    std::vector<int64_t> sampled;
+    const size_t k = caps.size() <= budget ? caps.size() : std::min<size_t>(budget, 12);
+    for (size_t i = 0; i < k; ++i) sampled.push_back(caps[caps.size() - 1 - i * (caps.size() - 1) / std::max<size_t>(1, k - 1)]);
+    return sampled;
+}
+
+// Where the largest working set, not the memory sum, keeps plans out (a Lagrangian price on the sum
+// cannot lower it): the fastest plan among time passes whose choices keep their working set under
+// caps below the fastest plan's, each cap a working-set size some choice has. nullopt when none fits.
+Result<std::optional<Candidate>> cappedFastestPass(SegmentDp& dp, int64_t limit, const Candidate& fastest, int64_t memoryPassWork) {
+    const PlanProblem::Impl& P = dp.problem();
+    const auto budget = static_cast<size_t>(std::clamp<int64_t>((int64_t{1} << 27) / memoryPassWork, 2, 64));
+    std::optional<Candidate> best;
+    for (const int64_t cap : workingSetCaps(dp, sumAndMax(P, fastest.choice).second, budget)) {
+        DpPass pass = DpPass::fastest();
+        pass.workingCap = cap;
+        auto r = dp.run(pass);
+        if (!r) {
+            if (r.error().code != "plan.infeasible") return r.error();
+            break;  // some block has no choice within the cap, nor within any smaller one
+        }
+        Candidate c = priced(P, r->choice);
+        c.reusedBlocks = r->reusedBlocks;
+        if (c.memoryBytes <= limit && (!best || c.objectiveSeconds < best->objectiveSeconds)) best = std::move(c);
+    }
+    return best;
+}
+
 // Nothing fits, or only a plan with a smaller working set than the least-sum plan's. Memory is a
 // sum plus the largest working set: the least memory is the least sum's plan's, or one with a
 // smaller working set and a larger sum, found by DPs on the sum under caps on the working set below
@@ -240,19 +287,10 @@ void greedySlackFill(const SegmentDp& dp, int64_t limit, Candidate& r) {
 Result<Candidate> leastMemoryPlan(SegmentDp& dp, const Candidate& leanest, int64_t memoryPassWork) {
     const PlanProblem::Impl& P = dp.problem();
     const int64_t leanMax = sumAndMax(P, leanest.choice).second;
-    std::vector<int64_t> caps;
-    for (int b = 0; b < dp.blocks(); ++b)
-        for (int s = 0; s < P.strategies(b); ++s)
-            if (const int64_t v = P.unaryMemMax[static_cast<size_t>(b)][static_cast<size_t>(s)]; dp.allowedAt(b, s) && v < leanMax) caps.push_back(v);
-    std::sort(caps.begin(), caps.end());
-    caps.erase(std::unique(caps.begin(), caps.end()), caps.end());
     const auto budget = static_cast<size_t>(std::clamp<int64_t>((int64_t{1} << 27) / memoryPassWork, 2, 64));
-    std::vector<int64_t> sampled;
-    const size_t kCaps = caps.size() <= budget ? caps.size() : std::min<size_t>(budget, 12);
-    for (size_t i = 0; i < kCaps; ++i) sampled.push_back(caps[caps.size() - 1 - i * (caps.size() - 1) / std::max<size_t>(1, kCaps - 1)]);
     Candidate smallest = leanest;
     smallest.memoryBytes = P.memory(leanest.choice);
-    for (const int64_t cap : sampled) {
+    for (const int64_t cap : workingSetCaps(dp, leanMax, budget)) {
         auto r = leastMemoryPass(dp, cap);
         if (!r) {
             if (r.error().code != "plan.infeasible") return r.error();
@@ -331,7 +369,7 @@ Result<SearchResult> PlanProblem::search(int64_t limit, const StrategyMask& allo
             greedySlackFill(dp, limit, *best);
             return done(*best);
         } else {
-            auto best = lagrangianBisection(dp, limit, options.lagrangeSteps);
+            auto best = lagrangianBisection(dp, limit, options.lagrangeSteps, leanSum + leanMax);
             if (!best) return best.error();
             if (*best) {
                 greedySlackFill(dp, limit, **best);
@@ -339,8 +377,17 @@ Result<SearchResult> PlanProblem::search(int64_t limit, const StrategyMask& allo
             }
         }
     }
+    if (limit > 0) {
+        auto capped = cappedFastestPass(dp, limit, *fastest, memoryPassWork);
+        if (!capped) return capped.error();
+        if (*capped) {
+            greedySlackFill(dp, limit, **capped);
+            return done(**capped);
+        }
+    }
     auto smallest = leastMemoryPlan(dp, *leanest, memoryPassWork);
     if (!smallest) return smallest.error();
+    if (fastest->memoryBytes < smallest->memoryBytes) *smallest = *fastest;  // the least-sum plan's working set may be larger
     if (smallest->memoryBytes <= limit) {  // a capped least-memory plan fits where the searches above found none
         Candidate fit = priced(P, smallest->choice);
         fit.reusedBlocks = smallest->reusedBlocks;

@@ -40,7 +40,7 @@ void forEachChoice(const PlanProblem::Impl& P, int blocks, const std::function<v
 
 struct Truth {
     double fastest = INFINITY;
-    int64_t fastestMemory = 0, leastSum = INT64_MAX, leastTotal = INT64_MAX;
+    int64_t fastestMemory = 0, leastSum = INT64_MAX, leastTotal = INT64_MAX, leanMemory = 0;
 };
 
 }  // namespace
@@ -80,7 +80,13 @@ private slots:
             truth_.leastTotal = std::min(truth_.leastTotal, P().memory(c));
         });
         QVERIFY(truth_.leastTotal < truth_.fastestMemory);
+        SegmentDp dp = engine(0);
+        truth_.leanMemory = P().memory(must(leastMemoryPass(dp), "lean").choice);
+        QVERIFY(truth_.leanMemory < truth_.fastestMemory);
     }
+    // A limit between the least-memory pass's plan (which the Lagrangian passes start from) and the
+    // fastest plan.
+    int64_t midLimit() const { return (truth_.leanMemory + truth_.fastestMemory) / 2; }
 
     void fastestPassIsTheFastest() {
         SegmentDp dp = engine(0);
@@ -110,7 +116,7 @@ private slots:
     }
 
     void lagrangianHullWalkFitsAndSlackFillOnlyImproves() {
-        const int64_t limit = (truth_.leastTotal + truth_.fastestMemory) / 2;
+        const int64_t limit = midLimit();
         SegmentDp dp = engine(limit);
         const Candidate fastest = must(fastestPass(dp), "fastest");
         const Candidate lean = priced(P(), must(leastMemoryPass(dp), "lean").choice);
@@ -129,12 +135,44 @@ private slots:
     }
 
     void bisectionFindsAPlanThatFits() {
-        const int64_t limit = (truth_.leastTotal + truth_.fastestMemory) / 2;
+        // Between the plan a very high price on memory gives (what the bisection reaches at most)
+        // and the fastest plan.
+        SegmentDp probe = engine(0);
+        const int64_t dear = must(lagrangianPass(probe, 1.0), "lambda 1").memoryBytes;
+        QVERIFY(dear < truth_.fastestMemory);
+        const int64_t limit = (dear + truth_.fastestMemory) / 2;
         SegmentDp dp = engine(limit);
         auto found = must(lagrangianBisection(dp, limit, 8), "bisection");
         QVERIFY(found.has_value());
         QVERIFY(found->memoryBytes <= limit);
         QVERIFY(found->objectiveSeconds >= bestUnder(limit) * (1 - 1e-12));
+    }
+
+    // Capped time passes: under a limit below the fastest plan's memory that some plan with a
+    // smaller working set meets, a plan that fits and is no faster than the optimum.
+    void cappedFastestPassFits() {
+        SegmentDp probe = engine(0);
+        const Candidate fastest = must(fastestPass(probe), "fastest");
+        const int64_t fastestMax = sumAndMax(P(), fastest.choice).second;
+        // The least memory among plans with a smaller working set than the fastest's.
+        int64_t least = INT64_MAX;
+        forEachChoice(P(), p_.blockCount(), [&](const Choices& c) {
+            if (sumAndMax(P(), c).second < fastestMax) least = std::min(least, P().memory(c));
+        });
+        QVERIFY(least < INT64_MAX);
+        const int64_t limit = std::max(least, (least + truth_.fastestMemory) / 2);
+        SegmentDp dp = engine(limit);
+        auto found = must(cappedFastestPass(dp, limit, fastest, 1), "capped");
+        if (limit < truth_.fastestMemory) {
+            QVERIFY(found.has_value());
+            QVERIFY(found->memoryBytes <= limit);
+            QCOMPARE(found->memoryBytes, P().memory(found->choice));
+            QVERIFY(sumAndMax(P(), found->choice).second < fastestMax);
+            QVERIFY(found->objectiveSeconds >= bestUnder(limit) * (1 - 1e-12));
+        }
+        // Nothing under a limit below every plan: nullopt.
+        SegmentDp none = engine(truth_.leastTotal - 1);
+        QVERIFY(!must(cappedFastestPass(none, truth_.leastTotal - 1, fastest, 1), "none").has_value());
     }
 
     void leastMemoryPlanAndTheReport() {

@@ -69,11 +69,11 @@ private slots:
     // fits, states its count, keeps the global batch, and the DP equals the evaluator.
     void accumulationMakesALargeBatchFit() {
         PlanRequest r = gpt125m(64);
-        r.memoryLimitBytes = 20 * kGiB;
+        r.memoryLimitBytes = 12 * kGiB;
         const PlanRun run = must(runPlan(r), "plan");
         const Plan& p = run.outcome.plan;
         QVERIFY2(p.policy.accumulation > 1, std::to_string(p.policy.accumulation).c_str());
-        QVERIFY(p.memory.total() <= 20 * kGiB);
+        QVERIFY(p.memory.total() <= 12 * kGiB);
         QVERIFY(close(p.predictedStepSeconds, p.evaluatorStepSeconds));
         QVERIFY(p.build.has_value());
         QCOMPARE(p.build->batch * p.policy.accumulation, int64_t{64});

@@ -1,0 +1,158 @@
+// Saved activations per transformer layer against Korthikanti et al. 2022 ("Reducing Activation
+// Recomputation in Large Transformer Models", Table 2, eq. 1–5) with flash attention (no s×s term)
+// and without dropout (the built-in models have none: the formulas' dropout masks are left out):
+//   no parallelism     sbh · 32            (34 less the two sbh dropout masks)
+//   tensor parallel t  sbh · (8 + 24/t)    (10 + 24/t less the masks)
+// in bytes for 2-byte values, per device, at micro-batch b = 1. For a Llama layer (RMSNorm,
+// SwiGLU with FFN f, GQA with kv of a heads) the same count gives
+//   sbh · (8 + (6 + 4·kv/a + 6·f/h) / t).
+// Each case plans the Megatron layout (planConfigured) on models of one and two layers and takes
+// the difference of the evaluator's activations, so embeddings and the loss cancel. Within 10%.
+//
+// Also the rule behind it (cost/op_cost.h, "Saved for backward"): the minimum cut of util/max_flow.h
+// against brute force on small random graphs.
+
+#include <QtTest>
+
+#include <cmath>
+#include <random>
+
+#include "hardware/hardware.h"
+#include "models/models.h"
+#include "must.h"
+#include "plan/planner.h"
+#include "util/max_flow.h"
+
+using namespace cfp;
+using cfp::test::must;
+
+namespace {
+
+struct Layer {
+    int64_t s = 0, h = 0, a = 0, kv = 0, f = 0;
+    int64_t bytes = 0;  // saved per layer per device
+};
+
+Layer layerActivations(const char* preset, int64_t tp, int64_t seq, AttentionKernel attention = AttentionKernel::Flash) {
+    ModelConfig c = must(presetConfig(preset), preset);
+    Layer out{seq, c.hiddenSize, c.numHeads, c.numKvHeads, c.ffnSize, 0};
+    Cluster cluster{must(loadHardware("h100-sxm"), "h100"), 1};
+    const int64_t dp = cluster.devices() / tp;
+    RunConfig config;
+    config.tp = tp;
+    config.dp = dp;
+    config.zero = 1;
+    config.microBatch = 1;
+    PlannerOptions o;
+    o.policy.attention = attention;
+    int64_t act[2] = {0, 0};
+    for (int64_t layers : {1, 2}) {
+        c.numLayers = layers;
+        BuildOptions b;
+        b.batch = dp;  // one sequence per data-parallel rank
+        b.seq = seq;
+        const Graph g = must(buildTrainingStep(c, b), "build").graph;
+        act[layers - 1] = must(planConfigured(g, cluster, config, o), "estimate").plan.memory.activations;
+    }
+    out.bytes = act[1] - act[0];
+    return out;
+}
+
+double sbh(const Layer& l) { return static_cast<double>(l.s * l.h); }  // b = 1
+
+}  // namespace
+
+class TestLayerMemory : public QObject {
+    Q_OBJECT
+
+    static void within10(const Layer& l, double expected, const std::string& what) {
+        const double got = static_cast<double>(l.bytes);
+        const std::string msg = what + ": " + std::to_string(got / sbh(l)) + " sbh, formula " + std::to_string(expected / sbh(l)) + " sbh";
+        qInfo("%s", msg.c_str());
+        QVERIFY2(std::abs(got - expected) <= 0.10 * expected, msg.c_str());
+    }
+
+private slots:
+    void gptLayerMatchesKorthikanti_data() {
+        QTest::addColumn<int>("tp");
+        for (int t : {1, 2, 4, 8}) QTest::newRow(("tp=" + std::to_string(t)).c_str()) << t;
+    }
+    void gptLayerMatchesKorthikanti() {
+        QFETCH(int, tp);
+        const Layer l = layerActivations("gpt3-1.3b", tp, 2048);
+        const double t = tp;
+        within10(l, sbh(l) * (tp == 1 ? 32.0 : 8.0 + 24.0 / t), "gpt3-1.3b tp=" + std::to_string(tp));
+    }
+
+    void llamaLayerMatchesTheSameCount_data() {
+        QTest::addColumn<int>("tp");
+        for (int t : {1, 8}) QTest::newRow(("tp=" + std::to_string(t)).c_str()) << t;
+    }
+    void llamaLayerMatchesTheSameCount() {
+        QFETCH(int, tp);
+        const Layer l = layerActivations("llama3-8b", tp, 2048);
+        const double kv = static_cast<double>(l.kv) / static_cast<double>(l.a), f = static_cast<double>(l.f) / static_cast<double>(l.h);
+        within10(l, sbh(l) * (8.0 + (6.0 + 4.0 * kv + 6.0 * f) / tp), "llama3-8b tp=" + std::to_string(tp));
+    }
+
+    // Eager attention keeps the s×s probabilities (and, as the graph's softmax gradient reads the
+    // exponentials, their input): more than flash by at least Korthikanti's 2as²b.
+    void eagerAttentionKeepsTheScores() {
+        const Layer flash = layerActivations("gpt3-1.3b", 1, 1024);
+        const Layer eager = layerActivations("gpt3-1.3b", 1, 1024, AttentionKernel::Eager);
+        const double scores = 2.0 * static_cast<double>(eager.a * eager.s * eager.s);
+        QVERIFY2(static_cast<double>(eager.bytes - flash.bytes) >= scores, std::to_string(eager.bytes - flash.bytes).c_str());
+    }
+
+    // The minimum cut equals the least-capacity edge set whose removal disconnects the sink,
+    // found by enumerating every subset of finite edges on small random graphs.
+    void maxFlowEqualsTheBruteForceCut() {
+        std::mt19937 rng(7);
+        for (int trial = 0; trial < 200; ++trial) {
+            const int n = 2 + static_cast<int>(rng() % 6);
+            struct E {
+                int a, b;
+                int64_t c;
+            };
+            std::vector<E> edges;
+            const int m = static_cast<int>(rng() % 12);
+            for (int i = 0; i < m; ++i) {
+                const int a = static_cast<int>(rng() % n), b = static_cast<int>(rng() % n);
+                if (a == b) continue;
+                edges.push_back({a, b, rng() % 5 == 0 ? MaxFlow::kInfinity : static_cast<int64_t>(rng() % 10)});
+            }
+            MaxFlow f(n);
+            for (const E& e : edges) f.addEdge(e.a, e.b, e.c);
+            const int64_t flow = f.run(0, n - 1);
+            int64_t best = MaxFlow::kInfinity;
+            for (uint32_t cut = 0; cut < (1u << edges.size()); ++cut) {
+                int64_t cost = 0;
+                for (size_t i = 0; i < edges.size(); ++i)
+                    if (cut & (1u << i)) cost = std::min(MaxFlow::kInfinity, cost + edges[i].c);
+                if (cost >= best) continue;
+                std::vector<char> seen(static_cast<size_t>(n), 0);
+                std::vector<int> stack{0};
+                seen[0] = 1;
+                while (!stack.empty()) {
+                    const int v = stack.back();
+                    stack.pop_back();
+                    for (size_t i = 0; i < edges.size(); ++i)
+                        if (!(cut & (1u << i)) && edges[i].a == v && !seen[static_cast<size_t>(edges[i].b)]) {
+                            seen[static_cast<size_t>(edges[i].b)] = 1;
+                            stack.push_back(edges[i].b);
+                        }
+                }
+                if (!seen[static_cast<size_t>(n - 1)]) best = cost;
+            }
+            QCOMPARE(flow, best);
+            // The source side is a cut of that capacity.
+            int64_t across = 0;
+            for (const E& e : edges)
+                if (f.sourceSide(e.a) && !f.sourceSide(e.b)) across = std::min(MaxFlow::kInfinity, across + e.c);
+            if (flow < MaxFlow::kInfinity) QCOMPARE(across, flow);
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestLayerMemory)
+#include "tst_layer_memory.moc"
