@@ -158,8 +158,11 @@ int main(int argc, char** argv) {
         const std::string rc = cfg.value("recompute", std::string("not stated"));
         asRun += ",recompute=" + rc;
         if (rc == "full") c.recompute = RecomputeMode::Full;
+        else if (rc.rfind("selective", 0) == 0) c.recompute = RecomputeMode::Selective;
         else c.recompute = RecomputeMode::None;
-        if (rc != "full" && rc != "none") notes.push_back("recompute '" + rc + "' estimated as none");
+        if (rc == "selective (per op)") notes.push_back("recompute 'selective (per op)' estimated as selective (the attention core)");
+        else if (rc != "full" && rc != "none" && c.recompute != RecomputeMode::Selective)
+            notes.push_back("recompute '" + rc + "' estimated as none");
         if (!run.at("micro_batch").is_null()) {
             c.microBatch = run.at("micro_batch").get<int64_t>();
             asRun += ",mbs=" + std::to_string(*c.microBatch);

@@ -474,11 +474,16 @@ void BlockFinder::commit(Growing& b, std::vector<Pending>& pending,
         b.assign.insert(b.assign.end(), p.assign.begin(), p.assign.end());
         b.partialMask.insert(b.partialMask.end(), p.partialMask.begin(), p.partialMask.end());
     }
-    for (auto& p : pending)
+    // A block grows along the results it computes, not through a pulled source to that source's
+    // other readers: a weight shared by two places (tied embeddings: the LM head's matmul and the
+    // token lookup) does not make them one block.
+    for (auto& p : pending) {
+        if (pullable(p.op)) continue;
         for (int32_t k = m_userStart[static_cast<size_t>(p.op)]; k < m_userStart[static_cast<size_t>(p.op) + 1]; ++k) {
             const OpId user = m_users[static_cast<size_t>(k)];
             if (m_owner[static_cast<size_t>(user)] == -1 && !pullable(user)) heap.push(user);
         }
+    }
     pending.clear();
 }
 

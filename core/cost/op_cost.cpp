@@ -174,6 +174,27 @@ OpRoles opRoles(const Graph& graph, AttentionKernel attention) {
     for (const Op& op : graph.ops())
         if (op.phase == Phase::Forward && !r.sourceLike[static_cast<size_t>(op.id)])
             r.readByBackward[static_cast<size_t>(op.id)] = saved[static_cast<size_t>(op.id)];
+    // Values inside fused chains (op_cost.h, "Working sets").
+    r.unmaterialized = r.onChip;
+    // Every reader is a fusible op of the same phase, or a fusible backward op that recomputes a
+    // forward value not kept for backward (it never reaches HBM in either pass).
+    std::vector<char> fusedUse(n, 1);
+    for (const Op& op : graph.ops()) {
+        const bool fusibleReader = ((isFusibleKind(op.kind) && op.kind != OpKind::Iota) || op.kind == OpKind::Reduce) && !r.onChip[static_cast<size_t>(op.id)];
+        for (OpId o : op.operands) {
+            const Phase from = graph.op(o).phase;
+            const bool recomputedThere = from == Phase::Forward && op.phase == Phase::Backward;
+            if (!fusibleReader || (from != op.phase && !recomputedThere)) fusedUse[static_cast<size_t>(o)] = 0;
+        }
+    }
+    for (const Op& op : graph.ops()) {
+        const auto k = static_cast<size_t>(op.id);
+        const bool fusibleOp = (isFusibleKind(op.kind) && op.kind != OpKind::Iota) || op.kind == OpKind::Reduce;
+        if (fusibleOp && r.uses[k] > 0 && fusedUse[k] && !r.sourceLike[k] && !(op.phase == Phase::Forward && r.readByBackward[k]))
+            r.unmaterialized[k] = 1;
+        // Values computed from constants and iota alone are folded into their readers.
+        if (r.sourceLike[k] && op.kind != OpKind::Parameter) r.unmaterialized[k] = 1;
+    }
     return r;
 }
 

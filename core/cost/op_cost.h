@@ -72,10 +72,20 @@ struct OpRoles {
     std::vector<char> readByBackward;   // a result kept for backward (forward: fused kernels, above)
     std::vector<int32_t> uses;          // operand uses
     std::vector<char> onChip;           // in a flash attention core (above); all 0 under Eager
+    std::vector<char> unmaterialized;   // never in HBM: on chip, or inside a fused chain (below)
     std::vector<char> flashRecompute;   // on chip in the forward: runs again in the backward
 };
 // readByBackward is 0 for on-chip ops (they are recomputed, not saved) and for forward values the
 // fused backward kernels recompute.
+//
+// Working sets. An op's working set (its operands and result, the memory it needs at once) leaves
+// out values that never reach HBM: on-chip ones, and a fusible op's result (elementwise,
+// broadcast, layout, reduce) that only fusible ops of its own phase read and that is not kept for
+// backward — a fused kernel passes it in registers. Example: the loss's f32 logits, shifted
+// logits and exponentials inside one fused cross-entropy; the bf16 logits the head's GEMM writes
+// remain. Values computed from constants and iota alone (masks, one-hot iotas) are folded into
+// their readers and take none either. Kernel times keep their own fusion rule (cost_model.h:
+// fused edges).
 OpRoles opRoles(const Graph& graph, AttentionKernel attention = AttentionKernel::Eager);
 
 // The bytes of forward results kept for backward (readByBackward), unsharded: one device's

@@ -13,45 +13,56 @@
 
 namespace cfp {
 
-// Baseline restriction: the entry dot's lhs split on dim 0 over exactly `batchAxes` (mesh order)
-// and, when `weightAxis` is set, its rhs split over that axis (on any dim), otherwise replicated.
+// Baseline restriction, per block on its entry op: the activation operand (a dot's operand
+// computed from data — the lhs of x·W, either of an attention matmul — or a gather's indices) split
+// on dim 0 over exactly `batchAxes` (mesh order), its other dims over nothing but `weightAxis`;
+// the weight operand (a dot's operand computed from weights alone, a gather's table) split over
+// `weightAxis` when set (on any dim: column, row or vocabulary parallel) and otherwise replicated.
+// An operand of an attention matmul other than the first is split like it on its leading batch
+// dim. Blocks with nothing to split over the weight axis keep the batch-only strategies.
 StrategyMask baselineMask(const PlanProblem& problem, const std::vector<std::string>& batchAxes,
                           const std::string& weightAxis, std::string& note) {
+    const Graph& graph = problem.graph();
+    // Computed from a data input (an activation), as opposed to from weights and constants alone.
+    std::vector<char> fromData(static_cast<size_t>(graph.size()), 0);
+    for (const Op& op : graph.ops()) {
+        bool a = op.kind == OpKind::Parameter && op.role == ParamRole::Input;
+        for (OpId o : op.operands) a = a || fromData[static_cast<size_t>(o)];
+        fromData[static_cast<size_t>(op.id)] = a;
+    }
     const auto& blocks = problem.analysis().blocks.blocks;
+    auto allowedWith = [&](const ParallelBlock& block, const BlockStrategy& st, const std::string& axis) {
+        const auto& ops = st.entryOperands;
+        const Op& entry = graph.op(block.entry);
+        if (ops.size() < 2) return false;
+        size_t act = 0;
+        if (entry.kind == OpKind::Gather) act = 1;
+        else if (!fromData[static_cast<size_t>(entry.operands[0])] && fromData[static_cast<size_t>(entry.operands[1])]) act = 1;
+        const size_t other = 1 - act;
+        if (ops[act].rank() < 1 || ops[act].dimAxes(0) != batchAxes || ops[act].isPartial()) return false;
+        for (int64_t d = 1; d < ops[act].rank(); ++d)
+            for (const auto& a : ops[act].dimAxes(d))
+                if (axis.empty() || a != axis) return false;
+        const bool bothData = fromData[static_cast<size_t>(entry.operands[other])] && entry.kind != OpKind::Gather;
+        bool weightSplit = false;
+        for (int64_t d = 0; d < ops[other].rank(); ++d)
+            for (const auto& a : ops[other].dimAxes(d)) {
+                if (a == axis) weightSplit = true;
+                else if (!(bothData && d == 0 && ops[other].dimAxes(0) == batchAxes && !batchAxes.empty())) return false;
+            }
+        return axis.empty() || weightSplit;
+    };
     StrategyMask mask(blocks.size());
     for (size_t b = 0; b < blocks.size(); ++b) {
-        mask[b].assign(blocks[b].strategies.size(), 0);
+        const auto& strategies = blocks[b].strategies;
+        mask[b].assign(strategies.size(), 0);
         bool any = false;
-        for (size_t s = 0; s < blocks[b].strategies.size(); ++s) {
-            const auto& ops = blocks[b].strategies[s].entryOperands;
-            if (ops.size() < 2 || ops[0].rank() < 1) continue;
-            bool ok = ops[0].dimAxes(0) == batchAxes && !ops[0].isPartial();
-            for (int64_t d = 1; d < ops[0].rank() && ok; ++d)
-                for (const auto& a : ops[0].dimAxes(d))
-                    if (weightAxis.empty() || a != weightAxis) ok = false;
-            // The other operand: split over the weight axis (Megatron), or replicated, or — for a
-            // batched matmul such as attention — split like the lhs on its leading batch dim.
-            bool weightSplit = false;
-            for (int64_t d = 0; d < ops[1].rank(); ++d)
-                for (const auto& a : ops[1].dimAxes(d)) {
-                    if (a == weightAxis) weightSplit = true;
-                    else if (!(d == 0 && ops[1].dimAxes(0) == batchAxes && !batchAxes.empty())) ok = false;
-                }
-            if (!weightAxis.empty() && !weightSplit) ok = false;
-            if (ok) {
-                mask[b][s] = 1;
-                any = true;
-            }
-        }
-        if (!any && !weightAxis.empty()) {
+        for (size_t s = 0; s < strategies.size(); ++s)
+            if (allowedWith(blocks[b], strategies[s], weightAxis)) mask[b][s] = any = true;
+        if (!any && !weightAxis.empty())
             // Blocks without a weight to split (e.g. no weight operand) keep batch-only strategies.
-            std::string ignored;
-            auto batchOnly = baselineMask(problem, batchAxes, {}, ignored);
-            if (!batchOnly.empty() && !batchOnly[b].empty()) {
-                mask[b] = batchOnly[b];
-                any = std::any_of(mask[b].begin(), mask[b].end(), [](char c) { return c != 0; });
-            }
-        }
+            for (size_t s = 0; s < strategies.size(); ++s)
+                if (allowedWith(blocks[b], strategies[s], {})) mask[b][s] = any = true;
         if (!any) {
             note = "block " + std::to_string(b) + " has no such strategy (its batch dimension cannot be split that way)";
             return {};

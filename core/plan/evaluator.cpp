@@ -138,12 +138,18 @@ Result<Evaluation> evaluatePlan(const Graph& graph, const Plan& plan, const Cost
         const TensorPlan& t = plan.tensors[k];
         const int64_t resultBytes = shardBytes(op.type, t.result, mesh);
         // What the op moves through HBM: nothing of a flash attention core's on-chip tensors.
-        int64_t operandBytes = 0;
-        for (size_t i = 0; i < op.operands.size(); ++i)
-            if (!onChip[static_cast<size_t>(op.operands[i])]) operandBytes += shardBytes(graph.op(op.operands[i]).type, t.operands[i], mesh);
+        // Its working set: nothing of those nor of values inside fused chains (op_cost.h).
+        int64_t operandBytes = 0, operandWork = 0;
+        for (size_t i = 0; i < op.operands.size(); ++i) {
+            const auto ko = static_cast<size_t>(op.operands[i]);
+            if (onChip[ko]) continue;
+            const int64_t b = shardBytes(graph.op(op.operands[i]).type, t.operands[i], mesh);
+            operandBytes += b;
+            if (!roles.unmaterialized[ko]) operandWork += b;
+        }
         const int64_t movedResult = onChip[k] ? 0 : resultBytes;
         ownBytes[k] = resultBytes;
-        workBytes[k] = movedResult + operandBytes;
+        workBytes[k] = (roles.unmaterialized[k] ? 0 : resultBytes) + operandWork;
         // An updated weight is all-gathered back from its 1/r pieces (optimizer-state sharding).
         forEachWeightGather(sizes, op, replicaMask(t.result, mesh), resultBytes, policy, [&](const OpCollective& c) {
             const double seconds = model.collectiveSeconds(c.kind, c.axis, c.bytes) * weightGatherRepeats(policy);

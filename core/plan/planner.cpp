@@ -236,7 +236,11 @@ Result<PlanOutcome> planConfigured(const Graph& graph, const Cluster& cluster, c
     if (config.pp.value_or(1) != 1) return unsupported("pipeline parallelism (pp=" + std::to_string(*config.pp) + ")");
     if (config.cp.value_or(1) != 1) return unsupported("context parallelism (cp=" + std::to_string(*config.cp) + ")");
     if (config.sequenceParallel.value_or(false)) return unsupported("sequence parallelism (sp=on)");
-    if (config.recompute == RecomputeMode::Selective) return unsupported("selective recomputation (none and full are)");
+    // Selective recomputation (Korthikanti et al.: the attention core's scores, softmax and dropout
+    // recomputed in the backward, nothing else) is what flash attention does: the same saved
+    // activations and the same extra work (cost/op_cost.h, "Attention cores").
+    if (config.recompute == RecomputeMode::Selective && options.policy.attention != AttentionKernel::Flash)
+        return unsupported("selective recomputation with eager attention (flash attention recomputes the attention core: use it)");
     const int64_t tp = config.tp.value_or(1), dp = configuredDataParallel(config, cluster);
     if (tp * dp != cluster.devices())
         return makeError("config.devices",

@@ -41,17 +41,19 @@ void PlanProblem::Impl::computeOpState(const Op& op, double opFlops, OpState& s)
             if (c.dimOf[static_cast<size_t>(a)] >= 0) axesUsed |= 1u << a;
     };
     addAxes(s.result);
-    // A flash attention core's tensors stay on chip: no HBM traffic, no working set (op_cost.h).
-    int64_t work = onChip[k] ? 0 : own;
-    double bytes = static_cast<double>(work);
+    // A flash attention core's tensors stay on chip: no HBM traffic, no working set; values inside
+    // fused chains take no working set either (op_cost.h).
+    int64_t work = unmaterialized[k] ? 0 : own;
+    double bytes = static_cast<double>(onChip[k] ? 0 : own);
     std::vector<std::vector<int64_t>> operandDims;
     std::vector<TensorType> operandTypes;
     for (size_t i = 0; i < op.operands.size(); ++i) {
         const TensorType& type = g->op(op.operands[i]).type;
         const CompactSharding n = rule(k) ? projectOperand(*rule(k), s.factors, i) : CompactSharding::replicated(type.rank());
         addAxes(n);
-        const int64_t b = onChip[static_cast<size_t>(op.operands[i])] ? 0 : local(op.operands[i], n);
-        work += b;
+        const auto ko = static_cast<size_t>(op.operands[i]);
+        const int64_t b = onChip[ko] ? 0 : local(op.operands[i], n);
+        work += unmaterialized[ko] ? 0 : b;
         bytes += static_cast<double>(b);
         if (model().hasMeasurements()) {
             operandDims.push_back(localDims(type, n, sizes));
@@ -110,6 +112,7 @@ Status PlanProblem::Impl::buildStates(const std::vector<std::pair<uint64_t, doub
     std::unordered_map<TensorType, uint32_t, TypeHash> types;  // TensorType::operator== compares dtype and dims
     OpRoles roles = opRoles(graph, policy.attention);
     onChip = std::move(roles.onChip);
+    unmaterialized = std::move(roles.unmaterialized);
     flashRecompute = std::move(roles.flashRecompute);
     uses = std::move(roles.uses);
     sourceLike = std::move(roles.sourceLike);

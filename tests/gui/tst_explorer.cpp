@@ -315,7 +315,7 @@ private slots:
     void accumulationFromTheClusterPanel() {
         WindowOptions o = smallModel();
         o.build.batch = 64;
-        o.cluster.memoryLimitBytes = int64_t{3} << 29;  // 1.5 GiB: one round of 64 does not fit
+        o.cluster.memoryLimitBytes = int64_t{3} << 28;  // 768 MiB: one round of 64 does not fit
         MainWindow w(o);
         QVERIFY(waitAnalysis(w));
         QCOMPARE(w.clusterPanel()->accumulationBox()->text(), QStringLiteral("auto"));
@@ -323,7 +323,7 @@ private slots:
         const auto plan = w.explorer()->plan();
         QVERIFY2(plan->plan().policy.accumulation > 1, std::to_string(plan->plan().policy.accumulation).c_str());
         QCOMPARE(plan->plan().build->batch * plan->plan().policy.accumulation, int64_t{64});
-        QVERIFY(plan->plan().memory.total() <= (int64_t{3} << 29));
+        QVERIFY(plan->plan().memory.total() <= (int64_t{3} << 28));
         QVERIFY2(w.searchPanel()->resultLabel()->text().contains(QStringLiteral("64 sequences per step")),
                  qPrintable(w.searchPanel()->resultLabel()->text()));
         QVERIFY(planMatches(*plan, *w.explorer()->analysis()));

@@ -627,6 +627,7 @@ private slots:
             QVERIFY2(close(a.objectiveSeconds, b.objectiveSeconds, 1e-12), name.c_str());
             QVERIFY2(close(p.objective(a.assignment), a.objectiveSeconds), name.c_str());
             QCOMPARE(b.reusedBlocks, 0);
+            qInfo("%s: %d blocks reused of %d", name.c_str(), a.reusedBlocks, p.blockCount());
             if (a.reusedBlocks == 0) continue;
             ++reusedCases;
             QVERIFY2(a.reusedBlocks >= 3 && a.reusedBlocks < p.blockCount(), name.c_str());
