@@ -1,5 +1,9 @@
 #include "cost/op_cost.h"
 
+#include <algorithm>
+#include <string>
+#include <unordered_map>
+
 #include "util/max_flow.h"
 
 namespace cfp {
@@ -196,6 +200,28 @@ OpRoles opRoles(const Graph& graph, AttentionKernel attention) {
         if (r.sourceLike[k] && op.kind != OpKind::Parameter) r.unmaterialized[k] = 1;
     }
     return r;
+}
+
+std::vector<int32_t> layerUnits(const Graph& graph) {
+    std::vector<int32_t> unit(static_cast<size_t>(graph.size()), -1);
+    std::unordered_map<std::string, int32_t> ids;
+    for (const Op& op : graph.ops()) {
+        const std::string& scope = op.scope;
+        size_t at = 0;
+        while (at < scope.size()) {
+            size_t end = scope.find('.', at);
+            if (end == std::string::npos) end = scope.size();
+            const bool numeric = end > at && std::all_of(scope.begin() + static_cast<std::ptrdiff_t>(at), scope.begin() + static_cast<std::ptrdiff_t>(end),
+                                                         [](char c) { return c >= '0' && c <= '9'; });
+            if (numeric && at > 0) {
+                auto [it, inserted] = ids.try_emplace(scope.substr(0, end), static_cast<int32_t>(ids.size()));
+                unit[static_cast<size_t>(op.id)] = it->second;
+                break;
+            }
+            at = end + 1;
+        }
+    }
+    return unit;
 }
 
 int64_t savedActivationBytes(const Graph& graph, const OpRoles& roles) {

@@ -88,6 +88,13 @@ struct OpRoles {
 // fused edges).
 OpRoles opRoles(const Graph& graph, AttentionKernel attention = AttentionKernel::Eager);
 
+// Transformer layers, from op scopes: an op whose scope has a numeric component belongs to the
+// layer named by the scope up to it ("layers.3.attn.qkv" → "layers.3", "model.layers.12.mlp" →
+// "model.layers.12"); the unit is that layer's index in order of first appearance, -1 for ops
+// outside layers (embeddings, final norm, head, loss). Backward and optimizer ops carry their
+// forward op's scope.
+std::vector<int32_t> layerUnits(const Graph& graph);
+
 // The bytes of forward results kept for backward (readByBackward), unsharded: one device's
 // activations without parallelism or recomputation.
 int64_t savedActivationBytes(const Graph& graph, const OpRoles& roles);

@@ -7,6 +7,7 @@ std::string_view recomputePolicyName(RecomputePolicy p) {
         case RecomputePolicy::None: return "none";
         case RecomputePolicy::Auto: return "auto";
         case RecomputePolicy::All: return "all";
+        case RecomputePolicy::Layers: return "layers";
     }
     return "none";
 }
@@ -15,6 +16,7 @@ std::optional<RecomputePolicy> parseRecomputePolicy(std::string_view name) {
     if (name == "none") return RecomputePolicy::None;
     if (name == "auto") return RecomputePolicy::Auto;
     if (name == "all") return RecomputePolicy::All;
+    if (name == "layers") return RecomputePolicy::Layers;
     return std::nullopt;
 }
 

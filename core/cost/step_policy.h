@@ -23,8 +23,14 @@ namespace cfp {
 //    Whenever recomputation is enabled (Auto or All), forward tensors passed between blocks are
 //    kept as checkpoints. None: no block recomputes; All: every block does; Auto: the segment DP
 //    chooses per block (each strategy with and without recomputation) for the fastest plan that fits.
-enum class RecomputePolicy : uint8_t { None, Auto, All };
-std::string_view recomputePolicyName(RecomputePolicy p);  // "none", "auto", "all"
+//    Layers: recomputation per transformer layer, as Megatron-LM's full recomputation and
+//    activation checkpointing per layer do: every forward op in a layer (cost/op_cost.h,
+//    layerUnits) runs again in the backward; a layer keeps only the tensors that enter it from
+//    outside (its input), and while its backward runs its recomputed activations are live.
+//    Embeddings, the head and the loss are not recomputed. Priced by `cfp estimate` (recompute=full);
+//    the search's memory terms bound it per block, the evaluator's memory is the layer's.
+enum class RecomputePolicy : uint8_t { None, Auto, All, Layers };
+std::string_view recomputePolicyName(RecomputePolicy p);  // "none", "auto", "all", "layers"
 std::optional<RecomputePolicy> parseRecomputePolicy(std::string_view name);
 
 //  - accumulation (gradient accumulation): the graph is one micro-batch round — the global batch

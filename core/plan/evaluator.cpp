@@ -84,11 +84,16 @@ Result<Evaluation> evaluatePlan(const Graph& graph, const Plan& plan, const Cost
     };
 
     // Memory policy. Recomputation: a forward op of a block may be marked; the marks of a block
-    // agree; forward results read by another block's forward op are checkpoints (kept).
+    // agree; forward results read by another unit's forward op are checkpoints (kept). The unit is
+    // the block, or under RecomputePolicy::Layers the layer (every forward op in a layer is marked,
+    // no other).
     auto blockOf = [&](OpId v) { return plan.tensors[static_cast<size_t>(v)].block; };
+    const bool byLayer = policy.recompute == RecomputePolicy::Layers;
+    const std::vector<int32_t> layer = byLayer ? layerUnits(graph) : std::vector<int32_t>{};
+    auto unitOf = [&](OpId v) { return byLayer ? layer[static_cast<size_t>(v)] : blockOf(v); };
     auto canRecompute = [&](OpId v) {
         return policy.recompute != RecomputePolicy::None && graph.op(v).phase == Phase::Forward && !sourceLike[static_cast<size_t>(v)] &&
-               blockOf(v) >= 0;
+               blockOf(v) >= 0 && (!byLayer || unitOf(v) >= 0);
     };
     std::vector<char> rc(n, 0), checkpoint(n, 0);
     std::map<int32_t, int> blockMark;  // block → 0/1: its ops' recompute mark
@@ -98,6 +103,11 @@ Result<Evaluation> evaluatePlan(const Graph& graph, const Plan& plan, const Cost
             return makeError("plan.mismatch", op.name + " is marked for recomputation but is not a forward op of a block" +
                                                   std::string(policy.recompute == RecomputePolicy::None ? " (recompute is none)" : ""));
         if (!canRecompute(op.id)) continue;
+        if (byLayer && !t.recompute) return makeError("plan.mismatch", op.name + " is in a layer but not marked for recomputation (recompute is layers)");
+        if (byLayer) {
+            rc[static_cast<size_t>(op.id)] = 1;
+            continue;
+        }
         auto [it, inserted] = blockMark.try_emplace(t.block, t.recompute ? 1 : 0);
         if (!inserted && it->second != (t.recompute ? 1 : 0))
             return makeError("plan.mismatch", "block " + std::to_string(t.block) + " recomputes some of its forward ops but not " + op.name);
@@ -106,7 +116,7 @@ Result<Evaluation> evaluatePlan(const Graph& graph, const Plan& plan, const Cost
     for (const Op& op : graph.ops()) {
         if (op.phase != Phase::Forward || sourceLike[static_cast<size_t>(op.id)] || onChip[static_cast<size_t>(op.id)]) continue;
         for (OpId c : consumers(op.id))
-            if (canRecompute(c) && blockOf(c) != blockOf(op.id)) checkpoint[static_cast<size_t>(op.id)] = 1;
+            if (canRecompute(c) && unitOf(c) != unitOf(op.id)) checkpoint[static_cast<size_t>(op.id)] = 1;
     }
     // Optimizer-state sharding: devices holding the same piece of a result (cost/op_cost.h).
     const MeshSizes& sizes = model.sizes();
@@ -296,8 +306,8 @@ Result<Evaluation> evaluatePlan(const Graph& graph, const Plan& plan, const Cost
     }
     ev.step.provenance = anyMeasured ? (anyModelled ? Provenance::Mixed : Provenance::Measured) : Provenance::Modelled;
 
-    // Memory. A recomputing block's activations are live while its backward ops run.
-    std::map<int32_t, int64_t> recomputed;  // block → bytes
+    // Memory. A recomputing unit's activations are live while its backward ops run.
+    std::map<int32_t, int64_t> recomputed;  // unit → bytes
     for (const Op& op : graph.ops()) {
         const auto k = static_cast<size_t>(op.id);
         const TensorPlan& t = plan.tensors[k];
@@ -317,16 +327,15 @@ Result<Evaluation> evaluatePlan(const Graph& graph, const Plan& plan, const Cost
             ev.memory.activations += own;
             ev.opMemory[k].activations = own;
         }
-        else if (rc[k] && readByBackward[k]) recomputed[t.block] += own;
+        else if (rc[k] && readByBackward[k]) recomputed[unitOf(op.id)] += own;
     }
     int64_t transient = 0;
     for (const Op& op : graph.ops()) {
         const auto k = static_cast<size_t>(op.id);
-        const TensorPlan& t = plan.tensors[k];
         if (sourceLike[k]) continue;
         int64_t work = workBytes[k] / zeroSplit(op);
-        if (t.block >= 0 && op.phase != Phase::Optimizer) {
-            auto it = recomputed.find(t.block);
+        if (unitOf(op.id) >= 0 && op.phase != Phase::Optimizer) {
+            auto it = recomputed.find(unitOf(op.id));
             if (it != recomputed.end()) work += it->second;
         }
         transient = std::max(transient, work);

@@ -258,7 +258,8 @@ Result<PlanOutcome> planConfigured(const Graph& graph, const Cluster& cluster, c
     PlannerOptions o = options;
     o.policy.optimizerSharding = config.zero.value_or(1) >= 1;
     o.policy.zeroStage = config.zero.value_or(1);
-    o.policy.recompute = config.recompute == RecomputeMode::Full ? RecomputePolicy::All : RecomputePolicy::None;
+    // Full recomputation as frameworks run it: per layer, keeping the layer's input.
+    o.policy.recompute = config.recompute == RecomputeMode::Full ? RecomputePolicy::Layers : RecomputePolicy::None;
     o.baselines = Baselines::Skip;
     o.pins.clear();
     const int64_t limit = memoryLimitFor(options, cluster.hardware);
@@ -281,7 +282,11 @@ Result<PlanOutcome> planConfigured(const Graph& graph, const Cluster& cluster, c
     cand.memoryBytes = mp->result.memoryBytes;
     cand.seconds = since(start);
     out.candidates.push_back(cand);
-    return finishPlan(graph, cluster, o, limit, std::move(*mp), std::move(out), start);
+    auto done = finishPlan(graph, cluster, o, limit, std::move(*mp), std::move(out), start);
+    // Under per-layer recomputation the search's memory terms bound a layer block by block; the
+    // evaluator's memory is the layer's (step_policy.h).
+    if (done) done->candidates.back().memoryBytes = done->plan.memory.total();
+    return done;
 }
 
 }  // namespace cfp

@@ -178,9 +178,11 @@ Status PlanProblem::Impl::buildStates(const std::vector<std::pair<uint64_t, doub
         for (const Op& op : graph.ops()) {
             const auto k = static_cast<size_t>(op.id);
             if (!free(k)) continue;
+            // A lookup does not follow its table (which the LM head's block may keep whole under tied
+            // embeddings): it is pulled by its consumer, split over the batch like the layer it feeds.
             int32_t pick = -1;
             for (size_t i = 0; i < op.operands.size(); ++i)
-                if (owner[static_cast<size_t>(op.operands[i])] >= 0 &&
+                if (owner[static_cast<size_t>(op.operands[i])] >= 0 && !(op.kind == OpKind::Gather && i == 0) &&
                     (pick < 0 || op.operands[i] > op.operands[static_cast<size_t>(pick)]))
                     pick = static_cast<int32_t>(i);
             if (pick < 0) continue;
@@ -215,9 +217,13 @@ Status PlanProblem::Impl::buildStates(const std::vector<std::pair<uint64_t, doub
     rcEligible.assign(n, 0);
     checkpoint.assign(n, 0);
     const bool rcOn = policy.recompute != RecomputePolicy::None;
+    // The unit a recomputation keeps the inputs of: the block, or the layer (RecomputePolicy::Layers,
+    // whose forward ops outside layers do not recompute).
+    const bool byLayer = policy.recompute == RecomputePolicy::Layers;
+    const std::vector<int32_t> unit = byLayer ? layerUnits(graph) : owner;
     for (const Op& op : graph.ops()) {
         const auto k = static_cast<size_t>(op.id);
-        rcEligible[k] = rcOn && op.phase == Phase::Forward && !sourceLike[k] && owner[k] >= 0;
+        rcEligible[k] = rcOn && op.phase == Phase::Forward && !sourceLike[k] && owner[k] >= 0 && (!byLayer || unit[k] >= 0);
     }
     // Per op (in parallel; each writes only its own entries).
     parallelFor(static_cast<int64_t>(n), threads, 4096, [&](int64_t i0, int64_t i1, int) {
@@ -225,7 +231,7 @@ Status PlanProblem::Impl::buildStates(const std::vector<std::pair<uint64_t, doub
             const Op& op = graph.op(static_cast<OpId>(k));
             for (const auto& [c, slot] : consumers(k)) {
                 const auto ck = static_cast<size_t>(c);
-                if (rcEligible[ck] && owner[ck] != owner[k] && op.phase == Phase::Forward && !sourceLike[k] && !onChip[k]) checkpoint[k] = 1;
+                if (rcEligible[ck] && unit[ck] != unit[k] && op.phase == Phase::Forward && !sourceLike[k] && !onChip[k]) checkpoint[k] = 1;
             }
         }
     });
@@ -656,7 +662,7 @@ Result<PlanProblem> PlanProblem::build(const Graph& graph, AnalysisReport analys
     p.m->threads = resolveThreads(options.threads);
     p.m->policy = policy;
     p.m->variants = policy.recompute == RecomputePolicy::Auto ? 2 : 1;
-    p.m->variantRc[0] = policy.recompute == RecomputePolicy::All;
+    p.m->variantRc[0] = policy.recompute == RecomputePolicy::All || policy.recompute == RecomputePolicy::Layers;
     p.m->analysis = std::move(analysis);
     p.m->modelStore = model;
     for (const ParallelBlock& b : p.m->analysis.blocks.blocks)

@@ -13,7 +13,7 @@
 //   zero  ZeRO stage: 0 none, 1 optimizer state, 2 and gradients, 3 and weights sharded over dp (FSDP)   default 1
 //   mbs   micro-batch per data-parallel rank                              default: the fewest rounds that fit
 //   recompute  none | selective (the attention core: what flash attention recomputes; with
-//              flash attention the same as none) | full (every layer's blocks recomputed)  default none
+//              flash attention the same as none) | full (every layer recomputed from its input)  default none
 //   sp    off (on: sequence parallelism, not modelled yet)                default off
 
 #include <cstdint>

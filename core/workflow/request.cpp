@@ -191,7 +191,8 @@ Result<PlanRequest> requestFromJson(std::string_view text, const std::string& or
     auto recompute = str(j, "", "recompute");
     if (!recompute) return located(recompute.error());
     auto rc = parseRecomputePolicy(*recompute);
-    if (!rc) return located(makeError("request.format", "recompute must be auto, none or all, got '" + *recompute + "'", "/recompute"));
+    if (!rc || *rc == RecomputePolicy::Layers)
+        return located(makeError("request.format", "recompute must be auto, none or all, got '" + *recompute + "'", "/recompute"));
     r.policy.recompute = *rc;
     auto pins = S.member(j, "", "pins");
     if (!pins) return located(pins.error());

@@ -514,22 +514,10 @@ private slots:
         // Pure data parallelism is Megatron with tensor-parallel size 1 (docs/exporters.md: T = 1
         // when every layer weight is replicated, data parallel over the other axes = x).
         Run r = cfp({"export", plan, "--format", "megatron", "-o", "-"});
-        // BUG (planner): no plan of gpt3-125m ever splits the data input input_ids. The embedding
-        // gather, its inputs and the first layer norm are owned by the LM-head block (72), and
-        // none of its strategies (x:rows, x:contract) splits input_ids, so even this plan — the
-        // planner's own data_parallel baseline — computes the embedding replicated on every
-        // device, and the Megatron export (rule 4: data inputs split over the data-parallel axes)
-        // refuses it: "input input_ids is replicated, Megatron needs the batch split over x only".
-        // Megatron export therefore only succeeds for pure tensor parallelism (DP size 1).
-        QEXPECT_FAIL("", "planner never splits input_ids over the batch; see the comment above", Continue);
-        QCOMPARE(r.exitCode, 0);
-        if (r.exitCode == 0) {
-            QVERIFY2(r.out.startsWith("--tensor-model-parallel-size 1 "), r.out.constData());
-        } else {
-            QCOMPARE(r.exitCode, 1);
-            CHECK_ONE_LINE_ERROR(r);
-            QVERIFY2(r.err.contains("Megatron"), r.err.constData());
-        }
+        // The token lookup is split over the batch with the first layer (not kept whole with the
+        // tied LM head's table), so the data inputs are split over the data-parallel axis.
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        QVERIFY2(r.out.startsWith("--tensor-model-parallel-size 1 "), r.out.constData());
     }
 
     void exportToStdoutMatchesTheFile() {

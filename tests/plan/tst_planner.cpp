@@ -615,7 +615,7 @@ private slots:
             const char* mesh;
         };
         int reusedCases = 0, constrainedCases = 0;
-        for (const Case& c : {Case{"gpt3-125m", 12, "8"}, Case{"gpt3-125m", 10, "2x4"}, Case{"llama2-7b", 10, "8"},
+        for (const Case& c : {Case{"gpt3-125m", 12, "8"}, Case{"gpt3-125m", 10, "2x4"}, Case{"gpt3-350m", 24, "2x4"}, Case{"llama2-7b", 10, "8"},
                               Case{"mixtral-8x7b", 8, "8"}}) {
             const std::string name = std::string(c.preset) + "/" + std::to_string(c.layers) + "/" + c.mesh;
             const Graph g = preset(c.preset, c.layers);
@@ -750,7 +750,7 @@ private slots:
             const char* mesh;
         };
         int reusedCases = 0, constrainedCases = 0;
-        for (const Case& c : {Case{"gpt3-125m", 12, "2x4"}, Case{"llama2-7b", 10, "8"}}) {
+        for (const Case& c : {Case{"gpt3-125m", 12, "2x4"}, Case{"gpt3-125m", 12, "8"}, Case{"llama2-7b", 10, "8"}}) {
             const std::string name = std::string(c.preset) + "/" + c.mesh;
             const Graph g = preset(c.preset, c.layers);
             const Mesh mesh = must(assignLinkClasses(must(parseMesh(c.mesh), "mesh"), 8), "link classes");
