@@ -123,6 +123,7 @@ void Explorer::startAnalysis(bool searchAfter) {
                 m_previousPlan.reset();
                 m_plan.reset();
                 emit planCleared();
+                m_estimate.reset();
                 emit modelChanged();
             }
             m_selection = {};
@@ -136,6 +137,37 @@ void Explorer::startAnalysis(bool searchAfter) {
                             .arg(m_analysis->report->cover.types.size())
                             .arg(QString::fromStdString(m_analysis->mesh().toString())));
             if (thenSearch) search();
+        });
+}
+
+void Explorer::estimate(const QString& configText) {
+    auto config = RunConfig::parse(configText.trimmed().toStdString());
+    if (!config) {
+        emit failed(tr("Cannot estimate"), QString::fromStdString(config.error().toString()));
+        return;
+    }
+    const PlanRequest request = m_request;
+    const QString text = QString::fromStdString(config->toString());
+    emit status(tr("Estimating %1…").arg(text));
+    m_jobs.start<std::shared_ptr<const PlanRun>>(
+        JobKind::Estimate, tr("Estimating"),
+        [request, c = *config](JobContext& ctx) -> Result<std::shared_ptr<const PlanRun>> {
+            PlanHooks hooks;
+            hooks.cancel = ctx.cancelFlag();
+            auto run = runEstimate(request, c, hooks);
+            if (!run) return run.error();
+            return std::make_shared<const PlanRun>(std::move(*run));
+        },
+        [this, text](Result<std::shared_ptr<const PlanRun>> r) {
+            if (!r) {
+                if (r.error().code != "plan.cancelled" && r.error().code != "job.cancelled")
+                    emit failed(tr("Cannot estimate %1").arg(text), QString::fromStdString(r.error().toString()));
+                return;
+            }
+            m_estimate = *r;
+            m_estimateConfig = text;
+            emit status(tr("Estimated %1").arg(text));
+            emit estimated();
         });
 }
 

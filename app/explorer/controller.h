@@ -61,6 +61,12 @@ public:
     void search();
     void cancelSearch();
     void requestAlternatives(int32_t segment);
+    // Prices a configuration the user runs (plan/run_config.h: "tp=8,dp=16,zero=1,mbs=1") on the
+    // current model, cluster and memory settings, as `cfp estimate` does (runEstimate), off the
+    // GUI thread; estimated() when done, failed() on a bad configuration.
+    void estimate(const QString& configText);
+    std::shared_ptr<const PlanRun> lastEstimate() const { return m_estimate; }
+    QString lastEstimateConfig() const { return m_estimateConfig; }
     void exportPlan(ExportFormat format, const QString& path);
     void savePlan(const QString& path);
     Status saveProject(const QString& path);
@@ -77,6 +83,7 @@ signals:
     void selectionChanged(const cfp::explorer::Selection& selection);
     void alternativesReady(std::shared_ptr<const cfp::explorer::AlternativesView> alternatives);
     void searchProgress(double fraction, const QString& text);
+    void estimated();
     void bestSoFarChanged();
     void exported(const QString& path);
     // A failed request (load, analysis, search, export): title for a dialog, text with the reason.
@@ -94,6 +101,8 @@ private:
     std::shared_ptr<const ModelData> m_model;
     std::shared_ptr<const AnalysisData> m_analysis;
     std::shared_ptr<const PlanData> m_plan, m_previousPlan;
+    std::shared_ptr<const PlanRun> m_estimate;
+    QString m_estimateConfig;
     Selection m_selection;
     std::vector<std::pair<double, double>> m_bestSoFar;
     QElapsedTimer m_searchClock;

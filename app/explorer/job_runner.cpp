@@ -12,6 +12,7 @@ QString jobKindName(JobKind kind) {
     case JobKind::Detail: return QStringLiteral("detail");
     case JobKind::Export: return QStringLiteral("export");
     case JobKind::Profile: return QStringLiteral("profile");
+    case JobKind::Estimate: return QStringLiteral("estimate");
     }
     return {};
 }

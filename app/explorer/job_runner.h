@@ -21,7 +21,7 @@
 
 namespace cfp::explorer {
 
-enum class JobKind { Analysis, Search, Detail, Export, Profile };
+enum class JobKind { Analysis, Search, Detail, Export, Profile, Estimate };
 QString jobKindName(JobKind kind);
 
 // Handed to a running job: its cancel flag and a throttled progress sink. Safe to call from the

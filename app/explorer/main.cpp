@@ -15,7 +15,7 @@ namespace {
 
 const char* kHelp =
     "Usage: cfp-explorer [MODEL|PROJECT]\n"
-    "       cfp-explorer --screenshot FILE [MODEL]\n\n"
+    "       cfp-explorer --screenshot FILE [MODEL] [--estimate CONFIG]\n\n"
     "Opens MODEL (builtin:NAME, a config.json, a native graph file, XLA HLO text or an ONNX model;\n"
     "default builtin:gpt3-1.3b on one node of 8xH100) or a project file, and analyses it. --screenshot loads, analyses and plans MODEL,\n"
     "renders the window with its charts into FILE (PNG) and exits; it runs without a display under\n"
@@ -41,14 +41,24 @@ int main(int argc, char** argv) {
     QApplication::setDesktopFileName(QStringLiteral("io.github.cfp_explorer.CfpExplorer"));
     QApplication::setWindowIcon(QIcon(QStringLiteral(":/icons/cfp-explorer.svg")));
 
-    const QStringList args = QApplication::arguments().mid(1);
+    QStringList args = QApplication::arguments().mid(1);
     if (!args.isEmpty() && args[0] == QLatin1String("--screenshot")) {
+        // --estimate CONFIG: also price that configuration in the search panel before the shot.
+        QString estimate;
+        if (const qsizetype at = args.indexOf(QStringLiteral("--estimate")); at >= 0) {
+            if (at + 1 >= args.size()) {
+                std::fputs("cfp-explorer: error: --estimate needs a configuration (tp=8,dp=16,...) [cli.usage]\n", stderr);
+                return 2;
+            }
+            estimate = args[at + 1];
+            args.remove(at, 2);
+        }
         if (args.size() < 2 || args.size() > 3) {
             std::fputs("cfp-explorer: error: --screenshot needs FILE and at most one MODEL [cli.usage]\n", stderr);
             return 2;
         }
         const std::string model = args.size() == 3 ? args[2].toStdString() : std::string(cfp::kDefaultModel);
-        return cfp::explorer::MainWindow::screenshot(args[1], model);
+        return cfp::explorer::MainWindow::screenshot(args[1], model, QSize(1720, 1080), estimate);
     }
     if (args.size() > 1 || (!args.isEmpty() && args[0].startsWith(QLatin1String("--")))) {
         std::fprintf(stderr, "cfp-explorer: error: unexpected arguments (see cfp-explorer --help) [cli.usage]\n");

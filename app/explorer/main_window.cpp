@@ -469,7 +469,7 @@ void MainWindow::closeEvent(QCloseEvent* event) {
     QMainWindow::closeEvent(event);
 }
 
-int MainWindow::screenshot(const QString& path, const std::string& model, QSize size) {
+int MainWindow::screenshot(const QString& path, const std::string& model, QSize size, const QString& estimate) {
     WindowOptions options;
     options.model = model;
     options.searchOnOpen = true;
@@ -504,6 +504,15 @@ int MainWindow::screenshot(const QString& path, const std::string& model, QSize 
     w.explorer()->select({Selection::Kind::Segment, runs[static_cast<size_t>(layerRun)].firstSegment});
     w.explorer()->jobs().waitForIdle(60000);
     w.chartTabs()->setCurrentWidget(w.combinationChart());
+    if (!estimate.isEmpty()) {
+        w.searchPanel()->configEdit()->setText(estimate);
+        w.explorer()->estimate(estimate);
+        w.explorer()->jobs().waitForIdle(60000);
+        if (!failure.isEmpty()) {
+            std::fprintf(stderr, "cfp-explorer: error: %s\n", qPrintable(failure));
+            return 1;
+        }
+    }
     QApplication::processEvents();
     w.graphView()->fitAll();
     QApplication::processEvents();

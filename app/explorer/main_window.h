@@ -70,7 +70,8 @@ public:
 
     // Loads `model`, analyses, searches and renders, then writes the window as a PNG. Returns the
     // process exit code (0 on success).
-    static int screenshot(const QString& path, const std::string& model, QSize size = QSize(1720, 1080));
+    // `estimate`: a configuration to price in the search panel before the shot (empty: none).
+    static int screenshot(const QString& path, const std::string& model, QSize size = QSize(1720, 1080), const QString& estimate = {});
 
 protected:
     void dragEnterEvent(QDragEnterEvent* event) override;

@@ -279,6 +279,33 @@ SearchPanel::SearchPanel(Explorer* explorer, QWidget* parent) : QWidget(parent),
     m_result->setWordWrap(true);
     m_result->setTextFormat(Qt::RichText);
     layout->addWidget(m_result);
+    // Price a configuration the user runs today (cfp estimate), beside the plan.
+    auto* configRow = new QHBoxLayout;
+    configRow->addWidget(new QLabel(tr("Your configuration"), this));
+    m_config = new QLineEdit(this);
+    m_config->setObjectName(QStringLiteral("configEdit"));
+    m_config->setPlaceholderText(QStringLiteral("tp=8,dp=16,zero=1,mbs=1,recompute=full"));
+    m_config->setToolTip(tr("A parallel configuration as you run it (Megatron-LM or torchtitan style): tp, dp, zero 0–3, mbs, "
+                            "recompute none|selective|full; keys left out: tp=1, dp=devices/tp, zero=1, the fewest rounds that fit. "
+                            "Priced with the same cost model and evaluator as the plan (cfp estimate)"));
+    configRow->addWidget(m_config, 1);
+    m_estimate = new QPushButton(tr("Estimate"), this);
+    m_estimate->setObjectName(QStringLiteral("estimateButton"));
+    configRow->addWidget(m_estimate);
+    layout->addLayout(configRow);
+    m_estimateResult = new QLabel(this);
+    m_estimateResult->setObjectName(QStringLiteral("estimateResult"));
+    m_estimateResult->setWordWrap(true);
+    m_estimateResult->setTextFormat(Qt::RichText);
+    layout->addWidget(m_estimateResult);
+    auto runEstimate = [this] {
+        if (!m_config->text().trimmed().isEmpty()) m_explorer->estimate(m_config->text());
+    };
+    connect(m_estimate, &QPushButton::clicked, this, runEstimate);
+    connect(m_config, &QLineEdit::returnPressed, this, runEstimate);
+    connect(explorer, &Explorer::estimated, this, &SearchPanel::showEstimate);
+    connect(explorer, &Explorer::planChanged, this, &SearchPanel::showEstimate);  // the comparison with the new plan
+    connect(explorer, &Explorer::modelChanged, m_estimateResult, &QLabel::clear);
 
     connect(m_search, &QPushButton::clicked, explorer, &Explorer::search);
     connect(m_cancel, &QPushButton::clicked, explorer, &Explorer::cancelSearch);
@@ -303,6 +330,14 @@ SearchPanel::SearchPanel(Explorer* explorer, QWidget* parent) : QWidget(parent),
     connect(explorer, &Explorer::bestSoFarChanged, this, [this] { m_chart->setPoints(m_explorer->bestSoFar()); });
     connect(explorer, &Explorer::planChanged, this, &SearchPanel::showPlan);
     connect(explorer, &Explorer::planCleared, this, [this] { m_result->clear(); });
+}
+
+void SearchPanel::showEstimate() {
+    auto run = m_explorer->lastEstimate();
+    if (!run) return;
+    auto plan = m_explorer->plan();
+    m_estimateResult->setText(estimateText(m_explorer->lastEstimateConfig(), run->outcome.plan, run->model->graph,
+                                           plan ? plan->plan().evaluatorStepSeconds : 0.0));
 }
 
 void SearchPanel::showPlan() {

@@ -79,9 +79,13 @@ public:
     QPushButton* searchButton() const { return m_search; }
     QPushButton* cancelButton() const { return m_cancel; }
     BestSoFarChart* chart() const { return m_chart; }
+    QLineEdit* configEdit() const { return m_config; }
+    QPushButton* estimateButton() const { return m_estimate; }
+    QLabel* estimateLabel() const { return m_estimateResult; }
 
 private:
     void showPlan();
+    void showEstimate();
     Explorer* m_explorer;
     QPushButton* m_search = nullptr;
     QPushButton* m_cancel = nullptr;
@@ -89,6 +93,9 @@ private:
     QLabel* m_stage = nullptr;
     QLabel* m_result = nullptr;
     BestSoFarChart* m_chart = nullptr;
+    QLineEdit* m_config = nullptr;       // a configuration the user runs, to price
+    QPushButton* m_estimate = nullptr;
+    QLabel* m_estimateResult = nullptr;
 };
 
 // An undoable change of the pin list.

@@ -31,6 +31,28 @@ QString batchText(const PlanBatch& b) {
         .arg(b.dataParallel);
 }
 
+QString estimateText(const QString& config, const Plan& e, const Graph& roundGraph, double planSeconds) {
+    const MemoryBreakdown& m = e.memory;
+    const bool fits = m.total() <= e.memoryLimitBytes;
+    QString text = QStringLiteral("<b>%1</b>: %2 per step · %3 of %4 per device: %5<br>")
+                       .arg(config.toHtmlEscaped(), formatSeconds(e.evaluatorStepSeconds), formatBytes(static_cast<double>(m.total())),
+                            formatBytes(static_cast<double>(e.memoryLimitBytes)),
+                            fits ? QStringLiteral("fits") : QStringLiteral("<span style='color:#b00'>does not fit</span>"));
+    text += QStringLiteral("weights %1, gradients %2, optimizer %3, activations %4, largest op %5<br>")
+                .arg(formatBytes(static_cast<double>(m.weights)), formatBytes(static_cast<double>(m.gradients)),
+                     formatBytes(static_cast<double>(m.optimizer)), formatBytes(static_cast<double>(m.activations)),
+                     formatBytes(static_cast<double>(m.transient)));
+    if (auto batch = planBatch(e, roundGraph)) text += batchText(*batch).toHtmlEscaped();
+    if (planSeconds > 0 && e.evaluatorStepSeconds > 0) {
+        const double ratio = e.evaluatorStepSeconds / planSeconds;
+        text += QStringLiteral("<br>the plan: %1 per step, %2× %3 than this configuration")
+                    .arg(formatSeconds(planSeconds))
+                    .arg(ratio >= 1 ? ratio : 1 / ratio, 0, 'f', 2)
+                    .arg(ratio >= 1 ? QStringLiteral("faster") : QStringLiteral("slower"));
+    }
+    return text;
+}
+
 QString formatCount(int64_t n) {
     QString digits = QString::number(n < 0 ? -n : n);
     for (int i = digits.size() - 3; i > 0; i -= 3) digits.insert(i, QLatin1Char(','));

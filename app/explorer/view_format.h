@@ -19,6 +19,10 @@ QString formatCount(int64_t n);                  // "8,503,056"
 // "64 sequences per step = 4 rounds of 16 (micro-batch 2 per data-parallel rank, 8 ways)"
 QString batchText(const PlanBatch& batch);
 QString provenanceText(Provenance p);
+// A priced configuration (runEstimate's plan and its round graph) as rich text: step time, memory
+// per device against the usable memory and whether it fits, the breakdown, the batch; with
+// `planSeconds` > 0 how much faster the plan is.
+QString estimateText(const QString& config, const Plan& estimate, const Graph& roundGraph, double planSeconds);
 // The pin that fixes a segment ("3") or a segment type ("T1") to a combination (strategy index
 // per block of the segment starting at firstBlock), with the strategies' labels.
 Pin segmentPin(const std::string& target, const AnalysisReport& report, int32_t firstBlock, const std::vector<int32_t>& combination);

@@ -309,6 +309,46 @@ private slots:
         }
     }
 
+    // Pricing a configuration the user runs from the search panel: the same step time and memory
+    // as `cfp estimate --json` on the same model and cluster; the plan's comparison once there is a
+    // plan; a bad configuration is a dialog naming the key, not a crash.
+    void estimateFromTheSearchPanel() {
+        MainWindow w(smallModel());
+        QVERIFY(waitAnalysis(w));
+        SearchPanel* panel = w.searchPanel();
+        panel->configEdit()->setText(QStringLiteral("tp=2,dp=4,zero=1,mbs=1,recompute=full"));
+        QSignalSpy done(w.explorer(), &Explorer::estimated);
+        panel->estimateButton()->click();
+        QVERIFY(waitIdle(w));
+        QCOMPARE(done.count(), 1);
+        const auto run = w.explorer()->lastEstimate();
+        QVERIFY(run);
+        const QString text = panel->estimateLabel()->text();
+        QVERIFY2(text.contains(QStringLiteral("per step")) && text.contains(QStringLiteral("fits")), qPrintable(text));
+        QVERIFY2(text.contains(QStringLiteral("8 sequences per step")), qPrintable(text));
+
+        QProcess p;
+        p.start(QStringLiteral(CFP_CLI_PATH), {"estimate", "builtin:gpt3-125m", "--batch", "8", "--seq", "128", "--config",
+                                               "tp=2,dp=4,zero=1,mbs=1,recompute=full", "--json"});
+        QVERIFY(p.waitForFinished(120000));
+        QCOMPARE(p.exitCode(), 0);
+        const QJsonObject j = QJsonDocument::fromJson(p.readAllStandardOutput()).object();
+        QCOMPARE(j["step_seconds"].toDouble(), run->outcome.plan.evaluatorStepSeconds);
+        QCOMPARE(static_cast<int64_t>(j["memory_per_device_bytes"].toDouble()), run->outcome.plan.memory.total());
+
+        QVERIFY(searchAndWait(w));
+        QVERIFY2(panel->estimateLabel()->text().contains(QStringLiteral("the plan:")), qPrintable(panel->estimateLabel()->text()));
+
+        QSignalSpy failed(w.explorer(), &Explorer::failed);
+        panel->configEdit()->setText(QStringLiteral("tp=3"));
+        panel->estimateButton()->click();
+        QVERIFY(waitIdle(w));
+        QCOMPARE(failed.count(), 1);
+        QVERIFY2(failed.at(0).at(1).toString().contains(QStringLiteral("config.devices")), qPrintable(failed.at(0).at(1).toString()));
+        QVERIFY(w.lastErrorDialog());
+        w.lastErrorDialog()->close();
+    }
+
     // A global batch that does not fit as one round: the cluster panel's accumulation (auto) lets
     // the search run it in more rounds; the plan, its summary and the views show the round's graph;
     // a fixed count is honoured; the usable memory (HBM less the reserve) is the default limit.
