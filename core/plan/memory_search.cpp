@@ -22,6 +22,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 
 #include "plan/memory_passes.h"
@@ -30,6 +31,13 @@
 namespace cfp {
 
 namespace memory_passes {
+
+// "1228.1 ms"
+std::string millis(double seconds) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.1f ms", seconds * 1e3);
+    return text;
+}
 
 Candidate fromPass(const DpResult& r) { return {r.choice, r.objectiveSeconds, r.memoryBytes, r.exact, r.reusedBlocks}; }
 
@@ -338,6 +346,9 @@ Result<SearchResult> PlanProblem::search(int64_t limit, const StrategyMask& allo
     };
     auto fastest = fastestPass(dp);
     if (!fastest) return fastest.error();
+    if (fastest->objectiveSeconds >= options.cutoffSeconds)
+        return makeError("plan.dominated", "no plan on mesh " + meshLabel + " is faster than " + millis(options.cutoffSeconds) +
+                                               " (its fastest, memory aside, takes " + millis(fastest->objectiveSeconds) + ")");
     if (limit <= 0 || fastest->memoryBytes <= limit) return done(*fastest, false);
     const int64_t timeOnlyWork = dp.work();
     auto leanest = leastMemoryPass(dp);

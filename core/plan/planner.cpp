@@ -177,9 +177,18 @@ Result<PlanOutcome> planGraph(const Graph& graph, const Cluster& cluster, const 
         cand.mesh = mesh->toString();
         reportProgress(options, "analysis", cand.mesh, i, meshes.size(), best ? best->result.objectiveSeconds : 0.0);
         int64_t need = 0;
-        auto mp = planOnMesh(graph, cluster, *mesh, options, limit, [&](const PlanProblem& p) { return p.applyPins(options.pins); },
+        // A mesh whose fastest plan is no faster than the best so far is skipped (exact).
+        PlannerOptions meshOptions = options;
+        if (best) meshOptions.search.cutoffSeconds = std::min(meshOptions.search.cutoffSeconds, best->result.objectiveSeconds);
+        auto mp = planOnMesh(graph, cluster, *mesh, meshOptions, limit, [&](const PlanProblem& p) { return p.applyPins(options.pins); },
                              meshes.size() > 1 ? FrontierCheck::FailFast : FrontierCheck::Skip, std::nullopt, &need);
         cand.seconds = since(t0);
+        if (!mp && mp.error().code == "plan.dominated" && (best || meshes.size() > 1)) {
+            cand.note = mp.error().message;
+            if (!best) lastError = mp.error();
+            out.candidates.push_back(cand);
+            continue;
+        }
         if (!mp) {
             if (mp.error().code == "plan.cancelled" || mp.error().code == "plan.bad_pin" || meshes.size() == 1) return mp.error();
             cand.note = mp.error().message;

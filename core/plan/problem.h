@@ -28,6 +28,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -91,6 +92,10 @@ struct SearchOptions {
     // matrices, and the evaluator (0: CFP_THREADS or the hardware's count). Results do not depend on it.
     int threads = 0;
     int64_t parallelStepWork = int64_t{1} << 16;  // a time-only DP step with this many (state, choice) pairs is split
+    // A plan is of use only if faster than this (the best found on another mesh or accumulation
+    // count): when the fastest plan, memory aside, takes at least this long — a lower bound on
+    // every plan of the problem — the search stops with plan.dominated. Exact pruning.
+    double cutoffSeconds = std::numeric_limits<double>::infinity();
 };
 
 // Measured values from a profile DB (profiler/): kernels by cost signature, and hardware constants.

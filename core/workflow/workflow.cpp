@@ -137,6 +137,8 @@ Result<PlanRun> runPlan(const PlanRequest& request, std::shared_ptr<const Loaded
         PlannerOptions options = plannerOptionsFor(request, hooks);
         options.measurements = measured->measurements;
         options.policy.accumulation = a;
+        // Only a faster plan than the best count's is of use (exact pruning, SearchOptions).
+        if (best) options.search.cutoffSeconds = best->outcome.plan.predictedStepSeconds;
         if (candidates->size() > 1 && hooks.progress)
             options.hooks.progress = [&, a, i](const PlanProgress& p) {
                 PlanProgress q = p;
@@ -150,6 +152,11 @@ Result<PlanRun> runPlan(const PlanRequest& request, std::shared_ptr<const Loaded
         const bool reuse = analysis && !request.mesh.isAuto() && round == model;
         Result<PlanOutcome> outcome = reuse ? planAnalysed(round->graph, *cluster, *analysis, options)
                                             : planGraph(round->graph, *cluster, request.mesh, options);
+        if (!outcome && best && outcome.error().code == "plan.dominated") {
+            tried.push_back({a, false, 0, 0, outcome.error().message});
+            ++sinceImproved;
+            continue;
+        }
         if (!outcome) {
             if (!doesNotFit(outcome.error()) || candidates->size() == 1) {
                 if (best && outcome.error().code == "plan.cancelled") break;
