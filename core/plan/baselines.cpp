@@ -4,8 +4,12 @@
 //     matmul's input) and keeps weights replicated;
 //   - Megatron-style: mesh dp = nodes × tp = GPUs per node; every block splits the batch over dp
 //     and its weight over tp (column or row parallel, heads for attention), the best such per block.
+// Each is searched under the plan's memory limit with the plan's memory policy (ZeRO stage,
+// recomputation per block, accumulation rounds), so a baseline "does not fit" only when no such
+// layout fits.
 
 #include <algorithm>
+#include <limits>
 
 #include "plan/planner_internal.h"
 #include "plan/problem_impl.h"
@@ -92,11 +96,17 @@ std::vector<Baseline> planBaselines(const Graph& graph, const Cluster& cluster, 
         std::string note;
         PlannerOptions quiet = options;
         quiet.hooks.progress = nullptr;
-        auto mp = planOnMesh(graph, cluster, *mesh, quiet, 0, [&](const PlanProblem& p) -> Result<StrategyMask> {
+        quiet.search.cutoffSeconds = std::numeric_limits<double>::infinity();  // a baseline is reported however slow
+        auto restrict = [&](const PlanProblem& p) -> Result<StrategyMask> {
             auto mask = baselineMask(p, spec.batchAxes, spec.weightAxis, note);
             if (mask.empty()) return makeError("plan.baseline", note);
             return mask;
-        }, FrontierCheck::Skip);
+        };
+        // On equal terms with the plan: the same memory policy (ZeRO stage, recomputation per
+        // block, the plan's accumulation rounds) under the same limit; only when no such layout
+        // fits, the fastest one, reported as not fitting.
+        auto mp = planOnMesh(graph, cluster, *mesh, quiet, limit, restrict, FrontierCheck::Skip);
+        if (!mp && mp.error().code == "plan.infeasible") mp = planOnMesh(graph, cluster, *mesh, quiet, 0, restrict, FrontierCheck::Skip);
         if (!mp) {
             bl.note = mp.error().message;
             return bl;
