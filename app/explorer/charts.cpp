@@ -490,6 +490,105 @@ void BaselineChart::setPlan(std::shared_ptr<const PlanData> plan) {
 
 // ---------------------------------------------------------------------------------------------
 
+MemoryChart::MemoryChart(QWidget* parent) : ChartPanel(tr("Memory per device"), parent) {
+    setObjectName(QStringLiteral("memoryChart"));
+    setPlan(nullptr);
+}
+
+void MemoryChart::setPlan(std::shared_ptr<const PlanData> plan, std::shared_ptr<const PlanRun> estimate, const QString& estimateName) {
+    resetPlot();
+    QCustomPlot* p = m_plot;
+    if (!plan) {
+        setNote(tr("No plan yet."));
+        p->replot();
+        return;
+    }
+    const Plan& pl = plan->plan();
+    addTitle(p, tr("Memory per device: plan, baselines and your configuration (evaluator)"));
+    struct Row {
+        QString name;
+        MemoryBreakdown memory;
+        bool fits = true;
+    };
+    std::vector<Row> rows;
+    rows.push_back({tr("CFP plan (%1)").arg(QString::fromStdString(meshShapeText(pl.mesh))), pl.memory, pl.memory.total() <= pl.memoryLimitBytes});
+    for (const Baseline& b : pl.baselines) {
+        if (!b.feasible) continue;
+        const QString name = b.name == "data_parallel" ? tr("data parallel") : b.name == "megatron" ? tr("Megatron-style") : QString::fromStdString(b.name);
+        rows.push_back({name, b.memory, b.fits});
+    }
+    if (estimate) {
+        const Plan& e = estimate->outcome.plan;
+        rows.push_back({estimateName.isEmpty() ? tr("your configuration") : estimateName, e.memory, e.memory.total() <= e.memoryLimitBytes});
+    }
+    struct Kind {
+        QString name;
+        QColor colour;
+        int64_t MemoryBreakdown::*field;
+    };
+    const Kind kinds[] = {{tr("weights"), kCompute, &MemoryBreakdown::weights},
+                          {tr("gradients"), kPareto.lighter(140), &MemoryBreakdown::gradients},
+                          {tr("optimizer state"), kCollective, &MemoryBreakdown::optimizer},
+                          {tr("activations"), kMemory, &MemoryBreakdown::activations},
+                          {tr("largest op"), QColor(0xb0, 0x7a, 0xa1), &MemoryBreakdown::transient}};
+    QCPAxis* key = p->yAxis;
+    QCPAxis* value = p->xAxis;
+    auto ticker = QSharedPointer<QCPAxisTickerText>::create();
+    QCPBars* below = nullptr;
+    double maxGiB = 0;
+    for (const Kind& k : kinds) {
+        auto* b = bars(key, value, k.name, k.colour);
+        b->setWidth(0.6);
+        QVector<double> keys, values;
+        for (size_t i = 0; i < rows.size(); ++i) {
+            keys << static_cast<double>(rows.size() - 1 - i);  // plan on top
+            values << static_cast<double>(rows[i].memory.*k.field) / kGiB;
+        }
+        b->setData(keys, values, true);
+        if (below) b->moveAbove(below);
+        below = b;
+    }
+    for (size_t i = 0; i < rows.size(); ++i) {
+        const double k = static_cast<double>(rows.size() - 1 - i);
+        ticker->addTick(k, rows[i].name);
+        const double total = static_cast<double>(rows[i].memory.total()) / kGiB;
+        maxGiB = std::max(maxGiB, total);
+        auto* t = new QCPItemText(p);
+        t->position->setCoords(total, k);
+        t->setPositionAlignment(Qt::AlignLeft | Qt::AlignVCenter);
+        t->setPadding(QMargins(6, 0, 0, 0));
+        t->setFont(QFont(font().family(), 8));
+        t->setText(tr("%1%2").arg(formatBytes(static_cast<double>(rows[i].memory.total())), rows[i].fits ? QString() : tr(" — does not fit")));
+        t->setColor(rows[i].fits ? QColor(0x22, 0x22, 0x22) : kLimit);
+    }
+    // The usable memory (the limit) and, where the spec loads, the GPU's capacity: the difference
+    // is the reserve (CUDA context, NCCL buffers, fragmentation).
+    const double usable = static_cast<double>(pl.memoryLimitBytes) / kGiB;
+    double capacity = 0;
+    if (auto hw = loadHardware(pl.hardware)) capacity = static_cast<double>(hw->memoryBytes) / kGiB;
+    auto vline = [&](double x, const QPen& pen) {
+        auto* l = new QCPItemStraightLine(p);
+        l->point1->setCoords(x, 0);
+        l->point2->setCoords(x, 1);
+        l->setPen(pen);
+    };
+    vline(usable, QPen(kLimit, 1.5, Qt::DashLine));
+    if (capacity > usable) vline(capacity, QPen(QColor(0x33, 0x33, 0x33), 1.0, Qt::SolidLine));
+    key->setTicker(ticker);
+    key->setRange(-0.6, static_cast<double>(rows.size()) - 0.4);
+    key->grid()->setVisible(false);
+    value->setLabel(tr("GiB per device"));
+    value->setRange(0, std::max({maxGiB, usable, capacity}) * 1.25);
+    legendBelowTitle(p);
+    setNote(capacity > usable ? tr("Dashed: usable memory %1; solid: the GPU's %2 (the difference is the reserve for the CUDA context, "
+                                   "NCCL buffers and fragmentation).")
+                                    .arg(formatBytes(usable * kGiB), formatBytes(capacity * kGiB))
+                              : tr("Dashed: the memory limit %1.").arg(formatBytes(usable * kGiB)));
+    p->replot();
+}
+
+// ---------------------------------------------------------------------------------------------
+
 BestSoFarChart::BestSoFarChart(QWidget* parent) : ChartPanel(tr("Best plan so far"), parent) {
     setObjectName(QStringLiteral("bestSoFarChart"));
     m_plot->setMinimumHeight(120);

@@ -6,6 +6,8 @@
 //                      highlighted, Pareto-pruned, pin-excluded and non-fitting ones marked
 //   BaselineChart      the plan against the data-parallel and Megatron baselines
 //   BestSoFarChart     the search's best step time over wall time
+//   MemoryChart        per-device memory of the plan, the baselines and a priced configuration,
+//                      stacked by kind, against the usable memory and the GPU's capacity
 // Each has axes with units, a legend, tooltips, and PNG/PDF export.
 
 #include <QWidget>
@@ -74,6 +76,14 @@ class BaselineChart : public ChartPanel {
 public:
     explicit BaselineChart(QWidget* parent = nullptr);
     void setPlan(std::shared_ptr<const PlanData> plan);
+};
+
+class MemoryChart : public ChartPanel {
+    Q_OBJECT
+public:
+    explicit MemoryChart(QWidget* parent = nullptr);
+    // `estimate`: a configuration the user priced (may be null), shown under the plan's rows.
+    void setPlan(std::shared_ptr<const PlanData> plan, std::shared_ptr<const PlanRun> estimate = nullptr, const QString& estimateName = {});
 };
 
 class BestSoFarChart : public ChartPanel {

@@ -111,6 +111,8 @@ MainWindow::MainWindow(const WindowOptions& options, QWidget* parent) : QMainWin
     m_combinationChart = new CombinationChart(m_chartTabs);
     m_chartTabs->addTab(m_segmentChart, tr("Cost per segment"));
     m_chartTabs->addTab(m_combinationChart, tr("Combinations of a segment"));
+    m_memoryChart = new MemoryChart(m_chartTabs);
+    m_chartTabs->addTab(m_memoryChart, tr("Memory per device"));
     m_baselineChart = new BaselineChart(this);
     auto* charts = new QSplitter(Qt::Vertical, this);
     charts->addWidget(m_chartTabs);
@@ -170,6 +172,9 @@ MainWindow::MainWindow(const WindowOptions& options, QWidget* parent) : QMainWin
     // Wiring.
     connect(m_explorer, &Explorer::analysisChanged, this, &MainWindow::onAnalysis);
     connect(m_explorer, &Explorer::planChanged, this, &MainWindow::onPlan);
+    connect(m_explorer, &Explorer::estimated, this, [this] {
+        m_memoryChart->setPlan(m_explorer->plan(), m_explorer->lastEstimate(), m_explorer->lastEstimateConfig());
+    });
     connect(m_explorer, &Explorer::planCleared, this, &MainWindow::onPlan);
     connect(m_explorer, &Explorer::selectionChanged, this, &MainWindow::onSelection);
     connect(m_explorer, &Explorer::failed, this, &MainWindow::showError);
@@ -402,6 +407,7 @@ void MainWindow::onPlan() {
     m_graph->setPlan(plan);
     m_segmentChart->setPlan(plan);
     m_baselineChart->setPlan(plan);
+    m_memoryChart->setPlan(plan, m_explorer->lastEstimate(), m_explorer->lastEstimateConfig());
     auto a = m_explorer->analysis();
     if (a) m_properties->setHtml(describeSelection(*a, plan.get(), m_explorer->selection()));
     if (!plan) {
@@ -508,6 +514,7 @@ int MainWindow::screenshot(const QString& path, const std::string& model, QSize 
         w.searchPanel()->configEdit()->setText(estimate);
         w.explorer()->estimate(estimate);
         w.explorer()->jobs().waitForIdle(60000);
+        w.chartTabs()->setCurrentWidget(w.memoryChart());  // the configuration beside the plan
         if (!failure.isEmpty()) {
             std::fprintf(stderr, "cfp-explorer: error: %s\n", qPrintable(failure));
             return 1;

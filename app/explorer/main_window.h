@@ -24,6 +24,7 @@ class BaselineChart;
 class ClusterPanel;
 class CombinationChart;
 class GraphView;
+class MemoryChart;
 class PlanPanel;
 class ProfilerPanel;
 class SearchPanel;
@@ -55,6 +56,7 @@ public:
     SegmentCostChart* segmentChart() const { return m_segmentChart; }
     CombinationChart* combinationChart() const { return m_combinationChart; }
     BaselineChart* baselineChart() const { return m_baselineChart; }
+    MemoryChart* memoryChart() const { return m_memoryChart; }
     QTextBrowser* properties() const { return m_properties; }
     QTabWidget* chartTabs() const { return m_chartTabs; }
     // The last error dialog (open until the user closes it), for tests.
@@ -102,6 +104,7 @@ private:
     SegmentCostChart* m_segmentChart = nullptr;
     CombinationChart* m_combinationChart = nullptr;
     BaselineChart* m_baselineChart = nullptr;
+    MemoryChart* m_memoryChart = nullptr;
     QTabWidget* m_chartTabs = nullptr;
     QComboBox* m_overlay = nullptr;
     QLineEdit* m_find = nullptr;

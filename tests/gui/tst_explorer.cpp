@@ -338,6 +338,11 @@ private slots:
 
         QVERIFY(searchAndWait(w));
         QVERIFY2(panel->estimateLabel()->text().contains(QStringLiteral("the plan:")), qPrintable(panel->estimateLabel()->text()));
+        // The memory chart: five kinds stacked for the plan, each feasible baseline and the
+        // configuration.
+        int feasible = 0;
+        for (const Baseline& b : w.explorer()->plan()->plan().baselines) feasible += b.feasible ? 1 : 0;
+        QCOMPARE(w.memoryChart()->pointCount(), 5 * (1 + feasible + 1));
 
         QSignalSpy failed(w.explorer(), &Explorer::failed);
         panel->configEdit()->setText(QStringLiteral("tp=3"));
