@@ -82,6 +82,7 @@ ClusterPanel::ClusterPanel(Explorer* explorer, QWidget* parent) : QWidget(parent
     m_accumulation->setPrefix(tr("× "));
     m_accumulation->setToolTip(tr("Gradient-accumulation rounds per step (auto: the search chooses among the divisors of the global batch); "
                                   "each round is global batch / rounds sequences"));
+    build->addWidget(new QLabel(tr("rounds"), this));
     build->addWidget(m_accumulation);
     build->addWidget(new QLabel(tr("seq"), this));
     build->addWidget(m_seq);

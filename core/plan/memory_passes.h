@@ -1,4 +1,6 @@
 #pragma once
+
+#include <functional>
 // The memory searches' passes (memory_search.cpp), each callable alone: PlanProblem::search
 // composes them, and tests/plan/tst_memory_passes.cpp checks each against brute force. Internal to
 // core/plan and its tests (it exposes PlanProblem::Impl through segment_dp.h).
@@ -43,8 +45,10 @@ Result<Candidate> lagrangianPass(SegmentDp& dp, double lambda);
 // towards the limit: a plan that fits, at most `steps` passes.
 Result<Candidate> lagrangianHullWalk(SegmentDp& dp, int64_t limit, const Candidate& fastest, const Candidate& lean, int steps);
 // Only plans with a smaller working set fit: lambda raised until a plan fits, then bisected;
-// nullopt when none is found. `floorMemory`: the least-sum plan's memory (no price finds less).
-Result<std::optional<Candidate>> lagrangianBisection(SegmentDp& dp, int64_t limit, int steps, int64_t floorMemory = 0);
+// nullopt when none is found. `floorMemory`: the least-sum plan's memory (no price finds less);
+// `startLambda` the first price (0: 1 ms per GiB); `hopeless(λ, plan)`: stop raising.
+Result<std::optional<Candidate>> lagrangianBisection(SegmentDp& dp, int64_t limit, int steps, int64_t floorMemory = 0, double startLambda = 0,
+                                                     const std::function<bool(double, const Candidate&)>& hopeless = {});
 // Single-block changes that make the step faster and still fit, most time saved per byte first.
 void greedySlackFill(const SegmentDp& dp, int64_t limit, Candidate& r);
 // The least memory any plan needs: least-memory passes under caps on the working set.

@@ -118,10 +118,12 @@ Result<Candidate> lagrangianHullWalk(SegmentDp& dp, int64_t limit, const Candida
     return best;
 }
 
-// Only plans with a smaller working set than the least-memory plan's fit, if any: a first lambda,
-// 1 ms per GiB, then ×8 until a plan fits or memory stops paying (two raises in a row without less
-// memory); then lambda bisected (geometrically) `steps` times. nullopt when no pass fits.
-Result<std::optional<Candidate>> lagrangianBisection(SegmentDp& dp, int64_t limit, int steps, int64_t floorMemory) {
+// Only plans with a smaller working set than the least-memory plan's fit, if any: a first lambda
+// (`startLambda`, else 1 ms per GiB), then ×8 until a plan fits or memory stops paying (two raises
+// in a row without less memory); then lambda bisected (geometrically) `steps` times. nullopt when
+// no pass fits.
+Result<std::optional<Candidate>> lagrangianBisection(SegmentDp& dp, int64_t limit, int steps, int64_t floorMemory, double startLambda,
+                                                     const std::function<bool(double, const Candidate&)>& hopeless) {
     std::optional<Candidate> best;
     auto tryLambda = [&](double lambda) -> Result<bool> {
         auto last = lagrangianPass(dp, lambda);
@@ -130,24 +132,23 @@ Result<std::optional<Candidate>> lagrangianBisection(SegmentDp& dp, int64_t limi
         if (fits && (!best || last->objectiveSeconds < best->objectiveSeconds)) best = *last;
         return fits;
     };
-    double lo = 0, hi = 1e-3 / (1024.0 * 1024.0 * 1024.0);
+    double lo = 0, hi = startLambda > 0 ? startLambda : 1e-3 / (1024.0 * 1024.0 * 1024.0);
     bool found = false;
     // Raised until a plan fits; or until its plan needs no more than the least-sum plan
     // (`floorMemory`: a higher price finds no less), or raising it has stopped lowering the memory
-    // twice in a row after it first lowered it (small problems need a higher price before any plan
-    // changes).
-    int64_t firstMemory = -1, lastMemory = std::numeric_limits<int64_t>::max();
+    // twice in a row, or the caller says no plan that fits can be of use (`hopeless`, from the
+    // pass's Lagrangian lower bound).
+    int64_t lastMemory = std::numeric_limits<int64_t>::max();
     for (int i = 0, stalled = 0; i < 16 && !found && stalled < 2; ++i) {
         auto last = lagrangianPass(dp, hi);
         if (!last) return last.error();
         found = last->memoryBytes <= limit;
         if (found && (!best || last->objectiveSeconds < best->objectiveSeconds)) best = *last;
         if (!found) {
+            if (hopeless && hopeless(hi, *last)) break;
             lo = hi;
             hi *= 8;
-            if (firstMemory < 0) firstMemory = last->memoryBytes;
-            const bool moved = last->memoryBytes < firstMemory;
-            stalled = !moved || last->memoryBytes < lastMemory ? 0 : stalled + 1;
+            stalled = last->memoryBytes < lastMemory ? 0 : stalled + 1;
             lastMemory = std::min(lastMemory, last->memoryBytes);
             if (last->memoryBytes <= floorMemory) break;
         }
@@ -380,7 +381,17 @@ Result<SearchResult> PlanProblem::search(int64_t limit, const StrategyMask& allo
             greedySlackFill(dp, limit, *best);
             return done(*best);
         } else {
-            auto best = lagrangianBisection(dp, limit, options.lagrangeSteps, leanSum + leanMax);
+            // Every plan that fits has a memory sum of at most limit − leastMax, so a pass at price λ
+            // bounds its time from below by (pass time + λ·sum) − λ·(limit − leastMax); once that
+            // reaches the cutoff, no plan here is of use. The first price is scaled to the problem.
+            auto hopeless = [&](double lambda, const Candidate& c) {
+                if (!std::isfinite(options.cutoffSeconds)) return false;
+                const double bound = c.objectiveSeconds + lambda * static_cast<double>(sumAndMax(P, c.choice).first) -
+                                     lambda * static_cast<double>(limit - leastMax);
+                return bound >= options.cutoffSeconds;
+            };
+            const double start = fastest->objectiveSeconds / static_cast<double>(std::max<int64_t>(1, fastest->memoryBytes)) / 64;
+            auto best = lagrangianBisection(dp, limit, options.lagrangeSteps, leanSum + leanMax, start, hopeless);
             if (!best) return best.error();
             if (*best) {
                 greedySlackFill(dp, limit, **best);
@@ -388,13 +399,21 @@ Result<SearchResult> PlanProblem::search(int64_t limit, const StrategyMask& allo
             }
         }
     }
-    if (limit > 0) {
+    const bool anyMayFit = leanSum + leastMax <= limit;
+    if (limit > 0 && anyMayFit) {
         auto capped = cappedFastestPass(dp, limit, *fastest, memoryPassWork);
         if (!capped) return capped.error();
         if (*capped) {
             greedySlackFill(dp, limit, **capped);
             return done(**capped);
         }
+    }
+    if (std::isfinite(options.cutoffSeconds)) {
+        // Another mesh or count already has a plan: the least memory here is not worth its passes.
+        const int64_t bound = anyMayFit ? std::min(fastest->memoryBytes, P.memory(leanest->choice)) : leanSum + leastMax;
+        if (smallestNeed) *smallestNeed = bound;
+        return makeError("plan.infeasible", "no plan on mesh " + meshLabel + " fits in " + gib(limit) + " per device (" +
+                                                (anyMayFit ? "none found; the smallest found needs " : "every plan needs at least ") + gib(bound) + ")");
     }
     auto smallest = leastMemoryPlan(dp, *leanest, memoryPassWork);
     if (!smallest) return smallest.error();

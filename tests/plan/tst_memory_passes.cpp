@@ -142,7 +142,8 @@ private slots:
         QVERIFY(dear < truth_.fastestMemory);
         const int64_t limit = (dear + truth_.fastestMemory) / 2;
         SegmentDp dp = engine(limit);
-        auto found = must(lagrangianBisection(dp, limit, 8), "bisection");
+        const double start = truth_.fastest / static_cast<double>(truth_.fastestMemory) / 64;  // as the search scales it
+        auto found = must(lagrangianBisection(dp, limit, 8, 0, start), "bisection");
         QVERIFY(found.has_value());
         QVERIFY(found->memoryBytes <= limit);
         QVERIFY(found->objectiveSeconds >= bestUnder(limit) * (1 - 1e-12));
