@@ -3,6 +3,7 @@
 // and without dropout (the built-in models have none: the formulas' dropout masks are left out):
 //   no parallelism     sbh · 32            (34 less the two sbh dropout masks)
 //   tensor parallel t  sbh · (8 + 24/t)    (10 + 24/t less the masks)
+//   full recomputation sbh · 2             (the layer's input only)
 // in bytes for 2-byte values, per device, at micro-batch b = 1. For a Llama layer (RMSNorm,
 // SwiGLU with FFN f, GQA with kv of a heads) the same count gives
 //   sbh · (8 + (6 + 4·kv/a + 6·f/h) / t).
@@ -33,7 +34,8 @@ struct Layer {
     int64_t bytes = 0;  // saved per layer per device
 };
 
-Layer layerActivations(const char* preset, int64_t tp, int64_t seq, AttentionKernel attention = AttentionKernel::Flash) {
+Layer layerActivations(const char* preset, int64_t tp, int64_t seq, AttentionKernel attention = AttentionKernel::Flash,
+                       RecomputeMode recompute = RecomputeMode::None) {
     ModelConfig c = must(presetConfig(preset), preset);
     Layer out{seq, c.hiddenSize, c.numHeads, c.numKvHeads, c.ffnSize, 0};
     Cluster cluster{must(loadHardware("h100-sxm"), "h100"), 1};
@@ -43,6 +45,7 @@ Layer layerActivations(const char* preset, int64_t tp, int64_t seq, AttentionKer
     config.dp = dp;
     config.zero = 1;
     config.microBatch = 1;
+    config.recompute = recompute;
     PlannerOptions o;
     o.policy.attention = attention;
     int64_t act[2] = {0, 0};
@@ -93,6 +96,18 @@ private slots:
         const Layer l = layerActivations("llama3-8b", tp, 2048);
         const double kv = static_cast<double>(l.kv) / static_cast<double>(l.a), f = static_cast<double>(l.f) / static_cast<double>(l.h);
         within10(l, sbh(l) * (8.0 + (6.0 + 4.0 * kv + 6.0 * f) / tp), "llama3-8b tp=" + std::to_string(tp));
+    }
+
+    // Full recomputation per layer (Megatron-LM's): a layer keeps its input only, 2sbh
+    // (Korthikanti et al., section 4: "2sbhL" for L layers), whatever the tensor parallelism.
+    void fullRecomputationKeepsTheLayerInput_data() {
+        QTest::addColumn<int>("tp");
+        for (int t : {1, 4}) QTest::newRow(("tp=" + std::to_string(t)).c_str()) << t;
+    }
+    void fullRecomputationKeepsTheLayerInput() {
+        QFETCH(int, tp);
+        const Layer l = layerActivations("gpt3-1.3b", tp, 2048, AttentionKernel::Flash, RecomputeMode::Full);
+        within10(l, sbh(l) * 2.0, "gpt3-1.3b full recompute tp=" + std::to_string(tp));
     }
 
     // Eager attention keeps the s×s probabilities (and, as the graph's softmax gradient reads the
