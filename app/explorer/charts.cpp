@@ -59,6 +59,12 @@ void legendBelowTitle(QCustomPlot* plot) {
     plot->plotLayout()->setRowStretchFactor(1, 0.001);
 }
 
+QString baselineName(const Baseline& b) {
+    if (b.name == "data_parallel") return QObject::tr("data parallel");
+    if (b.name == "megatron") return QObject::tr("Megatron-style");
+    return QString::fromStdString(b.name);
+}
+
 void addTitle(QCustomPlot* plot, const QString& title) {
     plot->plotLayout()->insertRow(0);
     QFont f = plot->font();
@@ -103,6 +109,17 @@ void ChartPanel::resetPlot() {
     m_plot->legend->setBrush(QColor(255, 255, 255, 220));
     styleAxes(m_plot->axisRect());
     layout->insertWidget(0, m_plot, 1);
+}
+
+bool ChartPanel::startPlanChart(const PlanData* plan, const QString& title) {
+    resetPlot();
+    if (!plan) {
+        setNote(tr("No plan yet."));
+        m_plot->replot();
+        return false;
+    }
+    addTitle(m_plot, title);
+    return true;
 }
 
 void ChartPanel::setNote(const QString& text) {
@@ -406,15 +423,9 @@ BaselineChart::BaselineChart(QWidget* parent) : ChartPanel(tr("Plan vs baselines
 }
 
 void BaselineChart::setPlan(std::shared_ptr<const PlanData> plan) {
-    resetPlot();
+    if (!startPlanChart(plan.get(), tr("Step time: CFP plan against baselines (same cluster, evaluator)"))) return;
     QCustomPlot* p = m_plot;
-    if (!plan) {
-        setNote(tr("No plan yet."));
-        p->replot();
-        return;
-    }
     const Plan& pl = plan->plan();
-    addTitle(p, tr("Step time: CFP plan against baselines (same cluster, evaluator)"));
     struct Row {
         QString name;
         double ms = 0;
@@ -426,8 +437,7 @@ void BaselineChart::setPlan(std::shared_ptr<const PlanData> plan) {
     rows.push_back({tr("CFP plan (%1)").arg(QString::fromStdString(meshShapeText(pl.mesh))), pl.evaluatorStepSeconds * kMs,
                     static_cast<double>(pl.memory.total()) / kGiB, true, true, {}});
     for (const Baseline& b : pl.baselines) {
-        const QString name = b.name == "data_parallel" ? tr("data parallel") : b.name == "megatron" ? tr("Megatron-style") : QString::fromStdString(b.name);
-        rows.push_back({name, b.stepSeconds * kMs, static_cast<double>(b.memory.total()) / kGiB, b.feasible, b.fits, QString::fromStdString(b.note)});
+        rows.push_back({baselineName(b), b.stepSeconds * kMs, static_cast<double>(b.memory.total()) / kGiB, b.feasible, b.fits, QString::fromStdString(b.note)});
     }
     QVector<double> okKeys, okVals, badKeys, badVals, planKeys, planVals;
     auto ticker = QSharedPointer<QCPAxisTickerText>::create();
@@ -496,15 +506,9 @@ MemoryChart::MemoryChart(QWidget* parent) : ChartPanel(tr("Memory per device"), 
 }
 
 void MemoryChart::setPlan(std::shared_ptr<const PlanData> plan, std::shared_ptr<const PlanRun> estimate, const QString& estimateName) {
-    resetPlot();
+    if (!startPlanChart(plan.get(), tr("Memory per device: plan, baselines and your configuration (evaluator)"))) return;
     QCustomPlot* p = m_plot;
-    if (!plan) {
-        setNote(tr("No plan yet."));
-        p->replot();
-        return;
-    }
     const Plan& pl = plan->plan();
-    addTitle(p, tr("Memory per device: plan, baselines and your configuration (evaluator)"));
     struct Row {
         QString name;
         MemoryBreakdown memory;
@@ -514,8 +518,7 @@ void MemoryChart::setPlan(std::shared_ptr<const PlanData> plan, std::shared_ptr<
     rows.push_back({tr("CFP plan (%1)").arg(QString::fromStdString(meshShapeText(pl.mesh))), pl.memory, pl.memory.total() <= pl.memoryLimitBytes});
     for (const Baseline& b : pl.baselines) {
         if (!b.feasible) continue;
-        const QString name = b.name == "data_parallel" ? tr("data parallel") : b.name == "megatron" ? tr("Megatron-style") : QString::fromStdString(b.name);
-        rows.push_back({name, b.memory, b.fits});
+        rows.push_back({baselineName(b), b.memory, b.fits});
     }
     if (estimate) {
         const Plan& e = estimate->outcome.plan;

@@ -39,6 +39,8 @@ public slots:
 protected:
     void setNote(const QString& text);
     void resetPlot();
+    // A chart of a plan: cleared; "No plan yet." and false without one, else titled and true.
+    bool startPlanChart(const PlanData* plan, const QString& title);
     QCustomPlot* m_plot = nullptr;
     QLabel* m_note = nullptr;
     QString m_title;
