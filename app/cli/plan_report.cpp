@@ -109,10 +109,13 @@ void printPlan(const PlanOutcome& o, const Graph& graph) {
               << cli::humanBytes(static_cast<double>(p.memory.transient)) << ")\n";
     int recomputed = 0;
     for (const BlockChoice& b : p.blocks) recomputed += b.recompute;
+    const bool byLayer = p.policy.recompute == RecomputePolicy::Layers;
     std::cout << "  memory policy    ZeRO stage " << zeroStageOf(p.policy) << ", recompute "
-              << recomputePolicyName(p.policy.recompute) << " (" << recomputed << " of " << p.blocks.size()
-              << " blocks recomputed), attention " << attentionKernelName(p.policy.attention) << "\n\n";
-    std::cout << "  segments (runs of one type and combination; +rc: block recomputed):\n";
+              << (byLayer ? std::string("per layer (each layer keeps its input and runs its forward again in the backward)")
+                          : std::string(recomputePolicyName(p.policy.recompute)) + " (" + std::to_string(recomputed) + " of " +
+                                std::to_string(p.blocks.size()) + " blocks recomputed)")
+              << ", attention " << attentionKernelName(p.policy.attention) << "\n\n";
+    std::cout << "  segments (runs of one type and combination" << (byLayer ? "" : "; +rc: block recomputed") << "):\n";
     size_t i = 0;
     while (i < p.segments.size()) {
         size_t j = i + 1;
@@ -128,7 +131,7 @@ void printPlan(const PlanOutcome& o, const Graph& graph) {
         std::string labels;
         for (int k = 0; k < s.blockCount; ++k) {
             const BlockChoice& b = p.blocks[static_cast<size_t>(s.firstBlock + k)];
-            labels += (k ? " | " : "") + b.label + (b.recompute ? " +rc" : "");
+            labels += (k ? " | " : "") + b.label + (b.recompute && !byLayer ? " +rc" : "");
         }
         std::cout << "    #" << i << (j - i > 1 ? "-" + std::to_string(j - 1) : std::string()) << "  T" << s.type << " x " << (j - i)
                   << "  " << ms(s.cost.total()) << " each  [" << labels << "]\n";
