@@ -10,6 +10,10 @@ namespace cfp {
 
 namespace {
 
+// An op a fused kernel can run (and its backward kernel recompute): elementwise, broadcast, layout
+// and reduction ops.
+bool fusedInKernel(OpKind k) { return (isFusibleKind(k) && k != OpKind::Iota) || k == OpKind::Reduce; }
+
 bool rowWise(OpKind k) {
     return isElementwise(k) || k == OpKind::Broadcast || k == OpKind::Reduce || k == OpKind::Convert;
 }
@@ -17,13 +21,7 @@ bool rowWise(OpKind k) {
 // Attention cores (op_cost.h): marks r.onChip and r.flashRecompute.
 void findAttentionCores(const Graph& graph, OpRoles& r) {
     const auto n = static_cast<size_t>(graph.size());
-    // Derived from a data input (an activation), as opposed to from weights and constants alone.
-    std::vector<char> activation(n, 0);
-    for (const Op& op : graph.ops()) {
-        bool a = op.kind == OpKind::Parameter && op.role == ParamRole::Input;
-        for (OpId o : op.operands) a = a || activation[static_cast<size_t>(o)];
-        activation[static_cast<size_t>(op.id)] = a;
-    }
+    const std::vector<char> activation = dataDerived(graph);
     auto activationDot = [&](const Op& op) {
         if (op.kind != OpKind::Dot || op.phase != Phase::Forward || op.operands.size() != 2) return false;
         return activation[static_cast<size_t>(op.operands[0])] && activation[static_cast<size_t>(op.operands[1])];
@@ -100,7 +98,6 @@ void findAttentionCores(const Graph& graph, OpRoles& r) {
 // another non-fusible backward kernel reads hangs from the source as well (it must be kept itself).
 std::vector<char> fusedSavedSet(const Graph& graph, const OpRoles& r, const std::vector<char>& readByBackward) {
     const auto n = static_cast<size_t>(graph.size());
-    auto fusible = [](OpKind k) { return (isFusibleKind(k) && k != OpKind::Iota) || k == OpKind::Reduce; };
     auto node = [&](OpId v) {
         const auto k = static_cast<size_t>(v);
         return graph.op(v).phase == Phase::Forward && !r.sourceLike[k] && !r.onChip[k];
@@ -108,7 +105,7 @@ std::vector<char> fusedSavedSet(const Graph& graph, const OpRoles& r, const std:
     std::vector<char> keptByKernel(n, 0);  // read by a backward op that cannot recompute it
     for (const Op& op : graph.ops()) {
         if (op.phase != Phase::Backward) continue;
-        const bool recomputes = fusible(op.kind) && !r.onChip[static_cast<size_t>(op.id)];
+        const bool recomputes = fusedInKernel(op.kind) && !r.onChip[static_cast<size_t>(op.id)];
         if (!recomputes)
             for (OpId o : op.operands) keptByKernel[static_cast<size_t>(o)] = 1;
     }
@@ -123,7 +120,7 @@ std::vector<char> fusedSavedSet(const Graph& graph, const OpRoles& r, const std:
         if (index[k] < 0) continue;
         const int32_t in = 2 * index[k], out = in + 1;
         flow.addEdge(in, out, op.type.bytes());
-        bool recomputable = fusible(op.kind);
+        bool recomputable = fusedInKernel(op.kind);
         for (OpId o : op.operands)
             if (!r.sourceLike[static_cast<size_t>(o)] && index[static_cast<size_t>(o)] < 0) recomputable = false;
         if (recomputable && !keptByKernel[k]) {
@@ -184,7 +181,7 @@ OpRoles opRoles(const Graph& graph, AttentionKernel attention) {
     // forward value not kept for backward (it never reaches HBM in either pass).
     std::vector<char> fusedUse(n, 1);
     for (const Op& op : graph.ops()) {
-        const bool fusibleReader = ((isFusibleKind(op.kind) && op.kind != OpKind::Iota) || op.kind == OpKind::Reduce) && !r.onChip[static_cast<size_t>(op.id)];
+        const bool fusibleReader = fusedInKernel(op.kind) && !r.onChip[static_cast<size_t>(op.id)];
         for (OpId o : op.operands) {
             const Phase from = graph.op(o).phase;
             const bool recomputedThere = from == Phase::Forward && op.phase == Phase::Backward;
@@ -193,13 +190,22 @@ OpRoles opRoles(const Graph& graph, AttentionKernel attention) {
     }
     for (const Op& op : graph.ops()) {
         const auto k = static_cast<size_t>(op.id);
-        const bool fusibleOp = (isFusibleKind(op.kind) && op.kind != OpKind::Iota) || op.kind == OpKind::Reduce;
-        if (fusibleOp && r.uses[k] > 0 && fusedUse[k] && !r.sourceLike[k] && !(op.phase == Phase::Forward && r.readByBackward[k]))
+        if (fusedInKernel(op.kind) && r.uses[k] > 0 && fusedUse[k] && !r.sourceLike[k] && !(op.phase == Phase::Forward && r.readByBackward[k]))
             r.unmaterialized[k] = 1;
         // Values computed from constants and iota alone are folded into their readers.
         if (r.sourceLike[k] && op.kind != OpKind::Parameter) r.unmaterialized[k] = 1;
     }
     return r;
+}
+
+std::vector<char> dataDerived(const Graph& graph) {
+    std::vector<char> data(static_cast<size_t>(graph.size()), 0);
+    for (const Op& op : graph.ops()) {
+        bool a = op.kind == OpKind::Parameter && op.role == ParamRole::Input;
+        for (OpId o : op.operands) a = a || data[static_cast<size_t>(o)];
+        data[static_cast<size_t>(op.id)] = a;
+    }
+    return data;
 }
 
 std::vector<int32_t> layerUnits(const Graph& graph) {

@@ -95,6 +95,10 @@ OpRoles opRoles(const Graph& graph, AttentionKernel attention = AttentionKernel:
 // forward op's scope.
 std::vector<int32_t> layerUnits(const Graph& graph);
 
+// Per op: computed from a data input (an activation), as opposed to from weights and constants
+// alone. The attention-core rule and the Megatron layout (which operand carries the batch) read it.
+std::vector<char> dataDerived(const Graph& graph);
+
 // The bytes of forward results kept for backward (readByBackward), unsharded: one device's
 // activations without parallelism or recomputation.
 int64_t savedActivationBytes(const Graph& graph, const OpRoles& roles);

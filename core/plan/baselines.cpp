@@ -27,13 +27,7 @@ namespace cfp {
 StrategyMask baselineMask(const PlanProblem& problem, const std::vector<std::string>& batchAxes,
                           const std::string& weightAxis, std::string& note) {
     const Graph& graph = problem.graph();
-    // Computed from a data input (an activation), as opposed to from weights and constants alone.
-    std::vector<char> fromData(static_cast<size_t>(graph.size()), 0);
-    for (const Op& op : graph.ops()) {
-        bool a = op.kind == OpKind::Parameter && op.role == ParamRole::Input;
-        for (OpId o : op.operands) a = a || fromData[static_cast<size_t>(o)];
-        fromData[static_cast<size_t>(op.id)] = a;
-    }
+    const std::vector<char> fromData = dataDerived(graph);  // cost/op_cost.h
     const auto& blocks = problem.analysis().blocks.blocks;
     auto allowedWith = [&](const ParallelBlock& block, const BlockStrategy& st, const std::string& axis) {
         const auto& ops = st.entryOperands;

@@ -178,11 +178,12 @@ Status PlanProblem::Impl::buildStates(const std::vector<std::pair<uint64_t, doub
         for (const Op& op : graph.ops()) {
             const auto k = static_cast<size_t>(op.id);
             if (!free(k)) continue;
-            // A lookup does not follow its table (which the LM head's block may keep whole under tied
-            // embeddings): it is pulled by its consumer, split over the batch like the layer it feeds.
+            // An op follows what is computed, not a trainable weight another block owns (as a block
+            // grows, blocks.cpp): a token lookup is not kept whole with the tied LM head's table but
+            // pulled by its consumer, split over the batch like the layer it feeds.
             int32_t pick = -1;
             for (size_t i = 0; i < op.operands.size(); ++i)
-                if (owner[static_cast<size_t>(op.operands[i])] >= 0 && !(op.kind == OpKind::Gather && i == 0) &&
+                if (owner[static_cast<size_t>(op.operands[i])] >= 0 && graph.op(op.operands[i]).role != ParamRole::Trainable &&
                     (pick < 0 || op.operands[i] > op.operands[static_cast<size_t>(pick)]))
                     pick = static_cast<int32_t>(i);
             if (pick < 0) continue;
@@ -220,7 +221,8 @@ Status PlanProblem::Impl::buildStates(const std::vector<std::pair<uint64_t, doub
     // The unit a recomputation keeps the inputs of: the block, or the layer (RecomputePolicy::Layers,
     // whose forward ops outside layers do not recompute).
     const bool byLayer = policy.recompute == RecomputePolicy::Layers;
-    const std::vector<int32_t> unit = byLayer ? layerUnits(graph) : owner;
+    const std::vector<int32_t> layers = byLayer ? layerUnits(graph) : std::vector<int32_t>{};
+    const std::vector<int32_t>& unit = byLayer ? layers : owner;
     for (const Op& op : graph.ops()) {
         const auto k = static_cast<size_t>(op.id);
         rcEligible[k] = rcOn && op.phase == Phase::Forward && !sourceLike[k] && owner[k] >= 0 && (!byLayer || unit[k] >= 0);

@@ -8,18 +8,18 @@
 
 #include "analysis/analysis.h"
 #include "hardware/hardware.h"
+#include "approx.h"
 #include "must.h"
 #include "plan/memory_passes.h"
 #include "tiny_gpt.h"
 
 using namespace cfp;
 using namespace cfp::memory_passes;
+using cfp::test::close;
 using cfp::test::must;
 using cfp::test::tinyGpt;
 
 namespace {
-
-bool close(double a, double b, double rel = 1e-9) { return std::abs(a - b) <= rel * std::max({1e-12, std::abs(a), std::abs(b)}); }
 
 PlanProblem problemOf(const Graph& g) {
     const Mesh mesh = must(assignLinkClasses(must(parseMesh("4"), "mesh"), 8), "link classes");

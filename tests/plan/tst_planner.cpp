@@ -9,6 +9,7 @@
 #include "blocks/block_checker.h"
 #include "hardware/hardware.h"
 #include "models/models.h"
+#include "approx.h"
 #include "must.h"
 #include "plan_helpers.h"
 #include "tiny_gpt.h"
@@ -18,14 +19,13 @@
 #include "util/parallel.h"
 
 using namespace cfp;
+using cfp::test::close;
 using cfp::test::must;
 using cfp::test::tinyGpt;
 
 namespace {
 
 constexpr int64_t kGiB = int64_t{1} << 30;
-
-bool close(double a, double b, double rel = 1e-9) { return std::abs(a - b) <= rel * std::max({1e-12, std::abs(a), std::abs(b)}); }
 
 Graph preset(const std::string& name, int64_t layers = 0) {
     ModelConfig c = must(presetConfig(name), name);

@@ -6,18 +6,18 @@
 #include <cmath>
 
 #include "hardware/hardware.h"
+#include "approx.h"
 #include "must.h"
 #include "plan/run_config.h"
 #include "workflow/workflow.h"
 
 using namespace cfp;
+using cfp::test::close;
 using cfp::test::must;
 
 namespace {
 
 constexpr int64_t kGiB = int64_t{1} << 30;
-
-bool close(double a, double b, double rel = 1e-9) { return std::abs(a - b) <= rel * std::max({1e-12, std::abs(a), std::abs(b)}); }
 
 PlanRequest gpt125m(int64_t batch) {
     PlanRequest r;
