@@ -54,6 +54,11 @@ void Explorer::setCluster(const ClusterSettings& cluster) {
     m_request.memoryReserveBytes = cluster.memoryReserveBytes;
     m_request.accumulation = cluster.accumulation;
     m_request.policy = cluster.policy;
+    // A configuration priced on other cluster settings is not shown beside the next plan.
+    if (m_estimate) {
+        m_estimate.reset();
+        emit estimated();
+    }
 }
 
 void Explorer::setPins(const std::vector<Pin>& pins) {

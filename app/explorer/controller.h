@@ -83,7 +83,7 @@ signals:
     void selectionChanged(const cfp::explorer::Selection& selection);
     void alternativesReady(std::shared_ptr<const cfp::explorer::AlternativesView> alternatives);
     void searchProgress(double fraction, const QString& text);
-    void estimated();
+    void estimated();  // lastEstimate() changed (null: cleared)
     void bestSoFarChanged();
     void exported(const QString& path);
     // A failed request (load, analysis, search, export): title for a dialog, text with the reason.

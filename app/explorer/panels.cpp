@@ -335,7 +335,10 @@ SearchPanel::SearchPanel(Explorer* explorer, QWidget* parent) : QWidget(parent),
 
 void SearchPanel::showEstimate() {
     auto run = m_explorer->lastEstimate();
-    if (!run) return;
+    if (!run) {
+        m_estimateResult->clear();
+        return;
+    }
     auto plan = m_explorer->plan();
     m_estimateResult->setText(estimateText(m_explorer->lastEstimateConfig(), run->outcome.plan, run->model->graph,
                                            plan ? plan->plan().evaluatorStepSeconds : 0.0));

@@ -344,6 +344,12 @@ private slots:
         for (const Baseline& b : w.explorer()->plan()->plan().baselines) feasible += b.feasible ? 1 : 0;
         QCOMPARE(w.memoryChart()->pointCount(), 5 * (1 + feasible + 1));
 
+        // New cluster settings clear it (it was priced on the old ones).
+        w.clusterPanel()->apply();
+        QVERIFY(!w.explorer()->lastEstimate());
+        QVERIFY(panel->estimateLabel()->text().isEmpty());
+        QCOMPARE(w.memoryChart()->pointCount(), 5 * (1 + feasible));
+
         QSignalSpy failed(w.explorer(), &Explorer::failed);
         panel->configEdit()->setText(QStringLiteral("tp=3"));
         panel->estimateButton()->click();
