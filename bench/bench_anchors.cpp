@@ -7,8 +7,8 @@
 //   bench_anchors [--anchors FILE] [--run ID]... [--no-plan] [--threads N]
 //
 // Prints one Markdown table row per run. Where the tool does not model part of a configuration
-// yet (sequence parallelism, selective recomputation), the estimate uses the nearest it
-// models and the "as run" column says what changed.
+// yet (sequence parallelism), the estimate uses the nearest it models and the notes say what
+// changed. torchtitan runs are built as torchtitan's Llama is (separate Q, K, V projections).
 
 #include <chrono>
 #include <cmath>
@@ -139,6 +139,8 @@ int main(int argc, char** argv) {
         r.model.build.batch = run.at("global_batch").get<int64_t>();
         r.model.build.seq = m.at("seq").get<int64_t>();
         r.model.build.dtype = DType::BF16;
+        const bool torchtitan = run.at("source").get<std::string>().find("torchtitan") != std::string::npos;
+        if (torchtitan) r.model.build.qkv = QkvLayout::Separate;
         r.hardware = hardwareFor(run, dir, notes);
         const int64_t gpus = run.at("hardware").at("gpus").get<int64_t>(), perNode = run.at("hardware").at("gpus_per_node").get<int64_t>();
         r.nodes = std::max<int64_t>(1, gpus / perNode);
@@ -157,12 +159,13 @@ int main(int argc, char** argv) {
         }
         const std::string rc = cfg.value("recompute", std::string("not stated"));
         asRun += ",recompute=" + rc;
+        // "selective (per op)" is torchtitan's selective_ac_option="op" (recompute=op); Megatron-LM's
+        // selective recomputation is the attention core's (recompute=selective).
         if (rc == "full") c.recompute = RecomputeMode::Full;
+        else if (rc == "selective (per op)") c.recompute = RecomputeMode::Op;
         else if (rc.rfind("selective", 0) == 0) c.recompute = RecomputeMode::Selective;
         else c.recompute = RecomputeMode::None;
-        if (rc == "selective (per op)") notes.push_back("recompute 'selective (per op)' estimated as selective (the attention core)");
-        else if (rc != "full" && rc != "none" && c.recompute != RecomputeMode::Selective)
-            notes.push_back("recompute '" + rc + "' estimated as none");
+        if (rc != "full" && rc != "none" && rc.rfind("selective", 0) != 0) notes.push_back("recompute '" + rc + "' estimated as none");
         if (!run.at("micro_batch").is_null()) {
             c.microBatch = run.at("micro_batch").get<int64_t>();
             asRun += ",mbs=" + std::to_string(*c.microBatch);

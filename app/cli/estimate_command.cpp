@@ -25,7 +25,7 @@ int cmdEstimate(const std::vector<std::string>& argv) {
     auto args = cli::parseArgs(argv, spec);
     if (!args) return fail(args.error());
     if (args->has("--help") || args->has("-h")) {
-        std::cout << "Usage: cfp estimate [MODEL] --config tp=T,dp=D,zero=Z,mbs=M,recompute=none|full [--global-batch G]\n"
+        std::cout << "Usage: cfp estimate [MODEL] --config tp=T,dp=D,zero=Z,mbs=M,recompute=R [--global-batch G]\n"
                      "                    [--hardware H] [--nodes N] [--memory-reserve S] [--json]\n\n"
                      "Prices a parallel configuration you run today (Megatron-LM or torchtitan style) with the\n"
                      "planner's cost model and the independent evaluator: the step time and its parts, the memory\n"
@@ -37,9 +37,12 @@ int cmdEstimate(const std::vector<std::string>& argv) {
                      "                       zero         ZeRO stage 0–3 over dp (1 optimizer state, 2 and gradients,\n"
                      "                                    3 and weights: FSDP)\n"
                      "                       mbs          micro-batch per data-parallel rank: rounds = G / (mbs × dp)\n"
-                     "                       recompute    none, selective (the attention core, as flash attention\n"
-                     "                                    recomputes it) or full (every layer recomputed from\n"
-                     "                                    its input, as Megatron-LM)\n"
+                     "                       recompute    none; selective (the attention core, as flash attention\n"
+                     "                                    recomputes it); full (every layer recomputed from\n"
+                     "                                    its input, as Megatron-LM); op (torchtitan's per-op\n"
+                     "                                    selective checkpointing: a layer keeps its input,\n"
+                     "                                    every other linear layer's output and the attention\n"
+                     "                                    output, and recomputes the rest)\n"
                      "                       pp, cp, sp   1, 1, off (pipeline, context, sequence parallelism: not modelled yet)\n"
                      "  --global-batch G   sequences per optimizer step (the same as --batch)\n"
                      "  --hardware H       built-in spec or JSON file (default h100-sxm); --nodes N (default 1)\n"

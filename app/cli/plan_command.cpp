@@ -46,7 +46,7 @@ Result<PlanRequest> requestFromArgs(const ParsedArgs& args) {
     }
     if (auto v = args.value("--recompute")) {
         auto rc = parseRecomputePolicy(*v);
-        if (!rc || *rc == RecomputePolicy::Layers) return makeError("cli.usage", "--recompute: '" + *v + "' is not one of auto, none, all");
+        if (!rc || recomputesByLayer(*rc)) return makeError("cli.usage", "--recompute: '" + *v + "' is not one of auto, none, all");
         r.policy.recompute = *rc;
     }
     if (auto v = args.value("--optimizer-sharding")) {

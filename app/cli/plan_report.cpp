@@ -109,9 +109,13 @@ void printPlan(const PlanOutcome& o, const Graph& graph) {
               << cli::humanBytes(static_cast<double>(p.memory.transient)) << ")\n";
     int recomputed = 0;
     for (const BlockChoice& b : p.blocks) recomputed += b.recompute;
-    const bool byLayer = p.policy.recompute == RecomputePolicy::Layers;
+    const bool byLayer = recomputesByLayer(p.policy.recompute);
+    const std::string perLayer = p.policy.recompute == RecomputePolicy::Layers
+                                     ? "per layer (each layer keeps its input and runs its forward again in the backward)"
+                                     : "per op (each layer keeps its input, every other linear layer's output and the attention output, "
+                                       "and runs the rest of its forward again in the backward)";
     std::cout << "  memory policy    ZeRO stage " << zeroStageOf(p.policy) << ", recompute "
-              << (byLayer ? std::string("per layer (each layer keeps its input and runs its forward again in the backward)")
+              << (byLayer ? perLayer
                           : std::string(recomputePolicyName(p.policy.recompute)) + " (" + std::to_string(recomputed) + " of " +
                                 std::to_string(p.blocks.size()) + " blocks recomputed)")
               << ", attention " << attentionKernelName(p.policy.attention) << "\n\n";

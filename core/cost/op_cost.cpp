@@ -230,6 +230,25 @@ std::vector<int32_t> layerUnits(const Graph& graph) {
     return unit;
 }
 
+std::vector<char> selectiveOpsKept(const Graph& graph, const std::vector<char>& sourceLike, const std::vector<char>& onChip,
+                                   const std::vector<int32_t>& layers) {
+    const std::vector<char> activation = dataDerived(graph);
+    std::vector<char> kept(static_cast<size_t>(graph.size()), 0);
+    std::unordered_map<int32_t, int64_t> linears;  // layer → linear matmuls seen
+    for (const Op& op : graph.ops()) {
+        const auto k = static_cast<size_t>(op.id);
+        if (op.phase != Phase::Forward || op.kind != OpKind::Dot || layers[k] < 0 || sourceLike[k]) continue;
+        bool linear = false, attention = false;
+        for (OpId o : op.operands) {
+            linear = linear || !activation[static_cast<size_t>(o)];
+            attention = attention || onChip[static_cast<size_t>(o)];
+        }
+        if (attention) kept[k] = 1;
+        else if (linear && linears[layers[k]]++ % 2 == 0) kept[k] = 1;
+    }
+    return kept;
+}
+
 int64_t savedActivationBytes(const Graph& graph, const OpRoles& roles) {
     int64_t bytes = 0;
     for (const Op& op : graph.ops()) {

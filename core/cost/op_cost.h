@@ -95,6 +95,19 @@ OpRoles opRoles(const Graph& graph, AttentionKernel attention = AttentionKernel:
 // forward op's scope.
 std::vector<int32_t> layerUnits(const Graph& graph);
 
+// Per-op selective recomputation (RecomputePolicy::SelectiveOps): the forward results a layer keeps
+// instead of recomputing — in each layer (`layers`, from layerUnits), every other linear matmul's
+// (a matmul with an operand derived from weights alone), the first, third, … in op order, and the
+// attention kernel's output (the matmul reading the core's on-chip probabilities under flash
+// attention). As torchtitan's policy: it saves the outputs of aten.mm except every second one and
+// of the flash attention kernel. Example, Llama-3-8B layer (h = 4096, K and V projections of 1024,
+// ffn 14336, separate Q, K, V projections; s sequence, b micro-batch, 2-byte values): besides the
+// layer's input (2 sbh) it keeps Q (2 sbh), V (0.5), the attention output (2), the gate projection
+// (7) and the down projection (2): 15.5 sbh; PyTorch measured 15.53 (bench/reference/layer_memory.py).
+// `sourceLike` and `onChip` as OpRoles has them.
+std::vector<char> selectiveOpsKept(const Graph& graph, const std::vector<char>& sourceLike, const std::vector<char>& onChip,
+                                   const std::vector<int32_t>& layers);
+
 // Per op: computed from a data input (an activation), as opposed to from weights and constants
 // alone. The attention-core rule and the Megatron layout (which operand carries the batch) read it.
 std::vector<char> dataDerived(const Graph& graph);

@@ -8,6 +8,7 @@ std::string_view recomputePolicyName(RecomputePolicy p) {
         case RecomputePolicy::Auto: return "auto";
         case RecomputePolicy::All: return "all";
         case RecomputePolicy::Layers: return "layers";
+        case RecomputePolicy::SelectiveOps: return "ops";
     }
     return "none";
 }
@@ -17,6 +18,7 @@ std::optional<RecomputePolicy> parseRecomputePolicy(std::string_view name) {
     if (name == "auto") return RecomputePolicy::Auto;
     if (name == "all") return RecomputePolicy::All;
     if (name == "layers") return RecomputePolicy::Layers;
+    if (name == "ops") return RecomputePolicy::SelectiveOps;
     return std::nullopt;
 }
 

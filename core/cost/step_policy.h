@@ -29,9 +29,18 @@ namespace cfp {
 //    outside (its input), and while its backward runs its recomputed activations are live.
 //    Embeddings, the head and the loss are not recomputed. Priced by `cfp estimate` (recompute=full);
 //    the search's memory terms bound it per block, the evaluator's memory is the layer's.
-enum class RecomputePolicy : uint8_t { None, Auto, All, Layers };
-std::string_view recomputePolicyName(RecomputePolicy p);  // "none", "auto", "all", "layers"
+//    SelectiveOps: per-op selective recomputation per layer, as torchtitan's selective activation
+//    checkpointing with selective_ac_option="op" runs it: a layer keeps its input, the results of
+//    every other linear matmul (the first, third, … in op order) and the attention kernel's output
+//    (cost/op_cost.h, selectiveOpsKept); every other forward op of the layer runs again in the
+//    backward, reading what the layer keeps. Priced by `cfp estimate` (recompute=op) as Layers is.
+//    Measured with PyTorch on a Llama-3.1-8B layer (bench/reference/layer_memory.py): 15.5 sbh bytes
+//    kept per layer, as counted here.
+enum class RecomputePolicy : uint8_t { None, Auto, All, Layers, SelectiveOps };
+std::string_view recomputePolicyName(RecomputePolicy p);  // "none", "auto", "all", "layers", "ops"
 std::optional<RecomputePolicy> parseRecomputePolicy(std::string_view name);
+// The policies whose unit is the layer, not the block (priced, not searched).
+inline bool recomputesByLayer(RecomputePolicy p) { return p == RecomputePolicy::Layers || p == RecomputePolicy::SelectiveOps; }
 
 //  - accumulation (gradient accumulation): the graph is one micro-batch round — the global batch
 //    divided by `accumulation`, split over the data-parallel axes as the plan shards the batch — and

@@ -84,16 +84,20 @@ Result<Evaluation> evaluatePlan(const Graph& graph, const Plan& plan, const Cost
     };
 
     // Memory policy. Recomputation: a forward op of a block may be marked; the marks of a block
-    // agree; forward results read by another unit's forward op are checkpoints (kept). The unit is
-    // the block, or under RecomputePolicy::Layers the layer (every forward op in a layer is marked,
-    // no other).
+    // agree; forward results a recomputed op reads are checkpoints (kept) where they are another
+    // unit's or not recomputed. The unit is the block, or under RecomputePolicy::Layers and
+    // SelectiveOps the layer (every forward op in a layer is marked, no other; under SelectiveOps
+    // not the results the layer keeps: selectiveOpsKept).
     auto blockOf = [&](OpId v) { return plan.tensors[static_cast<size_t>(v)].block; };
-    const bool byLayer = policy.recompute == RecomputePolicy::Layers;
+    const bool byLayer = recomputesByLayer(policy.recompute);
     const std::vector<int32_t> layer = byLayer ? layerUnits(graph) : std::vector<int32_t>{};
+    const std::vector<char> keptOps = policy.recompute == RecomputePolicy::SelectiveOps
+                                          ? selectiveOpsKept(graph, sourceLike, onChip, layer)
+                                          : std::vector<char>(n, 0);
     auto unitOf = [&](OpId v) { return byLayer ? layer[static_cast<size_t>(v)] : blockOf(v); };
     auto canRecompute = [&](OpId v) {
         return policy.recompute != RecomputePolicy::None && graph.op(v).phase == Phase::Forward && !sourceLike[static_cast<size_t>(v)] &&
-               blockOf(v) >= 0 && (!byLayer || unitOf(v) >= 0);
+               blockOf(v) >= 0 && (!byLayer || unitOf(v) >= 0) && !keptOps[static_cast<size_t>(v)];
     };
     std::vector<char> rc(n, 0), checkpoint(n, 0);
     std::map<int32_t, int> blockMark;  // block → 0/1: its ops' recompute mark
@@ -103,7 +107,9 @@ Result<Evaluation> evaluatePlan(const Graph& graph, const Plan& plan, const Cost
             return makeError("plan.mismatch", op.name + " is marked for recomputation but is not a forward op of a block" +
                                                   std::string(policy.recompute == RecomputePolicy::None ? " (recompute is none)" : ""));
         if (!canRecompute(op.id)) continue;
-        if (byLayer && !t.recompute) return makeError("plan.mismatch", op.name + " is in a layer but not marked for recomputation (recompute is layers)");
+        if (byLayer && !t.recompute)
+            return makeError("plan.mismatch", op.name + " is in a layer but not marked for recomputation (recompute is " +
+                                                  std::string(recomputePolicyName(policy.recompute)) + ")");
         if (byLayer) {
             rc[static_cast<size_t>(op.id)] = 1;
             continue;
@@ -116,7 +122,8 @@ Result<Evaluation> evaluatePlan(const Graph& graph, const Plan& plan, const Cost
     for (const Op& op : graph.ops()) {
         if (op.phase != Phase::Forward || sourceLike[static_cast<size_t>(op.id)] || onChip[static_cast<size_t>(op.id)]) continue;
         for (OpId c : consumers(op.id))
-            if (canRecompute(c) && unitOf(c) != unitOf(op.id)) checkpoint[static_cast<size_t>(op.id)] = 1;
+            if (canRecompute(c) && (unitOf(c) != unitOf(op.id) || (rc[static_cast<size_t>(c)] && !rc[static_cast<size_t>(op.id)])))
+                checkpoint[static_cast<size_t>(op.id)] = 1;
     }
     // Optimizer-state sharding: devices holding the same piece of a result (cost/op_cost.h).
     const MeshSizes& sizes = model.sizes();

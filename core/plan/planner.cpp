@@ -268,7 +268,10 @@ Result<PlanOutcome> planConfigured(const Graph& graph, const Cluster& cluster, c
     o.policy.optimizerSharding = config.zero.value_or(1) >= 1;
     o.policy.zeroStage = config.zero.value_or(1);
     // Full recomputation as frameworks run it: per layer, keeping the layer's input.
-    o.policy.recompute = config.recompute == RecomputeMode::Full ? RecomputePolicy::Layers : RecomputePolicy::None;
+    // torchtitan's per-op selective checkpointing: per layer too, keeping what it saves.
+    o.policy.recompute = config.recompute == RecomputeMode::Full ? RecomputePolicy::Layers
+                         : config.recompute == RecomputeMode::Op ? RecomputePolicy::SelectiveOps
+                                                                  : RecomputePolicy::None;
     o.baselines = Baselines::Skip;
     o.pins.clear();
     const int64_t limit = memoryLimitFor(options, cluster.hardware);
@@ -292,7 +295,7 @@ Result<PlanOutcome> planConfigured(const Graph& graph, const Cluster& cluster, c
     cand.seconds = since(start);
     out.candidates.push_back(cand);
     auto done = finishPlan(graph, cluster, o, limit, std::move(*mp), std::move(out), start);
-    // Under per-layer recomputation the search's memory terms bound a layer block by block; the
+    // Under recomputation per layer the search's memory terms bound a layer block by block; the
     // evaluator's memory is the layer's (step_policy.h).
     if (done) done->candidates.back().memoryBytes = done->plan.memory.total();
     return done;

@@ -218,14 +218,17 @@ Status PlanProblem::Impl::buildStates(const std::vector<std::pair<uint64_t, doub
     rcEligible.assign(n, 0);
     checkpoint.assign(n, 0);
     const bool rcOn = policy.recompute != RecomputePolicy::None;
-    // The unit a recomputation keeps the inputs of: the block, or the layer (RecomputePolicy::Layers,
-    // whose forward ops outside layers do not recompute).
-    const bool byLayer = policy.recompute == RecomputePolicy::Layers;
+    // The unit a recomputation keeps the inputs of: the block, or the layer (RecomputePolicy::Layers
+    // and SelectiveOps, whose forward ops outside layers do not recompute; under SelectiveOps the
+    // results a layer keeps do not either).
+    const bool byLayer = recomputesByLayer(policy.recompute);
     const std::vector<int32_t> layers = byLayer ? layerUnits(graph) : std::vector<int32_t>{};
     const std::vector<int32_t>& unit = byLayer ? layers : owner;
+    const std::vector<char> keptOps =
+        policy.recompute == RecomputePolicy::SelectiveOps ? selectiveOpsKept(graph, sourceLike, onChip, layers) : std::vector<char>(n, 0);
     for (const Op& op : graph.ops()) {
         const auto k = static_cast<size_t>(op.id);
-        rcEligible[k] = rcOn && op.phase == Phase::Forward && !sourceLike[k] && owner[k] >= 0 && (!byLayer || unit[k] >= 0);
+        rcEligible[k] = rcOn && op.phase == Phase::Forward && !sourceLike[k] && owner[k] >= 0 && (!byLayer || unit[k] >= 0) && !keptOps[k];
     }
     // Per op (in parallel; each writes only its own entries).
     parallelFor(static_cast<int64_t>(n), threads, 4096, [&](int64_t i0, int64_t i1, int) {
@@ -233,7 +236,10 @@ Status PlanProblem::Impl::buildStates(const std::vector<std::pair<uint64_t, doub
             const Op& op = graph.op(static_cast<OpId>(k));
             for (const auto& [c, slot] : consumers(k)) {
                 const auto ck = static_cast<size_t>(c);
-                if (rcEligible[ck] && unit[ck] != unit[k] && op.phase == Phase::Forward && !sourceLike[k] && !onChip[k]) checkpoint[k] = 1;
+                // A forward result a recomputed op reads and cannot recompute with it: of another
+                // unit, or not recomputed itself.
+                if (rcEligible[ck] && (unit[ck] != unit[k] || !rcEligible[k]) && op.phase == Phase::Forward && !sourceLike[k] && !onChip[k])
+                    checkpoint[k] = 1;
             }
         }
     });
@@ -664,7 +670,7 @@ Result<PlanProblem> PlanProblem::build(const Graph& graph, AnalysisReport analys
     p.m->threads = resolveThreads(options.threads);
     p.m->policy = policy;
     p.m->variants = policy.recompute == RecomputePolicy::Auto ? 2 : 1;
-    p.m->variantRc[0] = policy.recompute == RecomputePolicy::All || policy.recompute == RecomputePolicy::Layers;
+    p.m->variantRc[0] = policy.recompute == RecomputePolicy::All || recomputesByLayer(policy.recompute);
     p.m->analysis = std::move(analysis);
     p.m->modelStore = model;
     for (const ParallelBlock& b : p.m->analysis.blocks.blocks)

@@ -10,6 +10,7 @@ std::string_view recomputeModeName(RecomputeMode m) {
         case RecomputeMode::None: return "none";
         case RecomputeMode::Selective: return "selective";
         case RecomputeMode::Full: return "full";
+        case RecomputeMode::Op: return "op";
     }
     return "none";
 }
@@ -60,7 +61,8 @@ Result<RunConfig> RunConfig::parse(std::string_view text) {
             if (v == "none") c.recompute = RecomputeMode::None;
             else if (v == "selective") c.recompute = RecomputeMode::Selective;
             else if (v == "full") c.recompute = RecomputeMode::Full;
-            else return syntax("recompute=" + std::string(v) + ": expected none, selective or full");
+            else if (v == "op") c.recompute = RecomputeMode::Op;
+            else return syntax("recompute=" + std::string(v) + ": expected none, selective, full or op");
         } else {
             return syntax("unknown key '" + std::string(key) + "'; expected tp, dp, pp, cp, zero, mbs, recompute or sp");
         }

@@ -13,7 +13,9 @@
 //   zero  ZeRO stage: 0 none, 1 optimizer state, 2 and gradients, 3 and weights sharded over dp (FSDP)   default 1
 //   mbs   micro-batch per data-parallel rank                              default: the fewest rounds that fit
 //   recompute  none | selective (the attention core: what flash attention recomputes; with
-//              flash attention the same as none) | full (every layer recomputed from its input)  default none
+//              flash attention the same as none) | full (every layer recomputed from its input) |
+//              op (torchtitan's per-op selective checkpointing: each layer keeps its input, every
+//              other linear layer's output and the attention output)                    default none
 //   sp    off (on: sequence parallelism, not modelled yet)                default off
 
 #include <cstdint>
@@ -25,8 +27,8 @@
 
 namespace cfp {
 
-enum class RecomputeMode : uint8_t { None, Selective, Full };
-std::string_view recomputeModeName(RecomputeMode m);  // "none", "selective", "full"
+enum class RecomputeMode : uint8_t { None, Selective, Full, Op };
+std::string_view recomputeModeName(RecomputeMode m);  // "none", "selective", "full", "op"
 
 struct RunConfig {
     std::optional<int64_t> tp, dp, pp, cp, microBatch;

@@ -191,7 +191,7 @@ Result<PlanRequest> requestFromJson(std::string_view text, const std::string& or
     auto recompute = str(j, "", "recompute");
     if (!recompute) return located(recompute.error());
     auto rc = parseRecomputePolicy(*recompute);
-    if (!rc || *rc == RecomputePolicy::Layers)
+    if (!rc || recomputesByLayer(*rc))
         return located(makeError("request.format", "recompute must be auto, none or all, got '" + *recompute + "'", "/recompute"));
     r.policy.recompute = *rc;
     auto pins = S.member(j, "", "pins");

@@ -4,6 +4,9 @@
 //   no parallelism     sbh · 32            (34 less the two sbh dropout masks)
 //   tensor parallel t  sbh · (8 + 24/t)    (10 + 24/t less the masks)
 //   full recomputation sbh · 2             (the layer's input only)
+//   per-op selective   the layer's input, every other linear layer's output and the attention
+//                      output (torchtitan's selective_ac_option="op"), counted below and measured
+//                      with PyTorch (bench/reference/layer_memory.py: 15.53 sbh for Llama-3.1-8B)
 // in bytes for 2-byte values, per device, at micro-batch b = 1. For a Llama layer (RMSNorm,
 // SwiGLU with FFN f, GQA with kv of a heads) the same count gives
 //   sbh · (8 + (6 + 4·kv/a + 6·f/h) / t).
@@ -35,7 +38,7 @@ struct Layer {
 };
 
 Layer layerActivations(const char* preset, int64_t tp, int64_t seq, AttentionKernel attention = AttentionKernel::Flash,
-                       RecomputeMode recompute = RecomputeMode::None) {
+                       RecomputeMode recompute = RecomputeMode::None, QkvLayout qkv = QkvLayout::Fused) {
     ModelConfig c = must(presetConfig(preset), preset);
     Layer out{seq, c.hiddenSize, c.numHeads, c.numKvHeads, c.ffnSize, 0};
     Cluster cluster{must(loadHardware("h100-sxm"), "h100"), 1};
@@ -54,6 +57,7 @@ Layer layerActivations(const char* preset, int64_t tp, int64_t seq, AttentionKer
         BuildOptions b;
         b.batch = dp;  // one sequence per data-parallel rank
         b.seq = seq;
+        b.qkv = qkv;
         const Graph g = must(buildTrainingStep(c, b), "build").graph;
         act[layers - 1] = must(planConfigured(g, cluster, config, o), "estimate").plan.memory.activations;
     }
@@ -108,6 +112,27 @@ private slots:
         QFETCH(int, tp);
         const Layer l = layerActivations("gpt3-1.3b", tp, 2048, AttentionKernel::Flash, RecomputeMode::Full);
         within10(l, sbh(l) * 2.0, "gpt3-1.3b full recompute tp=" + std::to_string(tp));
+    }
+
+    // Per-op selective recomputation (torchtitan's): a layer keeps its input (2), the outputs of
+    // its first, third, … linear matmul and the attention output. Llama (separate Q, K, V; gate,
+    // up, down): Q, V, the gate projection and the down projection, 2 + 2 + 2·kv/a + 2 + 2f/h +
+    // 2 sbh without tensor parallelism — 15.5 for Llama-3-8B, PyTorch measured 15.53; under
+    // tensor parallelism the input and the row-parallel down projection's (partial) output stay
+    // whole. GPT (fused QKV and bias): QKV (6) and the first MLP matmul (8), 2 + 6 + 2 + 8 = 18.
+    void perOpSelectiveKeepsEveryOtherLinear_data() {
+        QTest::addColumn<int>("tp");
+        for (int t : {1, 8}) QTest::newRow(("tp=" + std::to_string(t)).c_str()) << t;
+    }
+    void perOpSelectiveKeepsEveryOtherLinear() {
+        QFETCH(int, tp);
+        const Layer l = layerActivations("llama3-8b", tp, 2048, AttentionKernel::Flash, RecomputeMode::Op, QkvLayout::Separate);
+        const double kv = static_cast<double>(l.kv) / static_cast<double>(l.a), f = static_cast<double>(l.f) / static_cast<double>(l.h);
+        within10(l, sbh(l) * (4.0 + (4.0 + 2.0 * kv + 2.0 * f) / tp), "llama3-8b per-op selective tp=" + std::to_string(tp));
+        if (tp == 1) {
+            const Layer gpt = layerActivations("gpt3-1.3b", 1, 2048, AttentionKernel::Flash, RecomputeMode::Op);
+            within10(gpt, sbh(gpt) * 18.0, "gpt3-1.3b per-op selective");
+        }
     }
 
     // Eager attention keeps the s×s probabilities (and, as the graph's softmax gradient reads the

@@ -141,6 +141,20 @@ private slots:
         const PlanRun full = must(runEstimate(r, must(RunConfig::parse("tp=2,dp=4,mbs=4,recompute=full"), "full")), "full");
         QVERIFY(full.outcome.plan.memory.activations < p.memory.activations);
         QVERIFY(full.outcome.plan.evaluatorStepSeconds > p.evaluatorStepSeconds);
+        QVERIFY(close(full.outcome.plan.predictedStepSeconds, full.outcome.plan.evaluatorStepSeconds));
+        // Per-op selective recomputation (torchtitan's "op"): between none and full in both.
+        const RunConfig opConfig = must(RunConfig::parse("tp=2,dp=4,mbs=4,recompute=op"), "op");
+        QCOMPARE(QString::fromStdString(opConfig.toString()), QStringLiteral("tp=2,dp=4,mbs=4,recompute=op"));
+        const PlanRun op = must(runEstimate(r, opConfig), "op");
+        QCOMPARE(op.outcome.plan.policy.recompute, RecomputePolicy::SelectiveOps);
+        QVERIFY(op.outcome.plan.memory.activations < p.memory.activations);
+        QVERIFY(op.outcome.plan.memory.activations > full.outcome.plan.memory.activations);
+        QVERIFY(op.outcome.plan.evaluatorStepSeconds > p.evaluatorStepSeconds);
+        QVERIFY(op.outcome.plan.evaluatorStepSeconds < full.outcome.plan.evaluatorStepSeconds);
+        QVERIFY(close(op.outcome.plan.predictedStepSeconds, op.outcome.plan.evaluatorStepSeconds));
+        // Neither per-layer policy is searched: a request asking for one is refused.
+        for (RecomputePolicy layerPolicy : {RecomputePolicy::Layers, RecomputePolicy::SelectiveOps})
+            QVERIFY(recomputesByLayer(layerPolicy));
     }
 
     void estimateErrorsNameTheKey() {
