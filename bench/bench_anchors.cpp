@@ -7,8 +7,7 @@
 //   bench_anchors [--anchors FILE] [--run ID]... [--no-plan] [--threads N]
 //
 // Prints one Markdown table row per run. Where the tool does not model part of a configuration
-// yet (sequence parallelism), the estimate uses the nearest it models and the notes say what
-// changed. torchtitan runs are built as torchtitan's Llama is (separate Q, K, V projections).
+// yet, the estimate uses the nearest it models and the notes say what changed. torchtitan runs are built as torchtitan's Llama is (separate Q, K, V projections).
 
 #include <chrono>
 #include <cmath>
@@ -155,7 +154,7 @@ int main(int argc, char** argv) {
         c.zero = zero;
         if (cfg.value("sequence_parallel", false)) {
             asRun += ",sp=on";
-            notes.push_back("sp estimated off");
+            c.sequenceParallel = true;
         }
         const std::string rc = cfg.value("recompute", std::string("not stated"));
         asRun += ",recompute=" + rc;

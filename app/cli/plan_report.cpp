@@ -118,7 +118,8 @@ void printPlan(const PlanOutcome& o, const Graph& graph) {
               << (byLayer ? perLayer
                           : std::string(recomputePolicyName(p.policy.recompute)) + " (" + std::to_string(recomputed) + " of " +
                                 std::to_string(p.blocks.size()) + " blocks recomputed)")
-              << ", attention " << attentionKernelName(p.policy.attention) << "\n\n";
+              << ", attention " << attentionKernelName(p.policy.attention)
+              << (p.policy.sequenceParallelAxis.empty() ? std::string() : ", sequence parallel over " + p.policy.sequenceParallelAxis) << "\n\n";
     std::cout << "  segments (runs of one type and combination" << (byLayer ? "" : "; +rc: block recomputed") << "):\n";
     size_t i = 0;
     while (i < p.segments.size()) {

@@ -249,6 +249,18 @@ std::vector<char> selectiveOpsKept(const Graph& graph, const std::vector<char>& 
     return kept;
 }
 
+std::vector<char> sequenceParallelOps(const Graph& graph) {
+    std::vector<char> ops = dataDerived(graph);
+    for (const Op& op : graph.ops())
+        if (op.phase == Phase::Optimizer || !fusedInKernel(op.kind)) ops[static_cast<size_t>(op.id)] = 0;
+    return ops;
+}
+
+int64_t sequenceParallelSplit(int axis, const MeshSizes& sizes, bool candidate, uint32_t mask) {
+    if (axis < 0 || !candidate || (mask & (1u << axis))) return 1;
+    return sizes.size[static_cast<size_t>(axis)];
+}
+
 int64_t savedActivationBytes(const Graph& graph, const OpRoles& roles) {
     int64_t bytes = 0;
     for (const Op& op : graph.ops()) {

@@ -112,6 +112,24 @@ std::vector<char> selectiveOpsKept(const Graph& graph, const std::vector<char>& 
 // alone. The attention-core rule and the Megatron layout (which operand carries the batch) read it.
 std::vector<char> dataDerived(const Graph& graph);
 
+// Sequence parallelism on mesh axis T (MemoryPolicy::sequenceParallelAxis; `axis` its index, -1
+// off): a fusible activation op (elementwise, broadcast, layout or reduce, computed from data, not
+// an optimizer op: sequenceParallelOps) that splits nothing over T — its operands, result and own
+// collectives leave T out, so every device of a T-group would run the same work on the same data —
+// runs on a 1/|T| piece of the sequence instead: its kernel time is divided by |T|. Its result,
+// and a partial sum over T completed by its collective (a row-parallel matmul's output, which
+// sequence parallelism reduce-scatters), held whole over T, is held as a 1/|T| piece: kept (and
+// recomputed) bytes divided by |T|. Matmuls, gathers and other kernels are not split. The collectives are
+// priced unchanged: Megatron-LM's all-gather before a column-parallel matmul and reduce-scatter
+// after a row-parallel one move the bytes of the all-reduce they replace (ring algorithms), in the
+// forward and in the backward. Working sets are left whole (the gathered input of a column-parallel
+// matmul is whole). Example, GPT layer at tensor parallelism t: the layer norms' inputs and outputs
+// (8 sbh) become 8/t: 32/t sbh per layer with flash attention and no dropout, Korthikanti et al.'s
+// 34/t less the two dropout masks.
+// sequenceParallelSplit: |T| where the op qualifies (`candidate`) and `mask` (the axes its kernel
+// uses, or its result's split axes) leaves T out, else 1.
+std::vector<char> sequenceParallelOps(const Graph& graph);
+int64_t sequenceParallelSplit(int axis, const MeshSizes& sizes, bool candidate, uint32_t mask);
 // The bytes of forward results kept for backward (readByBackward), unsharded: one device's
 // activations without parallelism or recomputation.
 int64_t savedActivationBytes(const Graph& graph, const OpRoles& roles);

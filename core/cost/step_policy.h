@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace cfp {
@@ -65,12 +66,17 @@ std::optional<AttentionKernel> parseAttentionKernel(std::string_view name);
 //    micro-batch round; ZeRO-3 (FSDP's FULL_SHARD) keeps the weight itself as 1/r too and
 //    all-gathers it before its forward and again before its backward in every round (the gathered
 //    weight is in the working set of the ops that read it), with no all-gather after the update.
+//  - sequenceParallelAxis (Megatron-LM's sequence parallelism; Korthikanti et al. 2022, §4.2.2):
+//    on this mesh axis (empty: off) the activations the tensor-parallel matmuls leave whole — layer
+//    norms, dropout, residual additions, the embedding output — are split along the sequence:
+//    cost/op_cost.h, sequenceParallelSplit. Set by `cfp estimate --config sp=on` (the axis "tp").
 struct MemoryPolicy {
     bool optimizerSharding = true;
     RecomputePolicy recompute = RecomputePolicy::Auto;
     int64_t accumulation = 1;
     AttentionKernel attention = AttentionKernel::Flash;
     int zeroStage = 1;  // 0–3; 2 and 3 imply optimizerSharding (zeroStageOf)
+    std::string sequenceParallelAxis;
 };
 
 // The ZeRO stage a policy describes: 0 without optimizer sharding, else max(1, zeroStage).

@@ -127,6 +127,18 @@ Result<Evaluation> evaluatePlan(const Graph& graph, const Plan& plan, const Cost
     }
     // Optimizer-state sharding: devices holding the same piece of a result (cost/op_cost.h).
     const MeshSizes& sizes = model.sizes();
+    // Sequence parallelism (cost/op_cost.h): its axis, and the ops it can split.
+    int spAxis = -1;
+    std::vector<char> activation;
+    if (!policy.sequenceParallelAxis.empty()) {
+        auto a = mesh.axisIndex(policy.sequenceParallelAxis);
+        if (!a) return makeError("plan.mismatch", "sequence parallelism on '" + policy.sequenceParallelAxis + "', which the mesh lacks");
+        spAxis = static_cast<int>(*a);
+        activation = sequenceParallelOps(graph);
+    }
+    auto spSplit = [&](OpId v, uint32_t mask, bool completed = false) {
+        return spAxis < 0 ? int64_t{1} : sequenceParallelSplit(spAxis, sizes, activation[static_cast<size_t>(v)] != 0 || completed, mask);
+    };
     auto replicas = [&](const TensorSharding& sh) { return axesProduct(replicaMask(sh, mesh), sizes); };
     auto zeroSplit = [&](const Op& op) -> int64_t {
         return optimizerWorkSplit(op, sourceLike[static_cast<size_t>(op.id)], replicas(plan.tensors[static_cast<size_t>(op.id)].result),
@@ -149,6 +161,7 @@ Result<Evaluation> evaluatePlan(const Graph& graph, const Plan& plan, const Cost
     std::vector<double> ownSeconds(n, 0.0);
     // Per op: its result's bytes per device, and its working set (result and operands).
     std::vector<int64_t> ownBytes(n, 0), workBytes(n, 0);
+    std::vector<int64_t> spK(n, 1);  // sequence parallelism's split of each kernel (cost/op_cost.h)
     // Per op (in parallel): its kernel, own collectives and whether it was measured.
     CFP_TRY(perOp([&](const Op& op) -> Status {
         const auto k = static_cast<size_t>(op.id);
@@ -204,11 +217,12 @@ Result<Evaluation> evaluatePlan(const Graph& graph, const Plan& plan, const Cost
             }
             m = model.measured(opCostSignature(op, operandDims, operandTypes, shardDims(op.type, t.result, mesh)));
         }
+        spK[k] = spSplit(op.id, axesUsed);
         if (m) {
-            kernel[k] = *m / static_cast<double>(z);
+            kernel[k] = *m / static_cast<double>(z * spK[k]);
             measured[k] = 1;
         } else {
-            kernel[k] = opKernelSeconds(model, op, opFlops(graph, op), axesUsed, bytes, z, onChip[k]);
+            kernel[k] = opKernelSeconds(model, op, opFlops(graph, op), axesUsed, bytes, z * spK[k], onChip[k]);
         }
         // Per step: once per micro-batch round, or once (cost/op_cost.h).
         kernel[k] *= kernelRepeats(op, policy, roles.flashRecompute[k]);
@@ -270,7 +284,7 @@ Result<Evaluation> evaluatePlan(const Graph& graph, const Plan& plan, const Cost
                 if (fusesInto(producer.kind, op.kind) && uses[ku] == 1 && !measured[k] && !measured[ku] && !sourceLike[ku] && !onChip[ku] &&
                     !onChip[k]) {
                     e.fused = true;
-                    e.bytes = shardBytes(producer.type, have, mesh) / zeroSplit(op);
+                    e.bytes = shardBytes(producer.type, have, mesh) / (zeroSplit(op) * spK[k]);
                     e.again = rc[k] && rc[ku] && blockOf(u) == blockOf(op.id);
                 }
                 continue;
@@ -330,11 +344,15 @@ Result<Evaluation> evaluatePlan(const Graph& graph, const Plan& plan, const Cost
         }
         if (sourceLike[k] || op.phase != Phase::Forward) continue;
         const bool kept = checkpoint[k] || (readByBackward[k] && !rc[k]);
+        // A partial sum over the sequence-parallel axis, completed (reduce-scattered) by the op.
+        bool completed = false;
+        for (const std::string& axis : t.ownCollectiveAxes) completed = completed || (spAxis >= 0 && mesh.axisIndex(axis) == static_cast<size_t>(spAxis));
+        const int64_t held = own / spSplit(op.id, ~replicaMask(t.result, mesh), completed);
         if (kept) {
-            ev.memory.activations += own;
-            ev.opMemory[k].activations = own;
+            ev.memory.activations += held;
+            ev.opMemory[k].activations = held;
         }
-        else if (rc[k] && readByBackward[k]) recomputed[unitOf(op.id)] += own;
+        else if (rc[k] && readByBackward[k]) recomputed[unitOf(op.id)] += held;
     }
     int64_t transient = 0;
     for (const Op& op : graph.ops()) {

@@ -414,7 +414,17 @@ Status PlanReader::read(const Json& doc) {
             CFP_TRY(expectObject(p, "/memory_policy", {"optimizer_sharding", "recompute"}));
             m_plan.policy.attention = AttentionKernel::Eager;
         } else {
-            CFP_TRY(expectObject(p, "/memory_policy", {"optimizer_sharding", "recompute", "accumulation_steps", "attention", "zero_stage"}));
+            // sequence_parallel (the mesh axis) appears only where sequence parallelism is on.
+            if (p.contains("sequence_parallel")) {
+                CFP_TRY(expectObject(p, "/memory_policy",
+                                     {"optimizer_sharding", "recompute", "accumulation_steps", "attention", "zero_stage", "sequence_parallel"}));
+                CFP_PLAN_ASSIGN(m_plan.policy.sequenceParallelAxis, stringField(p, "/memory_policy", "sequence_parallel"));
+                if (!m_plan.mesh.axisIndex(m_plan.policy.sequenceParallelAxis))
+                    return formatError("sequence_parallel names '" + m_plan.policy.sequenceParallelAxis + "', not an axis of the mesh",
+                                       "/memory_policy/sequence_parallel");
+            } else {
+                CFP_TRY(expectObject(p, "/memory_policy", {"optimizer_sharding", "recompute", "accumulation_steps", "attention", "zero_stage"}));
+            }
             int64_t stage = 1;
             CFP_PLAN_ASSIGN(stage, intField(p, "/memory_policy", "zero_stage", 0, 3));
             m_plan.policy.zeroStage = static_cast<int>(stage);
@@ -789,6 +799,7 @@ OJson headerJson(const Plan& plan, const Graph& graph) {
     policy["accumulation_steps"] = plan.policy.accumulation;
     policy["attention"] = std::string(attentionKernelName(plan.policy.attention));
     policy["zero_stage"] = zeroStageOf(plan.policy);
+    if (!plan.policy.sequenceParallelAxis.empty()) policy["sequence_parallel"] = plan.policy.sequenceParallelAxis;
     doc["memory_policy"] = std::move(policy);
     doc["pins"] = stringArray(pinTexts(plan.pins));
     doc["predicted_step_seconds"] = number(plan.predictedStepSeconds);

@@ -244,13 +244,14 @@ Result<PlanOutcome> planConfigured(const Graph& graph, const Cluster& cluster, c
     };
     if (config.pp.value_or(1) != 1) return unsupported("pipeline parallelism (pp=" + std::to_string(*config.pp) + ")");
     if (config.cp.value_or(1) != 1) return unsupported("context parallelism (cp=" + std::to_string(*config.cp) + ")");
-    if (config.sequenceParallel.value_or(false)) return unsupported("sequence parallelism (sp=on)");
     // Selective recomputation (Korthikanti et al.: the attention core's scores, softmax and dropout
     // recomputed in the backward, nothing else) is what flash attention does: the same saved
     // activations and the same extra work (cost/op_cost.h, "Attention cores").
     if (config.recompute == RecomputeMode::Selective && options.policy.attention != AttentionKernel::Flash)
         return unsupported("selective recomputation with eager attention (flash attention recomputes the attention core: use it)");
     const int64_t tp = config.tp.value_or(1), dp = configuredDataParallel(config, cluster);
+    if (config.sequenceParallel.value_or(false) && tp == 1)
+        return makeError("config.unsupported", "sp=on needs tp > 1: sequence parallelism splits what tensor parallelism leaves whole", "--config");
     if (tp * dp != cluster.devices())
         return makeError("config.devices",
                          "dp × tp = " + std::to_string(dp) + " × " + std::to_string(tp) + " = " + std::to_string(dp * tp) + " devices, the cluster has " +
@@ -272,6 +273,8 @@ Result<PlanOutcome> planConfigured(const Graph& graph, const Cluster& cluster, c
     o.policy.recompute = config.recompute == RecomputeMode::Full ? RecomputePolicy::Layers
                          : config.recompute == RecomputeMode::Op ? RecomputePolicy::SelectiveOps
                                                                   : RecomputePolicy::None;
+    // Sequence parallelism over the tensor-parallel axis (cost/op_cost.h).
+    o.policy.sequenceParallelAxis = config.sequenceParallel.value_or(false) ? "tp" : "";
     o.baselines = Baselines::Skip;
     o.pins.clear();
     const int64_t limit = memoryLimitFor(options, cluster.hardware);

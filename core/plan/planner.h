@@ -86,9 +86,11 @@ Result<PlanOutcome> planAnalysed(const Graph& graph, const Cluster& cluster, Ana
 // A configuration a user runs (plan/run_config.h), priced as the planner prices its own plans: on
 // the mesh dp × tp, every block restricted as the Megatron-style baseline (batch over dp, weights
 // column/row parallel over tp), the fastest such plan, with the configuration's optimizer sharding
-// (ZeRO stage 0–3) and recomputation (none, selective as flash attention, full per layer: RecomputePolicy::Layers); options.policy.accumulation gives the rounds. The memory
-// limit is not imposed: the plan's memory says whether it fits (Plan::memoryLimitBytes).
-// Errors: config.unsupported (pp, cp, sp or selective recomputation: not modelled yet),
+// (ZeRO stage 0–3) and recomputation (none; selective as flash attention; full per layer:
+// RecomputePolicy::Layers; op, per op: RecomputePolicy::SelectiveOps); options.policy.accumulation
+// gives the rounds. The memory limit is not imposed: the plan's memory says whether it fits
+// (Plan::memoryLimitBytes).
+// Errors: config.unsupported (pp, cp or sp: not modelled yet; selective with eager attention),
 // config.devices (dp × tp is not the cluster's devices), plan.baseline (a block with no such
 // strategy), and the planner's.
 Result<PlanOutcome> planConfigured(const Graph& graph, const Cluster& cluster, const RunConfig& config, const PlannerOptions& options);

@@ -42,6 +42,7 @@ struct OpState {
     FactorAssignment factors;
     uint32_t partialMask = 0; // axes of the own all-reduce
     bool measured = false;
+    uint16_t spSplit = 1;     // sequence parallelism's split of its kernel (cost/op_cost.h)
     double kernel = 0;        // kernel seconds
     double own = 0;           // own all-reduce seconds
     int64_t memSum = 0;       // persistent bytes this op adds
@@ -89,6 +90,8 @@ struct PlanProblem::Impl {
     std::vector<char> onChip;           // in a flash attention core (cost/op_cost.h)
     std::vector<char> unmaterialized;   // never in HBM: no working set (cost/op_cost.h)
     std::vector<char> flashRecompute;   // on chip in the forward: runs again in the backward
+    std::vector<char> activation;       // ops sequence parallelism can split (cost/op_cost.h)
+    int spAxis = -1;                    // the sequence-parallel mesh axis, -1 off (cost/op_cost.h)
 
     // Decomposed terms.
     double constTime = 0;
@@ -182,7 +185,8 @@ struct PlanProblem::Impl {
             if (fusesInto(pu.kind, pv.kind) && uses[static_cast<size_t>(u)] == 1 && !st(u, su).measured &&
                 !st(v, sv).measured && !sourceLike[static_cast<size_t>(u)] && !onChip[static_cast<size_t>(u)] &&
                 !onChip[static_cast<size_t>(v)])
-                return -model().fusedEdgeSavingSeconds(local(u, have) / zeroSplit(v, st(v, sv).result)) * kernelRepeats(pv, policy);
+                return -model().fusedEdgeSavingSeconds(local(u, have) / (zeroSplit(v, st(v, sv).result) * st(v, sv).spSplit)) *
+                       kernelRepeats(pv, policy);
             return 0.0;
         }
         return reshard(u, have, n, cache) * kernelRepeats(pv, policy);

@@ -3,6 +3,7 @@
 // and without dropout (the built-in models have none: the formulas' dropout masks are left out):
 //   no parallelism     sbh · 32            (34 less the two sbh dropout masks)
 //   tensor parallel t  sbh · (8 + 24/t)    (10 + 24/t less the masks)
+//   and sequence par.  sbh · 32/t          (34/t less the masks)
 //   full recomputation sbh · 2             (the layer's input only)
 //   per-op selective   the layer's input, every other linear layer's output and the attention
 //                      output (torchtitan's selective_ac_option="op"), counted below and measured
@@ -38,7 +39,7 @@ struct Layer {
 };
 
 Layer layerActivations(const char* preset, int64_t tp, int64_t seq, AttentionKernel attention = AttentionKernel::Flash,
-                       RecomputeMode recompute = RecomputeMode::None, QkvLayout qkv = QkvLayout::Fused) {
+                       RecomputeMode recompute = RecomputeMode::None, QkvLayout qkv = QkvLayout::Fused, bool sp = false) {
     ModelConfig c = must(presetConfig(preset), preset);
     Layer out{seq, c.hiddenSize, c.numHeads, c.numKvHeads, c.ffnSize, 0};
     Cluster cluster{must(loadHardware("h100-sxm"), "h100"), 1};
@@ -49,6 +50,7 @@ Layer layerActivations(const char* preset, int64_t tp, int64_t seq, AttentionKer
     config.zero = 1;
     config.microBatch = 1;
     config.recompute = recompute;
+    if (sp) config.sequenceParallel = true;
     PlannerOptions o;
     o.policy.attention = attention;
     int64_t act[2] = {0, 0};
@@ -89,6 +91,22 @@ private slots:
         const Layer l = layerActivations("gpt3-1.3b", tp, 2048);
         const double t = tp;
         within10(l, sbh(l) * (tp == 1 ? 32.0 : 8.0 + 24.0 / t), "gpt3-1.3b tp=" + std::to_string(tp));
+    }
+
+    // Sequence parallelism splits what tensor parallelism leaves whole (the norms' inputs and
+    // outputs): 32/t.
+    void sequenceParallelSplitsTheRest_data() {
+        QTest::addColumn<int>("tp");
+        for (int t : {2, 4, 8}) QTest::newRow(("tp=" + std::to_string(t)).c_str()) << t;
+    }
+    void sequenceParallelSplitsTheRest() {
+        QFETCH(int, tp);
+        const Layer l = layerActivations("gpt3-1.3b", tp, 2048, AttentionKernel::Flash, RecomputeMode::None, QkvLayout::Fused, true);
+        within10(l, sbh(l) * 32.0 / tp, "gpt3-1.3b tp=" + std::to_string(tp) + " sp");
+        const Layer llama = layerActivations("llama3-8b", tp, 2048, AttentionKernel::Flash, RecomputeMode::None, QkvLayout::Fused, true);
+        const double kv = static_cast<double>(llama.kv) / static_cast<double>(llama.a),
+                     f = static_cast<double>(llama.f) / static_cast<double>(llama.h);
+        within10(llama, sbh(llama) * (8.0 + 6.0 + 4.0 * kv + 6.0 * f) / tp, "llama3-8b tp=" + std::to_string(tp) + " sp");
     }
 
     void llamaLayerMatchesTheSameCount_data() {

@@ -236,6 +236,40 @@ private slots:
         QVERIFY(close(r.objectiveSeconds, best));
     }
 
+    // Sequence parallelism over one axis of a 2×2 mesh: the evaluator prices every assignment's
+    // time and memory as the DP does, the search finds the brute-force best, and no assignment is
+    // slower or needs more memory than without it.
+    void sequenceParallelAgreesWithBruteForceAndTheEvaluator() {
+        const Graph g = tinyGpt(1, 32, 4, 8);
+        const Mesh mesh = must(assignLinkClasses(must(parseMesh("2x2"), "mesh"), 8), "link classes");
+        const CostModel model = must(CostModel::create(must(loadHardware("h100-sxm"), "hw"), mesh), "cost model");
+        MemoryPolicy off;
+        off.recompute = RecomputePolicy::None;
+        MemoryPolicy on = off;
+        on.sequenceParallelAxis = mesh.axes()[1].name;
+        const PlanProblem p0 = problem(g, "2x2", 8, 0, off), p1 = problem(g, "2x2", 8, 0, on);
+        double best = INFINITY;
+        int n = 0, faster = 0, smaller = 0;
+        std::string mismatches;
+        forEachAssignment(p1, [&](const Assignment& a) {
+            best = std::min(best, p1.objective(a));
+            faster += p1.objective(a) < p0.objective(a) * (1 - 1e-9);
+            smaller += p1.memory(a) < p0.memory(a);
+            if (!(p1.objective(a) <= p0.objective(a) * (1 + 1e-9) && p1.memory(a) <= p0.memory(a))) mismatches += "slower or larger; ";
+            if (n++ % 97 != 0) return;
+            Plan plan;
+            p1.fillPlan(a, {}, plan);
+            const Evaluation ev = must(evaluatePlan(g, plan, model), "evaluate");
+            if (!close(ev.step.total(), p1.objective(a))) mismatches += std::to_string(ev.step.total()) + " vs " + std::to_string(p1.objective(a)) + "; ";
+            if (ev.memory.total() != p1.memory(a)) mismatches += "memory " + std::to_string(ev.memory.total()) + " vs " + std::to_string(p1.memory(a)) + "; ";
+        });
+        QVERIFY2(mismatches.empty(), mismatches.substr(0, 400).c_str());
+        QVERIFY(faster > 0 && smaller > 0);
+        PlannerOptions o;
+        auto r = must(p1.search(0, {}, o.search, o.hooks), "search");
+        QVERIFY(close(r.objectiveSeconds, best));
+    }
+
     void dpEqualsBruteForceOnTwoAxes() {
         const Graph g = tinyGpt(1, 32, 4, 8);
         const PlanProblem p = problem(g, "2x2");

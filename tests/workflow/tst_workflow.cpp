@@ -8,6 +8,7 @@
 #include "hardware/hardware.h"
 #include "approx.h"
 #include "must.h"
+#include "plan/plan_json.h"
 #include "plan/run_config.h"
 #include "workflow/workflow.h"
 
@@ -152,9 +153,19 @@ private slots:
         QVERIFY(op.outcome.plan.evaluatorStepSeconds > p.evaluatorStepSeconds);
         QVERIFY(op.outcome.plan.evaluatorStepSeconds < full.outcome.plan.evaluatorStepSeconds);
         QVERIFY(close(op.outcome.plan.predictedStepSeconds, op.outcome.plan.evaluatorStepSeconds));
-        // Neither per-layer policy is searched: a request asking for one is refused.
-        for (RecomputePolicy layerPolicy : {RecomputePolicy::Layers, RecomputePolicy::SelectiveOps})
-            QVERIFY(recomputesByLayer(layerPolicy));
+        // Sequence parallelism: the activations tensor parallelism leaves whole are split over tp
+        // (less memory), their kernels too (faster), the collectives priced as the all-reduces
+        // they replace (the same layout here); the search's time is the evaluator's; the plan file
+        // keeps the axis.
+        const PlanRun sp = must(runEstimate(r, must(RunConfig::parse("tp=2,dp=4,zero=1,mbs=4,sp=on"), "sp")), "sp");
+        const Plan& spp = sp.outcome.plan;
+        QCOMPARE(QString::fromStdString(spp.policy.sequenceParallelAxis), QStringLiteral("tp"));
+        QVERIFY(spp.memory.activations < p.memory.activations);
+        QVERIFY(spp.evaluatorStepSeconds < p.evaluatorStepSeconds);
+        QVERIFY(close(spp.step.collectiveSeconds, p.step.collectiveSeconds));
+        QVERIFY(close(spp.predictedStepSeconds, spp.evaluatorStepSeconds));
+        const Plan reread = must(planFromJson(planToText(spp, sp.model->graph), "sp.json"), "plan json");
+        QCOMPARE(QString::fromStdString(reread.policy.sequenceParallelAxis), QStringLiteral("tp"));
     }
 
     void estimateErrorsNameTheKey() {
