@@ -287,7 +287,8 @@ SearchPanel::SearchPanel(Explorer* explorer, QWidget* parent) : QWidget(parent),
     m_config->setObjectName(QStringLiteral("configEdit"));
     m_config->setPlaceholderText(QStringLiteral("tp=8,dp=16,zero=1,mbs=1,recompute=full"));
     m_config->setToolTip(tr("A parallel configuration as you run it (Megatron-LM or torchtitan style): tp, dp, zero 0–3, mbs, "
-                            "recompute none|selective|full; keys left out: tp=1, dp=devices/tp, zero=1, the fewest rounds that fit. "
+                            "recompute none|selective|full|op (torchtitan's per-op checkpointing), sp on|off (sequence parallelism over tp); "
+                            "keys left out: tp=1, dp=devices/tp, zero=1, recompute=none, sp=off, the fewest rounds that fit. "
                             "Priced with the same cost model and evaluator as the plan (cfp estimate)"));
     configRow->addWidget(m_config, 1);
     m_estimate = new QPushButton(tr("Estimate"), this);

@@ -42,6 +42,17 @@ QString estimateText(const QString& config, const Plan& e, const Graph& roundGra
                 .arg(formatBytes(static_cast<double>(m.weights)), formatBytes(static_cast<double>(m.gradients)),
                      formatBytes(static_cast<double>(m.optimizer)), formatBytes(static_cast<double>(m.activations)),
                      formatBytes(static_cast<double>(m.transient)));
+    // The memory policy as priced (keys left out filled in).
+    const RecomputePolicy rc = e.policy.recompute;
+    text += QStringLiteral("ZeRO stage %1 · recompute %2 · attention %3%4<br>")
+                .arg(zeroStageOf(e.policy))
+                .arg(rc == RecomputePolicy::Layers         ? QStringLiteral("per layer")
+                     : rc == RecomputePolicy::SelectiveOps ? QStringLiteral("per op")
+                                                            : QString::fromUtf8(recomputePolicyName(rc).data(), static_cast<qsizetype>(recomputePolicyName(rc).size())))
+                .arg(QString::fromUtf8(attentionKernelName(e.policy.attention).data(), static_cast<qsizetype>(attentionKernelName(e.policy.attention).size())))
+                .arg(e.policy.sequenceParallelAxis.empty()
+                         ? QString()
+                         : QStringLiteral(" · sequence parallel over %1").arg(QString::fromStdString(e.policy.sequenceParallelAxis)));
     if (auto batch = planBatch(e, roundGraph)) text += batchText(*batch).toHtmlEscaped();
     if (planSeconds > 0 && e.evaluatorStepSeconds > 0) {
         const double ratio = e.evaluatorStepSeconds / planSeconds;
