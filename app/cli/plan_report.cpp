@@ -38,7 +38,8 @@ Json planSummaryJson(const PlanOutcome& o, const Graph& graph) {
                           {"recomputed_blocks", recomputedBlocks},
                           {"accumulation_steps", p.policy.accumulation},
                           {"attention", std::string(attentionKernelName(p.policy.attention))},
-                          {"zero_stage", zeroStageOf(p.policy)}};
+                          {"zero_stage", zeroStageOf(p.policy)},
+                          {"sequence_parallel", p.policy.sequenceParallelAxis.empty() ? Json(nullptr) : Json(p.policy.sequenceParallelAxis)}};
     j["memory_breakdown_bytes"] = {{"weights", p.memory.weights},
                                    {"gradients", p.memory.gradients},
                                    {"optimizer", p.memory.optimizer},

@@ -247,6 +247,20 @@ private slots:
         QCOMPARE(batch["micro_batch_per_rank"].toInt(), 2);
         QCOMPARE(batch["data_parallel"].toInt(), 4);
         QVERIFY(j["memory_breakdown_bytes"].toObject().contains("activations"));
+        QVERIFY(j["memory_policy"].toObject()["sequence_parallel"].isNull());
+        // Sequence parallelism and per-op recomputation are stated as priced, in JSON and in text.
+        Run sp = cfp({"estimate", "builtin:gpt3-125m", "--seq", "128", "--global-batch", "32", "--config", "tp=2,dp=4,mbs=2,sp=on,recompute=op", "--json"});
+        QVERIFY2(sp.exitCode == 0, sp.err.constData());
+        const QJsonObject spPolicy = parseJson(sp.out).object()["memory_policy"].toObject();
+        QCOMPARE(spPolicy["sequence_parallel"].toString(), QStringLiteral("tp"));
+        QCOMPARE(spPolicy["recompute"].toString(), QStringLiteral("ops"));
+        QVERIFY(parseJson(sp.out).object()["memory_breakdown_bytes"].toObject()["activations"].toInteger() <
+                j["memory_breakdown_bytes"].toObject()["activations"].toInteger());
+        Run spText = cfp({"estimate", "builtin:gpt3-125m", "--seq", "128", "--global-batch", "32", "--config", "tp=2,dp=4,mbs=2,sp=on,recompute=op"});
+        QVERIFY2(spText.out.contains("sequence parallel over tp") && spText.out.contains("recompute per op"), spText.out.constData());
+        Run spAlone = cfp({"estimate", "builtin:gpt3-125m", "--config", "sp=on"});
+        QCOMPARE(spAlone.exitCode, 1);
+        QVERIFY2(spAlone.err.contains("tp > 1"), spAlone.err.constData());
         // Human output says whether it fits; errors name --config.
         Run h = cfp({"estimate", "builtin:gpt3-125m", "--seq", "128", "--global-batch", "32", "--config", "tp=2,dp=4,mbs=2"});
         QVERIFY2(h.exitCode == 0, h.err.constData());
