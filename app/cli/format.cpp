@@ -21,6 +21,11 @@ std::string fixed(double v, int decimals) {
     return buf;
 }
 
+std::string speedup(double other, double ours) {
+    if (other >= ours) return fixed(ours > 0 ? other / ours : 0.0, 2) + "x faster";
+    return fixed(other > 0 ? ours / other : 0.0, 2) + "x slower";
+}
+
 namespace {
 std::string scaled(double v, double base, const char* const* units, int count, const char* suffix) {
     int i = 0;

@@ -190,7 +190,7 @@ int cmdPlan(const std::vector<std::string>& argv) {
             const bool fits = c.memory.total() <= c.memoryLimitBytes;
             std::cout << "\n  against " << config->toString() << " (cfp estimate): " << ms(c.evaluatorStepSeconds) << ", "
                       << cli::humanBytes(static_cast<double>(c.memory.total())) << "/device" << (fits ? "" : " — does NOT fit")
-                      << "; plan is " << cli::fixed(c.evaluatorStepSeconds / outcome.plan.evaluatorStepSeconds, 2) << "x faster\n";
+                      << "; plan is " << cli::speedup(c.evaluatorStepSeconds, outcome.plan.evaluatorStepSeconds) << "\n";
         }
         if (run->profile)
             std::cout << "  " << run->profile->note() << "; " << measuredOps << " of " << computingOps << " kernels in the plan measured\n";

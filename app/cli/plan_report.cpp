@@ -149,8 +149,8 @@ void printPlan(const PlanOutcome& o, const Graph& graph) {
         if (!b.feasible) std::cout << "not possible: " << b.note << "\n";
         else
             std::cout << ms(b.stepSeconds) << ", " << cli::humanBytes(static_cast<double>(b.memory.total())) << "/device"
-                      << (b.fits ? "" : " — does not fit: " + b.note) << "; plan is " << cli::fixed(b.stepSeconds / p.evaluatorStepSeconds, 2)
-                      << "x faster\n";
+                      << (b.fits ? "" : " — does not fit: " + b.note) << "; plan is " << cli::speedup(b.stepSeconds, p.evaluatorStepSeconds)
+                      << "\n";
     }
     if (o.candidates.size() > 1) {
         std::cout << "\n  meshes tried:\n";

@@ -18,6 +18,10 @@ private slots:
         QCOMPARE(humanBytes(512), std::string("512 B"));
         QCOMPARE(humanBytes(3.0 * 1024 * 1024 * 1024), std::string("3.00 GiB"));
         QCOMPARE(humanFlops(1.5e18), std::string("1.50 EFLOP"));
+        // A plan against another step time: faster or slower, never "0.94x faster".
+        QCOMPARE(speedup(1.34, 1.0), std::string("1.34x faster"));
+        QCOMPARE(speedup(1.0, 1.0), std::string("1.00x faster"));
+        QCOMPARE(speedup(1.43, 1.52), std::string("1.06x slower"));
     }
 };
 
