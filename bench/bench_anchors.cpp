@@ -160,16 +160,17 @@ int main(int argc, char** argv) {
         asRun += ",recompute=" + rc;
         // "selective (per op)" is torchtitan's selective_ac_option="op" (recompute=op); Megatron-LM's
         // selective recomputation is the attention core's (recompute=selective).
+        // Not stated: chosen by the estimate's search (the "estimated as" column says what).
         if (rc == "full") c.recompute = RecomputeMode::Full;
         else if (rc == "selective (per op)") c.recompute = RecomputeMode::Op;
         else if (rc.rfind("selective", 0) == 0) c.recompute = RecomputeMode::Selective;
-        else c.recompute = RecomputeMode::None;
-        if (rc != "full" && rc != "none" && rc.rfind("selective", 0) != 0) notes.push_back("recompute '" + rc + "' estimated as none");
+        else if (rc == "none") c.recompute = RecomputeMode::None;
+        else notes.push_back("recompute '" + rc + "': chosen");
         if (!run.at("micro_batch").is_null()) {
             c.microBatch = run.at("micro_batch").get<int64_t>();
             asRun += ",mbs=" + std::to_string(*c.microBatch);
         } else {
-            notes.push_back("mbs not stated: the fewest rounds that fit");
+            notes.push_back("mbs not stated: chosen");
         }
         const auto t0 = std::chrono::steady_clock::now();
         auto est = runEstimate(r, c);
@@ -189,7 +190,7 @@ int main(int argc, char** argv) {
         }
         const Plan& ep = est->outcome.plan;
         const bool fits = ep.memory.total() <= ep.memoryLimitBytes;
-        row << c.toString() << ",rounds=" << ep.policy.accumulation << " | " << fixed(ep.evaluatorStepSeconds, 2) << " | " << fixed(measured, 2)
+        row << (est->estimatedConfig ? est->estimatedConfig->toString() : c.toString()) << ",rounds=" << ep.policy.accumulation << " | " << fixed(ep.evaluatorStepSeconds, 2) << " | " << fixed(measured, 2)
             << " | " << (measured > 0 ? fixed(ep.evaluatorStepSeconds / measured, 2) : "–") << " | " << fixed(gib(ep.memory.total()), 1) << " | "
             << measuredMemory << " | " << fixed(gib(ep.memoryLimitBytes), 1) << " | " << (fits ? "yes" : "**no**") << " | ";
         if (plan) {

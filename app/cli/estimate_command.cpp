@@ -31,8 +31,9 @@ int cmdEstimate(const std::vector<std::string>& argv) {
                      "planner's cost model and the independent evaluator: the step time and its parts, the memory\n"
                      "per device against the usable memory, and whether it fits. Every block is restricted as\n"
                      "Megatron-LM lays it out: the batch over dp, weights column/row parallel over tp.\n\n"
-                     "  --config C         keys (any order; left out: tp=1, dp=devices/tp, zero=1, recompute=none,\n"
-                     "                     mbs = the fewest accumulation rounds that fit):\n"
+                     "  --config C         keys (any order; keys left out are chosen: the fastest completion that\n"
+                     "                     fits, tp over the divisors of a node's GPUs, zero 0-3, recompute\n"
+                     "                     none/op/full, sp off/on, mbs the fewest rounds that fit):\n"
                      "                       tp, dp       tensor- and data-parallel degrees (tp × dp = devices)\n"
                      "                       zero         ZeRO stage 0–3 over dp (1 optimizer state, 2 and gradients,\n"
                      "                                    3 and weights: FSDP)\n"
@@ -43,8 +44,8 @@ int cmdEstimate(const std::vector<std::string>& argv) {
                      "                                    selective checkpointing: a layer keeps its input,\n"
                      "                                    every other linear layer's output and the attention\n"
                      "                                    output, and recomputes the rest)\n"
-                     "                       sp           on: sequence parallelism over tp (Megatron-LM's: norms, dropout and\n"
-                     "                                    residuals split along the sequence); default off\n"
+                     "                       sp           on: sequence parallelism over tp (Megatron-LM's: norms,\n"
+                     "                                    dropout and residuals split along the sequence) or off\n"
                      "                       pp, cp       1, 1 (pipeline and context parallelism: not modelled yet)\n"
                      "  --global-batch G   sequences per optimizer step (the same as --batch)\n"
                      "  --hardware H       built-in spec or JSON file (default h100-sxm); --nodes N (default 1)\n"
@@ -87,10 +88,12 @@ int cmdEstimate(const std::vector<std::string>& argv) {
     if (args->has("--json")) {
         Json j = planRunJson(*run);
         j["config"] = config->toString();
+        j["estimated_config"] = run->estimatedConfig ? run->estimatedConfig->toString() : config->toString();
         std::cout << j.dump(2) << '\n';
         return kExitOk;
     }
-    std::cout << "estimate of " << config->toString() << ": " << ms(p.evaluatorStepSeconds) << " per step, "
+    const std::string priced = run->estimatedConfig ? run->estimatedConfig->toString() : config->toString();
+    std::cout << "estimate of " << priced << (priced == config->toString() ? "" : " (" + config->toString() + ", the rest chosen)") << ": " << ms(p.evaluatorStepSeconds) << " per step, "
               << cli::humanBytes(static_cast<double>(p.memory.total())) << " of " << cli::humanBytes(static_cast<double>(p.memoryLimitBytes))
               << " usable per device — " << (fits ? "fits" : "does NOT fit") << "\n\n";
     printPlanRun(*run);

@@ -170,8 +170,10 @@ void Explorer::estimate(const QString& configText) {
                 return;
             }
             m_estimate = *r;
-            m_estimateConfig = text;
-            emit status(tr("Estimated %1").arg(text));
+            // The configuration as priced: keys left out are chosen by the estimate's search.
+            const QString priced = (*r)->estimatedConfig ? QString::fromStdString((*r)->estimatedConfig->toString()) : text;
+            m_estimateConfig = priced == text ? text : tr("%1 (%2, the rest chosen)").arg(priced, text);
+            emit status(tr("Estimated %1").arg(priced));
             emit estimated();
         });
 }

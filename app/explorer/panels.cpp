@@ -288,7 +288,7 @@ SearchPanel::SearchPanel(Explorer* explorer, QWidget* parent) : QWidget(parent),
     m_config->setPlaceholderText(QStringLiteral("tp=8,dp=16,zero=1,mbs=1,recompute=full"));
     m_config->setToolTip(tr("A parallel configuration as you run it (Megatron-LM or torchtitan style): tp, dp, zero 0–3, mbs, "
                             "recompute none|selective|full|op (torchtitan's per-op checkpointing), sp on|off (sequence parallelism over tp); "
-                            "keys left out: tp=1, dp=devices/tp, zero=1, recompute=none, sp=off, the fewest rounds that fit. "
+                            "keys left out are chosen (the fastest completion that fits; the result says which). "
                             "Priced with the same cost model and evaluator as the plan (cfp estimate)"));
     configRow->addWidget(m_config, 1);
     m_estimate = new QPushButton(tr("Estimate"), this);

@@ -192,18 +192,15 @@ Result<PlanRun> runPlan(const PlanRequest& request, std::shared_ptr<const Loaded
     return std::move(*best);
 }
 
-Result<PlanRun> runEstimate(const PlanRequest& request, const RunConfig& config, const PlanHooks& hooks) {
-    auto loadedModel = loadRequestedModel(request.model);
-    if (!loadedModel) return loadedModel.error();
-    auto model = std::make_shared<const LoadedModel>(std::move(*loadedModel));
-    auto cluster = requestedCluster(request);
-    if (!cluster) return cluster.error();
-    auto measured = requestedMeasurements(request);
-    if (!measured) return measured.error();
+namespace {
+
+// One configuration whose keys are all set but mbs (runEstimate below).
+Result<PlanRun> estimateOne(const PlanRequest& request, const std::shared_ptr<const LoadedModel>& model, const Cluster& cluster,
+                            const RequestMeasurements& measured, const RunConfig& config, const PlanHooks& hooks) {
     PlanRequest r = request;
     if (config.microBatch) {
         // Rounds from the micro-batch: global = rounds × mbs × dp.
-        const int64_t dp = configuredDataParallel(config, *cluster), perRound = *config.microBatch * dp;
+        const int64_t dp = configuredDataParallel(config, cluster), perRound = *config.microBatch * dp;
         if (!rebuildable(*model))
             return makeError("config.batch", "mbs needs a model the builders make (builtin: or config.json); an imported graph is one round",
                              "--config");
@@ -225,9 +222,9 @@ Result<PlanRun> runEstimate(const PlanRequest& request, const RunConfig& config,
         auto round = modelForRounds(r, model, a);
         if (!round) return round.error();
         PlannerOptions options = plannerOptionsFor(r, hooks);
-        options.measurements = measured->measurements;
+        options.measurements = measured.measurements;
         options.policy.accumulation = a;
-        auto outcome = planConfigured((*round)->graph, *cluster, config, options);
+        auto outcome = planConfigured((*round)->graph, cluster, config, options);
         if (!outcome) {
             // A round too small to split dp ways has no such strategy: more rounds will not help.
             if (chosen) break;
@@ -247,11 +244,95 @@ Result<PlanRun> runEstimate(const PlanRequest& request, const RunConfig& config,
         if (fits) break;
     }
     if (!chosen) return makeError("config.batch", "no micro-batch size gives every block a " + config.toString() + " strategy", "--config");
-    chosen->profile = std::move(measured->profile);
+    chosen->profile = measured.profile;
     chosen->accumulationTried = std::move(tried);
     chosen->outcome.plan.searchSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     stampPlan(chosen->outcome.plan, *chosen->model, r);
     return std::move(*chosen);
+}
+
+// The completions of a configuration's left-out keys that the search tries (runEstimate): tp and
+// dp (tp over the divisors of a node's GPUs that divide the devices), the ZeRO stage 0–3,
+// recomputation none, per op and full (in that order: each slower and leaner than the one
+// before), sequence parallelism off and on where tp > 1. mbs is left to the rounds search.
+std::vector<RunConfig> completions(const RunConfig& c, const Cluster& cluster) {
+    const int64_t devices = cluster.devices();
+    std::vector<std::pair<int64_t, int64_t>> shapes;  // (tp, dp)
+    if (c.tp || c.dp) {
+        shapes.push_back({c.tp.value_or(c.dp && *c.dp > 0 && devices % *c.dp == 0 ? devices / *c.dp : 1), configuredDataParallel(c, cluster)});
+        if (!c.tp && c.dp && (*c.dp <= 0 || devices % *c.dp != 0)) shapes.back() = {1, *c.dp};  // planConfigured names the mismatch
+    } else {
+        for (int64_t t = 1; t <= std::min(cluster.hardware.gpusPerNode, devices); t *= 2)
+            if (devices % t == 0 && cluster.hardware.gpusPerNode % t == 0) shapes.push_back({t, devices / t});
+    }
+    std::vector<RunConfig> out;
+    for (const auto& [tp, dp] : shapes)
+        for (const bool sp : c.sequenceParallel ? std::vector<bool>{*c.sequenceParallel} : tp > 1 ? std::vector<bool>{false, true} : std::vector<bool>{false})
+            for (int zero = 0; zero <= 3; ++zero) {
+                if (c.zero && zero != *c.zero) continue;
+                for (const RecomputeMode rc : c.recompute ? std::vector<RecomputeMode>{*c.recompute}
+                                                          : std::vector<RecomputeMode>{RecomputeMode::None, RecomputeMode::Op, RecomputeMode::Full}) {
+                    RunConfig x = c;
+                    x.tp = tp;
+                    x.dp = dp;
+                    x.sequenceParallel = sp;
+                    x.zero = zero;
+                    x.recompute = rc;
+                    out.push_back(x);
+                }
+            }
+    return out;
+}
+
+}  // namespace
+
+Result<PlanRun> runEstimate(const PlanRequest& request, const RunConfig& config, const PlanHooks& hooks) {
+    auto loadedModel = loadRequestedModel(request.model);
+    if (!loadedModel) return loadedModel.error();
+    auto model = std::make_shared<const LoadedModel>(std::move(*loadedModel));
+    auto cluster = requestedCluster(request);
+    if (!cluster) return cluster.error();
+    auto measured = requestedMeasurements(request);
+    if (!measured) return measured.error();
+    // Keys left out are chosen: the fastest completion that fits, else the one that needs the
+    // least memory. Along one recomputation chain (none, op, full) the first that fits is the
+    // fastest that does.
+    const auto start = std::chrono::steady_clock::now();
+    const std::vector<RunConfig> tries = completions(config, *cluster);
+    std::optional<PlanRun> best;
+    std::optional<Error> firstError;
+    bool chainFits = false;
+    for (size_t i = 0; i < tries.size(); ++i) {
+        const RunConfig& c = tries[i];
+        const bool chainStart = i == 0 || c.tp != tries[i - 1].tp || c.sequenceParallel != tries[i - 1].sequenceParallel ||
+                                c.zero != tries[i - 1].zero;
+        if (chainStart) chainFits = false;
+        if (chainFits) continue;
+        if (hooks.cancelled()) return makeError("plan.cancelled", "the estimate was cancelled");
+        auto run = estimateOne(request, model, *cluster, *measured, c, hooks);
+        if (!run) {
+            if (run.error().code == "plan.cancelled") return run.error();
+            if (!firstError) firstError = run.error();
+            continue;
+        }
+        const Plan& p = run->outcome.plan;
+        const bool fits = p.memory.total() <= p.memoryLimitBytes;
+        chainFits = fits;
+        RunConfig priced = c;
+        if (const auto batch = planBatch(p, run->model->graph)) priced.microBatch = batch->microBatch();
+        run->estimatedConfig = priced;
+        if (best) {
+            const Plan& b = best->outcome.plan;
+            const bool bestFits = b.memory.total() <= b.memoryLimitBytes;
+            const bool better = fits ? (!bestFits || p.evaluatorStepSeconds < b.evaluatorStepSeconds)
+                                     : (!bestFits && p.memory.total() < b.memory.total());
+            if (!better) continue;
+        }
+        best = std::move(*run);
+    }
+    if (!best) return *firstError;
+    best->outcome.plan.searchSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return std::move(*best);
 }
 
 Result<PlanRun> runPlan(const PlanRequest& request, const PlanHooks& hooks) {

@@ -16,6 +16,7 @@
 
 #include "export/export.h"
 #include "plan/planner.h"
+#include "plan/run_config.h"
 #include "workflow/request.h"
 
 namespace cfp {
@@ -48,6 +49,7 @@ struct PlanRun {
     PlanOutcome outcome;
     std::optional<ProfileUse> profile;  // with a profile DB
     std::vector<AccumulationTry> accumulationTried;  // every count tried, ascending
+    std::optional<RunConfig> estimatedConfig;  // runEstimate: the configuration priced, every key set
 };
 
 Result<LoadedModel> loadRequestedModel(const ModelRequest& model);
@@ -71,9 +73,13 @@ Result<PlanRun> runPlan(const PlanRequest& request, std::shared_ptr<const Loaded
 // A configuration the user runs (plan/run_config.h), priced with the planner's cost model and the
 // evaluator (planConfigured): the request's model at its global batch, rounds from the
 // configuration's micro-batch (global / (mbs × dp)) or, without mbs, the fewest rounds whose
-// estimate fits in the usable memory (else the one that needs the least). The request's mesh,
-// pins and accumulation are not used. The plan's memory against Plan::memoryLimitBytes says
-// whether it fits.
+// estimate fits in the usable memory (else the one that needs the least). Keys left out are
+// chosen by a search over their values — tp (and dp) over the divisors of a node's GPUs, ZeRO 0–3,
+// recomputation none/op/full, sequence parallelism off/on where tp > 1 — for the fastest
+// configuration that fits, else the one that needs the least memory; PlanRun::estimatedConfig
+// states it. The request's mesh, pins and accumulation are not used. The plan's memory against
+// Plan::memoryLimitBytes says whether it fits. Errors: the first completion's, when none can be
+// priced.
 Result<PlanRun> runEstimate(const PlanRequest& request, const RunConfig& config, const PlanHooks& hooks = {});
 
 // Writes where a plan came from into it: the model source and build options, the hardware as the

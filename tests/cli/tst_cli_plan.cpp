@@ -232,7 +232,7 @@ private slots:
 
     // cfp estimate: a configuration as users run it, with the fields scripts read.
     void estimateJsonHasTheFields() {
-        Run r = cfp({"estimate", "builtin:gpt3-125m", "--seq", "128", "--global-batch", "32", "--config", "tp=2,dp=4,zero=1,mbs=2", "--json"});
+        Run r = cfp({"estimate", "builtin:gpt3-125m", "--seq", "128", "--global-batch", "32", "--config", "tp=2,dp=4,zero=1,mbs=2,sp=off", "--json"});
         QVERIFY2(r.exitCode == 0, r.err.constData());
         const QJsonObject j = parseJson(r.out).object();
         QVERIFY(j["step_seconds"].toDouble() > 0);
@@ -240,7 +240,9 @@ private slots:
         QVERIFY(j["memory_per_device_bytes"].toInteger() > 0);
         QCOMPARE(j["usable_memory_bytes"].toInteger(), (qint64(74) << 30));
         QVERIFY(j["fits"].toBool());
-        QCOMPARE(j["config"].toString(), QStringLiteral("tp=2,dp=4,zero=1,mbs=2"));
+        QCOMPARE(j["config"].toString(), QStringLiteral("tp=2,dp=4,zero=1,mbs=2,sp=off"));
+        // The key left out (recompute) is chosen and said.
+        QCOMPARE(j["estimated_config"].toString(), QStringLiteral("tp=2,dp=4,zero=1,mbs=2,recompute=none,sp=off"));
         const QJsonObject batch = j["batch"].toObject();
         QCOMPARE(batch["global"].toInt(), 32);
         QCOMPARE(batch["accumulation_steps"].toInt(), 4);
@@ -258,7 +260,7 @@ private slots:
                 j["memory_breakdown_bytes"].toObject()["activations"].toInteger());
         Run spText = cfp({"estimate", "builtin:gpt3-125m", "--seq", "128", "--global-batch", "32", "--config", "tp=2,dp=4,mbs=2,sp=on,recompute=op"});
         QVERIFY2(spText.out.contains("sequence parallel over tp") && spText.out.contains("recompute per op"), spText.out.constData());
-        Run spAlone = cfp({"estimate", "builtin:gpt3-125m", "--config", "sp=on"});
+        Run spAlone = cfp({"estimate", "builtin:gpt3-125m", "--config", "tp=1,sp=on"});
         QCOMPARE(spAlone.exitCode, 1);
         QVERIFY2(spAlone.err.contains("tp > 1"), spAlone.err.constData());
         // Human output says whether it fits; errors name --config.
@@ -272,11 +274,12 @@ private slots:
         QCOMPARE(missing.exitCode, 2);
         // cfp plan --config: the plan against the configuration, priced the same way.
         Run vs = cfp({"plan", "builtin:gpt3-125m", "--seq", "128", "--batch", "32", "--mesh", "auto", "--no-baselines", "--config",
-                      "tp=2,dp=4,zero=1,mbs=2", "--json"});
+                      "tp=2,dp=4,zero=1,mbs=2,sp=off", "--json"});
         QVERIFY2(vs.exitCode == 0, vs.err.constData());
         const QJsonObject p = parseJson(vs.out).object();
         const QJsonObject c = p["config_estimate"].toObject();
-        QCOMPARE(c["config"].toString(), QStringLiteral("tp=2,dp=4,zero=1,mbs=2"));
+        QCOMPARE(c["config"].toString(), QStringLiteral("tp=2,dp=4,zero=1,mbs=2,sp=off"));
+        QCOMPARE(c["estimated_config"].toString(), QStringLiteral("tp=2,dp=4,zero=1,mbs=2,recompute=none,sp=off"));
         QCOMPARE(c["step_seconds"].toDouble(), j["step_seconds"].toDouble());  // the same as cfp estimate
         QVERIFY(c["speedup_of_plan"].toDouble() >= 1.0 - 1e-9);                 // the planner is no slower
     }

@@ -108,8 +108,8 @@ private slots:
     // planner's best plan for the same batch and cluster is no slower.
     void estimatePricesTheConfiguration() {
         PlanRequest r = gpt125m(64);
-        const RunConfig c = must(RunConfig::parse("tp=2,dp=4,zero=1,mbs=4,recompute=none"), "config");
-        QCOMPARE(QString::fromStdString(c.toString()), QStringLiteral("tp=2,dp=4,zero=1,mbs=4,recompute=none"));
+        const RunConfig c = must(RunConfig::parse("tp=2,dp=4,zero=1,mbs=4,recompute=none,sp=off"), "config");
+        QCOMPARE(QString::fromStdString(c.toString()), QStringLiteral("tp=2,dp=4,zero=1,mbs=4,recompute=none,sp=off"));
         const PlanRun est = must(runEstimate(r, c), "estimate");
         const Plan& p = est.outcome.plan;
         QCOMPARE(QString::fromStdString(p.mesh.toString()), QStringLiteral("{dp=4 (intra), tp=2 (intra)}"));
@@ -126,11 +126,11 @@ private slots:
         QVERIFY(p.memory.total() <= p.memoryLimitBytes);
         QVERIFY(best.outcome.plan.evaluatorStepSeconds <= p.evaluatorStepSeconds * (1 + 1e-9));
         // zero=0 keeps the optimizer state replicated: more optimizer memory.
-        const PlanRun zero0 = must(runEstimate(r, must(RunConfig::parse("tp=2,dp=4,zero=0,mbs=4"), "zero0")), "zero0");
+        const PlanRun zero0 = must(runEstimate(r, must(RunConfig::parse("tp=2,dp=4,zero=0,mbs=4,recompute=none,sp=off"), "zero0")), "zero0");
         QVERIFY(zero0.outcome.plan.memory.optimizer > p.memory.optimizer);
         // ZeRO-2 shards the gradients, ZeRO-3 the weights too (FSDP): less memory, more communication.
-        const PlanRun zero2 = must(runEstimate(r, must(RunConfig::parse("tp=2,dp=4,zero=2,mbs=4"), "zero2")), "zero2");
-        const PlanRun zero3 = must(runEstimate(r, must(RunConfig::parse("tp=2,dp=4,zero=3,mbs=4"), "zero3")), "zero3");
+        const PlanRun zero2 = must(runEstimate(r, must(RunConfig::parse("tp=2,dp=4,zero=2,mbs=4,recompute=none,sp=off"), "zero2")), "zero2");
+        const PlanRun zero3 = must(runEstimate(r, must(RunConfig::parse("tp=2,dp=4,zero=3,mbs=4,recompute=none,sp=off"), "zero3")), "zero3");
         QCOMPARE(zero2.outcome.plan.memory.weights, p.memory.weights);
         QVERIFY(zero2.outcome.plan.memory.gradients < p.memory.gradients);
         QVERIFY(zero3.outcome.plan.memory.weights < p.memory.weights);
@@ -139,13 +139,13 @@ private slots:
         QVERIFY(zero3.outcome.plan.step.collectiveSeconds > zero2.outcome.plan.step.collectiveSeconds);  // gathers every round
         QVERIFY(close(zero3.outcome.plan.predictedStepSeconds, zero3.outcome.plan.evaluatorStepSeconds));
         // Full recomputation: less activation memory, more time.
-        const PlanRun full = must(runEstimate(r, must(RunConfig::parse("tp=2,dp=4,mbs=4,recompute=full"), "full")), "full");
+        const PlanRun full = must(runEstimate(r, must(RunConfig::parse("tp=2,dp=4,zero=1,mbs=4,recompute=full,sp=off"), "full")), "full");
         QVERIFY(full.outcome.plan.memory.activations < p.memory.activations);
         QVERIFY(full.outcome.plan.evaluatorStepSeconds > p.evaluatorStepSeconds);
         QVERIFY(close(full.outcome.plan.predictedStepSeconds, full.outcome.plan.evaluatorStepSeconds));
         // Per-op selective recomputation (torchtitan's "op"): between none and full in both.
-        const RunConfig opConfig = must(RunConfig::parse("tp=2,dp=4,mbs=4,recompute=op"), "op");
-        QCOMPARE(QString::fromStdString(opConfig.toString()), QStringLiteral("tp=2,dp=4,mbs=4,recompute=op"));
+        const RunConfig opConfig = must(RunConfig::parse("tp=2,dp=4,zero=1,mbs=4,recompute=op,sp=off"), "op");
+        QCOMPARE(QString::fromStdString(opConfig.toString()), QStringLiteral("tp=2,dp=4,zero=1,mbs=4,recompute=op,sp=off"));
         const PlanRun op = must(runEstimate(r, opConfig), "op");
         QCOMPARE(op.outcome.plan.policy.recompute, RecomputePolicy::SelectiveOps);
         QVERIFY(op.outcome.plan.memory.activations < p.memory.activations);
@@ -157,7 +157,7 @@ private slots:
         // (less memory), their kernels too (faster), the collectives priced as the all-reduces
         // they replace (the same layout here); the search's time is the evaluator's; the plan file
         // keeps the axis.
-        const PlanRun sp = must(runEstimate(r, must(RunConfig::parse("tp=2,dp=4,zero=1,mbs=4,sp=on"), "sp")), "sp");
+        const PlanRun sp = must(runEstimate(r, must(RunConfig::parse("tp=2,dp=4,zero=1,mbs=4,recompute=none,sp=on"), "sp")), "sp");
         const Plan& spp = sp.outcome.plan;
         QCOMPARE(QString::fromStdString(spp.policy.sequenceParallelAxis), QStringLiteral("tp"));
         QVERIFY(spp.memory.activations < p.memory.activations);
@@ -166,6 +166,24 @@ private slots:
         QVERIFY(close(spp.predictedStepSeconds, spp.evaluatorStepSeconds));
         const Plan reread = must(planFromJson(planToText(spp, sp.model->graph), "sp.json"), "plan json");
         QCOMPARE(QString::fromStdString(reread.policy.sequenceParallelAxis), QStringLiteral("tp"));
+        // Keys left out are chosen: every key is set in what was priced, which fits and is no
+        // slower than any completion given in full.
+        const PlanRun chosen = must(runEstimate(r, must(RunConfig::parse("mbs=4"), "mbs")), "chosen");
+        QVERIFY(chosen.estimatedConfig.has_value());
+        const RunConfig& e = *chosen.estimatedConfig;
+        QVERIFY(e.tp && e.dp && e.zero && e.recompute && e.sequenceParallel && e.microBatch);
+        QCOMPARE(*e.tp * *e.dp, int64_t{8});
+        QCOMPARE(*e.microBatch, int64_t{4});
+        QVERIFY(chosen.outcome.plan.memory.total() <= chosen.outcome.plan.memoryLimitBytes);
+        for (const char* full : {"tp=1,dp=8,zero=1,mbs=4,recompute=none,sp=off", "tp=2,dp=4,zero=1,mbs=4,recompute=none,sp=on",
+                                 "tp=4,dp=2,zero=3,mbs=4,recompute=op,sp=on", "tp=8,dp=1,zero=0,mbs=4,recompute=full,sp=off"}) {
+            const PlanRun one = must(runEstimate(r, must(RunConfig::parse(full), full)), full);
+            QCOMPARE(QString::fromStdString(one.estimatedConfig->toString()), QString(full));
+            QVERIFY2(chosen.outcome.plan.evaluatorStepSeconds <= one.outcome.plan.evaluatorStepSeconds * (1 + 1e-12), full);
+        }
+        // Pricing the chosen configuration again gives the same step.
+        const PlanRun again = must(runEstimate(r, e), "again");
+        QCOMPARE(again.outcome.plan.evaluatorStepSeconds, chosen.outcome.plan.evaluatorStepSeconds);
     }
 
     void estimateErrorsNameTheKey() {
@@ -175,7 +193,7 @@ private slots:
             const char* code;
         };
         for (const Case& c : {Case{"tp=3,dp=3", "config.devices"}, Case{"pp=2", "config.unsupported"},
-                              Case{"sp=on", "config.unsupported"}, Case{"dp=8,mbs=3", "config.batch"}}) {
+                              Case{"tp=1,sp=on", "config.unsupported"}, Case{"dp=8,mbs=3", "config.batch"}}) {
             auto e = runEstimate(r, must(RunConfig::parse(c.config), c.config));
             QVERIFY2(!e, c.config);
             QCOMPARE(QString::fromStdString(e.error().code), QString(c.code));
