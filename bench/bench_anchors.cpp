@@ -152,9 +152,9 @@ int main(int argc, char** argv) {
         const int zero = cfg.value("zero", 0);
         asRun += ",zero=" + std::to_string(zero);
         c.zero = zero;
-        if (cfg.value("sequence_parallel", false)) {
-            asRun += ",sp=on";
-            c.sequenceParallel = true;
+        if (cfg.contains("sequence_parallel")) {
+            c.sequenceParallel = cfg.at("sequence_parallel").get<bool>();
+            asRun += *c.sequenceParallel ? ",sp=on" : ",sp=off";
         }
         const std::string rc = cfg.value("recompute", std::string("not stated"));
         asRun += ",recompute=" + rc;
