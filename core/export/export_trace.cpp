@@ -18,7 +18,11 @@ namespace cfp::exporting {
 
 namespace {
 
-double roundMicros(double seconds) { return std::round(seconds * 1e9) / 1e3; }
+// Times in whole nanoseconds: an event's start and end are each rounded once, and its duration is
+// their difference, so events that follow each other on a track stay back to back (rounding start
+// and duration separately let them overlap by 1 ns, and Perfetto drops overlapping slices).
+int64_t nanos(double seconds) { return std::llround(seconds * 1e9); }
+double micros(int64_t ns) { return static_cast<double>(ns) / 1e3; }
 
 }  // namespace
 
@@ -51,7 +55,7 @@ Result<std::string> exportTrace(const Graph& graph, const Plan& plan, std::span<
     for (size_t i = 0; i < order.size(); ++i) order[i] = i;
     auto trackOf = [&](const TimelineEvent& e) { return tid.at(e.track.empty() ? std::string("compute") : e.track); };
     std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-        const double ta = roundMicros(timeline[a].startSeconds), tb = roundMicros(timeline[b].startSeconds);
+        const int64_t ta = nanos(timeline[a].startSeconds), tb = nanos(timeline[b].startSeconds);
         if (ta != tb) return ta < tb;
         return trackOf(timeline[a]) < trackOf(timeline[b]);
     });
@@ -67,8 +71,15 @@ Result<std::string> exportTrace(const Graph& graph, const Plan& plan, std::span<
                               {"args", Json{{"sort_index", tid[t]}}}});
     }
     double end = 0;
+    int64_t empty = 0;  // events shorter than a nanosecond: kernels fused into their consumer
     for (size_t i : order) {
         const auto& e = timeline[i];
+        end = std::max(end, e.startSeconds + e.durationSeconds);
+        const int64_t startNs = nanos(e.startSeconds), durNs = nanos(e.startSeconds + e.durationSeconds) - startNs;
+        if (durNs <= 0) {
+            ++empty;
+            continue;
+        }
         Json args = Json::object();
         if (e.op >= 0 && e.op < graph.size()) {
             args["op"] = graph.op(e.op).name;
@@ -81,10 +92,9 @@ Result<std::string> exportTrace(const Graph& graph, const Plan& plan, std::span<
                               {"tid", trackOf(e)},
                               {"name", e.name},
                               {"cat", e.category.empty() ? std::string("other") : e.category},
-                              {"ts", roundMicros(e.startSeconds)},
-                              {"dur", roundMicros(e.durationSeconds)},
+                              {"ts", micros(startNs)},
+                              {"dur", micros(durNs)},
                               {"args", std::move(args)}});
-        end = std::max(end, e.startSeconds + e.durationSeconds);
     }
 
     Json other = {
@@ -111,6 +121,7 @@ Result<std::string> exportTrace(const Graph& graph, const Plan& plan, std::span<
         {"blocks", plan.blocks.size()},
         {"searchExact", plan.searchExact},
         {"timelineEvents", timeline.size()},
+        {"eventsWithoutDuration", empty},
         {"timelineSeconds", end},
     };
 

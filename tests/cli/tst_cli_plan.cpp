@@ -14,7 +14,11 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <algorithm>
 #include <cmath>
+#include <map>
+#include <utility>
+#include <vector>
 
 namespace {
 
@@ -460,6 +464,7 @@ private slots:
         int complete = 0;
         double end = 0;
         bool metadataDone = false;
+        std::map<int, std::vector<std::pair<qint64, qint64>>> slices;  // per track: [start, end) in ns
         for (const QJsonValue& v : events) {
             const QJsonObject e = v.toObject();
             const QString ph = e["ph"].toString();
@@ -473,14 +478,23 @@ private slots:
             QVERIFY(!e["name"].toString().isEmpty());
             QVERIFY(e["pid"].isDouble() && e["tid"].isDouble());
             QVERIFY(e["ts"].toDouble() >= 0);
-            QVERIFY(e["dur"].toDouble() >= 0);
+            QVERIFY(e["dur"].toDouble() > 0);  // no zero-length events
+            const qint64 ts = std::llround(e["ts"].toDouble() * 1e3), dur = std::llround(e["dur"].toDouble() * 1e3);
+            slices[e["tid"].toInt()].push_back({ts, ts + dur});
             const QString cat = e["cat"].toString();
             QVERIFY2(cat == "compute" || cat == "collective" || cat == "reshard", qPrintable(cat));
             end = std::max(end, e["ts"].toDouble() + e["dur"].toDouble());
         }
         QVERIFY(complete > 1000);
+        // Nesting (what Perfetto needs of complete events on one track): slices never overlap.
+        for (auto& [tid, s] : slices) {
+            std::sort(s.begin(), s.end());
+            for (size_t i = 1; i < s.size(); ++i)
+                QVERIFY2(s[i].first >= s[i - 1].second,
+                         qPrintable(QString("track %1: [%2, %3) overlaps [%4, %5)").arg(tid).arg(s[i - 1].first).arg(s[i - 1].second).arg(s[i].first).arg(s[i].second)));
+        }
         const QJsonObject other = trace["otherData"].toObject();
-        QCOMPARE(other["timelineEvents"].toInt(), complete);
+        QCOMPARE(other["timelineEvents"].toInt(), complete + other["eventsWithoutDuration"].toInt());
         const double step = summary_["evaluator_step_seconds"].toDouble();
         QVERIFY(nearlyEqual(other["evaluatorStepSeconds"].toDouble(), step, 1e-12));
         // The timeline is the evaluator's step: it ends at the step time (µs, rounded to ns).

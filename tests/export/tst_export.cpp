@@ -603,12 +603,14 @@ private slots:
         QCOMPARE(threads[1], std::string("compute"));
         QCOMPARE(threads[2], std::string("comm:dp"));
         QCOMPARE(threads[3], std::string("comm:tp"));
-        QCOMPARE(complete.size(), timeline.size());
+        // The zero-length event is left out and counted.
+        QCOMPARE(complete.size(), timeline.size() - 1);
+        QCOMPARE(j.at("otherData").at("eventsWithoutDuration").get<int>(), 1);
         double last = -1;
         for (const auto& e : complete) {
             const double ts = e.at("ts"), dur = e.at("dur");
             QVERIFY(ts >= last);
-            QVERIFY(dur >= 0);
+            QVERIFY(dur > 0);
             last = ts;
             QVERIFY(threads.count(e.at("tid").get<int>()));
         }
@@ -621,6 +623,23 @@ private slots:
         QCOMPARE(complete[3].at("cat").get<std::string>(), std::string("collective"));
         QCOMPARE(threads[complete[3].at("tid").get<int>()], std::string("comm:dp"));
         QCOMPARE(complete[3].at("args").at("detail").get<std::string>(), std::string("all-reduce over dp, 9 MiB"));
+    }
+
+    // Back to back stays back to back: start and end are rounded to the nanosecond, the duration is
+    // their difference (rounding start and duration apart would give [1, 4) and [3, …) here).
+    void traceEventsDoNotOverlapAfterRounding() {
+        Fixture f = makeFixture();
+        std::vector<TimelineEvent> t;
+        t.push_back({"a", "compute", "compute", 0.6e-9, 2.8e-9, kNoOp, "", ""});
+        t.push_back({"b", "compute", "compute", 3.4e-9, 2.2e-9, kNoOp, "", ""});
+        const auto j = nlohmann::json::parse(exportOk(f, ExportFormat::Trace, t));
+        std::vector<std::pair<double, double>> slices;
+        for (const auto& e : j.at("traceEvents"))
+            if (e.at("ph") == "X") slices.push_back({e.at("ts").get<double>() * 1e3, e.at("dur").get<double>() * 1e3});
+        QCOMPARE(slices.size(), size_t(2));
+        QCOMPARE(std::llround(slices[0].first), 1LL);
+        QCOMPARE(std::llround(slices[0].first + slices[0].second), 3LL);
+        QCOMPARE(std::llround(slices[1].first), 3LL);
     }
 
     void traceRejectsBadEvents() {
