@@ -2,8 +2,9 @@
 // Exporters: turn a Plan (plan/plan.h) into files that real training jobs read. docs/exporters.md
 // describes every format with an excerpt; the conventions in short:
 //
-//   jax           Python module: `mesh`, PARTITION_SPECS (PartitionSpec per parameter path),
-//                 PARAM_SHAPES, named_shardings(mesh) and NAMED_SHARDINGS.
+//   jax           Python module: MESH_SHAPE, MESH_AXIS_NAMES, PARTITION_SPECS (PartitionSpec per parameter path),
+//                 PARAM_SHAPES, make_mesh(devices=None) and named_shardings(mesh=None) (the mesh is
+//                 built on call, so the module imports anywhere).
 //   dtensor       Python module for PyTorch: make_device_mesh(), PARALLELIZE_PLAN
 //                 (ColwiseParallel/RowwiseParallel per linear module path) and PLACEMENTS
 //                 (Shard/Replicate per mesh dim for every parameter, PyTorch's [out, in] layout

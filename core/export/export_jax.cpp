@@ -60,9 +60,6 @@ std::string exportJax(const Context& ctx) {
     out += "MESH_SHAPE = " + meshShapeTuple(plan.mesh) + "\n";
     out += "MESH_AXIS_NAMES = " + meshNamesTuple(plan.mesh) + "\n";
     out += "\n";
-    out += "mesh = jax.sharding.Mesh(mesh_utils.create_device_mesh(" + meshShapeTuple(plan.mesh) + "), " +
-           meshNamesTuple(plan.mesh) + ")\n";
-    out += "\n";
     out += "PARTITION_SPECS = {\n";
     for (const auto& p : ctx.params) out += "    " + pyStr(p.path) + ": " + partitionSpec(*p.sharding) + ",\n";
     out += "}\n";
@@ -77,12 +74,22 @@ std::string exportJax(const Context& ctx) {
     out += "}\n";
     out += "\n";
     out += "\n";
-    out += "def named_shardings(mesh):\n";
-    out += "    \"\"\"NamedSharding of every parameter path on `mesh` (a Mesh with MESH_AXIS_NAMES).\"\"\"\n";
+    // The mesh is built on call, so that the module imports anywhere (a 16-device plan on a laptop).
+    out += "def make_mesh(devices=None):\n";
+    out += "    \"\"\"The plan's mesh over `devices` (default: jax.devices()), which must be MESH_SHAPE's count.\"\"\"\n";
+    out += "    devices = jax.devices() if devices is None else list(devices)\n";
+    out += "    need = 1\n";
+    out += "    for n in MESH_SHAPE:\n";
+    out += "        need *= n\n";
+    out += "    if len(devices) != need:\n";
+    out += "        raise ValueError(\"this plan's mesh %s needs %d devices, %d given\" % (MESH_SHAPE, need, len(devices)))\n";
+    out += "    return jax.sharding.Mesh(mesh_utils.create_device_mesh(MESH_SHAPE, devices), MESH_AXIS_NAMES)\n";
+    out += "\n";
+    out += "\n";
+    out += "def named_shardings(mesh=None):\n";
+    out += "    \"\"\"NamedSharding of every parameter path on `mesh` (a Mesh with MESH_AXIS_NAMES; default: make_mesh()).\"\"\"\n";
+    out += "    mesh = make_mesh() if mesh is None else mesh\n";
     out += "    return {path: NamedSharding(mesh, spec) for path, spec in PARTITION_SPECS.items()}\n";
-    out += "\n";
-    out += "\n";
-    out += "NAMED_SHARDINGS = named_shardings(mesh)\n";
     return out;
 }
 

@@ -185,7 +185,9 @@ void writeFile(const QString& path, const char* content) {
 // Minimal stand-ins for the jax and torch APIs the generated modules use, so the modules can be
 // executed here (neither library is installed on CI).
 void writeStubs(const QString& root) {
-    writeFile(root + "/jax/__init__.py", "from . import sharding, experimental\n");
+    writeFile(root + "/jax/__init__.py", "from . import sharding, experimental\n"
+                                         "def devices():\n"
+                                         "    return ['dev%d' % i for i in range(8)]\n");
     writeFile(root + "/jax/sharding.py",
               "class Mesh:\n"
               "    def __init__(self, devices, axis_names):\n"
@@ -199,6 +201,10 @@ void writeStubs(const QString& root) {
     writeFile(root + "/jax/experimental/__init__.py", "from . import mesh_utils\n");
     writeFile(root + "/jax/experimental/mesh_utils.py",
               "def create_device_mesh(shape, devices=None):\n"
+              "    n = 1\n"
+              "    for d in shape:\n"
+              "        n *= d\n"
+              "    assert devices is None or len(devices) == n, 'mesh_utils: device count does not match the shape'\n"
               "    return ('device-grid', tuple(shape))\n");
     writeFile(root + "/torch/__init__.py", "");
     writeFile(root + "/torch/distributed/__init__.py", "");
@@ -302,14 +308,16 @@ private slots:
         f.setResult("embed.positions.weight", "[{dp,tp},{}]");
         const std::string py = exportOk(f, ExportFormat::Jax);
         QVERIFY(endsWith(py, "\n"));
-        QVERIFY(contains(py, "mesh = jax.sharding.Mesh(mesh_utils.create_device_mesh((2, 4)), (\"dp\", \"tp\"))\n"));
+        QVERIFY(contains(py, "MESH_SHAPE = (2, 4)\n"));
+        QVERIFY(contains(py, "MESH_AXIS_NAMES = (\"dp\", \"tp\")\n"));
+        QVERIFY(!contains(py, "\nmesh = "));  // no mesh at import: the module imports anywhere
         QVERIFY(contains(py, "    \"layers.0.attn.qkv.weight\": P(None, \"tp\"),\n"));
         QVERIFY(contains(py, "    \"layers.0.attn.qkv.bias\": P(\"tp\"),\n"));
         QVERIFY(contains(py, "    \"layers.1.mlp.fc2.weight\": P(\"tp\", None),\n"));
         QVERIFY(contains(py, "    \"final_norm.weight\": P(),\n"));
         QVERIFY(contains(py, "    \"embed.positions.weight\": P((\"dp\", \"tp\"), None),\n"));
-        QVERIFY(contains(py, "def named_shardings(mesh):"));
-        QVERIFY(contains(py, "NAMED_SHARDINGS = named_shardings(mesh)"));
+        QVERIFY(contains(py, "def make_mesh(devices=None):"));
+        QVERIFY(contains(py, "def named_shardings(mesh=None):"));
         QVERIFY(contains(py, "Mesh:      {dp=2, tp=4}, 8 devices"));
         QVERIFY(contains(py, "Predicted step time: 12.346 ms"));
         QVERIFY(contains(py, "gpt3-125m"));
@@ -321,16 +329,24 @@ private slots:
         QByteArray err;
         QVERIFY2(parsesAsPython(py, &err), err.constData());
         const auto j = executeModule(py,
+                                     "def wrong():\n"
+                                     "    try:\n"
+                                     "        m.make_mesh(['d'] * 4)\n"
+                                     "    except ValueError as e:\n"
+                                     "        return str(e)\n"
                                      "print(json.dumps({'specs': {k: [list(d) if isinstance(d, tuple) else d for d in v]\n"
                                      "                            for k, v in m.PARTITION_SPECS.items()},\n"
-                                     "                  'named': len(m.NAMED_SHARDINGS), 'axes': list(m.mesh.axis_names),\n"
-                                     "                  'grid': list(m.mesh.devices[1]),\n"
+                                     "                  'named': len(m.named_shardings()), 'axes': list(m.make_mesh().axis_names),\n"
+                                     "                  'grid': list(m.make_mesh().devices[1]),\n"
+                                     "                  'wrong': wrong(),\n"
                                      "                  'shape': list(m.PARAM_SHAPES['layers.0.attn.qkv.weight'])}))\n");
         const auto& specs = j.at("specs");
         QCOMPARE(specs.size(), f.graph().parameters(ParamRole::Trainable).size());
         QCOMPARE(j.at("named").get<size_t>(), specs.size());
         QCOMPARE(j.at("axes").dump(), std::string(R"(["dp","tp"])"));
         QCOMPARE(j.at("grid").dump(), std::string("[2,4]"));
+        // Too few devices: a clear error when the mesh is asked for, not at import.
+        QCOMPARE(j.at("wrong").get<std::string>(), std::string("this plan's mesh (2, 4) needs 8 devices, 4 given"));
         QCOMPARE(j.at("shape").dump(), std::string("[768,2304]"));
         QCOMPARE(specs.at("layers.0.attn.qkv.weight").dump(), std::string(R"([null,"tp"])"));
         QCOMPARE(specs.at("layers.1.attn.out.weight").dump(), std::string(R"(["tp",null])"));
@@ -342,7 +358,8 @@ private slots:
         Fixture f = makeFixture("x=8");
         f.setResult("embed.positions.weight", "[{x},{}]");
         const std::string py = exportOk(f, ExportFormat::Jax);
-        QVERIFY(contains(py, "mesh = jax.sharding.Mesh(mesh_utils.create_device_mesh((8,)), (\"x\",))\n"));
+        QVERIFY(contains(py, "MESH_SHAPE = (8,)\n"));
+        QVERIFY(contains(py, "MESH_AXIS_NAMES = (\"x\",)\n"));
         QVERIFY(contains(py, "    \"embed.positions.weight\": P(\"x\", None),\n"));
         if (python().isEmpty()) QSKIP("python3 not found");
         QByteArray err;
