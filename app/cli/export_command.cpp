@@ -45,7 +45,7 @@ int cmdExport(const std::vector<std::string>& argv) {
     if (!plan) return fail(plan.error());
     auto model = reloadPlanModel(*plan);
     if (!model) return fail(model.error());
-    auto text = renderExport(model->graph, *plan, *format);
+    auto text = renderExport(model->graph, *plan, *format, model->config ? &*model->config : nullptr);
     if (!text) return fail(text.error());
     if (*out == "-") {
         std::cout << *text;

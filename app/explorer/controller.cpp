@@ -335,7 +335,10 @@ void Explorer::writeFromPlan(const QString& path, const QString& title, const QS
 
 void Explorer::exportPlan(ExportFormat format, const QString& path) {
     writeFromPlan(path, tr("Exporting"), tr("Export failed"),
-                  [format](const PlanData& plan) { return renderExport(plan.model->graph(), plan.plan(), format); });
+                  [format](const PlanData& plan) {
+                      const auto& config = plan.model->loaded->config;
+                      return renderExport(plan.model->graph(), plan.plan(), format, config ? &*config : nullptr);
+                  });
 }
 
 void Explorer::savePlan(const QString& path) {

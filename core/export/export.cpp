@@ -101,11 +101,12 @@ Result<std::string> hloShardingText(const TensorSharding& sharding, const Mesh& 
 }
 
 Result<std::string> exportPlan(const Graph& graph, const Plan& plan, ExportFormat format,
-                               std::span<const TimelineEvent> timeline) {
+                               std::span<const TimelineEvent> timeline, const ModelConfig* model) {
     using namespace exporting;
     if (format == ExportFormat::Trace) return exportTrace(graph, plan, timeline);
     auto ctx = makeContext(graph, plan);
     if (!ctx) return ctx.error();
+    ctx->model = model;
     switch (format) {
         case ExportFormat::Jax: return exportJax(*ctx);
         case ExportFormat::DTensor: return exportDTensor(*ctx);

@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "ir/graph.h"
+#include "models/models.h"
 #include "plan/plan.h"
 #include "sharding/mesh.h"
 #include "sharding/sharding.h"
@@ -53,9 +54,10 @@ std::string_view exportFormatName(ExportFormat format);
 std::string_view exportFormatExtension(ExportFormat format);
 
 // Renders `plan` for `graph` in `format`. `timeline` is only used by Trace (the evaluator
-// produces it); the other formats ignore it.
+// produces it); the other formats ignore it. `model`, the architecture of a builder-made model
+// (built-in or config.json), lets Megatron write the model and batch flags too.
 Result<std::string> exportPlan(const Graph& graph, const Plan& plan, ExportFormat format,
-                               std::span<const TimelineEvent> timeline = {});
+                               std::span<const TimelineEvent> timeline = {}, const ModelConfig* model = nullptr);
 
 // The dotted path the exporters use for parameter `op` (rules above).
 std::string parameterPath(const Op& op);

@@ -27,6 +27,7 @@ struct Context {
     std::vector<const TensorPlan*> byOp;       // TensorPlan per op id (nullptr: none)
     std::vector<std::vector<OpId>> users;
     std::vector<ParamEntry> params;            // trainable parameters, op order
+    const ModelConfig* model = nullptr;        // the architecture, for builder-made models
 };
 
 std::string fixedNumber(double v, int precision);

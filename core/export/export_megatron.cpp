@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -102,6 +103,46 @@ std::string describeSplit(const std::vector<std::vector<std::string>>& dims, boo
 
 Error notUniform(const std::string& reason, const std::string& where) {
     return makeError("export.not_uniform", "plan is not a uniform Megatron-LM layout: " + reason, where);
+}
+
+std::string number(double v) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%g", v);
+    return buf;
+}
+
+// The model, batch and precision flags of a builder-made model (Context::model): its shape, the
+// global batch and the micro-batch per data-parallel rank (Megatron-LM's data-parallel size is
+// the devices over `tpSize`; the plan's rounds are the accumulation steps), the sequence length,
+// the precision. The vocabulary comes from Megatron-LM's tokenizer and is not written; nor are
+// MoE flags.
+std::string modelFlags(const Context& ctx, int64_t tpSize) {
+    const ModelConfig& c = *ctx.model;
+    auto flag = [](const std::string& name, int64_t v) { return " --" + name + " " + std::to_string(v); };
+    std::string f = flag("num-layers", c.numLayers) + flag("hidden-size", c.hiddenSize) + flag("ffn-hidden-size", c.ffnSize) +
+                    flag("num-attention-heads", c.numHeads);
+    if (c.numKvHeads > 0 && c.numKvHeads != c.numHeads) f += " --group-query-attention" + flag("num-query-groups", c.numKvHeads);
+    if (c.family == ModelFamily::Gpt) {
+        f += " --normalization LayerNorm";
+    } else {
+        f += " --normalization RMSNorm --swiglu --disable-bias-linear";
+    }
+    f += " --norm-epsilon " + number(c.normEpsilon);
+    if (c.positions == PositionEncoding::Rotary) f += " --position-embedding-type rope --rotary-base " + number(c.ropeTheta);
+    else f += " --position-embedding-type learned_absolute";
+    if (!c.tiedEmbeddings) f += " --untie-embeddings-and-output-weights";
+    const BuildOptions build = ctx.plan.build.value_or(BuildOptions{});
+    const int64_t seq = build.seq > 0 ? build.seq : std::min<int64_t>(c.maxPositions, 2048);
+    f += flag("seq-length", seq) + flag("max-position-embeddings", std::max(c.maxPositions, seq));
+    if (const auto batch = planBatch(ctx.plan, ctx.graph)) {
+        const int64_t dp = std::max<int64_t>(1, ctx.plan.mesh.deviceCount() / std::max<int64_t>(1, tpSize));
+        const int64_t perRank = batch->global() / (std::max<int64_t>(1, batch->accumulation) * dp);
+        if (perRank > 0 && perRank * batch->accumulation * dp == batch->global()) f += flag("micro-batch-size", perRank);
+        f += flag("global-batch-size", batch->global());
+    }
+    if (build.dtype == DType::BF16) f += " --bf16";
+    else if (build.dtype == DType::F16) f += " --fp16";
+    return f;
 }
 
 }  // namespace
@@ -270,6 +311,16 @@ Result<std::string> exportMegatron(const Context& ctx) {
         return notUniform("the plan recomputes some ParallelBlocks of the layers and not others; Megatron-LM recomputes "
                           "whole layers (plan with --recompute all or none for a Megatron export)",
                           {});
+    if (ctx.model) {
+        // Megatron-LM asserts that tensor parallelism divides the heads and the KV groups.
+        const ModelConfig& c = *ctx.model;
+        if (c.numHeads % tpSize != 0 || (c.numKvHeads > 0 && c.numKvHeads % tpSize != 0))
+            return notUniform("Megatron-LM needs the tensor-parallel size " + std::to_string(tpSize) + " to divide the " +
+                                  std::to_string(c.numHeads) + " attention heads" +
+                                  (c.numKvHeads != c.numHeads ? " and the " + std::to_string(c.numKvHeads) + " KV groups" : std::string()),
+                              {});
+        flags += modelFlags(ctx, tpSize);
+    }
     return flags + "\n";
 }
 

@@ -349,7 +349,7 @@ Result<LoadedModel> reloadPlanModel(const Plan& plan) {
     return model;
 }
 
-Result<std::string> renderExport(const Graph& graph, const Plan& plan, ExportFormat format) {
+Result<std::string> renderExport(const Graph& graph, const Plan& plan, ExportFormat format, const ModelConfig* model) {
     std::vector<TimelineEvent> timeline;
     if (format == ExportFormat::Trace) {
         auto hw = loadHardware(plan.hardware);
@@ -360,7 +360,7 @@ Result<std::string> renderExport(const Graph& graph, const Plan& plan, ExportFor
         if (!ev) return ev.error();
         timeline = std::move(ev->timeline);
     }
-    return exportPlan(graph, plan, format, timeline);
+    return exportPlan(graph, plan, format, timeline, model);
 }
 
 }  // namespace cfp

@@ -431,6 +431,27 @@ private slots:
         QCOMPARE(exportOk(f, ExportFormat::Megatron), std::string("--tensor-model-parallel-size 4 --pipeline-model-parallel-size 1 --use-distributed-optimizer\n"));
     }
 
+    // With the model's architecture: its shape, positions, norm and MLP, batch and precision (a
+    // Llama with grouped-query attention and an untied head; the fixture's graph gives the batch).
+    void megatronModelFlags() {
+        Fixture f = makeFixture();
+        const ModelConfig llama = must(presetConfig("llama3-8b"), "llama");
+        auto r = exportPlan(f.graph(), f.plan, ExportFormat::Megatron, {}, &llama);
+        QVERIFY2(r.ok(), r.ok() ? "" : r.error().message.c_str());
+        for (const char* flag : {" --num-layers 32 --hidden-size 4096 --ffn-hidden-size 14336 --num-attention-heads 32 ",
+                                 " --group-query-attention --num-query-groups 8 ", " --normalization RMSNorm --swiglu --disable-bias-linear ",
+                                 " --position-embedding-type rope --rotary-base 500000 ", " --untie-embeddings-and-output-weights ",
+                                 " --global-batch-size "})
+            QVERIFY2(contains(*r, flag), (std::string(flag) + " in " + *r).c_str());
+        // Tensor parallelism must divide the heads (Megatron-LM asserts it): 4 does not divide 6.
+        ModelConfig odd = llama;
+        odd.numHeads = odd.numKvHeads = 6;
+        auto bad = exportPlan(f.graph(), f.plan, ExportFormat::Megatron, {}, &odd);
+        QVERIFY(!bad.ok());
+        QCOMPARE(QString::fromStdString(bad.error().code), QString("export.not_uniform"));
+        QVERIFY(contains(bad.error().message, "divide the 6 attention heads"));
+    }
+
     // Memory policy flags: the distributed optimizer follows optimizer sharding; layer recomputation
     // only when every block of every layer recomputes.
     void megatronMemoryPolicy() {
