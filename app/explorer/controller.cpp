@@ -29,13 +29,11 @@ ClusterSettings Explorer::cluster() const {
 }
 
 void Explorer::openModel(const std::string& source, bool searchAfter) {
-    if (source != m_request.model.source) {
-        m_request.model.source = source;
-        m_request.pins.clear();
-        emit pinsChanged();
-    }
-    m_model.reset();
-    startAnalysis(searchAfter);
+    // The request, its pins and the model shown stay as they are until the new model has loaded:
+    // a file that fails to open leaves the session as it was.
+    ModelRequest opening = m_request.model;
+    opening.source = source;
+    startAnalysis(searchAfter, opening);
 }
 
 void Explorer::setBuildOptions(const BuildOptions& options) {
@@ -74,7 +72,7 @@ void Explorer::setProfileDb(const std::string& path) {
 
 void Explorer::analyse() { startAnalysis(false); }
 
-void Explorer::startAnalysis(bool searchAfter) {
+void Explorer::startAnalysis(bool searchAfter, std::optional<ModelRequest> opening) {
     m_jobs.cancel(JobKind::Search);
     auto cluster = requestedCluster(m_request);
     if (!cluster) {
@@ -85,8 +83,8 @@ void Explorer::startAnalysis(bool searchAfter) {
     const std::string meshText = m_request.mesh.isAuto() ? std::to_string(cluster->devices()) : m_request.mesh.toString();
     const int64_t gpusPerNode = cluster->hardware.gpusPerNode;
     const int64_t devices = cluster->devices();
-    std::shared_ptr<const ModelData> existing = m_model;
-    const ModelRequest model = m_request.model;
+    std::shared_ptr<const ModelData> existing = opening ? nullptr : m_model;
+    const ModelRequest model = opening ? *opening : m_request.model;
     emit status(tr("Loading and analysing %1…").arg(QString::fromStdString(model.source)));
     using Out = std::pair<std::shared_ptr<const ModelData>, std::shared_ptr<const AnalysisData>>;
     m_jobs.start<Out>(
@@ -113,13 +111,23 @@ void Explorer::startAnalysis(bool searchAfter) {
             auto shared = std::make_shared<const AnalysisReport>(std::move(*report));
             return Out{data, AnalysisData::make(data, shared)};
         },
-        [this, searchAfter](Result<Out> r) {
+        [this, searchAfter, opening](Result<Out> r) {
             const bool thenSearch = searchAfter || m_searchAfterAnalysis;
             m_searchAfterAnalysis = false;
             if (!r) {
                 if (r.error().code != "job.cancelled")
                     emit failed(tr("Cannot open the model"), QString::fromStdString(r.error().toString()));
                 return;
+            }
+            if (opening) {
+                // The opened model is the request's from now on; pins name the old model's blocks.
+                const bool otherSource = opening->source != m_request.model.source;
+                m_request.model = *opening;
+                if (otherSource && !m_request.pins.empty()) {
+                    m_request.pins.clear();
+                    emit pinsChanged();
+                }
+                emit modelOpened(QString::fromStdString(opening->source));
             }
             const bool newModel = r->first != m_model;
             m_model = r->first;

@@ -10,6 +10,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -86,12 +87,16 @@ signals:
     void estimated();  // lastEstimate() changed (null: cleared)
     void bestSoFarChanged();
     void exported(const QString& path);
+    // openModel's model loaded and analysed: the request now names it (a failed open changes nothing).
+    void modelOpened(const QString& source);
     // A failed request (load, analysis, search, export): title for a dialog, text with the reason.
     void failed(const QString& title, const QString& message);
     void status(const QString& message);
 
 private:
-    void startAnalysis(bool searchAfter);
+    // Loads (when needed) and analyses the request's model, or `opening` (openModel), which the
+    // request takes, with its pins cleared, only once it has loaded.
+    void startAnalysis(bool searchAfter, std::optional<ModelRequest> opening = std::nullopt);
     // Renders the current plan off the GUI thread and writes it atomically to `path`.
     void writeFromPlan(const QString& path, const QString& title, const QString& failTitle,
                        std::function<Result<std::string>(const PlanData&)> render);

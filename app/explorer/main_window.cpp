@@ -17,6 +17,7 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
+#include <QScrollArea>
 #include <QSettings>
 #include <QSplitter>
 #include <QStatusBar>
@@ -107,6 +108,7 @@ MainWindow::MainWindow(const WindowOptions& options, QWidget* parent) : QMainWin
     // Charts: per-segment costs and one segment's combinations in tabs, the baselines below.
     m_chartTabs = new QTabWidget(this);
     m_chartTabs->setObjectName(QStringLiteral("chartTabs"));
+    m_chartTabs->setUsesScrollButtons(true);  // the tab labels do not set the window's width
     m_segmentChart = new SegmentCostChart(m_chartTabs);
     m_combinationChart = new CombinationChart(m_chartTabs);
     m_chartTabs->addTab(m_segmentChart, tr("Cost per segment"));
@@ -143,18 +145,27 @@ MainWindow::MainWindow(const WindowOptions& options, QWidget* parent) : QMainWin
     m_tree->setColumnWidth(StructureModel::ColName, 170);
     m_tree->setColumnWidth(StructureModel::ColOps, 118);
     m_tree->setColumnWidth(StructureModel::ColStrategy, 100);
-    auto dock = [this](QWidget* widget, const QString& title, const char* name, Qt::DockWidgetArea area) {
+    // Form-like panels scroll inside their dock rather than setting the window's minimum width.
+    auto dock = [this](QWidget* widget, const QString& title, const char* name, Qt::DockWidgetArea area, bool scroll = false) {
         auto* d = new QDockWidget(title, this);
         d->setObjectName(QString::fromLatin1(name));
-        d->setWidget(widget);
+        if (scroll) {
+            auto* area = new QScrollArea(d);
+            area->setWidgetResizable(true);
+            area->setFrameShape(QFrame::NoFrame);
+            area->setWidget(widget);
+            d->setWidget(area);
+        } else {
+            d->setWidget(widget);
+        }
         addDockWidget(area, d);
         return d;
     };
     QDockWidget* treeDock = dock(m_tree, tr("Segments, blocks and ops"), "structureDock", Qt::LeftDockWidgetArea);
     m_searchPanel = new SearchPanel(m_explorer, this);
-    QDockWidget* searchDock = dock(m_searchPanel, tr("Search"), "searchDock", Qt::LeftDockWidgetArea);
+    QDockWidget* searchDock = dock(m_searchPanel, tr("Search"), "searchDock", Qt::LeftDockWidgetArea, true);
     m_clusterPanel = new ClusterPanel(m_explorer, this);
-    QDockWidget* clusterDock = dock(m_clusterPanel, tr("Mesh and hardware"), "clusterDock", Qt::LeftDockWidgetArea);
+    QDockWidget* clusterDock = dock(m_clusterPanel, tr("Mesh and hardware"), "clusterDock", Qt::LeftDockWidgetArea, true);
     tabifyDockWidget(clusterDock, searchDock);
     searchDock->raise();
     m_properties = new QTextBrowser(this);
@@ -162,7 +173,7 @@ MainWindow::MainWindow(const WindowOptions& options, QWidget* parent) : QMainWin
     m_properties->setOpenLinks(false);
     QDockWidget* propDock = dock(m_properties, tr("Properties"), "propertiesDock", Qt::RightDockWidgetArea);
     m_profilerPanel = new ProfilerPanel(m_explorer, this);
-    QDockWidget* profDock = dock(m_profilerPanel, tr("Profiler"), "profilerDock", Qt::RightDockWidgetArea);
+    QDockWidget* profDock = dock(m_profilerPanel, tr("Profiler"), "profilerDock", Qt::RightDockWidgetArea, true);
     tabifyDockWidget(propDock, profDock);
     propDock->raise();
     resizeDocks({treeDock, propDock}, {390, 330}, Qt::Horizontal);
@@ -178,6 +189,9 @@ MainWindow::MainWindow(const WindowOptions& options, QWidget* parent) : QMainWin
     connect(m_explorer, &Explorer::planCleared, this, &MainWindow::onPlan);
     connect(m_explorer, &Explorer::selectionChanged, this, &MainWindow::onSelection);
     connect(m_explorer, &Explorer::failed, this, &MainWindow::showError);
+    // Only a model that loaded enters Open recent (built-ins too); undo does not reach across models.
+    connect(m_explorer, &Explorer::modelOpened, this, [this](const QString& source) { addRecent(source); });
+    connect(m_explorer, &Explorer::modelChanged, this, [this] { m_planPanel->undoStack()->clear(); });
     connect(m_explorer, &Explorer::status, this, [this](const QString& s) { statusBar()->showMessage(s); });
     connect(m_explorer, &Explorer::alternativesReady, this, [this](std::shared_ptr<const AlternativesView> alt) {
         m_combinationChart->setAlternatives(m_explorer->plan(), std::move(alt));
@@ -312,7 +326,7 @@ void MainWindow::openSource(const QString& path, bool searchAfter) {
         showError(tr("Cannot open"), tr("%1: no such file").arg(path));
         return;
     }
-    addRecent(path);
+    // A model enters Open recent once it has loaded (Explorer::modelOpened), a project once read.
     if (path.endsWith(QLatin1String(".json"), Qt::CaseInsensitive) && looksLikeProject(path)) {
         openProject(path);
         return;
@@ -325,6 +339,7 @@ void MainWindow::openProject(const QString& path) {
         showError(tr("Cannot open the project"), qs(st.error().toString()));
         return;
     }
+    addRecent(path);
     m_clusterPanel->refresh();
     m_profilerPanel->refresh();
     m_planPanel->undoStack()->clear();

@@ -387,12 +387,26 @@ PlanPanel::PlanPanel(Explorer* explorer, QWidget* parent) : QWidget(parent), m_e
     auto* bar = new QHBoxLayout;
     m_summary = new QLabel(tr("No plan yet."), this);
     m_summary->setTextFormat(Qt::RichText);
+    // A long summary wraps instead of widening the window.
+    m_summary->setWordWrap(true);
+    m_summary->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     bar->addWidget(m_summary, 1);
     m_undo = new QUndoStack(this);
+    // The buttons say Undo and Redo; what they undo is their tooltip (a pin's text would widen
+    // the window by its length).
+    auto shortLabel = [this](QAction* action, const QString& label) {
+        auto update = [action, label](const QString& what) {
+            action->setText(label);
+            action->setToolTip(what.isEmpty() ? label : label + QStringLiteral(": ") + what);
+        };
+        update({});
+        connect(m_undo, label == tr("Undo") ? &QUndoStack::undoTextChanged : &QUndoStack::redoTextChanged, action, update);
+        return action;
+    };
     auto* undo = new QToolButton(this);
-    undo->setDefaultAction(m_undo->createUndoAction(this, tr("Undo")));
+    undo->setDefaultAction(shortLabel(m_undo->createUndoAction(this, tr("Undo")), tr("Undo")));
     auto* redo = new QToolButton(this);
-    redo->setDefaultAction(m_undo->createRedoAction(this, tr("Redo")));
+    redo->setDefaultAction(shortLabel(m_undo->createRedoAction(this, tr("Redo")), tr("Redo")));
     auto* clear = new QPushButton(tr("Clear pins"), this);
     connect(clear, &QPushButton::clicked, this, [this] {
         if (!m_explorer->pins().empty())

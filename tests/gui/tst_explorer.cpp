@@ -24,6 +24,7 @@
 #include <QTextBrowser>
 #include <QTreeWidget>
 #include <QTreeView>
+#include <QUndoCommand>
 #include <QUndoStack>
 #include <QtTest>
 
@@ -210,6 +211,10 @@ private slots:
         QCOMPARE(model->segmentIndex(seg, PlanModel::ColPinned).data(Qt::CheckStateRole).value<Qt::CheckState>(), Qt::Checked);
         QVERIFY(model->segmentIndex(seg, PlanModel::ColCombination).data().toString().contains(QStringLiteral("re-search")));
 
+        // The window does not grow with the pin's text (the Undo button says Undo; the text is its
+        // tooltip; 2139 px before)
+        // (form panels scroll in their docks, chart tabs scroll): it fits a 1280-px screen.
+        QVERIFY2(w.minimumSizeHint().width() <= 1280, qPrintable(QString::number(w.minimumSizeHint().width())));
         QUndoStack* undo = w.planPanel()->undoStack();
         undo->undo();
         QVERIFY(w.explorer()->pins().empty());
@@ -483,6 +488,11 @@ private slots:
         w.show();
         QVERIFY(waitAnalysis(w));
         auto before = w.explorer()->analysis();
+        // A pin and an undo step on the current model, which a failed open must keep.
+        const std::vector<Pin> pins = cfp::test::pinsOf({"b0=0"});
+        w.explorer()->setPins(pins);
+        const std::string source = w.explorer()->request().model.source;
+        const QStringList recentBefore = w.recentFiles();
         const QString bad = path("broken-graph.json");
         spit(bad, "{\"format\": \"cfp-graph\", \"version\": 1, \"ops\": [ {\"name\": ");
         w.openPath(bad);
@@ -492,7 +502,16 @@ private slots:
         QVERIFY(w.lastErrorDialog()->text().contains(QStringLiteral("broken-graph.json")) ||
                 w.lastErrorDialog()->text().contains(QStringLiteral("syntax")));
         QCOMPARE(w.explorer()->analysis(), before);  // the previous model stays on show
+        // ... and stays the request's: Apply re-analyses it, a saved project names it, the pins
+        // stay, and the broken file does not enter Open recent.
+        QCOMPARE(w.explorer()->request().model.source, source);
+        QVERIFY(w.explorer()->pins() == pins);
+        QCOMPARE(w.recentFiles(), recentBefore);
         w.lastErrorDialog()->close();
+        w.explorer()->analyse();
+        QVERIFY(waitIdle(w));
+        QCOMPARE(w.explorer()->analysis()->model->loaded->spec, source);
+        w.explorer()->setPins({});
 
         const QString badProject = path("broken.cfpx.json");
         spit(badProject, "{\"format\": \"cfp-explorer-project\", \"version\": 1, \"nodes\": \"two\"}");
@@ -504,10 +523,14 @@ private slots:
         QVERIFY(w.lastErrorDialog()->text().contains(QStringLiteral("no such file")));
         w.lastErrorDialog()->close();
 
-        // Still usable: open another model and search.
+        // Still usable: open another model and search. A built-in enters Open recent once loaded,
+        // and undo does not reach back into the previous model.
+        w.planPanel()->undoStack()->push(new QUndoCommand(QStringLiteral("a step on the old model")));
         w.openPath(QStringLiteral("builtin:gpt3-125m"));
         QVERIFY(waitIdle(w));
         QVERIFY(w.explorer()->analysis() != before);
+        QCOMPARE(w.recentFiles().value(0), QStringLiteral("builtin:gpt3-125m"));
+        QVERIFY(!w.planPanel()->undoStack()->canUndo());
         QVERIFY(searchAndWait(w));
     }
 
