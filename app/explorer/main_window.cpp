@@ -1,5 +1,7 @@
 #include "main_window.h"
 
+#include "models/models.h"
+
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
@@ -238,6 +240,13 @@ void MainWindow::buildActions() {
     QMenu* file = menuBar()->addMenu(tr("&File"));
     QAction* open = file->addAction(tr("&Open model…"), this, &MainWindow::openModelDialog);
     open->setShortcut(QKeySequence::Open);
+    // The built-in models (cfp presets), which no file dialog can reach.
+    QMenu* builtins = file->addMenu(tr("Open &built-in model"));
+    builtins->setObjectName(QStringLiteral("builtinMenu"));
+    for (const std::string& name : presetNames()) {
+        const QString source = QStringLiteral("builtin:") + qs(name);
+        builtins->addAction(qs(name), this, [this, source] { openPath(source); });
+    }
     m_recentMenu = file->addMenu(tr("Open &recent"));
     rebuildRecentMenu();
     file->addAction(tr("Open &project…"), this, [this] {

@@ -13,6 +13,7 @@
 #include <QDoubleSpinBox>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMenu>
 #include <QMessageBox>
 #include <QMimeData>
 #include <QProcess>
@@ -523,10 +524,17 @@ private slots:
         QVERIFY(w.lastErrorDialog()->text().contains(QStringLiteral("no such file")));
         w.lastErrorDialog()->close();
 
-        // Still usable: open another model and search. A built-in enters Open recent once loaded,
-        // and undo does not reach back into the previous model.
+        // Still usable: open another model (File > Open built-in model) and search. A built-in
+        // enters Open recent once loaded, and undo does not reach back into the previous model.
         w.planPanel()->undoStack()->push(new QUndoCommand(QStringLiteral("a step on the old model")));
-        w.openPath(QStringLiteral("builtin:gpt3-125m"));
+        QMenu* builtins = w.findChild<QMenu*>(QStringLiteral("builtinMenu"));
+        QVERIFY(builtins);
+        QAction* gpt = nullptr;
+        for (QAction* a : builtins->actions())
+            if (a->text() == QStringLiteral("gpt3-125m")) gpt = a;
+        QVERIFY(gpt);
+        QCOMPARE(builtins->actions().size(), static_cast<qsizetype>(presetNames().size()));
+        gpt->trigger();
         QVERIFY(waitIdle(w));
         QVERIFY(w.explorer()->analysis() != before);
         QCOMPARE(w.recentFiles().value(0), QStringLiteral("builtin:gpt3-125m"));
