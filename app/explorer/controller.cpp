@@ -261,6 +261,8 @@ void Explorer::search() {
             if (!r) {
                 if (r.error().code != "plan.cancelled" && r.error().code != "job.cancelled")
                     emit failed(tr("Search failed"), QString::fromStdString(r.error().toString()));
+                else
+                    emit status(tr("Search cancelled before any mesh had a plan"));
                 return;
             }
             const double best = (*r)->plan().predictedStepSeconds;
@@ -281,16 +283,22 @@ void Explorer::search() {
             }
             emit planChanged();
             const Plan& p = m_plan->plan();
-            emit status(tr("Plan: %1 per step on mesh %2, %3 of %4 per device")
-                            .arg(formatSeconds(p.evaluatorStepSeconds), QString::fromStdString(p.mesh.toString()),
-                                 formatBytes(static_cast<double>(p.memory.total())), formatBytes(static_cast<double>(p.memoryLimitBytes))));
+            const QString text = tr("%1 per step on mesh %2, %3 of %4 per device")
+                                     .arg(formatSeconds(p.evaluatorStepSeconds), QString::fromStdString(p.mesh.toString()),
+                                          formatBytes(static_cast<double>(p.memory.total())), formatBytes(static_cast<double>(p.memoryLimitBytes)));
+            if (m_plan->outcome->stopped)
+                emit status(tr("Search stopped; the best plan of the %1 meshes searched: %2").arg(m_plan->outcome->candidates.size()).arg(text));
+            else
+                emit status(tr("Plan: %1").arg(text));
         });
 }
 
 void Explorer::cancelSearch() {
     if (!m_jobs.isRunning(JobKind::Search)) return;
-    m_jobs.cancel(JobKind::Search);
-    emit status(tr("Search cancelled"));
+    // The search stops at once and still delivers the best plan of the meshes it finished (none:
+    // nothing is shown, as before the search).
+    m_jobs.stop(JobKind::Search);
+    emit status(tr("Stopping the search…"));
 }
 
 // Beyond this many combinations of one segment the chart shows a sample (a 2-D mesh gives 9

@@ -118,6 +118,12 @@ void JobRunner::cancel(JobKind kind) {
     emit jobFinished(kind, false, QStringLiteral("cancelled"), QStringLiteral("job.cancelled"));
 }
 
+void JobRunner::stop(JobKind kind) {
+    auto it = m_current.find(kind);
+    if (it == m_current.end()) return;
+    if (auto f = m_cancelFlags.find(it->second); f != m_cancelFlags.end()) f->second->store(true);
+}
+
 void JobRunner::cancelAll() {
     for (auto& [id, flag] : m_cancelFlags) flag->store(true);
     m_current.clear();

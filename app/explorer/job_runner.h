@@ -73,6 +73,9 @@ public:
     }
 
     void cancel(JobKind kind);
+    // Asks the running job of `kind` to stop early and still delivers what it returns (a search
+    // returns the best plan found so far).
+    void stop(JobKind kind);
     void cancelAll();
     bool isRunning(JobKind kind) const;
     bool isIdle() const;

@@ -355,6 +355,7 @@ void SearchPanel::showPlan() {
     if (const auto b = planBatch(o.plan, plan->model->graph()))
         html += QStringLiteral("<br>") + batchText(*b).toHtmlEscaped();
     if (!o.plan.searchExact) html += tr(" (not proven optimal under the memory limit)");
+    if (o.stopped) html += tr("<br><b>Search stopped</b>: the best plan of the meshes searched before Cancel (no baselines)");
     if (plan->profile) html += QStringLiteral("<br><small>") + qs(plan->profile->note()).toHtmlEscaped() + QStringLiteral("</small>");
     if (o.candidates.size() > 1) {
         html += QStringLiteral("<br><small>");

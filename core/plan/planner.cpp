@@ -189,6 +189,13 @@ Result<PlanOutcome> planGraph(const Graph& graph, const Cluster& cluster, const 
             out.candidates.push_back(cand);
             continue;
         }
+        if (!mp && mp.error().code == "plan.cancelled" && best) {
+            // Cancelled with a plan in hand: keep the best so far rather than nothing.
+            cand.note = "search cancelled";
+            out.candidates.push_back(cand);
+            out.stopped = true;
+            break;
+        }
         if (!mp) {
             if (mp.error().code == "plan.cancelled" || mp.error().code == "plan.bad_pin" || meshes.size() == 1) return mp.error();
             cand.note = mp.error().message;
@@ -210,6 +217,11 @@ Result<PlanOutcome> planGraph(const Graph& graph, const Cluster& cluster, const 
         return makeError(closest->code, "none of the " + std::to_string(meshes.size()) + " meshes tried fits; the closest: " + closest->message,
                          closest->where);
     if (!best) return lastError;
+    if (out.stopped) {
+        PlannerOptions finish = options;
+        finish.baselines = Baselines::Skip;  // they would be cancelled too
+        return finishPlan(graph, cluster, finish, limit, std::move(*best), std::move(out), start);
+    }
     return finishPlan(graph, cluster, options, limit, std::move(*best), std::move(out), start);
 }
 

@@ -70,6 +70,9 @@ struct PlanOutcome {
     Assignment assignment;                 // the search's choice per block (plan.blocks says the same)
     StrategyMask pinned;                   // the pins' restriction on the chosen mesh (empty: none)
     bool memoryBound = false;              // the chosen mesh's fastest plan did not fit (SearchResult::limitBinding)
+    // The search was cancelled after some mesh had a plan: the best of the meshes planned so far,
+    // without baselines (the meshes not tried are not in `candidates`).
+    bool stopped = false;
     // The chosen mesh's decomposed problem (its analysis and cost tables), for tools that look at
     // alternatives to the plan (plan/alternatives.h). It points into the graph given to planGraph,
     // which must outlive it.

@@ -185,6 +185,8 @@ Result<PlanRun> runPlan(const PlanRequest& request, std::shared_ptr<const Loaded
         e.message += " (with every gradient-accumulation count from 1 to " + std::to_string(candidates->back()) + " rounds per step)";
         return e;
     }
+    // Cancelled part way: the best plan so far, said as such (PlanOutcome::stopped).
+    if (hooks.cancelled()) best->outcome.stopped = true;
     best->profile = std::move(measured->profile);
     best->accumulationTried = std::move(tried);
     best->outcome.plan.searchSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

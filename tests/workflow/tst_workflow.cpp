@@ -3,6 +3,7 @@
 
 #include <QtTest>
 
+#include <atomic>
 #include <cmath>
 
 #include "hardware/hardware.h"
@@ -98,6 +99,34 @@ private slots:
     }
 
     // Without memory pressure one round is the fastest and the search stops there.
+    // Cancelled after a mesh had a plan, the search returns the best plan so far, marked stopped
+    // and without baselines, rather than nothing; it is no faster than the whole search's.
+    void cancelKeepsTheBestSoFar() {
+        PlanRequest r = gpt125m(8);
+        r.mesh = MeshChoice::automatic();
+        std::atomic<bool> stop{false};
+        PlanHooks hooks;
+        hooks.cancel = &stop;
+        hooks.progress = [&](const PlanProgress& p) {
+            if (p.stage == "analysis" && p.meshIndex >= 1 && p.bestSeconds > 0) stop = true;
+        };
+        const PlanRun cut = must(runPlan(r, hooks), "stopped search");
+        QVERIFY(cut.outcome.stopped);
+        QVERIFY(cut.outcome.plan.baselines.empty());
+        QVERIFY(close(cut.outcome.plan.predictedStepSeconds, cut.outcome.plan.evaluatorStepSeconds));
+        const PlanRun whole = must(runPlan(r), "whole search");
+        QVERIFY(!whole.outcome.stopped);
+        QVERIFY(cut.outcome.candidates.size() < whole.outcome.candidates.size());
+        QVERIFY(cut.outcome.plan.evaluatorStepSeconds >= whole.outcome.plan.evaluatorStepSeconds * (1 - 1e-12));
+        // Cancelled before any mesh had a plan: the error, as before.
+        std::atomic<bool> early{true};
+        PlanHooks at0;
+        at0.cancel = &early;
+        auto none = runPlan(r, at0);
+        QVERIFY(!none);
+        QCOMPARE(QString::fromStdString(none.error().code), QStringLiteral("plan.cancelled"));
+    }
+
     void oneRoundWhenItFits() {
         const PlanRun run = must(runPlan(gpt125m(8)), "plan");
         QCOMPARE(run.outcome.plan.policy.accumulation, int64_t{1});
