@@ -13,11 +13,11 @@ Explorer::Explorer(QObject* parent) : QObject(parent) {
     qRegisterMetaType<std::shared_ptr<const AlternativesView>>();
     connect(&m_jobs, &JobRunner::jobProgress, this, [this](JobKind kind, double fraction, const QString& text, double best) {
         if (kind != JobKind::Search) return;
-        emit searchProgress(fraction, text);
-        if (best > 0 && (m_bestSoFar.empty() || m_bestSoFar.back().second != best)) {
-            m_bestSoFar.emplace_back(m_searchClock.elapsed() / 1000.0, best);
-            emit bestSoFarChanged();
-        }
+        // Elapsed time with the stage; the best-so-far curve runs on to now.
+        m_searchSeconds = m_searchClock.elapsed() / 1000.0;
+        emit searchProgress(fraction, text + tr(" · %1 s").arg(m_searchSeconds, 0, 'f', 0));
+        if (best > 0 && (m_bestSoFar.empty() || m_bestSoFar.back().second != best)) m_bestSoFar.emplace_back(m_searchSeconds, best);
+        if (!m_bestSoFar.empty()) emit bestSoFarChanged();
     });
 }
 
@@ -214,6 +214,7 @@ void Explorer::search() {
         analysis = *m_analysis->report;
     std::shared_ptr<const ModelData> model = m_model;
     m_bestSoFar.clear();
+    m_searchSeconds = 0;
     m_searchClock.start();
     emit bestSoFarChanged();
     emit status(tr("Searching on mesh %1…").arg(QString::fromStdString(request.mesh.toString())));
@@ -266,10 +267,9 @@ void Explorer::search() {
                 return;
             }
             const double best = (*r)->plan().predictedStepSeconds;
-            if (m_bestSoFar.empty() || m_bestSoFar.back().second != best) {
-                m_bestSoFar.emplace_back(m_searchClock.elapsed() / 1000.0, best);
-                emit bestSoFarChanged();
-            }
+            m_searchSeconds = m_searchClock.elapsed() / 1000.0;
+            if (m_bestSoFar.empty() || m_bestSoFar.back().second != best) m_bestSoFar.emplace_back(m_searchSeconds, best);
+            emit bestSoFarChanged();
             m_previousPlan = m_plan;
             m_plan = *r;
             const bool sameMesh = m_analysis && m_analysis->mesh() == m_plan->plan().mesh;

@@ -48,7 +48,13 @@ public:
     std::shared_ptr<const PlanData> previousPlan() const { return m_previousPlan; }
     const Selection& selection() const { return m_selection; }
     const std::vector<Pin>& pins() const { return m_request.pins; }
-    std::vector<std::pair<double, double>> bestSoFar() const { return m_bestSoFar; }  // (elapsed s, best s)
+    // (elapsed s, best s) at each improvement, and the last best again at the search's time so far
+    // (the curve runs on to now, not to the last improvement).
+    std::vector<std::pair<double, double>> bestSoFar() const {
+        auto points = m_bestSoFar;
+        if (!points.empty() && m_searchSeconds > points.back().first) points.emplace_back(m_searchSeconds, points.back().second);
+        return points;
+    }
 
     // Loads `source` (builtin:NAME, config.json, graph file, …) and analyses it; with
     // `searchAfter` the search follows as soon as the analysis is in.
@@ -110,6 +116,7 @@ private:
     QString m_estimateConfig;
     Selection m_selection;
     std::vector<std::pair<double, double>> m_bestSoFar;
+    double m_searchSeconds = 0;  // the current (or last) search's elapsed time
     QElapsedTimer m_searchClock;
     bool m_searchAfterAnalysis = false;  // Search was pressed while the model was loading
 };

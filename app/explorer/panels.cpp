@@ -277,6 +277,7 @@ SearchPanel::SearchPanel(Explorer* explorer, QWidget* parent) : QWidget(parent),
     m_chart->setMinimumHeight(150);
     layout->addWidget(m_chart, 1);
     m_result = new QLabel(this);
+    m_result->setObjectName(QStringLiteral("searchResult"));
     m_result->setWordWrap(true);
     m_result->setTextFormat(Qt::RichText);
     layout->addWidget(m_result);
@@ -349,6 +350,7 @@ void SearchPanel::showPlan() {
     auto plan = m_explorer->plan();
     if (!plan) return;
     const PlanOutcome& o = *plan->outcome;
+    QStringList reasons;
     QString html = tr("<b>%1</b> per step on <b>%2</b>, %3 of %4 usable per device")
                        .arg(formatSeconds(o.plan.evaluatorStepSeconds), qs(meshShapeText(o.plan.mesh)),
                             formatBytes(static_cast<double>(o.plan.memory.total())), formatBytes(static_cast<double>(o.plan.memoryLimitBytes)));
@@ -364,10 +366,13 @@ void SearchPanel::showPlan() {
             auto m = parseMesh(c.mesh);
             const QString name = m ? qs(meshShapeText(*m)) : qs(c.mesh);
             parts << (c.planned ? QStringLiteral("%1: %2").arg(name, formatSeconds(c.stepSeconds)) : QStringLiteral("%1: skipped").arg(name));
+            // Why a mesh was skipped, as the CLI says it: in the result's tooltip.
+            if (!c.planned && !c.note.empty()) reasons << QStringLiteral("%1: %2").arg(name, qs(c.note).toHtmlEscaped());
         }
         html += tr("meshes: ") + parts.join(QStringLiteral(" · ")) + QStringLiteral("</small>");
     }
     m_result->setText(html);
+    m_result->setToolTip(reasons.isEmpty() ? QString() : tr("Skipped meshes:<br>") + reasons.join(QStringLiteral("<br>")));
 }
 
 // ---------------------------------------------------------------------------------------------

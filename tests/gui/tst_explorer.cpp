@@ -138,9 +138,18 @@ private slots:
         // The search: progress, best so far, plan, baselines.
         QVERIFY(w.explorer()->plan());
         QVERIFY(progress.count() >= 2);
+        QVERIFY2(progress.last().at(1).toString().endsWith(QStringLiteral(" s")), qPrintable(progress.last().at(1).toString()));
         QCOMPARE(w.searchPanel()->progressBar()->value(), 1000);
         QVERIFY(!w.explorer()->bestSoFar().empty());
         QCOMPARE(w.explorer()->bestSoFar().back().second, w.explorer()->plan()->plan().predictedStepSeconds);
+        // The curve runs to the end of the search, not to its last improvement; the stage line says
+        // how long the search has run; skipped meshes say why in the result's tooltip.
+        const auto curve = w.explorer()->bestSoFar();
+        for (size_t i = 1; i < curve.size(); ++i) QVERIFY(curve[i].first >= curve[i - 1].first && curve[i].second <= curve[i - 1].second);
+        bool anySkipped = false;
+        for (const MeshCandidate& c : w.explorer()->plan()->outcome->candidates) anySkipped = anySkipped || !c.planned;
+        if (anySkipped) QVERIFY(w.searchPanel()->findChild<QLabel*>(QStringLiteral("searchResult")) &&
+                                w.searchPanel()->findChild<QLabel*>(QStringLiteral("searchResult"))->toolTip().contains(QStringLiteral("Skipped meshes")));
         const Plan& plan = w.explorer()->plan()->plan();
         QVERIFY(w.explorer()->plan()->outcome->candidates.size() >= 3);  // every mesh of one node
         for (const Baseline& b : plan.baselines)
