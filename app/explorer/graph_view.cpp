@@ -350,7 +350,12 @@ std::unique_ptr<GraphView::Node> GraphView::buildNode(const NodeKey& key) {
                              .arg(ops)
                              .arg(type.combinations == INT64_MAX ? QStringLiteral("1e%1").arg(type.combinationsLog10, 0, 'f', 0)
                                                                  : formatCount(type.combinations));
-        if (plan) node->subtitle += QStringLiteral(" · %1 each").arg(formatSeconds(plan->segments[static_cast<size_t>(run.firstSegment)].cost.total()));
+        if (plan) {
+            std::vector<double> costs;
+            for (int s = run.firstSegment; s < run.firstSegment + run.count && s < static_cast<int>(plan->segments.size()); ++s)
+                costs.push_back(plan->segments[static_cast<size_t>(s)].cost.total());
+            node->subtitle += QStringLiteral(" · ") + runCostText(costs);
+        }
         if (node->expanded)
             for (int k = 0; k < seg.blockCount; ++k) node->children.push_back(buildNode({NodeKind::Block, seg.firstBlock + k}));
         break;

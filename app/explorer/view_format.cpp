@@ -1,5 +1,6 @@
 #include "view_format.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace cfp::explorer {
@@ -62,6 +63,15 @@ QString estimateText(const QString& config, const Plan& e, const Graph& roundGra
                     .arg(ratio >= 1 ? QStringLiteral("faster") : QStringLiteral("slower"));
     }
     return text;
+}
+
+QString runCostText(const std::vector<double>& segmentSeconds) {
+    if (segmentSeconds.empty()) return {};
+    const auto [lo, hi] = std::minmax_element(segmentSeconds.begin(), segmentSeconds.end());
+    if (*hi <= *lo * 1.005) return QStringLiteral("%1 each").arg(formatSeconds(*lo));
+    double total = 0;
+    for (double s : segmentSeconds) total += s;
+    return QStringLiteral("%1–%2 each, %3 in all").arg(formatSeconds(*lo), formatSeconds(*hi), formatSeconds(total));
 }
 
 QString formatCount(int64_t n) {

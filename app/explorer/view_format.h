@@ -14,6 +14,9 @@
 namespace cfp::explorer {
 
 QString formatSeconds(double seconds);           // "129.4 ms", "1.62 s", "85 µs"
+// The step time of a folded run of segments: "24.6 ms each" when they cost the same (within
+// 0.5%), else "24.6–95.0 ms each, 4.21 s in all" (a mixed plan's run is not its first segment).
+QString runCostText(const std::vector<double>& segmentSeconds);
 QString formatBytes(double bytes);               // "34.1 GiB", "512 MiB"
 QString formatCount(int64_t n);                  // "8,503,056"
 // "64 sequences per step = 4 rounds of 16 (micro-batch 2 per data-parallel rank, 8 ways)"

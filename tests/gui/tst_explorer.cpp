@@ -37,6 +37,7 @@
 #include "panels.h"
 #include "controller.h"
 #include "plan_helpers.h"
+#include "view_format.h"
 
 using namespace cfp;
 using namespace cfp::explorer;
@@ -686,6 +687,13 @@ private slots:
     }
 
     // Only the newest job of a kind delivers; cancel drops a job's result.
+    // A folded run states the spread of its segments' step times, not its first segment's.
+    void runCostTextSaysTheSpread() {
+        QCOMPARE(runCostText({0.0246, 0.0246, 0.02461}), QStringLiteral("24.6 ms each"));
+        QCOMPARE(runCostText({0.0246, 0.095, 0.059}), QStringLiteral("24.6 ms–95.0 ms each, 179 ms in all"));
+        QVERIFY(runCostText({}).isEmpty());
+    }
+
     void jobRunnerDropsStaleResults() {
         JobRunner jobs;
         QList<int> delivered;
