@@ -40,6 +40,7 @@ Json planSummaryJson(const PlanOutcome& o, const Graph& graph) {
                           {"attention", std::string(attentionKernelName(p.policy.attention))},
                           {"zero_stage", zeroStageOf(p.policy)},
                           {"sequence_parallel", p.policy.sequenceParallelAxis.empty() ? Json(nullptr) : Json(p.policy.sequenceParallelAxis)}};
+    j["parallelism"] = parallelismSummary(p, graph);
     j["memory_breakdown_bytes"] = {{"weights", p.memory.weights},
                                    {"gradients", p.memory.gradients},
                                    {"optimizer", p.memory.optimizer},
@@ -120,7 +121,8 @@ void printPlan(const PlanOutcome& o, const Graph& graph) {
                           : std::string(recomputePolicyName(p.policy.recompute)) + " (" + std::to_string(recomputed) + " of " +
                                 std::to_string(p.blocks.size()) + " blocks recomputed)")
               << ", attention " << attentionKernelName(p.policy.attention)
-              << (p.policy.sequenceParallelAxis.empty() ? std::string() : ", sequence parallel over " + p.policy.sequenceParallelAxis) << "\n\n";
+              << (p.policy.sequenceParallelAxis.empty() ? std::string() : ", sequence parallel over " + p.policy.sequenceParallelAxis) << "\n";
+    std::cout << "  parallelism      " << parallelismSummary(p, graph) << "\n\n";
     std::cout << "  segments (runs of one type and combination" << (byLayer ? "" : "; +rc: block recomputed") << "):\n";
     size_t i = 0;
     while (i < p.segments.size()) {

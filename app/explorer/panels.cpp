@@ -512,6 +512,8 @@ void PlanPanel::refresh() {
                     .arg(rel >= 0 ? QStringLiteral("+") : QString())
                     .arg(rel, 0, 'f', 1);
     }
+    // The plan in DP/TP/ZeRO terms (the wrapping summary's second line).
+    text += QStringLiteral("<br><small>") + qs(parallelismSummary(p, plan->model->graph())).toHtmlEscaped() + QStringLiteral("</small>");
     m_summary->setText(text);
 }
 

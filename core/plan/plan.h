@@ -128,4 +128,12 @@ struct PlanBatch {
 // nullopt when the graph has no data input with a dimension 0.
 std::optional<PlanBatch> planBatch(const Plan& plan, const Graph& graph);
 
+// The plan in the terms an engineer uses (DP/TP/ZeRO): the mesh axes that split the batch (data
+// parallel: the axes of dimension 0 of the most widely batch-split forward result) and, per other
+// axis, the share of the trainable weights' bytes it splits (tensor parallel), the ZeRO stage and
+// the micro-batch. Example: "data parallel 4 (x) · tensor parallel 2 (z, 96% of the weights) ·
+// ZeRO-1 · micro-batch 2 × 1 round"; a data-parallel axis that splits weights too says so
+// ("data parallel 8 (x, y, z; weights split too: y 20%, z 20%)"). Axes of size 1 are left out.
+std::string parallelismSummary(const Plan& plan, const Graph& graph);
+
 }  // namespace cfp

@@ -149,6 +149,10 @@ private slots:
         QVERIFY(batch.has_value());
         QCOMPARE(batch->microBatch(), int64_t{4});
         QCOMPARE(batch->dataParallel, int64_t{4});
+        // In DP/TP/ZeRO terms: the batch over dp, the weights over tp.
+        const std::string summary = parallelismSummary(p, est.model->graph);
+        QVERIFY2(summary.rfind("data parallel 4 (dp) · tensor parallel 2 (tp, ", 0) == 0, summary.c_str());
+        QVERIFY2(summary.find("ZeRO-1 · micro-batch 4 × 4 rounds") != std::string::npos, summary.c_str());
         // The planner, free to choose, is no slower where the estimate fits.
         r.mesh = MeshChoice{};
         const PlanRun best = must(runPlan(r), "plan");
