@@ -88,11 +88,11 @@ int cmdEstimate(const std::vector<std::string>& argv) {
     if (args->has("--json")) {
         Json j = planRunJson(*run);
         j["config"] = config->toString();
-        j["estimated_config"] = run->estimatedConfig ? run->estimatedConfig->toString() : config->toString();
+        j["estimated_config"] = run->estimatedConfig.value_or(*config).toString();
         std::cout << j.dump(2) << '\n';
         return kExitOk;
     }
-    const std::string priced = run->estimatedConfig ? run->estimatedConfig->toString() : config->toString();
+    const std::string priced = run->estimatedConfig.value_or(*config).toString();
     std::cout << "estimate of " << priced << (priced == config->toString() ? "" : " (" + config->toString() + ", the rest chosen)") << ": " << ms(p.evaluatorStepSeconds) << " per step, "
               << cli::humanBytes(static_cast<double>(p.memory.total())) << " of " << cli::humanBytes(static_cast<double>(p.memoryLimitBytes))
               << " usable per device — " << (fits ? "fits" : "does NOT fit") << "\n\n";

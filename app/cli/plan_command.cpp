@@ -166,7 +166,7 @@ int cmdPlan(const std::vector<std::string>& argv) {
         if (configured) {
             const Plan& c = configured->outcome.plan;
             j["config_estimate"] = {{"config", config->toString()},
-                                    {"estimated_config", configured->estimatedConfig ? configured->estimatedConfig->toString() : config->toString()},
+                                    {"estimated_config", configured->estimatedConfig.value_or(*config).toString()},
                                     {"step_seconds", c.evaluatorStepSeconds},
                                     {"memory_per_device_bytes", c.memory.total()},
                                     {"fits", c.memory.total() <= c.memoryLimitBytes},
@@ -189,8 +189,7 @@ int cmdPlan(const std::vector<std::string>& argv) {
         if (configured) {
             const Plan& c = configured->outcome.plan;
             const bool fits = c.memory.total() <= c.memoryLimitBytes;
-            std::cout << "\n  against " << (configured->estimatedConfig ? configured->estimatedConfig->toString() : config->toString())
-                      << " (cfp estimate): " << ms(c.evaluatorStepSeconds) << ", "
+            std::cout << "\n  against " << configured->estimatedConfig.value_or(*config).toString() << " (cfp estimate): " << ms(c.evaluatorStepSeconds) << ", "
                       << cli::humanBytes(static_cast<double>(c.memory.total())) << "/device" << (fits ? "" : " — does NOT fit")
                       << "; plan is " << cli::speedup(c.evaluatorStepSeconds, outcome.plan.evaluatorStepSeconds) << "\n";
         }

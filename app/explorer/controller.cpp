@@ -171,7 +171,7 @@ void Explorer::estimate(const QString& configText) {
             if (!run) return run.error();
             return std::make_shared<const PlanRun>(std::move(*run));
         },
-        [this, text](Result<std::shared_ptr<const PlanRun>> r) {
+        [this, text, c = *config](Result<std::shared_ptr<const PlanRun>> r) {
             if (!r) {
                 if (r.error().code != "plan.cancelled" && r.error().code != "job.cancelled")
                     emit failed(tr("Cannot estimate %1").arg(text), QString::fromStdString(r.error().toString()));
@@ -179,7 +179,7 @@ void Explorer::estimate(const QString& configText) {
             }
             m_estimate = *r;
             // The configuration as priced: keys left out are chosen by the estimate's search.
-            const QString priced = (*r)->estimatedConfig ? QString::fromStdString((*r)->estimatedConfig->toString()) : text;
+            const QString priced = QString::fromStdString((*r)->estimatedConfig.value_or(c).toString());
             m_estimateConfig = priced == text ? text : tr("%1 (%2, the rest chosen)").arg(priced, text);
             emit status(tr("Estimated %1").arg(priced));
             emit estimated();

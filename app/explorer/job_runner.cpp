@@ -110,18 +110,17 @@ void JobRunner::postPartial(quint64 id, JobKind kind, std::function<void()> part
         Qt::QueuedConnection);
 }
 
-void JobRunner::cancel(JobKind kind) {
-    auto it = m_current.find(kind);
-    if (it == m_current.end()) return;
-    if (auto f = m_cancelFlags.find(it->second); f != m_cancelFlags.end()) f->second->store(true);
-    m_current.erase(it);
-    emit jobFinished(kind, false, QStringLiteral("cancelled"), QStringLiteral("job.cancelled"));
-}
-
 void JobRunner::stop(JobKind kind) {
     auto it = m_current.find(kind);
     if (it == m_current.end()) return;
     if (auto f = m_cancelFlags.find(it->second); f != m_cancelFlags.end()) f->second->store(true);
+}
+
+void JobRunner::cancel(JobKind kind) {
+    if (!m_current.count(kind)) return;
+    stop(kind);  // the flag, and no delivery: the job is no longer current
+    m_current.erase(kind);
+    emit jobFinished(kind, false, QStringLiteral("cancelled"), QStringLiteral("job.cancelled"));
 }
 
 void JobRunner::cancelAll() {

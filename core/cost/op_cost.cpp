@@ -256,6 +256,13 @@ std::vector<char> sequenceParallelOps(const Graph& graph) {
     return ops;
 }
 
+std::optional<int> sequenceParallelAxisIndex(const MemoryPolicy& policy, const Mesh& mesh) {
+    if (policy.sequenceParallelAxis.empty()) return -1;
+    const auto a = mesh.axisIndex(policy.sequenceParallelAxis);
+    if (!a) return std::nullopt;
+    return static_cast<int>(*a);
+}
+
 int64_t sequenceParallelSplit(int axis, const MeshSizes& sizes, bool candidate, uint32_t mask) {
     if (axis < 0 || !candidate || (mask & (1u << axis))) return 1;
     return sizes.size[static_cast<size_t>(axis)];

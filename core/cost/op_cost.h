@@ -24,6 +24,7 @@
 // all-gathered over dp from 16 MiB pieces.
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "cost/cost_model.h"
@@ -129,6 +130,9 @@ std::vector<char> dataDerived(const Graph& graph);
 // sequenceParallelSplit: |T| where the op qualifies (`candidate`) and `mask` (the axes its kernel
 // uses, or its result's split axes) leaves T out, else 1.
 std::vector<char> sequenceParallelOps(const Graph& graph);
+// The mesh index of the policy's sequence-parallel axis: -1 when it is off, nullopt when `mesh`
+// has no such axis.
+std::optional<int> sequenceParallelAxisIndex(const MemoryPolicy& policy, const Mesh& mesh);
 int64_t sequenceParallelSplit(int axis, const MeshSizes& sizes, bool candidate, uint32_t mask);
 // The bytes of forward results kept for backward (readByBackward), unsharded: one device's
 // activations without parallelism or recomputation.

@@ -128,16 +128,12 @@ Result<Evaluation> evaluatePlan(const Graph& graph, const Plan& plan, const Cost
     // Optimizer-state sharding: devices holding the same piece of a result (cost/op_cost.h).
     const MeshSizes& sizes = model.sizes();
     // Sequence parallelism (cost/op_cost.h): its axis, and the ops it can split.
-    int spAxis = -1;
-    std::vector<char> activation;
-    if (!policy.sequenceParallelAxis.empty()) {
-        auto a = mesh.axisIndex(policy.sequenceParallelAxis);
-        if (!a) return makeError("plan.mismatch", "sequence parallelism on '" + policy.sequenceParallelAxis + "', which the mesh lacks");
-        spAxis = static_cast<int>(*a);
-        activation = sequenceParallelOps(graph);
-    }
+    const std::optional<int> spAxisFound = sequenceParallelAxisIndex(policy, mesh);
+    if (!spAxisFound) return makeError("plan.mismatch", "sequence parallelism on '" + policy.sequenceParallelAxis + "', which the mesh lacks");
+    const int spAxis = *spAxisFound;
+    const std::vector<char> spOps = spAxis >= 0 ? sequenceParallelOps(graph) : std::vector<char>{};
     auto spSplit = [&](OpId v, uint32_t mask, bool completed = false) {
-        return spAxis < 0 ? int64_t{1} : sequenceParallelSplit(spAxis, sizes, activation[static_cast<size_t>(v)] != 0 || completed, mask);
+        return spAxis < 0 ? int64_t{1} : sequenceParallelSplit(spAxis, sizes, spOps[static_cast<size_t>(v)] != 0 || completed, mask);
     };
     auto replicas = [&](const TensorSharding& sh) { return axesProduct(replicaMask(sh, mesh), sizes); };
     auto zeroSplit = [&](const Op& op) -> int64_t {

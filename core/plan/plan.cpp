@@ -35,28 +35,18 @@ std::optional<PlanBatch> planBatch(const Plan& plan, const Graph& graph) {
         if (dims.empty()) continue;
         int64_t split = 1;
         for (const std::string& axis : dims[0]) split *= plan.mesh.axisSize(axis).value_or(1);
-        out->dataParallel = std::max(out->dataParallel, split);
+        if (split > out->dataParallel) {
+            out->dataParallel = split;
+            out->dataParallelAxes = dims[0];
+        }
     }
     return out;
 }
 
 std::string parallelismSummary(const Plan& plan, const Graph& graph) {
     const Mesh& mesh = plan.mesh;
-    std::vector<std::string> batchAxes;
-    if (const auto batch = planBatch(plan, graph); batch && plan.tensors.size() == static_cast<size_t>(graph.size())) {
-        int64_t widest = 1;
-        for (const Op& op : graph.ops()) {
-            if (op.phase != Phase::Forward || op.type.rank() == 0 || op.type.dims[0] != batch->round) continue;
-            const auto& dims = plan.tensors[static_cast<size_t>(op.id)].result.dims();
-            if (dims.empty()) continue;
-            int64_t split = 1;
-            for (const std::string& a : dims[0]) split *= mesh.axisSize(a).value_or(1);
-            if (split > widest) {
-                widest = split;
-                batchAxes = dims[0];
-            }
-        }
-    }
+    const std::optional<PlanBatch> batch = planBatch(plan, graph);
+    const std::vector<std::string> batchAxes = batch ? batch->dataParallelAxes : std::vector<std::string>{};
     // Trainable weight bytes split over each axis.
     std::map<std::string, double> weightShare;
     double weightBytes = 0;
@@ -101,7 +91,7 @@ std::string parallelismSummary(const Plan& plan, const Graph& graph) {
                                 : axis.name + " " + std::to_string(axis.size) + " (activations only)");
     }
     parts.push_back("ZeRO-" + std::to_string(zeroStageOf(plan.policy)));
-    if (const auto batch = planBatch(plan, graph))
+    if (batch)
         parts.push_back("micro-batch " + std::to_string(batch->microBatch()) + " × " + std::to_string(batch->accumulation) + " round" +
                         (batch->accumulation == 1 ? "" : "s"));
     std::string out;

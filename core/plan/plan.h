@@ -121,6 +121,7 @@ struct Plan {
 struct PlanBatch {
     int64_t round = 0;            // sequences in one round, over all devices
     int64_t dataParallel = 1;     // devices the round is split over
+    std::vector<std::string> dataParallelAxes;  // the mesh axes of that widest split, major to minor
     int64_t accumulation = 1;     // rounds per step
     int64_t microBatch() const { return dataParallel > 0 ? round / dataParallel : round; }  // per data-parallel rank
     int64_t global() const { return round * accumulation; }

@@ -62,7 +62,7 @@ void PlanProblem::Impl::computeOpState(const Op& op, double opFlops, OpState& s)
     }
     s.memMax = work / z;
     // Sequence parallelism splits the work of an op it applies to as optimizer sharding does.
-    const int64_t sp = sequenceParallelSplit(spAxis, sizes, activation[k], axesUsed);
+    const int64_t sp = sequenceParallelSplit(spAxis, sizes, spOps[k], axesUsed);
     s.spSplit = static_cast<uint16_t>(sp);
     s.kernel = opKernelSeconds(model(), op, opFlops, axesUsed, bytes, z * sp, onChip[k]);
     if (model().hasMeasurements() && !onChip[k]) {
@@ -121,15 +121,10 @@ Status PlanProblem::Impl::buildStates(const std::vector<std::pair<uint64_t, doub
     sourceLike = std::move(roles.sourceLike);
     gradToOptimizer = std::move(roles.gradToOptimizer);
     const std::vector<char> readByBackward = std::move(roles.readByBackward);
-    spAxis = -1;
-    if (!policy.sequenceParallelAxis.empty()) {
-        auto a = model().mesh().axisIndex(policy.sequenceParallelAxis);
-        if (!a) return makeError("plan.internal", "sequence parallelism on '" + policy.sequenceParallelAxis + "', which the mesh lacks");
-        spAxis = static_cast<int>(*a);
-        activation = sequenceParallelOps(graph);
-    } else {
-        activation.assign(n, 0);
-    }
+    const std::optional<int> sp = sequenceParallelAxisIndex(policy, model().mesh());
+    if (!sp) return makeError("plan.internal", "sequence parallelism on '" + policy.sequenceParallelAxis + "', which the mesh lacks");
+    spAxis = *sp;
+    spOps = spAxis >= 0 ? sequenceParallelOps(graph) : std::vector<char>(n, 0);
     for (const Op& op : graph.ops()) {
         auto it = types.try_emplace(op.type, static_cast<uint32_t>(types.size())).first;
         typeId[static_cast<size_t>(op.id)] = it->second;
@@ -349,7 +344,7 @@ Status PlanProblem::Impl::buildStates(const std::vector<std::pair<uint64_t, doub
             computeOpState(op, flops, os);
             if (op.phase == Phase::Forward && !sourceLike[k]) {
                 // Kept for the backward pass: read by it (unless recomputed), or a checkpoint.
-                const bool spPiece = activation[k] || (spAxis >= 0 && (os.partialMask & (1u << spAxis)));
+                const bool spPiece = spOps[k] || (spAxis >= 0 && (os.partialMask & (1u << spAxis)));
                 const int64_t bytes = local(op.id, os.result) / sequenceParallelSplit(spAxis, sizes, spPiece, ~replicaMask(os.result));
                 const bool kept = readByBackward[k] || checkpoint[k];
                 const bool keptRc = checkpoint[k] || (readByBackward[k] && !rcEligible[k]);

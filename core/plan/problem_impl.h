@@ -90,7 +90,7 @@ struct PlanProblem::Impl {
     std::vector<char> onChip;           // in a flash attention core (cost/op_cost.h)
     std::vector<char> unmaterialized;   // never in HBM: no working set (cost/op_cost.h)
     std::vector<char> flashRecompute;   // on chip in the forward: runs again in the backward
-    std::vector<char> activation;       // ops sequence parallelism can split (cost/op_cost.h)
+    std::vector<char> spOps;            // ops sequence parallelism can split (cost/op_cost.h)
     int spAxis = -1;                    // the sequence-parallel mesh axis, -1 off (cost/op_cost.h)
 
     // Decomposed terms.

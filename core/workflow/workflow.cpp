@@ -1,6 +1,7 @@
 #include "workflow/workflow.h"
 
 #include <chrono>
+#include <map>
 
 #include "hardware/hardware.h"
 #include "plan/evaluator.h"
@@ -196,9 +197,12 @@ Result<PlanRun> runPlan(const PlanRequest& request, std::shared_ptr<const Loaded
 
 namespace {
 
+// The round models (graph at global batch / rounds) of one estimate, built once per count.
+using RoundModels = std::map<int64_t, std::shared_ptr<const LoadedModel>>;
+
 // One configuration whose keys are all set but mbs (runEstimate below).
 Result<PlanRun> estimateOne(const PlanRequest& request, const std::shared_ptr<const LoadedModel>& model, const Cluster& cluster,
-                            const RequestMeasurements& measured, const RunConfig& config, const PlanHooks& hooks) {
+                            const RequestMeasurements& measured, const RunConfig& config, const PlanHooks& hooks, RoundModels& rounds) {
     PlanRequest r = request;
     if (config.microBatch) {
         // Rounds from the micro-batch: global = rounds × mbs × dp.
@@ -221,8 +225,13 @@ Result<PlanRun> estimateOne(const PlanRequest& request, const std::shared_ptr<co
     const auto start = std::chrono::steady_clock::now();
     for (const int64_t a : *candidates) {
         if (hooks.cancelled()) return makeError("plan.cancelled", "the estimate was cancelled");
-        auto round = modelForRounds(r, model, a);
-        if (!round) return round.error();
+        auto cached = rounds.find(a);
+        if (cached == rounds.end()) {
+            auto built = modelForRounds(r, model, a);
+            if (!built) return built.error();
+            cached = rounds.emplace(a, *built).first;
+        }
+        const std::shared_ptr<const LoadedModel>* round = &cached->second;
         PlannerOptions options = plannerOptionsFor(r, hooks);
         options.measurements = measured.measurements;
         options.policy.accumulation = a;
@@ -261,8 +270,9 @@ std::vector<RunConfig> completions(const RunConfig& c, const Cluster& cluster) {
     const int64_t devices = cluster.devices();
     std::vector<std::pair<int64_t, int64_t>> shapes;  // (tp, dp)
     if (c.tp || c.dp) {
-        shapes.push_back({c.tp.value_or(c.dp && *c.dp > 0 && devices % *c.dp == 0 ? devices / *c.dp : 1), configuredDataParallel(c, cluster)});
-        if (!c.tp && c.dp && (*c.dp <= 0 || devices % *c.dp != 0)) shapes.back() = {1, *c.dp};  // planConfigured names the mismatch
+        // The one given fixes the other (dp ≥ 1 by RunConfig::parse); planConfigured names a mismatch.
+        const int64_t tp = c.tp ? *c.tp : (devices % *c.dp == 0 ? devices / *c.dp : 1);
+        shapes.push_back({tp, c.dp.value_or(devices / tp)});
     } else {
         for (int64_t t = 1; t <= std::min(cluster.hardware.gpusPerNode, devices); t *= 2)
             if (devices % t == 0 && cluster.hardware.gpusPerNode % t == 0) shapes.push_back({t, devices / t});
@@ -303,6 +313,7 @@ Result<PlanRun> runEstimate(const PlanRequest& request, const RunConfig& config,
     const std::vector<RunConfig> tries = completions(config, *cluster);
     std::optional<PlanRun> best;
     std::optional<Error> firstError;
+    RoundModels rounds;
     bool chainFits = false;
     for (size_t i = 0; i < tries.size(); ++i) {
         const RunConfig& c = tries[i];
@@ -311,7 +322,7 @@ Result<PlanRun> runEstimate(const PlanRequest& request, const RunConfig& config,
         if (chainStart) chainFits = false;
         if (chainFits) continue;
         if (hooks.cancelled()) return makeError("plan.cancelled", "the estimate was cancelled");
-        auto run = estimateOne(request, model, *cluster, *measured, c, hooks);
+        auto run = estimateOne(request, model, *cluster, *measured, c, hooks, rounds);
         if (!run) {
             if (run.error().code == "plan.cancelled") return run.error();
             if (!firstError) firstError = run.error();
