@@ -87,8 +87,13 @@ std::string parallelismSummary(const Plan& plan, const Graph& graph) {
         if (axis.size <= 1 || std::find(dpAxes.begin(), dpAxes.end(), axis.name) != dpAxes.end()) continue;
         const double share = weightBytes > 0 ? weightShare[axis.name] / weightBytes : 0.0;
         const int pct = static_cast<int>(std::lround(share * 100));
-        parts.push_back(pct > 0 ? "tensor parallel " + std::to_string(axis.size) + " (" + axis.name + ", " + std::to_string(pct) + "% of the weights)"
-                                : axis.name + " " + std::to_string(axis.size) + " (activations only)");
+        // Tensor parallel when the axis splits most of the weights; else it splits activations
+        // (sequence, heads) and at most a few weights.
+        if (pct >= 50)
+            parts.push_back("tensor parallel " + std::to_string(axis.size) + " (" + axis.name + ", " + std::to_string(pct) + "% of the weights)");
+        else
+            parts.push_back(axis.name + " " + std::to_string(axis.size) + " splits activations" +
+                            (pct > 0 ? " (and " + std::to_string(pct) + "% of the weights)" : std::string()));
     }
     parts.push_back("ZeRO-" + std::to_string(zeroStageOf(plan.policy)));
     if (batch)

@@ -131,8 +131,8 @@ std::optional<PlanBatch> planBatch(const Plan& plan, const Graph& graph);
 
 // The plan in the terms an engineer uses (DP/TP/ZeRO): the mesh axes that split the batch (data
 // parallel: the axes of dimension 0 of the most widely batch-split forward result) and, per other
-// axis, the share of the trainable weights' bytes it splits (tensor parallel), the ZeRO stage and
-// the micro-batch. Example: "data parallel 4 (x) · tensor parallel 2 (z, 96% of the weights) ·
+// axis, the share of the trainable weights' bytes it splits (tensor parallel from half of them;
+// below that the axis is said to split activations), the ZeRO stage and the micro-batch. Example: "data parallel 4 (x) · tensor parallel 2 (z, 96% of the weights) ·
 // ZeRO-1 · micro-batch 2 × 1 round"; a data-parallel axis that splits weights too says so
 // ("data parallel 8 (x, y, z; weights split too: y 20%, z 20%)"). Axes of size 1 are left out.
 std::string parallelismSummary(const Plan& plan, const Graph& graph);

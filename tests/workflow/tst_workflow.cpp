@@ -153,6 +153,14 @@ private slots:
         const std::string summary = parallelismSummary(p, est.model->graph);
         QVERIFY2(summary.rfind("data parallel 4 (dp) · tensor parallel 2 (tp, ", 0) == 0, summary.c_str());
         QVERIFY2(summary.find("ZeRO-1 · micro-batch 4 × 4 rounds") != std::string::npos, summary.c_str());
+        // With every weight replicated, tp no longer splits weights: it is said to split activations.
+        Plan replicatedWeights = p;
+        for (const Op& op : est.model->graph.ops())
+            if (op.kind == OpKind::Parameter && op.role == ParamRole::Trainable)
+                replicatedWeights.tensors[static_cast<size_t>(op.id)].result = TensorSharding::replicated(op.type.rank());
+        const std::string activationsOnly = parallelismSummary(replicatedWeights, est.model->graph);
+        QVERIFY2(activationsOnly.find("tp 2 splits activations ·") != std::string::npos, activationsOnly.c_str());
+        QVERIFY2(activationsOnly.find("tensor parallel") == std::string::npos, activationsOnly.c_str());
         // The planner, free to choose, is no slower where the estimate fits.
         r.mesh = MeshChoice{};
         const PlanRun best = must(runPlan(r), "plan");
