@@ -11,6 +11,7 @@
 #include "cli_common.h"
 #include "commands.h"
 #include "plan_report.h"
+#include "plan/plan_json.h"
 #include "plan/run_config.h"
 #include "workflow/workflow.h"
 
@@ -20,13 +21,13 @@ int cmdEstimate(const std::vector<std::string>& argv) {
     OptionSpec spec = modelOptionSpec();
     spec.valued.insert({"--hardware", "--nodes", "--config", "--global-batch", "--memory-limit", "--memory-reserve", "--attention", "--db",
                         "--db-fingerprint",
-                        "--threads"});
+                        "--threads", "-o", "--output"});
     spec.flags.insert({"--json", "--quiet"});
     auto args = cli::parseArgs(argv, spec);
     if (!args) return fail(args.error());
     if (args->has("--help") || args->has("-h")) {
         std::cout << "Usage: cfp estimate [MODEL] --config tp=T,dp=D,zero=Z,mbs=M,recompute=R [--global-batch G]\n"
-                     "                    [--hardware H] [--nodes N] [--memory-reserve S] [--json]\n\n"
+                     "                    [--hardware H] [--nodes N] [--memory-reserve S] [-o PLAN] [--json]\n\n"
                      "Prices a parallel configuration you run today (Megatron-LM or torchtitan style) with the\n"
                      "planner's cost model and the independent evaluator: the step time and its parts, the memory\n"
                      "per device against the usable memory, and whether it fits. Every block is restricted as\n"
@@ -54,6 +55,8 @@ int cmdEstimate(const std::vector<std::string>& argv) {
                      "  --attention A      flash (default) or eager attention kernels (as cfp plan)\n"
                      "  --db FILE          measurements of a profile DB (as cfp plan --db)\n"
                      "  --threads N        worker threads\n"
+                     "  -o PLAN            write the priced configuration as a plan file (docs/plan-format.md),\n"
+                     "                     atomically: cfp export and the explorer read it like a searched plan\n"
                   << kModelOptionsHelp
                   << "  --json             step_seconds, memory_per_device_bytes, usable_memory_bytes, fits, the\n"
                      "                     breakdowns, batch and the configuration\n";
@@ -84,6 +87,11 @@ int cmdEstimate(const std::vector<std::string>& argv) {
     if (progress) std::fprintf(stderr, "\r\033[K");
     if (!run) return fail(run.error());
     const Plan& p = run->outcome.plan;
+    std::optional<std::string> out = args->value("-o");
+    if (!out) out = args->value("--output");
+    if (out) {
+        if (auto st = writePlanFile(*out, p, run->model->graph); !st) return fail(st.error());
+    }
     const bool fits = p.memory.total() <= p.memoryLimitBytes;
     if (args->has("--json")) {
         Json j = planRunJson(*run);

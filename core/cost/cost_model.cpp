@@ -109,6 +109,21 @@ Result<CostModel> CostModel::create(const HardwareSpec& hardware, const Mesh& me
     m.m_hw = hardware;
     m.m_mesh = mesh;
     m.m_sizes = *sizes;
+    // Per axis: the bandwidth one of its groups gets per device (see the header: rails).
+    const int64_t g = std::max<int64_t>(1, hardware.gpusPerNode);
+    int64_t stride = 1;
+    m.m_axisBytesPerSecond.assign(mesh.axes().size(), 0.0);
+    for (size_t i = mesh.axes().size(); i-- > 0;) {
+        const MeshAxis& a = mesh.axes()[i];
+        double bw = hardware.intraNode.bytesPerSecond;
+        if (a.link && *a.link == LinkClass::InterNode) {
+            const int64_t members = stride < g ? g / stride : 1;  // of one group, per node
+            bw = hardware.interNode.bytesPerSecond * static_cast<double>(members);
+            if (members > 1) bw = std::min(bw, hardware.intraNode.bytesPerSecond);
+        }
+        m.m_axisBytesPerSecond[i] = bw;
+        stride *= a.size;
+    }
     return m;
 }
 
@@ -207,7 +222,7 @@ double CostModel::collectiveSeconds(CollectiveKind kind, size_t axis, int64_t me
     }
     const LinkSpec& l = link(axis);
     const double alpha = l.latencySeconds;
-    const double beta = 1.0 / l.bytesPerSecond;
+    const double beta = 1.0 / axisBytesPerSecond(axis);
     const double b = static_cast<double>(messageBytes);
     switch (kind) {
         case CollectiveKind::AllGather:

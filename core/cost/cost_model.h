@@ -22,6 +22,14 @@
 //   all-reduce: min(ring 2(n−1)·α + 2(n−1)/n · b·β,
 //                   tree 2·⌈log2 n⌉·α + 2 · b·β)  — tree only where the link supports it
 //   all-to-all: (n−1)·α + (n−1)/n² · b·β
+// Rails: an inter-node axis whose groups hold m > 1 devices of each node (stride p < G GPUs per
+// node, m = G / p) runs as NCCL runs it on rail-optimised nodes, m rings (channels) side by side,
+// each leaving the node through a different GPU's NIC, the hops inside the node on NVLink: a group
+// moves data at m × the per-GPU inter-node bandwidth, at most the intra-node bandwidth. The node's
+// G NICs are shared by its p groups, which run the collective at the same time, so each gets m.
+// (NCCL all-reduce across DGX H100 nodes, 8 × 400 Gb/s per node: bus bandwidth ~370-390 GB/s,
+// 8 × the 46-48 GB/s one NIC achieves; across nodes of 4 HDR NICs, 85-96 GB/s: micro_benchmarks
+// in published-runs.json.) An axis with one device per node (stride ≥ G) uses one NIC per device.
 // An op's own all-reduce over several axes is one all-reduce per axis, the message shrinking by
 // nothing (b is the full result). Resharding is the sum of its planned steps (sharding/reshard.h).
 //
@@ -140,6 +148,9 @@ public:
 
     // Link of mesh axis `axis` (by its link class).
     const LinkSpec& link(size_t axis) const;
+    // Bandwidth per device of one group of mesh axis `axis` (the β⁻¹ of its collectives): the
+    // link's, or for an inter-node axis with m > 1 members per node, m rails (see the header).
+    double axisBytesPerSecond(size_t axis) const { return m_axisBytesPerSecond.at(axis); }
 
     void setMeasured(uint64_t signature, double seconds);
     // Measured seconds for this signature, or nullptr.
@@ -159,6 +170,7 @@ private:
     MeshSizes m_sizes;
     std::unordered_map<uint64_t, double> m_measured;
     CostCalibration m_calibration;
+    std::vector<double> m_axisBytesPerSecond;  // per mesh axis
     const CollectiveFit* findFit(CollectiveKind kind, size_t axis) const;
 };
 

@@ -21,8 +21,8 @@
 //   - is IntraNode when each of its groups lies inside one node (p·s divides G);
 //   - is InterNode when its groups cross node boundaries evenly: every node holds the same number
 //     of members of a group (p·s a multiple of G, and p divides G or G divides p). An axis that
-//     spans nodes is costed as inter-node even when some of its members share a node: the ring
-//     is bounded by its slowest hop;
+//     spans nodes is inter-node even when some of its members share a node (the cost model
+//     then gives its groups one NIC per member in a node: cost/cost_model.h, rails);
 //   - otherwise it straddles nodes unevenly (e.g. {x=3, y=4} on nodes of 8) and is an error
 //     (mesh.node_straddle).
 // Example: 16 devices on 2 nodes of 8: "2x8" → x inter, y intra; "16" → x inter; "4x4" → x inter

@@ -84,6 +84,24 @@ private slots:
         QCOMPARE(model.hbmSeconds(1e9), hbmBefore);
     }
 
+    // Rails: an inter-node axis with m members per node moves data through m NICs per group, at
+    // most at NVLink's rate; with one member per node, one NIC.
+    void interNodeAxesUseOneRailPerMemberInANode() {
+        const HardwareSpec h = h100();  // 8 GPUs per node, 50 GB/s per NIC, 450 GB/s NVLink
+        const double nic = h.interNode.bytesPerSecond, nvlink = h.intraNode.bytesPerSecond;
+        auto flat = must(CostModel::create(h, linkedMesh("48")), "flat");  // 6 nodes x 8 members
+        QCOMPARE(flat.axisBytesPerSecond(0), std::min(8 * nic, nvlink));
+        auto split = must(CostModel::create(h, linkedMesh("dp=12,tp=4")), "split");  // dp: 2 per node
+        QCOMPARE(split.axisBytesPerSecond(0), 2 * nic);
+        QCOMPARE(split.axisBytesPerSecond(1), nvlink);
+        auto outer = must(CostModel::create(h, linkedMesh("6x8")), "outer");  // x: 1 per node
+        QCOMPARE(outer.axisBytesPerSecond(0), nic);
+        // The ring's byte term at that bandwidth (no tree: reduce-scatter), α per step on the NIC hop.
+        const double b = 512.0 * (1 << 20);
+        QVERIFY(close(flat.collectiveSeconds(CollectiveKind::ReduceScatter, 0, static_cast<int64_t>(b)),
+                      47 * h.interNode.latencySeconds + 47.0 / 48.0 * b / std::min(8 * nic, nvlink), 1e-12));
+    }
+
     void gemmEfficiencyInterpolation() {
         const std::vector<GemmEfficiencyPoint> table{{DType::BF16, 1e9, 1e7, 0.2},
                                                      {DType::BF16, 1e12, 1e9, 0.8},
@@ -110,9 +128,12 @@ private slots:
 
     // Probes timed by a model with known constants: the fit gives those constants back.
     void fitsRecoverKnownConstants() {
+        // Nodes of 4 GPUs, as the mesh's link classes say: dp has one member per node (one rail).
         const Mesh mesh = linkedMesh("dp=2,tp=4", 4);
-        auto truth = must(CostModel::create(trueMachine(), mesh), "truth");
-        auto spec = must(CostModel::create(h100(), mesh), "spec");
+        HardwareSpec trueSpec = trueMachine(), specSpec = h100();
+        trueSpec.gpusPerNode = specSpec.gpusPerNode = 4;
+        auto truth = must(CostModel::create(trueSpec, mesh), "truth");
+        auto spec = must(CostModel::create(specSpec, mesh), "spec");
         CalibrationGrid grid;
         grid.gemmSizes = {1024, 4096, 16384};  // compute bound
         const auto probes = calibrationProbes(grid, spec, ProbeCollectives::Include);
