@@ -190,8 +190,8 @@ int main(int argc, char** argv) {
         }
         const Plan& ep = est->outcome.plan;
         const bool fits = ep.memory.total() <= ep.memoryLimitBytes;
-        row << (est->estimatedConfig ? est->estimatedConfig->toString() : c.toString()) << ",rounds=" << ep.policy.accumulation << " | " << fixed(ep.evaluatorStepSeconds, 2) << " | " << fixed(measured, 2)
-            << " | " << (measured > 0 ? fixed(ep.evaluatorStepSeconds / measured, 2) : "–") << " | " << fixed(gib(ep.memory.total()), 1) << " | "
+        row << (est->estimatedConfig ? est->estimatedConfig->toString() : c.toString()) << ",rounds=" << ep.policy.accumulation << " | " << fixed(ep.stepSeconds(), 2) << " | " << fixed(measured, 2)
+            << " | " << (measured > 0 ? fixed(ep.stepSeconds() / measured, 2) : "–") << " | " << fixed(gib(ep.memory.total()), 1) << " | "
             << measuredMemory << " | " << fixed(gib(ep.memoryLimitBytes), 1) << " | " << (fits ? "yes" : "**no**") << " | ";
         if (plan) {
             PlanRequest pr = r;
@@ -200,8 +200,8 @@ int main(int argc, char** argv) {
             const double planSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
             if (best) {
                 const Plan& bp = best->outcome.plan;
-                row << fixed(bp.evaluatorStepSeconds, 2) << " | " << bp.mesh.toString() << " ×" << bp.policy.accumulation << " rounds | "
-                    << fixed(ep.evaluatorStepSeconds / bp.evaluatorStepSeconds, 2) << "× | " << fixed(planSeconds, 1) << " |";
+                row << fixed(bp.stepSeconds(), 2) << " | " << bp.mesh.toString() << " ×" << bp.policy.accumulation << " rounds | "
+                    << fixed(ep.stepSeconds() / bp.stepSeconds(), 2) << "× | " << fixed(planSeconds, 1) << " |";
             } else {
                 row << "– | " << best.error().code << " | – | " << fixed(planSeconds, 1) << " |";
             }

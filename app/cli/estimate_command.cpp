@@ -47,6 +47,12 @@ int cmdEstimate(const std::vector<std::string>& argv) {
                      "                                    output, and recomputes the rest)\n"
                      "                       sp           on: sequence parallelism over tp (Megatron-LM's: norms,\n"
                      "                                    dropout and residuals split along the sequence) or off\n"
+                     "                       overlap      on (default: gradient reduction overlapped with the\n"
+                     "                                    backward, weight all-gathers with compute: DDP, FSDP,\n"
+                     "                                    Megatron-LM --overlap-grad-reduce --overlap-param-gather),\n"
+                     "                                    grad, param, or off (both on the critical path)\n"
+                     "                       bucket       gradient bucket in MB (default 80: Megatron-LM's 40M\n"
+                     "                                    parameters in bf16; PyTorch DDP uses 25)\n"
                      "                       pp, cp       1, 1 (pipeline and context parallelism: not modelled yet)\n"
                      "  --global-batch G   sequences per optimizer step (the same as --batch)\n"
                      "  --hardware H       built-in spec or JSON file (default h100-sxm); --nodes N (default 1)\n"
@@ -101,7 +107,7 @@ int cmdEstimate(const std::vector<std::string>& argv) {
         return kExitOk;
     }
     const std::string priced = run->estimatedConfig.value_or(*config).toString();
-    std::cout << "estimate of " << priced << (priced == config->toString() ? "" : " (" + config->toString() + ", the rest chosen)") << ": " << ms(p.evaluatorStepSeconds) << " per step, "
+    std::cout << "estimate of " << priced << (priced == config->toString() ? "" : " (" + config->toString() + ", the rest chosen)") << ": " << ms(p.stepSeconds()) << " per step, "
               << cli::humanBytes(static_cast<double>(p.memory.total())) << " of " << cli::humanBytes(static_cast<double>(p.memoryLimitBytes))
               << " usable per device — " << (fits ? "fits" : "does NOT fit") << "\n\n";
     printPlanRun(*run);

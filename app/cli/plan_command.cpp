@@ -54,6 +54,14 @@ Result<PlanRequest> requestFromArgs(const ParsedArgs& args) {
         r.policy.optimizerSharding = *v == "on";
         r.policy.zeroStage = r.policy.optimizerSharding ? 1 : 0;
     }
+    if (auto v = args.value("--overlap")) {
+        if (!setOverlapWord(r.policy, *v)) return makeError("cli.usage", "--overlap: '" + *v + "' is not on, grad, param or off");
+    }
+    if (auto v = args.value("--bucket-mb")) {
+        auto n = parsePositive("--bucket-mb", *v);
+        if (!n) return n.error();
+        r.policy.bucketBytes = *n * 1'000'000;
+    }
     if (auto v = args.value("--zero")) {
         if (*v != "0" && *v != "1" && *v != "2" && *v != "3") return makeError("cli.usage", "--zero: '" + *v + "' is not 0, 1, 2 or 3");
         if (args.value("--optimizer-sharding")) return makeError("cli.usage", "--zero and --optimizer-sharding both set the ZeRO stage; give one");
@@ -68,7 +76,7 @@ Result<PlanRequest> requestFromArgs(const ParsedArgs& args) {
 int cmdPlan(const std::vector<std::string>& argv) {
     OptionSpec spec = modelOptionSpec();
     spec.valued.insert({"--hardware", "--nodes", "--mesh", "--pin", "--memory-limit", "--memory-reserve", "--accumulation", "--attention", "--zero", "--config", "--recompute",
-                        "--optimizer-sharding", "-o", "--output",
+                        "--optimizer-sharding", "--overlap", "--bucket-mb", "-o", "--output",
                         "--db", "--db-fingerprint", "--threads"});
     spec.flags.insert({"--json", "--no-baselines", "--quiet", "--check-blocks"});
     auto args = cli::parseArgs(argv, spec);
@@ -102,6 +110,10 @@ int cmdPlan(const std::vector<std::string>& argv) {
                      "  --optimizer-sharding on|off\n"
                      "                     shard optimizer state and update over the axes a weight is replicated on\n"
                      "                     (ZeRO-1 / distributed optimizer; default on)\n"
+                     "  --overlap O        the step's schedule (plan/step_sim.h): on (default: gradient reduction\n"
+                     "                     overlapped with the backward, weight all-gathers with compute), grad,\n"
+                     "                     param, or off (both on the critical path)\n"
+                     "  --bucket-mb N      gradient bucket size in MB (default 80)\n"
                      "  --config C         also price the configuration you run today (keys as cfp estimate:\n"
                      "                     tp=8,dp=16,zero=1,mbs=1,...) and say how much faster the plan is\n"
                      "  -o PLAN            write the plan file (docs/plan-format.md), atomically\n"
@@ -167,11 +179,11 @@ int cmdPlan(const std::vector<std::string>& argv) {
             const Plan& c = configured->outcome.plan;
             j["config_estimate"] = {{"config", config->toString()},
                                     {"estimated_config", configured->estimatedConfig.value_or(*config).toString()},
-                                    {"step_seconds", c.evaluatorStepSeconds},
+                                    {"step_seconds", c.stepSeconds()},
                                     {"memory_per_device_bytes", c.memory.total()},
                                     {"fits", c.memory.total() <= c.memoryLimitBytes},
                                     {"accumulation_steps", c.policy.accumulation},
-                                    {"speedup_of_plan", c.evaluatorStepSeconds / outcome.plan.evaluatorStepSeconds}};
+                                    {"speedup_of_plan", c.stepSeconds() / outcome.plan.stepSeconds()}};
         }
         if (const auto& pu = run->profile)
             j["profile"] = {{"db", pu->database},
@@ -189,9 +201,9 @@ int cmdPlan(const std::vector<std::string>& argv) {
         if (configured) {
             const Plan& c = configured->outcome.plan;
             const bool fits = c.memory.total() <= c.memoryLimitBytes;
-            std::cout << "\n  against " << configured->estimatedConfig.value_or(*config).toString() << " (cfp estimate): " << ms(c.evaluatorStepSeconds) << ", "
+            std::cout << "\n  against " << configured->estimatedConfig.value_or(*config).toString() << " (cfp estimate): " << ms(c.stepSeconds()) << ", "
                       << cli::humanBytes(static_cast<double>(c.memory.total())) << "/device" << (fits ? "" : " — does NOT fit")
-                      << "; plan is " << cli::speedup(c.evaluatorStepSeconds, outcome.plan.evaluatorStepSeconds) << "\n";
+                      << "; plan is " << cli::speedup(c.stepSeconds(), outcome.plan.stepSeconds()) << "\n";
         }
         if (run->profile)
             std::cout << "  " << run->profile->note() << "; " << measuredOps << " of " << computingOps << " kernels in the plan measured\n";

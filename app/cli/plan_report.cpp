@@ -20,6 +20,13 @@ Json planSummaryJson(const PlanOutcome& o, const Graph& graph) {
     j["predicted_step_seconds"] = p.predictedStepSeconds;
     j["evaluator_step_seconds"] = p.evaluatorStepSeconds;
     j["step"] = costJson(p.step);
+    j["simulated_step"] = {{"seconds", p.simulated.seconds},
+                           {"compute_seconds", p.simulated.computeSeconds},
+                           {"exposed_communication_seconds", p.simulated.exposedCommSeconds},
+                           {"overlapped_communication_seconds", p.simulated.overlappedCommSeconds},
+                           {"contention_seconds", p.simulated.contentionSeconds},
+                           {"gradient_buckets", p.simulated.gradientBuckets},
+                           {"weight_gathers", p.simulated.gatherCollectives}};
     j["memory_per_device_bytes"] = p.memory.total();
     j["memory_limit_bytes"] = p.memoryLimitBytes;
     j["usable_memory_bytes"] = p.memoryLimitBytes;
@@ -69,8 +76,9 @@ Json planSummaryJson(const PlanOutcome& o, const Graph& graph) {
                            {"feasible", b.feasible},
                            {"fits", b.fits},
                            {"step_seconds", b.feasible ? Json(b.stepSeconds) : Json(nullptr)},
+                           {"objective_seconds", b.feasible ? Json(b.objectiveSeconds) : Json(nullptr)},
                            {"memory_per_device_bytes", b.feasible ? Json(b.memory.total()) : Json(nullptr)},
-                           {"speedup_of_plan", b.feasible && p.evaluatorStepSeconds > 0 ? Json(b.stepSeconds / p.evaluatorStepSeconds) : Json(nullptr)},
+                           {"speedup_of_plan", b.feasible && p.stepSeconds() > 0 ? Json(b.stepSeconds / p.stepSeconds()) : Json(nullptr)},
                            {"note", b.note}});
     }
     j["baselines"] = baselines;
@@ -94,11 +102,21 @@ void printPlan(const PlanOutcome& o, const Graph& graph) {
     const Plan& p = o.plan;
     std::cout << graph.name() << " on " << p.nodes << " x " << p.gpusPerNode << " " << p.hardwareName << ", mesh "
               << p.mesh.toString() << "\n\n";
-    std::cout << "  step time        " << ms(p.evaluatorStepSeconds) << "  (compute " << ms(p.step.computeSeconds)
-              << ", own collectives " << ms(p.step.collectiveSeconds) << ", resharding " << ms(p.step.reshardSeconds) << "; "
-              << provenanceName(p.step.provenance) << ")\n";
-    std::cout << "  search objective " << ms(p.predictedStepSeconds) << (p.searchExact ? "" : "  (not proven optimal under the memory limit)")
-              << "\n";
+    if (p.simulated.seconds > 0) {
+        const StepSimulation& s = p.simulated;
+        std::cout << "  step time        " << ms(s.seconds) << "  (compute " << ms(s.computeSeconds) << ", exposed communication "
+                  << ms(s.exposedCommSeconds) << ", contention " << ms(s.contentionSeconds) << "; " << ms(s.overlappedCommSeconds)
+                  << " of communication overlapped; " << provenanceName(p.step.provenance) << ")\n";
+        std::cout << "  schedule         " << overlapText(p.policy) << "; " << s.gradientBuckets << " gradient bucket" << (s.gradientBuckets == 1 ? "" : "s")
+                  << ", " << s.gatherCollectives << " weight all-gather" << (s.gatherCollectives == 1 ? "" : "s") << " per step\n";
+    } else {
+        std::cout << "  step time        " << ms(p.evaluatorStepSeconds) << "  (compute " << ms(p.step.computeSeconds)
+                  << ", own collectives " << ms(p.step.collectiveSeconds) << ", resharding " << ms(p.step.reshardSeconds) << "; "
+                  << provenanceName(p.step.provenance) << ")\n";
+    }
+    std::cout << "  search objective " << ms(p.predictedStepSeconds) << " (compute " << ms(p.step.computeSeconds) << ", collectives "
+              << ms(p.step.collectiveSeconds) << ", resharding " << ms(p.step.reshardSeconds) << "; overlapped collectives at their contention)"
+              << (p.searchExact ? "" : "  (not proven optimal under the memory limit)") << "\n";
     if (const auto b = planBatch(p, graph))
         std::cout << "  batch            " << b->global() << " sequences per step = " << b->accumulation << " round"
                   << (b->accumulation == 1 ? "" : "s") << " of " << b->round << " (micro-batch " << b->microBatch()
@@ -151,7 +169,7 @@ void printPlan(const PlanOutcome& o, const Graph& graph) {
         if (!b.feasible) std::cout << "not possible: " << b.note << "\n";
         else
             std::cout << ms(b.stepSeconds) << ", " << cli::humanBytes(static_cast<double>(b.memory.total())) << "/device"
-                      << (b.fits ? "" : " — does not fit: " + b.note) << "; plan is " << cli::speedup(b.stepSeconds, p.evaluatorStepSeconds)
+                      << (b.fits ? "" : " — does not fit: " + b.note) << "; plan is " << cli::speedup(b.stepSeconds, p.stepSeconds())
                       << "\n";
     }
     if (o.candidates.size() > 1) {
@@ -201,7 +219,7 @@ Result<PlanRequest> commonRequestFromArgs(const ParsedArgs& args) {
 Json planRunJson(const PlanRun& run) {
     Json j = planSummaryJson(run.outcome, run.model->graph);
     const Plan& p = run.outcome.plan;
-    j["step_seconds"] = p.evaluatorStepSeconds;
+    j["step_seconds"] = p.stepSeconds();
     j["fits"] = p.memory.total() <= p.memoryLimitBytes;
     Json tried = Json::array();
     for (const AccumulationTry& t : run.accumulationTried)

@@ -434,7 +434,7 @@ void BaselineChart::setPlan(std::shared_ptr<const PlanData> plan) {
         QString note;
     };
     std::vector<Row> rows;
-    rows.push_back({tr("CFP plan (%1)").arg(QString::fromStdString(meshShapeText(pl.mesh))), pl.evaluatorStepSeconds * kMs,
+    rows.push_back({tr("CFP plan (%1)").arg(QString::fromStdString(meshShapeText(pl.mesh))), pl.stepSeconds() * kMs,
                     static_cast<double>(pl.memory.total()) / kGiB, true, true, {}});
     for (const Baseline& b : pl.baselines) {
         rows.push_back({baselineName(b), b.stepSeconds * kMs, static_cast<double>(b.memory.total()) / kGiB, b.feasible, b.fits, QString::fromStdString(b.note)});

@@ -284,7 +284,7 @@ void Explorer::search() {
             emit planChanged();
             const Plan& p = m_plan->plan();
             const QString text = tr("%1 per step on mesh %2, %3 of %4 per device")
-                                     .arg(formatSeconds(p.evaluatorStepSeconds), QString::fromStdString(p.mesh.toString()),
+                                     .arg(formatSeconds(p.stepSeconds()), QString::fromStdString(p.mesh.toString()),
                                           formatBytes(static_cast<double>(p.memory.total())), formatBytes(static_cast<double>(p.memoryLimitBytes)));
             if (m_plan->outcome->stopped)
                 emit status(tr("Search stopped; the best plan of the %1 meshes searched: %2").arg(m_plan->outcome->candidates.size()).arg(text));

@@ -343,7 +343,7 @@ void SearchPanel::showEstimate() {
     }
     auto plan = m_explorer->plan();
     m_estimateResult->setText(estimateText(m_explorer->lastEstimateConfig(), run->outcome.plan, run->model->graph,
-                                           plan ? plan->plan().evaluatorStepSeconds : 0.0));
+                                           plan ? plan->plan().stepSeconds() : 0.0));
 }
 
 void SearchPanel::showPlan() {
@@ -352,7 +352,7 @@ void SearchPanel::showPlan() {
     const PlanOutcome& o = *plan->outcome;
     QStringList reasons;
     QString html = tr("<b>%1</b> per step on <b>%2</b>, %3 of %4 usable per device")
-                       .arg(formatSeconds(o.plan.evaluatorStepSeconds), qs(meshShapeText(o.plan.mesh)),
+                       .arg(formatSeconds(o.plan.stepSeconds()), qs(meshShapeText(o.plan.mesh)),
                             formatBytes(static_cast<double>(o.plan.memory.total())), formatBytes(static_cast<double>(o.plan.memoryLimitBytes)));
     if (const auto b = planBatch(o.plan, plan->model->graph()))
         html += QStringLiteral("<br>") + batchText(*b).toHtmlEscaped();
@@ -500,11 +500,11 @@ void PlanPanel::refresh() {
     }
     const Plan& p = plan->plan();
     QString text = tr("<b>%1</b> per step · %2 per device · mesh %3 · %4")
-                       .arg(formatSeconds(p.evaluatorStepSeconds), formatBytes(static_cast<double>(p.memory.total())), qs(meshShapeText(p.mesh)),
+                       .arg(formatSeconds(p.stepSeconds()), formatBytes(static_cast<double>(p.memory.total())), qs(meshShapeText(p.mesh)),
                             provenanceText(p.step.provenance));
     if (previous) {
-        const double d = p.evaluatorStepSeconds - previous->plan().evaluatorStepSeconds;
-        const double rel = previous->plan().evaluatorStepSeconds > 0 ? d / previous->plan().evaluatorStepSeconds * 100 : 0;
+        const double d = p.stepSeconds() - previous->plan().stepSeconds();
+        const double rel = previous->plan().stepSeconds() > 0 ? d / previous->plan().stepSeconds() * 100 : 0;
         text += tr(" · <span style='color:%1'>%2%3 (%4%5%) vs previous plan</span>")
                     .arg(d > 0 ? QStringLiteral("#c03030") : QStringLiteral("#208030"))
                     .arg(d >= 0 ? QStringLiteral("+") : QStringLiteral("−"))
@@ -512,7 +512,8 @@ void PlanPanel::refresh() {
                     .arg(rel >= 0 ? QStringLiteral("+") : QString())
                     .arg(rel, 0, 'f', 1);
     }
-    // The plan in DP/TP/ZeRO terms (the wrapping summary's second line).
+    // The simulated step's split and the plan in DP/TP/ZeRO terms (the wrapping summary's next lines).
+    if (const QString split = stepSplitText(p); !split.isEmpty()) text += QStringLiteral("<br><small>") + split.toHtmlEscaped() + QStringLiteral("</small>");
     text += QStringLiteral("<br><small>") + qs(parallelismSummary(p, plan->model->graph())).toHtmlEscaped() + QStringLiteral("</small>");
     m_summary->setText(text);
 }

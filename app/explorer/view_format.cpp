@@ -32,13 +32,22 @@ QString batchText(const PlanBatch& b) {
         .arg(b.dataParallel);
 }
 
+QString stepSplitText(const Plan& p) {
+    const StepSimulation& s = p.simulated;
+    if (s.seconds <= 0) return {};
+    return QStringLiteral("compute %1 · exposed communication %2 · contention %3 · %4 of communication overlapped")
+        .arg(formatSeconds(s.computeSeconds), formatSeconds(s.exposedCommSeconds), formatSeconds(s.contentionSeconds),
+             formatSeconds(s.overlappedCommSeconds));
+}
+
 QString estimateText(const QString& config, const Plan& e, const Graph& roundGraph, double planSeconds) {
     const MemoryBreakdown& m = e.memory;
     const bool fits = m.total() <= e.memoryLimitBytes;
     QString text = QStringLiteral("<b>%1</b>: %2 per step · %3 of %4 per device: %5<br>")
-                       .arg(config.toHtmlEscaped(), formatSeconds(e.evaluatorStepSeconds), formatBytes(static_cast<double>(m.total())),
+                       .arg(config.toHtmlEscaped(), formatSeconds(e.stepSeconds()), formatBytes(static_cast<double>(m.total())),
                             formatBytes(static_cast<double>(e.memoryLimitBytes)),
                             fits ? QStringLiteral("fits") : QStringLiteral("<span style='color:#b00'>does not fit</span>"));
+    if (const QString split = stepSplitText(e); !split.isEmpty()) text += split.toHtmlEscaped() + QStringLiteral("<br>");
     text += QStringLiteral("weights %1, gradients %2, optimizer %3, activations %4, largest op %5<br>")
                 .arg(formatBytes(static_cast<double>(m.weights)), formatBytes(static_cast<double>(m.gradients)),
                      formatBytes(static_cast<double>(m.optimizer)), formatBytes(static_cast<double>(m.activations)),
@@ -55,8 +64,8 @@ QString estimateText(const QString& config, const Plan& e, const Graph& roundGra
                          ? QString()
                          : QStringLiteral(" · sequence parallel over %1").arg(QString::fromStdString(e.policy.sequenceParallelAxis)));
     if (auto batch = planBatch(e, roundGraph)) text += batchText(*batch).toHtmlEscaped();
-    if (planSeconds > 0 && e.evaluatorStepSeconds > 0) {
-        const double ratio = e.evaluatorStepSeconds / planSeconds;
+    if (planSeconds > 0 && e.stepSeconds() > 0) {
+        const double ratio = e.stepSeconds() / planSeconds;
         text += QStringLiteral("<br>the plan: %1 per step, %2× %3 than this configuration")
                     .arg(formatSeconds(planSeconds))
                     .arg(ratio >= 1 ? ratio : 1 / ratio, 0, 'f', 2)

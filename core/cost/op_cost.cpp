@@ -323,6 +323,14 @@ double ownCollectiveRepeats(const Op& op, bool gradToOptimizer, const MemoryPoli
     return gradToOptimizer && zeroStageOf(policy) < 2 ? 1.0 : kernelRepeats(op, policy);
 }
 
+double gradReduceCharge(const CostModel& model, const MemoryPolicy& policy) {
+    return policy.overlapGradReduce ? model.hardware().overlapSlowdown : 1.0;
+}
+
+double weightGatherCharge(const CostModel& model, const MemoryPolicy& policy) {
+    return policy.overlapParamGather ? model.hardware().overlapSlowdown : 1.0;
+}
+
 double weightGatherRepeats(const MemoryPolicy& policy) {
     return zeroStageOf(policy) >= 3 ? 2.0 * static_cast<double>(policy.accumulation) : 1.0;
 }

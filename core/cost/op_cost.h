@@ -202,6 +202,16 @@ void forEachWeightGather(const MeshSizes& sizes, const Op& param, uint32_t repli
 double kernelRepeats(const Op& op, const MemoryPolicy& policy, bool flashRecompute = false);
 double ownCollectiveRepeats(const Op& op, bool gradToOptimizer, const MemoryPolicy& policy);
 
+// What the search's objective (and the evaluator's sum) charges per second of a collective the
+// step overlaps with compute (plan/step_sim.h): the compute it slows, HardwareSpec::overlapSlowdown;
+// 1 where the policy leaves it on the critical path. Gradient reductions (an op whose result only
+// the optimizer reads) and weight all-gathers are overlapped under MemoryPolicy::overlapGradReduce
+// and overlapParamGather. The step time shown is the simulator's, which also charges what an
+// overlapped collective cannot hide (the reduction of the last bucket, a gather the first layer
+// waits for, communication longer than the compute beside it).
+double gradReduceCharge(const CostModel& model, const MemoryPolicy& policy);
+double weightGatherCharge(const CostModel& model, const MemoryPolicy& policy);
+
 // How many times per step a weight's gathers run: once (ZeRO-1/2), 2 × rounds (ZeRO-3).
 double weightGatherRepeats(const MemoryPolicy& policy);
 

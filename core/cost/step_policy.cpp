@@ -1,5 +1,7 @@
 #include "cost/step_policy.h"
 
+#include <cstdio>
+
 namespace cfp {
 
 std::string_view recomputePolicyName(RecomputePolicy p) {
@@ -28,6 +30,28 @@ std::optional<AttentionKernel> parseAttentionKernel(std::string_view name) {
     if (name == "flash") return AttentionKernel::Flash;
     if (name == "eager") return AttentionKernel::Eager;
     return std::nullopt;
+}
+
+std::string overlapWord(const MemoryPolicy& p) {
+    return p.overlapGradReduce && p.overlapParamGather ? "on" : p.overlapGradReduce ? "grad" : p.overlapParamGather ? "param" : "off";
+}
+
+bool setOverlapWord(MemoryPolicy& p, std::string_view word) {
+    if (word != "on" && word != "off" && word != "grad" && word != "param") return false;
+    p.overlapGradReduce = word == "on" || word == "grad";
+    p.overlapParamGather = word == "on" || word == "param";
+    return true;
+}
+
+std::string overlapText(const MemoryPolicy& p) {
+    const int64_t bucket = p.bucketBytes > 0 ? p.bucketBytes : kDefaultBucketBytes;
+    char mb[32];
+    std::snprintf(mb, sizeof mb, "%.0f MB", static_cast<double>(bucket) / 1e6);
+    const std::string buckets = std::string("buckets of ") + mb;
+    if (p.overlapGradReduce && p.overlapParamGather) return "gradient reduction and weight gathers overlapped, " + buckets;
+    if (p.overlapGradReduce) return "gradient reduction overlapped, weight gathers not, " + buckets;
+    if (p.overlapParamGather) return "weight gathers overlapped, gradient reduction not, " + buckets;
+    return "no overlap, " + buckets;
 }
 
 }  // namespace cfp

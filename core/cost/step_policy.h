@@ -77,10 +77,28 @@ struct MemoryPolicy {
     AttentionKernel attention = AttentionKernel::Flash;
     int zeroStage = 1;  // 0–3; 2 and 3 imply optimizerSharding (zeroStageOf)
     std::string sequenceParallelAxis;
+    // The step's schedule (plan/step_sim.h): data-parallel gradient reduction overlapped with the
+    // backward, weight all-gathers (ZeRO/FSDP) overlapped with compute, gradient bucket size
+    // (0: kDefaultBucketBytes).
+    bool overlapGradReduce = true;
+    bool overlapParamGather = true;
+    int64_t bucketBytes = 0;
 };
+
+// Gradient bucket size when a policy states none: Megatron-LM's distributed-optimizer bucket,
+// 40,000,000 parameters (at least), in bf16 (PyTorch DDP's default is 25 MiB).
+inline constexpr int64_t kDefaultBucketBytes = 80'000'000;
 
 // The ZeRO stage a policy describes: 0 without optimizer sharding, else max(1, zeroStage).
 inline int zeroStageOf(const MemoryPolicy& p) { return p.optimizerSharding ? (p.zeroStage < 1 ? 1 : p.zeroStage) : 0; }
+
+// The schedule in words: "gradient reduction and weight gathers overlapped, buckets of 80 MB",
+// "no overlap (buckets of 80 MB)", "gradient reduction overlapped, weight gathers not, …".
+std::string overlapText(const MemoryPolicy& p);
+// The schedule as one word, "on", "grad", "param" or "off" (CLI --overlap, files), and back
+// (false for any other word).
+std::string overlapWord(const MemoryPolicy& p);
+bool setOverlapWord(MemoryPolicy& p, std::string_view word);
 
 // Per-device memory of a plan (bytes).
 struct MemoryBreakdown {

@@ -210,8 +210,10 @@ std::string headerText(const Plan& plan, std::string_view title) {
     h += "Hardware:  " + hw + ", " + std::to_string(plan.nodes) + " node(s) x " +
          std::to_string(plan.gpusPerNode) + " GPUs\n";
     h += "Mesh:      " + plan.mesh.toString() + ", " + std::to_string(plan.mesh.deviceCount()) + " devices\n";
-    h += "Predicted step time: " + fixedNumber(plan.predictedStepSeconds * 1e3, 3) +
-         " ms (search objective), " + fixedNumber(plan.evaluatorStepSeconds * 1e3, 3) + " ms (evaluator)\n";
+    h += "Predicted step time: " + fixedNumber(plan.stepSeconds() * 1e3, 3) + " ms" +
+         (plan.simulated.seconds > 0 ? std::string(" (simulated: ") + overlapText(plan.policy) + ")" : std::string()) + "; " +
+         fixedNumber(plan.predictedStepSeconds * 1e3, 3) + " ms (search objective), " + fixedNumber(plan.evaluatorStepSeconds * 1e3, 3) +
+         " ms (evaluator)\n";
     h += "Memory per device: " + gib(plan.memory.total());
     if (plan.memoryLimitBytes > 0) h += " of " + gib(plan.memoryLimitBytes);
     h += "\n";

@@ -1,4 +1,5 @@
-// The trace export: the evaluator's timeline as Chrome/Perfetto trace events (docs/exporters.md).
+// The trace export: the simulated step's timeline (plan/step_sim.h) as Chrome/Perfetto trace events
+// (docs/exporters.md).
 
 #include "export/export_internal.h"
 
@@ -111,6 +112,11 @@ Result<std::string> exportTrace(const Graph& graph, const Plan& plan, std::span<
         {"devices", plan.mesh.deviceCount()},
         {"predictedStepSeconds", plan.predictedStepSeconds},
         {"evaluatorStepSeconds", plan.evaluatorStepSeconds},
+        {"stepSeconds", plan.stepSeconds()},
+        {"simulatedComputeSeconds", plan.simulated.computeSeconds},
+        {"simulatedExposedCommunicationSeconds", plan.simulated.exposedCommSeconds},
+        {"simulatedOverlappedCommunicationSeconds", plan.simulated.overlappedCommSeconds},
+        {"simulatedContentionSeconds", plan.simulated.contentionSeconds},
         {"computeSeconds", plan.step.computeSeconds},
         {"collectiveSeconds", plan.step.collectiveSeconds},
         {"reshardSeconds", plan.step.reshardSeconds},

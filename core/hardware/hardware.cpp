@@ -106,7 +106,8 @@ public:
         // named as such rather than reported by its first unknown field.
         static constexpr std::string_view kTopFields[] = {
             "format", "version", "name", "sources", "memory_gib", "memory_reserve_gib", "hbm_tb_per_s", "peak_tflops",
-            "gemm_efficiency", "hbm_efficiency", "kernel_launch_us", "gpus_per_node", "intra_node", "inter_node"};
+            "gemm_efficiency", "hbm_efficiency", "kernel_launch_us", "overlap_compute_slowdown", "gpus_per_node", "intra_node",
+            "inter_node"};
         CFP_TRY(checkKeys(doc, "", kTopFields));
 
         CFP_HW_ASSIGN(spec.name, requiredString(doc, "", "name"));
@@ -143,6 +144,9 @@ public:
             CFP_HW_ASSIGN(launchUs, requiredNumber(doc, "", "kernel_launch_us", Range::NonNegative));
             spec.kernelLaunchSeconds = launchUs / kMicrosecondsPerSecond;
         }
+
+        if (doc.contains("overlap_compute_slowdown"))
+            CFP_HW_ASSIGN(spec.overlapSlowdown, requiredNumber(doc, "", "overlap_compute_slowdown", Range::NonNegative));
 
         CFP_HW_ASSIGN(spec.gpusPerNode, requiredInt(doc, "", "gpus_per_node"));
         if (spec.gpusPerNode < 1 || spec.gpusPerNode > kMaxMeshDevices)

@@ -45,6 +45,9 @@ struct HardwareSpec {
     double gemmEfficiency = 0.7;          // achieved / peak for large matmuls (0, 1]
     double hbmEfficiency = 0.8;           // achieved / peak HBM bandwidth (0, 1]
     double kernelLaunchSeconds = 3e-6;    // fixed cost of one kernel
+    // Compute slowed by communication in flight beside it, as a fraction of the overlapped time
+    // (NCCL's kernels occupy SMs and HBM bandwidth): plan/step_sim.h.
+    double overlapSlowdown = 0.1;
     int64_t gpusPerNode = 8;
     LinkSpec intraNode;
     LinkSpec interNode;

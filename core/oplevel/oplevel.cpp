@@ -317,6 +317,7 @@ Plan planForSolution(const OpLevelFormulation& f, const Graph& graph, const Mesh
     plan.policy.optimizerSharding = false;
     plan.policy.recompute = RecomputePolicy::None;
     plan.policy.attention = AttentionKernel::Eager;  // the op-level formulation prices every op as a kernel
+    plan.policy.overlapGradReduce = plan.policy.overlapParamGather = false;  // and every collective on the critical path
     for (const Op& op : graph.ops()) {
         const OpStrategy& s = f.strategies[static_cast<size_t>(op.id)][static_cast<size_t>(solution[static_cast<size_t>(op.id)])];
         TensorPlan t;

@@ -113,7 +113,8 @@ std::vector<Baseline> planBaselines(const Graph& graph, const Cluster& cluster, 
             return bl;
         }
         bl.feasible = true;
-        bl.stepSeconds = bev->step.total();
+        bl.stepSeconds = bev->simulated.seconds > 0 ? bev->simulated.seconds : bev->step.total();
+        bl.objectiveSeconds = bev->step.total();
         bl.memory = bev->memory;
         bl.fits = bev->memory.total() <= limit;
         if (!bl.fits)

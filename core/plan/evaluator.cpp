@@ -1,4 +1,5 @@
 #include "plan/evaluator.h"
+#include "plan/step_sim.h"
 
 #include <algorithm>
 #include <map>
@@ -32,6 +33,72 @@ void addOpShare(CostBreakdown& cost, MemoryBreakdown& memory, const Evaluation& 
     memory.optimizer += m.optimizer;
     memory.activations += m.activations;
 }
+
+namespace {
+
+// The simulated step's placements as timeline events: kernels on "compute", communication on the
+// critical path on "comm:<axis>", overlapped communication on "comm:<axis> (overlapped)" (a
+// channel runs one collective at a time, so no track has overlapping events).
+void simulatedTimeline(const Graph& graph, const Mesh& mesh, const std::vector<SimTask>& tasks, const std::vector<SimPlacement>& placed,
+                       const std::vector<char>& measured, std::vector<TimelineEvent>& out) {
+    out.reserve(placed.size());
+    auto roundText = [](int64_t r) { return "round " + std::to_string(r + 1); };
+    for (const SimPlacement& p : placed) {
+        TimelineEvent e;
+        e.startSeconds = p.start;
+        e.durationSeconds = p.seconds;
+        switch (p.kind) {
+            case SimPlacement::Kind::Task: {
+                const SimTask& t = tasks[p.task];
+                const Op& op = graph.op(t.op);
+                e.op = t.op;
+                e.scope = op.scope;
+                const std::string prefix = t.again ? "recompute " : "";
+                if (t.kind == SimTaskKind::Compute) {
+                    e.name = prefix + op.name;
+                    e.track = "compute";
+                    e.category = t.again ? "recompute" : "compute";
+                    e.detail = std::string(opKindName(op.kind)) + (measured[static_cast<size_t>(t.op)] ? " (measured)" : "");
+                } else {
+                    const std::string axis = mesh.axes()[static_cast<size_t>(t.axis)].name;
+                    const std::string kind(collectiveKindName(t.collective));
+                    e.name = t.reshard ? prefix + "reshard " + graph.op(t.from).name + " -> " + op.name : prefix + op.name + " " + kind;
+                    e.track = "comm:" + axis;
+                    e.category = t.reshard ? "reshard" : "collective";
+                    e.detail = kind + " over " + axis + ", " + mib(t.bytes);
+                }
+                if (op.phase != Phase::Optimizer) e.detail += ", " + roundText(p.round);
+                break;
+            }
+            case SimPlacement::Kind::Bucket:
+            case SimPlacement::Kind::Gather: {
+                const std::string axis = mesh.axes()[static_cast<size_t>(p.axis)].name;
+                const std::string kind(collectiveKindName(p.collective));
+                const bool bucket = p.kind == SimPlacement::Kind::Bucket;
+                e.name = std::string(bucket ? "gradient bucket " : "weight gather ") + kind + " (" + std::to_string(p.members) + " weight" +
+                         (p.members == 1 ? "" : "s") + ")";
+                if (bucket) {
+                    e.op = tasks[p.task].op;
+                    e.scope = graph.op(e.op).scope;
+                }
+                e.track = "comm:" + axis + (p.overlapped ? " (overlapped)" : "");
+                e.category = "collective";
+                e.detail = kind + " over " + axis + ", " + mib(p.bytes) + (p.overlapped ? ", overlapped" : ", on the critical path") + ", " +
+                           roundText(p.round);
+                break;
+            }
+            case SimPlacement::Kind::Rounds:
+                e.name = "rounds 2-" + std::to_string(p.members + 1) + " (" + std::to_string(p.members) + " micro-batch rounds as round 1)";
+                e.track = "compute";
+                e.category = "rounds";
+                e.detail = "folded: forward and backward of " + std::to_string(p.members) + " more micro-batches";
+                break;
+        }
+        out.push_back(std::move(e));
+    }
+}
+
+}  // namespace
 
 Result<Evaluation> evaluatePlan(const Graph& graph, const Plan& plan, const CostModel& model, bool withTimeline, int threads) {
     const Mesh& mesh = plan.mesh;
@@ -180,7 +247,7 @@ Result<Evaluation> evaluatePlan(const Graph& graph, const Plan& plan, const Cost
         forEachWeightGather(sizes, op, replicaMask(t.result, mesh), resultBytes, policy, [&](const OpCollective& c) {
             const double seconds = model.collectiveSeconds(c.kind, c.axis, c.bytes) * weightGatherRepeats(policy);
             ownCollectives[k].push_back({c, seconds});
-            ownSeconds[k] += seconds;
+            ownSeconds[k] += seconds * weightGatherCharge(model, policy);  // charged (op_cost.h), the timeline's is whole
         });
         if (sourceLike[k]) return {};
         const int64_t z = zeroSplit(op);
@@ -227,7 +294,7 @@ Result<Evaluation> evaluatePlan(const Graph& graph, const Plan& plan, const Cost
         forEachOwnCollective(sizes, partialMask, resultBytes, scattersOwnResult(roles.gradToOptimizer[k], policy), [&](const OpCollective& c) {
             const double seconds = model.collectiveSeconds(c.kind, c.axis, c.bytes) * ownRepeats;
             ownCollectives[k].push_back({c, seconds});
-            ownSeconds[k] += seconds;
+            ownSeconds[k] += seconds * (roles.gradToOptimizer[k] ? gradReduceCharge(model, policy) : 1.0);
         });
         return {};
     }));
@@ -255,7 +322,7 @@ Result<Evaluation> evaluatePlan(const Graph& graph, const Plan& plan, const Cost
         ReshardPlan plan;
         double seconds;
     };
-    std::vector<std::vector<EdgeCost>> reshardInto(withTimeline ? n : 0);
+    std::vector<std::vector<EdgeCost>> reshardInto(n);  // the step simulator's blocking tasks
     std::vector<double> fusedSavingConsumer(n, 0.0), fusedSavingProducer(n, 0.0);
     std::vector<double> rcSavingConsumer(n, 0.0), rcSavingProducer(n, 0.0);
     // Per operand edge of each op (in parallel): a fused edge's bytes and whether it is fused
@@ -289,7 +356,7 @@ Result<Evaluation> evaluatePlan(const Graph& graph, const Plan& plan, const Cost
             if (!rp) return rp.error().withContext("edge " + producer.name + " -> " + op.name);
             e.seconds = model.reshardSeconds(*rp) * kernelRepeats(op, policy) * (rc[k] ? 2.0 : 1.0);
             e.counted = e.seconds > 0 || !rp->isNoCommunication();
-            if (withTimeline) reshardInto[k].push_back({u, std::move(*rp), e.seconds});
+            if (!rp->steps.empty()) reshardInto[k].push_back({u, std::move(*rp), e.seconds});
         }
         return {};
     }));
@@ -322,6 +389,72 @@ Result<Evaluation> evaluatePlan(const Graph& graph, const Plan& plan, const Cost
         }
     }
     ev.step.provenance = anyMeasured ? (anyModelled ? Provenance::Mixed : Provenance::Measured) : Provenance::Modelled;
+
+    // The step as frameworks run it (plan/step_sim.h): the same kernels, collectives and
+    // reshardings as tasks in program order, one round's worth each (a recomputing block runs its
+    // forward again before its first backward op, as in the timeline below).
+    {
+        const double rounds = static_cast<double>(std::max<int64_t>(1, policy.accumulation));
+        std::vector<SimTask> tasks;
+        tasks.reserve(2 * n);
+        auto perRun = [&](const Op& op) { return op.phase == Phase::Optimizer ? 1.0 : rounds; };
+        auto addRun = [&](const Op& op, bool again) {
+            const auto k = static_cast<size_t>(op.id);
+            const double runs = perRun(op);
+            const bool perRound = op.phase != Phase::Optimizer;
+            for (const EdgeCost& e : reshardInto[k])
+                for (const CollectiveStep& step : e.plan.steps) {
+                    auto a = mesh.axisIndex(step.axis);
+                    const double d = a ? model.collectiveSeconds(step.kind, static_cast<size_t>(*a), step.messageBytes) : 0.0;
+                    if (d <= 0) continue;
+                    SimTask t{SimTaskKind::Blocking, op.id, perRound, d, step.kind, static_cast<int>(*a), step.messageBytes};
+                    t.again = again;
+                    t.reshard = true;
+                    t.from = e.producer;
+                    tasks.push_back(t);
+                }
+            const double d = again ? kernel[k] - rcSavingConsumer[k] - rcSavingProducer[k] : kernel[k] - fusedSavingConsumer[k] - fusedSavingProducer[k];
+            SimTask kernelTask{SimTaskKind::Compute, op.id, perRound, std::max(0.0, d) / runs};
+            kernelTask.again = again;
+            tasks.push_back(kernelTask);
+            const bool grad = roles.gradToOptimizer[k] != 0;
+            const double repeats = ownCollectiveRepeats(op, grad, policy);
+            for (const Collective& c : ownCollectives[k]) {
+                if (grad && !again) {
+                    tasks.push_back({SimTaskKind::GradReduce, op.id, repeats > 1 || zeroStageOf(policy) >= 2, 0.0, c.c.kind,
+                                     static_cast<int>(c.c.axis), c.c.bytes});
+                } else {
+                    SimTask t{SimTaskKind::Blocking, op.id, perRound, c.seconds / (grad ? repeats : runs), c.c.kind, static_cast<int>(c.c.axis), c.c.bytes};
+                    t.again = again;
+                    tasks.push_back(t);
+                }
+            }
+        };
+        std::map<int32_t, std::vector<OpId>> pendingRc;
+        for (const Op& op : graph.ops())
+            if (rc[static_cast<size_t>(op.id)]) pendingRc[blockOf(op.id)].push_back(op.id);
+        for (const Op& op : graph.ops()) {
+            const auto k = static_cast<size_t>(op.id);
+            if (op.phase == Phase::Backward && blockOf(op.id) >= 0) {
+                auto it = pendingRc.find(blockOf(op.id));
+                if (it != pendingRc.end()) {
+                    for (OpId r : it->second) addRun(graph.op(r), true);
+                    pendingRc.erase(it);
+                }
+            }
+            if (sourceLike[k]) {
+                for (const Collective& c : ownCollectives[k])
+                    tasks.push_back({SimTaskKind::WeightGather, op.id, false, 0.0, c.c.kind, static_cast<int>(c.c.axis), c.c.bytes});
+                continue;
+            }
+            addRun(op, false);
+        }
+        for (const auto& [block, ops] : pendingRc)
+            for (OpId r : ops) addRun(graph.op(r), true);
+        std::vector<SimPlacement> placed;
+        ev.simulated = simulateStep(graph, tasks, model, policy, withTimeline ? &placed : nullptr);
+        if (withTimeline) simulatedTimeline(graph, mesh, tasks, placed, measured, ev.timeline);
+    }
 
     // Memory. A recomputing unit's activations are live while its backward ops run.
     std::map<int32_t, int64_t> recomputed;  // unit → bytes
@@ -373,82 +506,6 @@ Result<Evaluation> evaluatePlan(const Graph& graph, const Plan& plan, const Cost
         addOpShare(ev.blockCost[static_cast<size_t>(t.block)], ev.blockMemory[static_cast<size_t>(t.block)], ev, t.op);
     }
 
-    if (withTimeline) {
-        // Each op's events (and, for a recomputed op, those of its second run; for an updated
-        // weight, its all-gathers) are built in parallel with their durations; start times are
-        // laid out in step order afterwards.
-        auto emitCollectives = [&](const Op& op, const std::string& prefix, std::vector<TimelineEvent>& out) {
-            for (const Collective& c : ownCollectives[static_cast<size_t>(op.id)]) {
-                const std::string axis = mesh.axes()[c.c.axis].name;
-                const std::string kind(collectiveKindName(c.c.kind));
-                out.push_back({prefix + op.name + " " + kind, "comm:" + axis, "collective", 0.0, c.seconds, op.id, op.scope,
-                               kind + " over " + axis + ", " + mib(c.c.bytes)});
-            }
-        };
-        auto emitOp = [&](const Op& op, bool again, std::vector<TimelineEvent>& out) {
-            const auto k = static_cast<size_t>(op.id);
-            const std::string prefix = again ? "recompute " : "";
-            for (const EdgeCost& e : reshardInto[k])
-                for (const CollectiveStep& step : e.plan.steps) {
-                    auto a = mesh.axisIndex(step.axis);
-                    const double d =
-                        a ? model.collectiveSeconds(step.kind, static_cast<size_t>(*a), step.messageBytes) * kernelRepeats(op, policy) : 0.0;
-                    if (d <= 0) continue;
-                    out.push_back({prefix + "reshard " + graph.op(e.producer).name + " -> " + op.name, "comm:" + step.axis,
-                                   "reshard", 0.0, d, op.id, op.scope,
-                                   std::string(collectiveKindName(step.kind)) + " over " + step.axis + ", " + mib(step.messageBytes)});
-                }
-            const double d = again ? kernel[k] - rcSavingConsumer[k] - rcSavingProducer[k]
-                                   : kernel[k] - fusedSavingConsumer[k] - fusedSavingProducer[k];
-            out.push_back({prefix + op.name, "compute", again ? "recompute" : "compute", 0.0, std::max(0.0, d), op.id, op.scope,
-                           std::string(opKindName(op.kind)) + (measured[k] ? " (measured)" : "")});
-            emitCollectives(op, prefix, out);
-        };
-        std::vector<std::vector<TimelineEvent>> once(n), again(n);
-        CFP_TRY(perOp([&](const Op& op) -> Status {
-            const auto k = static_cast<size_t>(op.id);
-            if (sourceLike[k]) {
-                if (!ownCollectives[k].empty()) emitCollectives(op, "updated ", once[k]);
-                return {};
-            }
-            emitOp(op, false, once[k]);
-            if (rc[k]) emitOp(op, true, again[k]);
-            return {};
-        }));
-        size_t events = 0;
-        for (size_t k = 0; k < n; ++k) events += once[k].size() + again[k].size();
-        ev.timeline.reserve(events);
-        double now = 0;
-        auto place = [&](std::vector<TimelineEvent>& events) {
-            for (TimelineEvent& e : events) {
-                e.startSeconds = now;
-                now += e.durationSeconds;
-                ev.timeline.push_back(std::move(e));
-            }
-        };
-        // A recomputing block runs its forward ops again just before its first backward op.
-        std::map<int32_t, std::vector<OpId>> pending;
-        for (const Op& op : graph.ops())
-            if (rc[static_cast<size_t>(op.id)]) pending[blockOf(op.id)].push_back(op.id);
-        std::vector<OpId> weights;
-        for (const Op& op : graph.ops()) {
-            const auto k = static_cast<size_t>(op.id);
-            if (op.phase == Phase::Backward && blockOf(op.id) >= 0) {
-                auto it = pending.find(blockOf(op.id));
-                if (it != pending.end()) {
-                    for (OpId r : it->second) place(again[static_cast<size_t>(r)]);
-                    pending.erase(it);
-                }
-            }
-            if (!ownCollectives[k].empty() && sourceLike[k]) weights.push_back(op.id);
-            if (sourceLike[k]) continue;
-            place(once[k]);
-        }
-        for (const auto& [block, ops] : pending)
-            for (OpId r : ops) place(again[static_cast<size_t>(r)]);
-        // The updated weights' all-gathers close the step (optimizer-state sharding).
-        for (OpId w : weights) place(once[static_cast<size_t>(w)]);
-    }
     return ev;
 }
 

@@ -5,7 +5,9 @@
 // roofline, α-β collectives, resharding planner) with it.
 //
 //   step = Σ ops  kernel(op)                       local flops and bytes (cost_model.h)
-//        + Σ ops  own all-reduce per partial axis  message = the op's local result
+//        + Σ ops  own all-reduce per partial axis  message = the op's local result; a gradient's
+//                                                  reduction and a weight's gathers at their
+//                                                  overlap charge (cost/op_cost.h)
 //        + Σ edges resharding(producer result → consumer operand)
 //        − Σ fused edges  saving                   (cost_model.h, "Fusion")
 // Sources (parameters, constants) cost nothing to compute. Local flops are the op's flops over
@@ -20,11 +22,15 @@
 // holds) come from cost/op_cost.h, which the planner uses too; everything else — which shardings
 // ops have, which edges reshard or fuse, what is recomputed and kept — is derived here from the
 // plan's tensors alone.
+//
+// The same pieces, whole, go to the step simulator (step_sim.h) in program order: `simulated` is
+// the step as frameworks schedule it, and the step time the tool shows.
 
 #include <vector>
 
 #include "cost/cost_model.h"
 #include "plan/plan.h"
+#include "plan/step_sim.h"
 
 namespace cfp {
 
@@ -43,6 +49,8 @@ struct Evaluation {
     std::vector<CostBreakdown> blockCost;
     std::vector<MemoryBreakdown> blockMemory;
     std::vector<TimelineEvent> timeline;  // when requested
+    // The step as frameworks schedule it, communication overlapped (plan/step_sim.h).
+    StepSimulation simulated;
     int64_t edgesResharded = 0;
     int64_t edgesFused = 0;
 };

@@ -21,6 +21,7 @@
 #include "ir/graph.h"
 #include "models/models.h"
 #include "plan/pin.h"
+#include "plan/step_sim.h"
 #include "sharding/mesh.h"
 #include "sharding/sharding.h"
 
@@ -72,9 +73,10 @@ struct Baseline {
     std::string description;   // "batch split over all 128 devices"
     bool feasible = false;     // the strategy exists on this mesh/model (e.g. batch divisible)
     bool fits = false;         // and its memory fits the limit
-    double stepSeconds = 0;    // evaluator's step time (valid when feasible)
+    double stepSeconds = 0;    // its step time, simulated (step_sim.h; valid when feasible)
     MemoryBreakdown memory;
     std::string note;          // why not feasible / by how much it does not fit
+    double objectiveSeconds = 0;  // the evaluator's sum, in the search objective's terms (not saved)
 };
 
 // One interval of the predicted step, for the trace exporter. The evaluator lays the step out as
@@ -108,7 +110,10 @@ struct Plan {
     std::vector<TensorPlan> tensors;   // one per op, in op order
     CostBreakdown step;                // whole step (evaluator)
     double predictedStepSeconds = 0;   // the search's objective
-    double evaluatorStepSeconds = 0;   // recomputed by the independent evaluator
+    double evaluatorStepSeconds = 0;   // recomputed by the independent evaluator (the sum: no overlap)
+    StepSimulation simulated;          // the step as frameworks schedule it (step_sim.h); seconds 0: none
+    // The step time shown: the simulated one where there is one, else the evaluator's sum.
+    double stepSeconds() const { return simulated.seconds > 0 ? simulated.seconds : evaluatorStepSeconds; }
     MemoryBreakdown memory;            // per device (evaluator)
     std::vector<Baseline> baselines;
     double searchSeconds = 0;

@@ -397,7 +397,10 @@ Status PlanReader::read(const Json& doc) {
                              std::to_string(kPlanFormatVersion),
                          "/version");
 
-    CFP_TRY(expectObject(doc, "",
+    // simulated_step: optional (files written before the step simulator have none).
+    Json top = doc;
+    if (top.is_object()) top.erase("simulated_step");
+    CFP_TRY(expectObject(top, "",
                          {"format", "version", "model", "hardware", "mesh", "memory_limit_bytes", "memory_policy", "pins",
                           "predicted_step_seconds", "evaluator_step_seconds", "step", "memory_per_device", "search",
                           "segments", "blocks", "baselines", "tensors"}));
@@ -414,17 +417,26 @@ Status PlanReader::read(const Json& doc) {
             CFP_TRY(expectObject(p, "/memory_policy", {"optimizer_sharding", "recompute"}));
             m_plan.policy.attention = AttentionKernel::Eager;
         } else {
-            // sequence_parallel (the mesh axis) appears only where sequence parallelism is on.
+            // Optional keys: sequence_parallel (the mesh axis) only where sequence parallelism is
+            // on; overlap and bucket_bytes (the step's schedule) from files written since they
+            // were added (left out: both overlapped, the default bucket).
+            Json base = p;
+            if (base.is_object())
+                for (const char* k : {"sequence_parallel", "overlap", "bucket_bytes"}) base.erase(k);
+            CFP_TRY(expectObject(base, "/memory_policy", {"optimizer_sharding", "recompute", "accumulation_steps", "attention", "zero_stage"}));
             if (p.contains("sequence_parallel")) {
-                CFP_TRY(expectObject(p, "/memory_policy",
-                                     {"optimizer_sharding", "recompute", "accumulation_steps", "attention", "zero_stage", "sequence_parallel"}));
                 CFP_PLAN_ASSIGN(m_plan.policy.sequenceParallelAxis, stringField(p, "/memory_policy", "sequence_parallel"));
                 if (!m_plan.mesh.axisIndex(m_plan.policy.sequenceParallelAxis))
                     return formatError("sequence_parallel names '" + m_plan.policy.sequenceParallelAxis + "', not an axis of the mesh",
                                        "/memory_policy/sequence_parallel");
-            } else {
-                CFP_TRY(expectObject(p, "/memory_policy", {"optimizer_sharding", "recompute", "accumulation_steps", "attention", "zero_stage"}));
             }
+            if (p.contains("overlap")) {
+                std::string word;
+                CFP_PLAN_ASSIGN(word, stringField(p, "/memory_policy", "overlap"));
+                if (!setOverlapWord(m_plan.policy, word))
+                    return formatError("overlap is '" + word + "', expected on, grad, param or off", "/memory_policy/overlap");
+            }
+            if (p.contains("bucket_bytes")) CFP_PLAN_ASSIGN(m_plan.policy.bucketBytes, intField(p, "/memory_policy", "bucket_bytes", 0, kInt64Max));
             int64_t stage = 1;
             CFP_PLAN_ASSIGN(stage, intField(p, "/memory_policy", "zero_stage", 0, 3));
             m_plan.policy.zeroStage = static_cast<int>(stage);
@@ -458,6 +470,20 @@ Status PlanReader::read(const Json& doc) {
     CFP_PLAN_ASSIGN(m_plan.predictedStepSeconds, doubleField(doc, "", "predicted_step_seconds"));
     CFP_PLAN_ASSIGN(m_plan.evaluatorStepSeconds, doubleField(doc, "", "evaluator_step_seconds"));
     CFP_PLAN_ASSIGN(m_plan.step, readCost(at(doc, "step"), "/step"));
+    if (doc.contains("simulated_step")) {
+        const Json& q = at(doc, "simulated_step");
+        CFP_TRY(expectObject(q, "/simulated_step",
+                             {"seconds", "compute_seconds", "exposed_communication_seconds", "overlapped_communication_seconds",
+                              "contention_seconds", "gradient_buckets", "weight_gathers"}));
+        StepSimulation& sim = m_plan.simulated;
+        CFP_PLAN_ASSIGN(sim.seconds, doubleField(q, "/simulated_step", "seconds"));
+        CFP_PLAN_ASSIGN(sim.computeSeconds, doubleField(q, "/simulated_step", "compute_seconds"));
+        CFP_PLAN_ASSIGN(sim.exposedCommSeconds, doubleField(q, "/simulated_step", "exposed_communication_seconds"));
+        CFP_PLAN_ASSIGN(sim.overlappedCommSeconds, doubleField(q, "/simulated_step", "overlapped_communication_seconds"));
+        CFP_PLAN_ASSIGN(sim.contentionSeconds, doubleField(q, "/simulated_step", "contention_seconds"));
+        CFP_PLAN_ASSIGN(sim.gradientBuckets, intField(q, "/simulated_step", "gradient_buckets", 0, kInt64Max));
+        CFP_PLAN_ASSIGN(sim.gatherCollectives, intField(q, "/simulated_step", "weight_gathers", 0, kInt64Max));
+    }
     CFP_PLAN_ASSIGN(m_plan.memory, readMemory(at(doc, "memory_per_device"), "/memory_per_device"));
     {
         const Json& s = at(doc, "search");
@@ -800,11 +826,24 @@ OJson headerJson(const Plan& plan, const Graph& graph) {
     policy["attention"] = std::string(attentionKernelName(plan.policy.attention));
     policy["zero_stage"] = zeroStageOf(plan.policy);
     if (!plan.policy.sequenceParallelAxis.empty()) policy["sequence_parallel"] = plan.policy.sequenceParallelAxis;
+    policy["overlap"] = overlapWord(plan.policy);
+    policy["bucket_bytes"] = plan.policy.bucketBytes;
     doc["memory_policy"] = std::move(policy);
     doc["pins"] = stringArray(pinTexts(plan.pins));
     doc["predicted_step_seconds"] = number(plan.predictedStepSeconds);
     doc["evaluator_step_seconds"] = number(plan.evaluatorStepSeconds);
     doc["step"] = costJson(plan.step);
+    if (plan.simulated.seconds > 0) {
+        OJson sim = OJson::object();
+        sim["seconds"] = number(plan.simulated.seconds);
+        sim["compute_seconds"] = number(plan.simulated.computeSeconds);
+        sim["exposed_communication_seconds"] = number(plan.simulated.exposedCommSeconds);
+        sim["overlapped_communication_seconds"] = number(plan.simulated.overlappedCommSeconds);
+        sim["contention_seconds"] = number(plan.simulated.contentionSeconds);
+        sim["gradient_buckets"] = plan.simulated.gradientBuckets;
+        sim["weight_gathers"] = plan.simulated.gatherCollectives;
+        doc["simulated_step"] = std::move(sim);
+    }
     doc["memory_per_device"] = memoryJson(plan.memory);
     OJson search = OJson::object();
     search["seconds"] = number(plan.searchSeconds);

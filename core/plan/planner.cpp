@@ -119,6 +119,7 @@ Result<PlanOutcome> finishPlan(const Graph& graph, const Cluster& cluster, const
     if (!ev) return ev.error().withContext("evaluator");
     plan.step = ev->step;
     plan.evaluatorStepSeconds = ev->step.total();
+    plan.simulated = ev->simulated;
     plan.memory = ev->memory;
     // Per-segment costs from the evaluator's per-op costs (ops decided by the segment's blocks).
     std::vector<int32_t> segOfBlock(best.problem->analysis().blocks.blocks.size(), -1);
@@ -287,6 +288,10 @@ Result<PlanOutcome> planConfigured(const Graph& graph, const Cluster& cluster, c
                                                                   : RecomputePolicy::None;
     // Sequence parallelism over the tensor-parallel axis (cost/op_cost.h).
     o.policy.sequenceParallelAxis = config.sequenceParallel.value_or(false) ? "tp" : "";
+    // The schedule (plan/step_sim.h); keys left out keep the request's.
+    if (config.overlapGrad) o.policy.overlapGradReduce = *config.overlapGrad;
+    if (config.overlapParam) o.policy.overlapParamGather = *config.overlapParam;
+    if (config.bucketMb) o.policy.bucketBytes = *config.bucketMb * 1'000'000;
     o.baselines = Baselines::Skip;
     o.pins.clear();
     const int64_t limit = memoryLimitFor(options, cluster.hardware);

@@ -28,7 +28,7 @@ void PlanProblem::Impl::computeOpState(const Op& op, double opFlops, OpState& s)
     const int64_t own = local(op.id, s.result);
     if (op.kind == OpKind::Parameter) {
         s.memSum = parameterMemory(op, own, replicas(s.result), policy).total();
-        s.own = weightGatherSeconds(model(), op, replicaMask(s.result), own, policy);
+        s.own = weightGatherSeconds(model(), op, replicaMask(s.result), own, policy) * weightGatherCharge(model(), policy);
         s.memSumRc = s.memSum;
         return;
     }
@@ -75,7 +75,7 @@ void PlanProblem::Impl::computeOpState(const Op& op, double opFlops, OpState& s)
     // Per step: micro-batch rounds (cost/op_cost.h).
     s.kernel *= kernelRepeats(op, policy, flashRecompute[k]);
     s.own = ownCollectiveSeconds(model(), s.partialMask, own, scattersOwnResult(gradToOptimizer[k], policy)) *
-            ownCollectiveRepeats(op, gradToOptimizer[k], policy);
+            ownCollectiveRepeats(op, gradToOptimizer[k], policy) * (gradToOptimizer[k] ? gradReduceCharge(model(), policy) : 1.0);
 }
 
 Status PlanProblem::Impl::buildStates(const std::vector<std::pair<uint64_t, double>>& measured) {

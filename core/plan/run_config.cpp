@@ -57,6 +57,15 @@ Result<RunConfig> RunConfig::parse(std::string_view text) {
         } else if (key == "sp") {
             if (v != "on" && v != "off") return syntax("sp=" + std::string(v) + ": expected on or off");
             c.sequenceParallel = v == "on";
+        } else if (key == "overlap") {
+            if (v != "on" && v != "off" && v != "grad" && v != "param")
+                return syntax("overlap=" + std::string(v) + ": expected on, grad, param or off");
+            c.overlapGrad = v == "on" || v == "grad";
+            c.overlapParam = v == "on" || v == "param";
+        } else if (key == "bucket") {
+            auto n = positive(key, v, 1);
+            if (!n) return n.error();
+            c.bucketMb = *n;
         } else if (key == "recompute") {
             if (v == "none") c.recompute = RecomputeMode::None;
             else if (v == "selective") c.recompute = RecomputeMode::Selective;
@@ -64,7 +73,7 @@ Result<RunConfig> RunConfig::parse(std::string_view text) {
             else if (v == "op") c.recompute = RecomputeMode::Op;
             else return syntax("recompute=" + std::string(v) + ": expected none, selective, full or op");
         } else {
-            return syntax("unknown key '" + std::string(key) + "'; expected tp, dp, pp, cp, zero, mbs, recompute or sp");
+            return syntax("unknown key '" + std::string(key) + "'; expected tp, dp, pp, cp, zero, mbs, recompute, sp, overlap or bucket");
         }
         if (end == text.size()) break;
     }
@@ -82,6 +91,9 @@ std::string RunConfig::toString() const {
     if (microBatch) add("mbs", std::to_string(*microBatch));
     if (recompute) add("recompute", std::string(recomputeModeName(*recompute)));
     if (sequenceParallel) add("sp", *sequenceParallel ? "on" : "off");
+    if (overlapGrad && overlapParam)
+        add("overlap", *overlapGrad && *overlapParam ? "on" : *overlapGrad ? "grad" : *overlapParam ? "param" : "off");
+    if (bucketMb) add("bucket", std::to_string(*bucketMb));
     return out;
 }
 

@@ -16,7 +16,12 @@
 //              flash attention the same as none) | full (every layer recomputed from its input) |
 //              op (torchtitan's per-op selective checkpointing: each layer keeps its input, every
 //              other linear layer's output and the attention output)                    default none
-//   sp    off (on: sequence parallelism, not modelled yet)                default off
+//   sp    on: sequence parallelism over tp (Megatron-LM's) | off           default off
+//   overlap  on (data-parallel gradient reduction overlapped with the backward and weight
+//            all-gathers with compute: PyTorch DDP, FSDP, Megatron-LM with --overlap-grad-reduce
+//            --overlap-param-gather) | grad (the reduction only) | param (the gathers only) |
+//            off (both after the backward / the update, on the critical path)  default on
+//   bucket   gradient bucket size in MB (10^6 bytes)                       default 80
 
 #include <cstdint>
 #include <optional>
@@ -35,6 +40,8 @@ struct RunConfig {
     std::optional<int> zero;
     std::optional<bool> sequenceParallel;
     std::optional<RecomputeMode> recompute;
+    std::optional<bool> overlapGrad, overlapParam;  // set together by overlap=
+    std::optional<int64_t> bucketMb;
 
     // Errors: config.syntax ("tp=8,dp=x": which key, what was expected).
     static Result<RunConfig> parse(std::string_view text);

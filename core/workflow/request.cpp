@@ -26,6 +26,8 @@ bool PlanRequest::operator==(const PlanRequest& o) const {
     return model == o.model && hardware == o.hardware && nodes == o.nodes && mesh == o.mesh && memoryLimitBytes == o.memoryLimitBytes &&
            memoryReserveBytes == o.memoryReserveBytes && accumulation == o.accumulation && policy.attention == o.policy.attention && zeroStageOf(policy) == zeroStageOf(o.policy) &&
            policy.optimizerSharding == o.policy.optimizerSharding && policy.recompute == o.policy.recompute && pins == o.pins &&
+           policy.overlapGradReduce == o.policy.overlapGradReduce && policy.overlapParamGather == o.policy.overlapParamGather &&
+           policy.bucketBytes == o.policy.bucketBytes &&
            profile == o.profile && baselines == o.baselines && blockCheck == o.blockCheck;
 }
 
@@ -51,6 +53,8 @@ std::string requestToJson(const PlanRequest& r) {
     j["recompute"] = std::string(recomputePolicyName(r.policy.recompute));
     j["attention"] = std::string(attentionKernelName(r.policy.attention));
     j["zero_stage"] = zeroStageOf(r.policy);
+    j["overlap"] = overlapWord(r.policy);
+    j["bucket_bytes"] = r.policy.bucketBytes;
     j["pins"] = pinTexts(r.pins);
     j["profile_db"] = r.profile ? r.profile->database : std::string();
     j["profile_fingerprint"] = r.profile ? r.profile->fingerprint : std::string();
@@ -95,7 +99,8 @@ Result<PlanRequest> requestFromJson(std::string_view text, const std::string& or
         return located(makeError("request.format", "not a CFP plan request or explorer project (format '" + *format + "')", "/format"));
     static constexpr std::string_view kKeys[] = {"format", "version", "model", "hardware", "nodes", "mesh", "memory_limit_bytes",
                                                  "optimizer_sharding", "recompute", "pins", "profile_db", "profile_fingerprint",
-                                                 "baselines", "check_blocks", "memory_reserve_bytes", "accumulation", "attention", "zero_stage"};
+                                                 "baselines", "check_blocks", "memory_reserve_bytes", "accumulation", "attention", "zero_stage",
+                                                 "overlap", "bucket_bytes"};
     static constexpr std::string_view kLegacyKeys[] = {"format", "version", "model", "hardware", "nodes", "mesh", "memory_limit_bytes",
                                                        "optimizer_sharding", "recompute", "pins", "profile_db"};
     if (const std::string* k = legacy ? firstUnknownKey(j, kLegacyKeys) : firstUnknownKey(j, kKeys)) return located(S.unknownField("", *k));
@@ -217,6 +222,18 @@ Result<PlanRequest> requestFromJson(std::string_view text, const std::string& or
         auto check = boolean(j, "", "check_blocks");
         if (!check) return located(check.error());
         r.blockCheck = *check ? BlockCheck::Run : BlockCheck::Skip;
+        // Optional (added later): the step's schedule; left out, the default (both overlapped).
+        if (j.contains("overlap")) {
+            auto o = str(j, "", "overlap");
+            if (!o) return located(o.error());
+            if (!setOverlapWord(r.policy, *o))
+                return located(makeError("request.format", "overlap must be on, grad, param or off, got '" + *o + "'", "/overlap"));
+        }
+        if (j.contains("bucket_bytes")) {
+            auto b = integer(j, "", "bucket_bytes", 0);
+            if (!b) return located(b.error());
+            r.policy.bucketBytes = *b;
+        }
     }
     if (!db->empty()) r.profile = ProfileSource{*db, fingerprint};
     else if (!fingerprint.empty())

@@ -245,7 +245,7 @@ Result<PlanRun> estimateOne(const PlanRequest& request, const std::shared_ptr<co
         }
         const Plan& p = outcome->plan;
         const bool fits = p.memory.total() <= p.memoryLimitBytes;
-        tried.push_back({a, fits, p.evaluatorStepSeconds, p.memory.total(), fits ? std::string() : "does not fit"});
+        tried.push_back({a, fits, p.stepSeconds(), p.memory.total(), fits ? std::string() : "does not fit"});
         if (!chosen || fits || p.memory.total() < chosen->outcome.plan.memory.total()) {
             PlanRun run;
             run.model = *round;
@@ -337,7 +337,7 @@ Result<PlanRun> runEstimate(const PlanRequest& request, const RunConfig& config,
         if (best) {
             const Plan& b = best->outcome.plan;
             const bool bestFits = b.memory.total() <= b.memoryLimitBytes;
-            const bool better = fits ? (!bestFits || p.evaluatorStepSeconds < b.evaluatorStepSeconds)
+            const bool better = fits ? (!bestFits || p.stepSeconds() < b.stepSeconds())
                                      : (!bestFits && p.memory.total() < b.memory.total());
             if (!better) continue;
         }

@@ -355,7 +355,7 @@ private slots:
         QVERIFY(p.waitForFinished(120000));
         QCOMPARE(p.exitCode(), 0);
         const QJsonObject j = QJsonDocument::fromJson(p.readAllStandardOutput()).object();
-        QCOMPARE(j["step_seconds"].toDouble(), run->outcome.plan.evaluatorStepSeconds);
+        QCOMPARE(j["step_seconds"].toDouble(), run->outcome.plan.stepSeconds());
         QCOMPARE(static_cast<int64_t>(j["memory_per_device_bytes"].toDouble()), run->outcome.plan.memory.total());
 
         QVERIFY(searchAndWait(w));

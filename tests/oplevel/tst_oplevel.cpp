@@ -48,6 +48,7 @@ const Fixture& fixture() {
         options.policy.optimizerSharding = false;
         options.policy.recompute = RecomputePolicy::None;
         options.policy.attention = AttentionKernel::Eager;  // the op-level formulation has no fused attention
+        options.policy.overlapGradReduce = options.policy.overlapParamGather = false;  // nor overlap
         x.outcome = test::must(planGraph(x.model.graph, cluster, cfp::test::meshOf("8"), options), "plan");
         return x;
     }();

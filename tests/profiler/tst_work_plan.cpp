@@ -111,6 +111,8 @@ private slots:
         policy.optimizerSharding = optimizerSharding;
         policy.recompute = RecomputePolicy::None;
         policy.attention = AttentionKernel::Eager;  // the profiler executes attention op by op
+        // Items are measured whole: compared with the evaluator's sum without overlap charges.
+        policy.overlapGradReduce = policy.overlapParamGather = false;
         const QStringList parts = mesh.split('@');
         const Mesh m = linkedMesh(parts[0].toStdString(), parts.size() > 1 ? parts[1].toLongLong() : 8);
         const Graph g = tinyGpt(2);
