@@ -423,7 +423,7 @@ BaselineChart::BaselineChart(QWidget* parent) : ChartPanel(tr("Plan vs baselines
 }
 
 void BaselineChart::setPlan(std::shared_ptr<const PlanData> plan) {
-    if (!startPlanChart(plan.get(), tr("Step time: CFP plan against baselines (same cluster, evaluator)"))) return;
+    if (!startPlanChart(plan.get(), tr("Step time: CFP plan against baselines (same cluster, simulated step)"))) return;
     QCustomPlot* p = m_plot;
     const Plan& pl = plan->plan();
     struct Row {

@@ -156,6 +156,25 @@ ClusterPanel::ClusterPanel(Explorer* explorer, QWidget* parent) : QWidget(parent
     policy->addWidget(m_recompute);
     policy->addWidget(m_zero, 1);
     form->addRow(tr("Memory policy"), policy);
+    // The step's schedule (docs/planning.md, "The step as frameworks run it").
+    auto* schedule = new QHBoxLayout;
+    m_overlap = new QComboBox(this);
+    m_overlap->setObjectName(QStringLiteral("overlapBox"));
+    m_overlap->addItem(tr("overlap gradients and gathers"), QStringLiteral("on"));
+    m_overlap->addItem(tr("overlap gradients only"), QStringLiteral("grad"));
+    m_overlap->addItem(tr("overlap gathers only"), QStringLiteral("param"));
+    m_overlap->addItem(tr("no overlap"), QStringLiteral("off"));
+    m_overlap->setToolTip(tr("Data-parallel gradient reduction in buckets during the backward and ZeRO/FSDP weight all-gathers "
+                             "under compute (DDP, FSDP, Megatron-LM --overlap-grad-reduce --overlap-param-gather), or "
+                             "after the backward / the update, on the critical path"));
+    m_bucket = new QSpinBox(this);
+    m_bucket->setObjectName(QStringLiteral("bucketBox"));
+    m_bucket->setRange(1, 100000);
+    m_bucket->setSuffix(tr(" MB buckets"));
+    m_bucket->setToolTip(tr("Gradient bucket size (Megatron-LM's distributed optimizer: 40M parameters, 80 MB in bf16; PyTorch DDP: 25 MiB)"));
+    schedule->addWidget(m_overlap, 2);
+    schedule->addWidget(m_bucket, 1);
+    form->addRow(tr("Schedule"), schedule);
 
     auto* apply = new QPushButton(tr("Apply and analyse"), this);
     apply->setObjectName(QStringLiteral("applyButton"));
@@ -186,6 +205,8 @@ void ClusterPanel::refresh() {
     m_recompute->setCurrentText(qs(std::string(recomputePolicyName(p.policy.recompute))));
     m_attention->setCurrentText(qs(std::string(attentionKernelName(p.policy.attention))));
     m_zero->setCurrentIndex(zeroStageOf(p.policy));
+    m_overlap->setCurrentIndex(std::max(0, m_overlap->findData(qs(overlapWord(p.policy)))));
+    m_bucket->setValue(static_cast<int>((p.policy.bucketBytes > 0 ? p.policy.bucketBytes : kDefaultBucketBytes) / 1'000'000));
 }
 
 void ClusterPanel::updateMeshChoices() {
@@ -241,6 +262,9 @@ void ClusterPanel::apply() {
     c.policy.zeroStage = m_zero->currentIndex();
     c.policy.optimizerSharding = c.policy.zeroStage >= 1;
     c.policy.attention = parseAttentionKernel(m_attention->currentText().toStdString()).value_or(AttentionKernel::Flash);
+    setOverlapWord(c.policy, m_overlap->currentData().toString().toStdString());
+    const int64_t bucket = int64_t{m_bucket->value()} * 1'000'000;
+    c.policy.bucketBytes = bucket == kDefaultBucketBytes ? 0 : bucket;
     m_explorer->setCluster(c);
     m_explorer->analyse();
 }
@@ -392,6 +416,7 @@ PlanPanel::PlanPanel(Explorer* explorer, QWidget* parent) : QWidget(parent), m_e
     layout->setContentsMargins(4, 4, 4, 4);
     auto* bar = new QHBoxLayout;
     m_summary = new QLabel(tr("No plan yet."), this);
+    m_summary->setObjectName(QStringLiteral("planSummary"));
     m_summary->setTextFormat(Qt::RichText);
     // A long summary wraps instead of widening the window.
     m_summary->setWordWrap(true);

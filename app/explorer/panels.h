@@ -46,6 +46,8 @@ public:
     QSpinBox* seqBox() const { return m_seq; }
     QComboBox* recomputeBox() const { return m_recompute; }
     QComboBox* zeroBox() const { return m_zero; }
+    QComboBox* overlapBox() const { return m_overlap; }
+    QSpinBox* bucketBox() const { return m_bucket; }
 
 signals:
     void openModelRequested();
@@ -67,6 +69,8 @@ private:
     QComboBox* m_recompute = nullptr;
     QComboBox* m_attention = nullptr;
     QComboBox* m_zero = nullptr;
+    QComboBox* m_overlap = nullptr;
+    QSpinBox* m_bucket = nullptr;
     QLabel* m_hardwareInfo = nullptr;
 };
 

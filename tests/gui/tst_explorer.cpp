@@ -418,6 +418,31 @@ private slots:
         QCOMPARE(w.explorer()->request().accumulation, std::optional<int64_t>(8));
     }
 
+    // The schedule from the cluster panel: the plan's simulated step and its split in the summary;
+    // without overlap the step is the evaluator's sum when every weight has its own bucket.
+    void scheduleFromTheClusterPanel() {
+        MainWindow w(smallModel());
+        QVERIFY(waitAnalysis(w));
+        QCOMPARE(w.clusterPanel()->overlapBox()->currentData().toString(), QStringLiteral("on"));
+        QCOMPARE(w.clusterPanel()->bucketBox()->value(), 80);
+        QVERIFY(searchAndWait(w));
+        const Plan overlapped = w.explorer()->plan()->plan();
+        QVERIFY(overlapped.simulated.seconds > 0);
+        const QString summary = w.planPanel()->findChild<QLabel*>(QStringLiteral("planSummary"))->text();
+        QVERIFY2(summary.contains(QStringLiteral("exposed communication")), qPrintable(summary));
+        w.clusterPanel()->overlapBox()->setCurrentIndex(w.clusterPanel()->overlapBox()->findData(QStringLiteral("off")));
+        w.clusterPanel()->bucketBox()->setValue(1);
+        w.clusterPanel()->findChild<QPushButton*>(QStringLiteral("applyButton"))->click();
+        QVERIFY(waitIdle(w));
+        QVERIFY(!w.explorer()->request().policy.overlapGradReduce && !w.explorer()->request().policy.overlapParamGather);
+        QCOMPARE(w.explorer()->request().policy.bucketBytes, int64_t{1'000'000});
+        QVERIFY(searchAndWait(w));
+        const Plan serial = w.explorer()->plan()->plan();
+        QVERIFY(!serial.policy.overlapGradReduce);
+        QVERIFY(serial.simulated.seconds >= overlapped.simulated.seconds);
+        QCOMPARE(serial.simulated.overlappedCommSeconds, 0.0);
+    }
+
     void projectSaveAndReload() {
         const QString project = path("project.json");
         Pin pin;

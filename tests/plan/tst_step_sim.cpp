@@ -87,6 +87,9 @@ std::vector<SimTask> dataParallelTasks(const TwoLayers& m, int64_t bytes) {
             kernel(m.b0, 5 * kMs),  kernel(m.g0, 1 * kMs),  reduce(m.g0, bytes),  once(m.u1, 1 * kMs),   once(m.u0, 1 * kMs)};
 }
 
+// A reduce-scatter's seconds on the mesh's one axis.
+double reduceSeconds(const CostModel& model, int64_t bytes) { return model.collectiveSeconds(CollectiveKind::ReduceScatter, 0, bytes); }
+
 MemoryPolicy zero1(int64_t bucketBytes) {
     MemoryPolicy p;
     p.zeroStage = 1;
@@ -105,7 +108,7 @@ private slots:
         const TwoLayers m;
         const CostModel model = modelOf(0.0);
         const int64_t bytes = 64 << 20;
-        const double c = model.collectiveSeconds(CollectiveKind::ReduceScatter, 0, bytes);
+        const double c = reduceSeconds(model, bytes);
         QVERIFY(c < 6 * kMs);  // shorter than b0 + g0: hidden
         const StepSimulation s = simulateStep(m.g, dataParallelTasks(m, bytes), model, zero1(1));
         QVERIFY(close(s.seconds, 32 * kMs + c + 2 * kMs));
@@ -120,7 +123,7 @@ private slots:
         const TwoLayers m;
         const CostModel model = modelOf(0.0);
         const int64_t bytes = int64_t{4} << 30;
-        const double c = model.collectiveSeconds(CollectiveKind::ReduceScatter, 0, bytes);
+        const double c = reduceSeconds(model, bytes);
         QVERIFY(c > 6 * kMs);
         const StepSimulation s = simulateStep(m.g, dataParallelTasks(m, bytes), model, zero1(1));
         QVERIFY(close(s.seconds, 26 * kMs + 2 * c + 2 * kMs));
@@ -143,11 +146,11 @@ private slots:
     // Without overlap the buckets run after the backward, on the critical path: the plain sum.
     void noOverlapIsTheSum() {
         const TwoLayers m;
-        const CostModel model = modelOf(0.1);
         const int64_t bytes = 64 << 20;
-        const double c = model.collectiveSeconds(CollectiveKind::ReduceScatter, 0, bytes);
+        const CostModel model = modelOf(0.1);
         MemoryPolicy p = zero1(1);
         p.overlapGradReduce = false;
+        const double c = reduceSeconds(model, bytes);
         const StepSimulation s = simulateStep(m.g, dataParallelTasks(m, bytes), model, p);
         QVERIFY(close(s.seconds, 34 * kMs + 2 * c));
         QVERIFY(close(s.exposedCommSeconds, 2 * c));
@@ -160,7 +163,7 @@ private slots:
         const TwoLayers m;
         const CostModel model = modelOf(0.1);
         const int64_t bytes = 64 << 20;
-        const double c = model.collectiveSeconds(CollectiveKind::ReduceScatter, 0, bytes);
+        const double c = reduceSeconds(model, bytes);
         const StepSimulation s = simulateStep(m.g, dataParallelTasks(m, bytes), model, zero1(1));
         QVERIFY(close(s.contentionSeconds, 0.1 * c));
         QVERIFY(close(s.seconds, 32 * kMs + 0.1 * c + c + 2 * kMs));
@@ -198,7 +201,7 @@ private slots:
         const TwoLayers m;
         const CostModel model = modelOf(0.0);
         const int64_t bytes = 64 << 20;
-        const double c = model.collectiveSeconds(CollectiveKind::ReduceScatter, 0, bytes);
+        const double c = reduceSeconds(model, bytes);
         MemoryPolicy p = zero1(1);
         p.accumulation = 3;
         std::vector<SimPlacement> placed;
