@@ -88,6 +88,7 @@ Json planSummaryJson(const PlanOutcome& o, const Graph& graph) {
         cands.push_back({{"mesh", c.mesh},
                          {"planned", c.planned},
                          {"step_seconds", c.planned ? Json(c.stepSeconds) : Json(nullptr)},
+                         {"simulated_step_seconds", c.simulatedSeconds > 0 ? Json(c.simulatedSeconds) : Json(nullptr)},
                          {"memory_bytes", c.planned ? Json(c.memoryBytes) : Json(nullptr)},
                          {"seconds", c.seconds},
                          {"note", c.note}});
@@ -173,9 +174,12 @@ void printPlan(const PlanOutcome& o, const Graph& graph) {
                       << "\n";
     }
     if (o.candidates.size() > 1) {
-        std::cout << "\n  meshes tried:\n";
+        std::cout << "\n  meshes tried (search objective; simulated step where re-ranked):\n";
         for (const MeshCandidate& c : o.candidates)
-            std::cout << "    " << c.mesh << ": " << (c.planned ? ms(c.stepSeconds) : "skipped — " + c.note) << "\n";
+            std::cout << "    " << c.mesh << ": "
+                      << (c.planned ? ms(c.stepSeconds) + (c.simulatedSeconds > 0 ? ", simulated " + ms(c.simulatedSeconds) : std::string())
+                                    : "skipped — " + c.note)
+                      << "\n";
     }
     std::cout << "\n  planned in " << cli::fixed(p.searchSeconds, 2) << " s\n";
 }

@@ -389,7 +389,10 @@ void SearchPanel::showPlan() {
         for (const MeshCandidate& c : o.candidates) {
             auto m = parseMesh(c.mesh);
             const QString name = m ? qs(meshShapeText(*m)) : qs(c.mesh);
-            parts << (c.planned ? QStringLiteral("%1: %2").arg(name, formatSeconds(c.stepSeconds)) : QStringLiteral("%1: skipped").arg(name));
+            parts << (c.planned ? QStringLiteral("%1: %2%3")
+                                      .arg(name, formatSeconds(c.stepSeconds),
+                                           c.simulatedSeconds > 0 ? tr(" (simulated %1)").arg(formatSeconds(c.simulatedSeconds)) : QString())
+                                : QStringLiteral("%1: skipped").arg(name));
             // Why a mesh was skipped, as the CLI says it: in the result's tooltip.
             if (!c.planned && !c.note.empty()) reasons << QStringLiteral("%1: %2").arg(name, qs(c.note).toHtmlEscaped());
         }

@@ -1,5 +1,7 @@
 #include "plan/planner.h"
 
+#include <cmath>
+
 #include <algorithm>
 #include <chrono>
 #include <limits>
@@ -148,6 +150,11 @@ Result<PlanOutcome> finishPlan(const Graph& graph, const Cluster& cluster, const
 
 }  // namespace
 
+// Re-ranking by the simulated step (planGraph): planned meshes within 5% of the best objective, at
+// most 6 besides it.
+constexpr double kRerankSlack = 0.05;
+constexpr size_t kRerankKeep = 6;
+
 Result<PlanOutcome> planGraph(const Graph& graph, const Cluster& cluster, const MeshChoice& choice, const PlannerOptions& options) {
     const auto start = Clock::now();
     const int64_t devices = cluster.devices();
@@ -167,6 +174,10 @@ Result<PlanOutcome> planGraph(const Graph& graph, const Cluster& cluster, const 
     }
     PlanOutcome out;
     std::optional<MeshPlan> best;
+    size_t bestIndex = 0;  // its index in out.candidates
+    // Planned meshes whose objective is within kRerankSlack of the best (at most kRerankKeep), with
+    // their index in out.candidates: the step simulator re-ranks them and the best (below).
+    std::vector<std::pair<size_t, MeshPlan>> close;
     Error lastError = makeError("plan.infeasible", "no mesh was planned");
     std::optional<Error> closest;  // the infeasible mesh with the smallest need
     int64_t closestNeed = std::numeric_limits<int64_t>::max();
@@ -212,12 +223,47 @@ Result<PlanOutcome> planGraph(const Graph& graph, const Cluster& cluster, const 
         cand.stepSeconds = mp->result.objectiveSeconds;
         cand.memoryBytes = mp->result.memoryBytes;
         out.candidates.push_back(cand);
-        if (!best || mp->result.objectiveSeconds < best->result.objectiveSeconds) best = std::move(*mp);
+        // The best by the objective, and the planned meshes close to it, kept for re-ranking.
+        if (!best || mp->result.objectiveSeconds < best->result.objectiveSeconds) {
+            if (best) close.emplace_back(bestIndex, std::move(*best));
+            best = std::move(*mp);
+            bestIndex = out.candidates.size() - 1;
+        } else {
+            close.emplace_back(out.candidates.size() - 1, std::move(*mp));
+        }
+        std::erase_if(close, [&](const auto& c) { return c.second.result.objectiveSeconds > best->result.objectiveSeconds * (1 + kRerankSlack); });
+        if (close.size() > kRerankKeep) {
+            std::sort(close.begin(), close.end(), [](const auto& a, const auto& b) { return a.second.result.objectiveSeconds < b.second.result.objectiveSeconds; });
+            close.resize(kRerankKeep);
+        }
     }
     if (!best && closest)
         return makeError(closest->code, "none of the " + std::to_string(meshes.size()) + " meshes tried fits; the closest: " + closest->message,
                          closest->where);
     if (!best) return lastError;
+    // Re-ranking: the objective is a sum (overlapped collectives at their contention); the step
+    // shown is simulated. Among the best mesh's plan and the close ones, the fastest simulated wins.
+    if (!close.empty() && !out.stopped) {
+        auto simulated = [&](const MeshPlan& mp) -> std::optional<double> {
+            Plan p;
+            mp.problem->fillPlan(mp.result.assignment, mp.mask, p);
+            auto ev = evaluatePlan(graph, p, mp.problem->model(), false, options.search.threads);
+            if (!ev) return std::nullopt;
+            return ev->simulated.seconds;
+        };
+        double bestSim = simulated(*best).value_or(std::numeric_limits<double>::infinity());
+        out.candidates[bestIndex].simulatedSeconds = std::isfinite(bestSim) ? bestSim : 0.0;
+        for (auto& [index, mp] : close) {
+            const auto sim = simulated(mp);
+            if (!sim) continue;
+            out.candidates[index].simulatedSeconds = *sim;
+            if (*sim < bestSim) {
+                bestSim = *sim;
+                std::swap(*best, mp);
+                std::swap(bestIndex, index);
+            }
+        }
+    }
     if (out.stopped) {
         PlannerOptions finish = options;
         finish.baselines = Baselines::Skip;  // they would be cancelled too

@@ -57,7 +57,8 @@ struct PlannerOptions {
 struct MeshCandidate {
     std::string mesh;            // printed form with link classes
     bool planned = false;        // a plan that fits was found
-    double stepSeconds = 0;
+    double stepSeconds = 0;      // the search's objective (a sum)
+    double simulatedSeconds = 0; // its plan's simulated step, where it was re-ranked (else 0)
     int64_t memoryBytes = 0;
     double seconds = 0;          // analysis + search time for this mesh
     std::string note;            // why not planned

@@ -393,6 +393,22 @@ private slots:
                 fastest = c["mesh"].toString();
             }
         }
+        // The meshes close to the best objective are re-ranked by the simulated step: the plan is
+        // the fastest of them simulated (docs/planning.md), else the best objective's.
+        QString simFastest;
+        double simBest = INFINITY;
+        for (const QJsonValue& v : tried)
+            if (v.toObject()["simulated_step_seconds"].isDouble() && v.toObject()["simulated_step_seconds"].toDouble() < simBest) {
+                simBest = v.toObject()["simulated_step_seconds"].toDouble();
+                simFastest = v.toObject()["mesh"].toString();
+            }
+        if (!simFastest.isEmpty()) {
+            QCOMPARE(j["mesh"].toString(), simFastest);
+            QVERIFY(nearlyEqual(j["step_seconds"].toDouble(), simBest, 1e-9));
+            fastest = simFastest;
+            for (const QJsonValue& v : tried)
+                if (v.toObject()["mesh"].toString() == simFastest) best = v.toObject()["step_seconds"].toDouble();
+        }
         QCOMPARE(j["mesh"].toString(), fastest);
         const double step = j["evaluator_step_seconds"].toDouble();
         QVERIFY(nearlyEqual(step, best, 1e-9));
@@ -401,7 +417,7 @@ private slots:
         for (const QJsonValue& v : j["baseline_details"].toArray()) {
             const QJsonObject b = v.toObject();
             if (b["feasible"].toBool() && b["fits"].toBool())
-                QVERIFY2(step <= b["objective_seconds"].toDouble() * (1 + 1e-9), qPrintable(b["name"].toString()));
+                QVERIFY2(step <= b["objective_seconds"].toDouble() * 1.05 * (1 + 1e-9), qPrintable(b["name"].toString()));
         }
         // The plan names its hardware file; export reloads it for the trace.
         Run t = cfp({"export", out, "--format", "trace", "-o", "-"});
