@@ -372,6 +372,12 @@ Result<std::string> renderExport(const Graph& graph, const Plan& plan, ExportFor
         auto ev = evaluatePlan(graph, plan, *cost, true);
         if (!ev) return ev.error();
         timeline = std::move(ev->timeline);
+        // A plan file written before the step simulator has no simulated step: the trace's.
+        if (plan.simulated.seconds <= 0) {
+            Plan simulated = plan;
+            simulated.simulated = ev->simulated;
+            return exportPlan(graph, simulated, format, timeline, model);
+        }
     }
     return exportPlan(graph, plan, format, timeline, model);
 }
