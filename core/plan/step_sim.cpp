@@ -84,7 +84,7 @@ public:
             p.overlapped = async;
             place(p);
             if (async && d > 0) {
-                m_inFlight.emplace_back(start, t);
+                m_inFlight[channelOf(s.axis)].emplace_back(start, t);
                 m_asyncSeconds += d;
             }
         }
@@ -96,9 +96,15 @@ public:
     void compute(double seconds, double ready = 0, size_t task = 0) {
         const double start = std::max(m_now, ready);
         m_waitSeconds += start - m_now;
-        while (!m_inFlight.empty() && m_inFlight.front().second <= start) m_inFlight.pop_front();
         double overlap = 0;
-        for (const auto& [s, e] : m_inFlight) overlap += std::max(0.0, std::min(e, start + seconds) - std::max(s, start));
+        for (auto& [channel, flights] : m_inFlight) {
+            // A channel runs its collectives one after another: they end in issue order.
+            while (!flights.empty() && flights.front().second <= start) flights.pop_front();
+            for (const auto& [s, e] : flights) {
+                if (s >= start + seconds) break;
+                overlap += std::max(0.0, std::min(e, start + seconds) - std::max(s, start));
+            }
+        }
         const double slowed = m_slowdown * overlap;
         m_contention += slowed;
         m_computeSeconds += seconds;
@@ -147,7 +153,7 @@ private:
     double m_slowdown = 0;
     double m_now = 0;
     std::map<int, double> m_channelFree;
-    std::deque<std::pair<double, double>> m_inFlight;  // overlapped collectives, by start
+    std::map<int, std::deque<std::pair<double, double>>> m_inFlight;  // overlapped collectives per channel, by start
     double m_computeSeconds = 0, m_blockingSeconds = 0, m_waitSeconds = 0, m_contention = 0, m_asyncSeconds = 0;
 };
 
