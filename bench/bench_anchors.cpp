@@ -160,7 +160,7 @@ int main(int argc, char** argv) {
         // and reduce-scatters asynchronously by default); Megatron-LM's default otherwise (no
         // --overlap-grad-reduce / --overlap-param-gather: the reduction after the backward).
         const bool overlapped = cfg.contains("overlap") || torchtitan;
-        c.overlapGrad = c.overlapParam = overlapped;
+        c.overlap = overlapped ? "on" : "off";
         // The plan runs on the same schedule as the authors' framework (a like-for-like comparison).
         r.policy.overlapGradReduce = r.policy.overlapParamGather = overlapped;
         asRun += overlapped ? ",overlap=on" : ",overlap=off";

@@ -335,8 +335,7 @@ Result<PlanOutcome> planConfigured(const Graph& graph, const Cluster& cluster, c
     // Sequence parallelism over the tensor-parallel axis (cost/op_cost.h).
     o.policy.sequenceParallelAxis = config.sequenceParallel.value_or(false) ? "tp" : "";
     // The schedule (plan/step_sim.h); keys left out keep the request's.
-    if (config.overlapGrad) o.policy.overlapGradReduce = *config.overlapGrad;
-    if (config.overlapParam) o.policy.overlapParamGather = *config.overlapParam;
+    if (config.overlap) setOverlapWord(o.policy, *config.overlap);
     if (config.bucketMb) o.policy.bucketBytes = *config.bucketMb * 1'000'000;
     o.baselines = Baselines::Skip;
     o.pins.clear();

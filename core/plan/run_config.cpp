@@ -1,5 +1,7 @@
 #include "plan/run_config.h"
 
+#include "cost/step_policy.h"
+
 #include <charconv>
 #include <vector>
 
@@ -58,10 +60,9 @@ Result<RunConfig> RunConfig::parse(std::string_view text) {
             if (v != "on" && v != "off") return syntax("sp=" + std::string(v) + ": expected on or off");
             c.sequenceParallel = v == "on";
         } else if (key == "overlap") {
-            if (v != "on" && v != "off" && v != "grad" && v != "param")
-                return syntax("overlap=" + std::string(v) + ": expected on, grad, param or off");
-            c.overlapGrad = v == "on" || v == "grad";
-            c.overlapParam = v == "on" || v == "param";
+            MemoryPolicy check;
+            if (!setOverlapWord(check, v)) return syntax("overlap=" + std::string(v) + ": expected on, grad, param or off");
+            c.overlap = std::string(v);
         } else if (key == "bucket") {
             auto n = positive(key, v, 1);
             if (!n) return n.error();
@@ -91,8 +92,7 @@ std::string RunConfig::toString() const {
     if (microBatch) add("mbs", std::to_string(*microBatch));
     if (recompute) add("recompute", std::string(recomputeModeName(*recompute)));
     if (sequenceParallel) add("sp", *sequenceParallel ? "on" : "off");
-    if (overlapGrad && overlapParam)
-        add("overlap", *overlapGrad && *overlapParam ? "on" : *overlapGrad ? "grad" : *overlapParam ? "param" : "off");
+    if (overlap) add("overlap", *overlap);
     if (bucketMb) add("bucket", std::to_string(*bucketMb));
     return out;
 }

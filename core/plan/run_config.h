@@ -40,7 +40,7 @@ struct RunConfig {
     std::optional<int> zero;
     std::optional<bool> sequenceParallel;
     std::optional<RecomputeMode> recompute;
-    std::optional<bool> overlapGrad, overlapParam;  // set together by overlap=
+    std::optional<std::string> overlap;  // "on", "grad", "param" or "off" (setOverlapWord)
     std::optional<int64_t> bucketMb;
 
     // Errors: config.syntax ("tp=8,dp=x": which key, what was expected).

@@ -48,7 +48,7 @@ struct Bucket {
 
 class Simulator {
 public:
-    Simulator(const CostModel& model, const MemoryPolicy& policy) : m_model(model), m_policy(policy) {
+    Simulator(const CostModel& model, const MemoryPolicy& policy) : m_model(model) {
         m_bucketLimit = policy.bucketBytes > 0 ? policy.bucketBytes : kDefaultBucketBytes;
         m_slowdown = model.hardware().overlapSlowdown;
     }
@@ -114,7 +114,6 @@ public:
 
     void block(double seconds, size_t task = 0) {
         place({SimPlacement::Kind::Task, task, 0, 0, m_now, seconds});
-        m_blockingSeconds += seconds;
         m_now += seconds;
     }
 
@@ -148,22 +147,17 @@ private:
         return a.link && *a.link == LinkClass::InterNode ? 1 : 0;
     }
     const CostModel& m_model;
-    const MemoryPolicy& m_policy;
     int64_t m_bucketLimit = kDefaultBucketBytes;
     double m_slowdown = 0;
     double m_now = 0;
     std::map<int, double> m_channelFree;
     std::map<int, std::deque<std::pair<double, double>>> m_inFlight;  // overlapped collectives per channel, by start
-    double m_computeSeconds = 0, m_blockingSeconds = 0, m_waitSeconds = 0, m_contention = 0, m_asyncSeconds = 0;
+    double m_computeSeconds = 0, m_waitSeconds = 0, m_contention = 0, m_asyncSeconds = 0;
 };
 
-// Weight gathers grouped into collectives: per phase (forward, backward), units in first-use order;
-// each unit's steps coalesced, and the compute tasks that must wait for it.
-struct GatherUnit {
-    Chain steps;
-    size_t firstUse = SIZE_MAX;
-    int64_t weights = 0;  // index into the round's tasks of the first kernel that reads it
-};
+// Weight gathers grouped into collectives: per phase (forward, backward), units in first-use order,
+// each a bucket of weights (its steps coalesced; `waitAt` below says which kernels wait for it).
+using GatherUnit = Bucket;
 
 }  // namespace
 
@@ -171,7 +165,7 @@ StepSimulation simulateStep(const Graph& graph, const std::vector<SimTask>& task
                             std::vector<SimPlacement>* placed) {
     Simulator sim(model, policy);
     sim.placed = placed;
-    auto gatherOfUnit = [](const GatherUnit& u) { return SimPlacement{SimPlacement::Kind::Gather, 0, u.weights}; };
+    auto gatherOfUnit = [](const GatherUnit& u) { return SimPlacement{SimPlacement::Kind::Gather, 0, u.members}; };
     const int64_t rounds = std::max<int64_t>(1, policy.accumulation);
     const int zero = zeroStageOf(policy);
     const bool fsdp = zero >= 3;
@@ -195,7 +189,7 @@ StepSimulation simulateStep(const Graph& graph, const std::vector<SimTask>& task
     }
 
     // Weight gathers: which parameters each kernel reads directly, and the units.
-    std::vector<std::vector<OpId>> paramsRead(tasks.size());
+    std::vector<std::vector<OpId>> paramsRead(gatherOf.empty() ? 0 : tasks.size());
     if (!gatherOf.empty()) {
         for (size_t idx : roundTasks) {
             const SimTask& t = tasks[idx];
@@ -208,40 +202,37 @@ StepSimulation simulateStep(const Graph& graph, const std::vector<SimTask>& task
     // ZeRO-1/2 fill buckets in first-use order.
     const std::vector<int32_t> layer = fsdp ? layerUnits(graph) : std::vector<int32_t>{};
     auto buildUnits = [&](Phase phase, std::vector<GatherUnit>& units, std::map<size_t, std::vector<size_t>>& waitAt) {
-        std::map<OpId, bool> seen;
+        std::vector<char> seen(static_cast<size_t>(graph.size()), 0);
         int32_t openLayer = INT32_MIN;
         for (size_t pos = 0; pos < roundTasks.size(); ++pos) {
             const size_t idx = roundTasks[pos];
             if (graph.op(tasks[idx].op).phase != phase) continue;
             for (OpId p : paramsRead[idx]) {
-                if (seen[p]) continue;
-                seen[p] = true;
+                if (seen[static_cast<size_t>(p)]) continue;
+                seen[static_cast<size_t>(p)] = 1;
                 const Chain& c = gatherOf.at(p);
                 const int32_t unitKey = fsdp ? layer[static_cast<size_t>(tasks[idx].op)] : 0;
                 const bool startNew = units.empty() || !sameShape(units.back().steps, c) ||
                                       (fsdp ? unitKey != openLayer : units.back().steps.front().bytes >= sim.bucketLimit());
                 if (startNew) {
-                    units.push_back({{}, pos});
+                    units.emplace_back();
                     openLayer = unitKey;
                 }
-                Bucket b{units.back().steps};
-                b.add(c);
-                units.back().steps = b.steps;
-                ++units.back().weights;
+                units.back().add(c);
                 waitAt[pos].push_back(units.size() - 1);
             }
         }
         // Weights no kernel of this phase reads directly: one more unit, waited for by none.
         Bucket rest;
         for (OpId p : gatherOrder)
-            if (!seen[p] && (phase == Phase::Forward || fsdp)) {
+            if (!seen[static_cast<size_t>(p)] && (phase == Phase::Forward || fsdp)) {
                 if (!rest.empty() && !sameShape(rest.steps, gatherOf.at(p))) {
-                    units.push_back({rest.steps, SIZE_MAX, rest.members});
+                    units.push_back(rest);
                     rest = {};
                 }
                 rest.add(gatherOf.at(p));
             }
-        if (!rest.empty()) units.push_back({rest.steps, SIZE_MAX, rest.members});
+        if (!rest.empty()) units.push_back(rest);
     };
     std::vector<GatherUnit> fwdUnits, bwdUnits;
     std::map<size_t, std::vector<size_t>> fwdWait, bwdWait;  // round position → units to wait for
@@ -249,9 +240,9 @@ StepSimulation simulateStep(const Graph& graph, const std::vector<SimTask>& task
         buildUnits(Phase::Forward, fwdUnits, fwdWait);
         if (fsdp) buildUnits(Phase::Backward, bwdUnits, bwdWait);
     }
+    // A unit's gather is priced on its bytes (one latency term per unit): FSDP runs each twice per
+    // round (forward, backward), ZeRO-1/2 once per step (the evaluator's weightGatherRepeats).
     int64_t gathers = 0;
-    // Per-gather seconds are the model's on the unit's bytes; the evaluator's per-weight gathers
-    // run weightGatherRepeats times: FSDP 2 per round (forward, backward), ZeRO-1/2 once.
 
     int64_t buckets = 0;
     double gradDone = 0;

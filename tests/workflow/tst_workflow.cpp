@@ -251,7 +251,15 @@ private slots:
         auto e = runEstimate(eager, must(RunConfig::parse("recompute=selective"), "sel"));
         QVERIFY(!e);
         QCOMPARE(QString::fromStdString(e.error().code), QStringLiteral("config.unsupported"));
-        for (const char* bad : {"", "tp", "tp=0", "tp=2,tp=4", "zero=5", "recompute=some", "sp=yes", "foo=1", "tp=2,"}) {
+        // The schedule keys: printed back as given, and priced (no overlap: the step is longer).
+        QCOMPARE(must(RunConfig::parse("dp=8,overlap=grad,bucket=25"), "overlap").toString(), std::string("dp=8,overlap=grad,bucket=25"));
+        const PlanRun overlapped = must(runEstimate(r, must(RunConfig::parse("dp=8,mbs=8,recompute=none,overlap=on"), "on")), "on");
+        const PlanRun serial = must(runEstimate(r, must(RunConfig::parse("dp=8,mbs=8,recompute=none,overlap=off,bucket=25"), "off")), "off");
+        QVERIFY(overlapped.outcome.plan.policy.overlapGradReduce && overlapped.outcome.plan.policy.overlapParamGather);
+        QVERIFY(!serial.outcome.plan.policy.overlapGradReduce && !serial.outcome.plan.policy.overlapParamGather);
+        QCOMPARE(serial.outcome.plan.policy.bucketBytes, int64_t{25'000'000});
+        QVERIFY(serial.outcome.plan.stepSeconds() > overlapped.outcome.plan.stepSeconds());
+        for (const char* bad : {"", "tp", "tp=0", "tp=2,tp=4", "zero=5", "recompute=some", "sp=yes", "foo=1", "tp=2,", "overlap=yes", "bucket=0"}) {
             auto c = RunConfig::parse(bad);
             QVERIFY2(!c, bad);
             QCOMPARE(QString::fromStdString(c.error().code), QStringLiteral("config.syntax"));
