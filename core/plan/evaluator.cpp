@@ -417,14 +417,13 @@ Result<Evaluation> evaluatePlan(const Graph& graph, const Plan& plan, const Cost
             SimTask kernelTask{SimTaskKind::Compute, op.id, perRound, std::max(0.0, d) / runs};
             kernelTask.again = again;
             tasks.push_back(kernelTask);
-            const bool grad = roles.gradToOptimizer[k] != 0;
-            const double repeats = ownCollectiveRepeats(op, grad, policy);
             for (const Collective& c : ownCollectives[k]) {
-                if (grad && !again) {
-                    tasks.push_back({SimTaskKind::GradReduce, op.id, repeats > 1 || zeroStageOf(policy) >= 2, 0.0, c.c.kind,
-                                     static_cast<int>(c.c.axis), c.c.bytes});
+                if (roles.gradToOptimizer[k]) {
+                    // Every round under ZeRO-2/3, else once (ownCollectiveRepeats); priced per bucket.
+                    tasks.push_back({SimTaskKind::GradReduce, op.id, zeroStageOf(policy) >= 2, 0.0, c.c.kind, static_cast<int>(c.c.axis),
+                                     c.c.bytes});
                 } else {
-                    SimTask t{SimTaskKind::Blocking, op.id, perRound, c.seconds / (grad ? repeats : runs), c.c.kind, static_cast<int>(c.c.axis), c.c.bytes};
+                    SimTask t{SimTaskKind::Blocking, op.id, perRound, c.seconds / runs, c.c.kind, static_cast<int>(c.c.axis), c.c.bytes};
                     t.again = again;
                     tasks.push_back(t);
                 }
