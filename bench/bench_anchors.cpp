@@ -17,6 +17,7 @@
 #include <iostream>
 #include <set>
 #include <sstream>
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -124,6 +125,7 @@ int main(int argc, char** argv) {
                  "memory GiB (meas.) | usable GiB | fits | plan s | plan | plan vs est. | planning s |\n";
     std::cout << "|---|---|---:|---:|---|---|---:|---:|---:|---:|---:|---:|---|---:|---|---:|---:|\n";
     int failures = 0;
+    std::vector<std::pair<double, std::string>> errors;  // |estimate / measured - 1| per run
     for (const Json& run : doc.at("runs")) {
         const std::string id = run.at("id").get<std::string>();
         if (!only.empty() && !only.count(id)) continue;
@@ -198,6 +200,7 @@ int main(int argc, char** argv) {
             continue;
         }
         const Plan& ep = est->outcome.plan;
+        if (measured > 0) errors.emplace_back(std::abs(ep.stepSeconds() / measured - 1.0), id);
         const bool fits = ep.memory.total() <= ep.memoryLimitBytes;
         row << (est->estimatedConfig ? est->estimatedConfig->toString() : c.toString()) << ",rounds=" << ep.policy.accumulation << " | " << fixed(ep.stepSeconds(), 2) << " | " << fixed(measured, 2)
             << " | " << (measured > 0 ? fixed(ep.stepSeconds() / measured, 2) : "–") << " | " << fixed(gib(ep.memory.total()), 1) << " | "
@@ -224,6 +227,16 @@ int main(int argc, char** argv) {
             std::cerr << " (estimate " << fixed(estSeconds, 1) << " s)\n";
         }
         std::cout.flush();
+    }
+    // The summary: median and largest error of the estimates, and how many are within 25%.
+    if (!errors.empty()) {
+        std::sort(errors.begin(), errors.end());
+        const size_t n = errors.size();
+        const double median = n % 2 ? errors[n / 2].first : (errors[n / 2 - 1].first + errors[n / 2].first) / 2;
+        const auto within = std::count_if(errors.begin(), errors.end(), [](const auto& e) { return e.first <= 0.25; });
+        std::cout << "\nstep time of the runs' own configurations: median error " << fixed(100 * median, 0) << "%, largest "
+                  << fixed(100 * errors.back().first, 0) << "% (" << errors.back().second << "); " << within << " of " << n
+                  << " within 25%\n";
     }
     std::filesystem::remove_all(dir);
     return failures ? 1 : 0;
