@@ -17,6 +17,7 @@ int cmdPlan(const std::vector<std::string>& args);
 int cmdEstimate(const std::vector<std::string>& args);
 int cmdProfile(const std::vector<std::string>& args);
 int cmdExport(const std::vector<std::string>& args);
+int cmdSchedule(const std::vector<std::string>& args);
 int runIopddlCommand(const std::vector<std::string>& args);
 
 }  // namespace cfp::cli

@@ -93,6 +93,12 @@ private slots:
         QTest::newRow("bad dtype") << QStringList{"describe", "builtin:gpt3-125m", "--dtype", "fp8"} << 2 << "--dtype";
         QTest::newRow("two models") << QStringList{"describe", "builtin:gpt3-125m", "builtin:gpt3-350m"} << 2 << "one MODEL";
         QTest::newRow("graph without -o") << QStringList{"graph", "builtin:gpt3-125m"} << 2 << "-o FILE";
+        QTest::newRow("schedule without ranks") << QStringList{"schedule", "--micro-batches", "8"} << 2 << "--ranks P";
+        QTest::newRow("interleaved M not multiple of P")
+            << QStringList{"schedule", "--ranks", "4", "--micro-batches", "6", "--schedule", "interleaved", "--chunks", "2"} << 1 << "schedule.shape";
+        QTest::newRow("unknown schedule") << QStringList{"schedule", "--ranks", "4", "--micro-batches", "8", "--schedule", "dualpipe"} << 1
+                                          << "schedule.unknown";
+        QTest::newRow("negative time") << QStringList{"schedule", "--ranks", "4", "--micro-batches", "8", "--f", "-1"} << 2 << "--f expects";
     }
     void errorsAreOneLineWithExitCode() {
         QFETCH(QStringList, args);
@@ -104,6 +110,28 @@ private slots:
         QCOMPARE(r.err.count('\n'), 1);
         QVERIFY2(r.err.contains(needle.toUtf8()), r.err.constData());
         QVERIFY(r.err.startsWith("cfp: error: "));
+    }
+
+    // cfp schedule: the JSON fields, 1F1B's closed form, and a CSV written and read back.
+    void scheduleReplaysAndRoundTrips() {
+        QTemporaryDir dir;
+        const QString csv = dir.filePath("zb.csv");
+        Run r = cfp({"schedule", "--ranks", "4", "--micro-batches", "8", "--schedule", "zb-h1", "--f", "1", "--b", "1", "--w", "0.5",
+                     "--json", "-o", csv});
+        QCOMPARE(r.exitCode, 0);
+        const QJsonObject j = json(r.out);
+        // ZB-H1: M(F + I + W) + (P − 1)(F + I − W) = 8 × 2.5 + 3 × 1.5.
+        QCOMPARE(j["step_seconds"].toDouble(), 24.5);
+        QCOMPARE(j["bubble_seconds"].toDouble(), 4.5);
+        QCOMPARE(j["peak_activations"].toArray().size(), 4);
+        QVERIFY(j.contains("bubble_fraction"));
+        Run back = cfp({"schedule", "--ranks", "4", "--from", csv, "--f", "1", "--b", "1", "--w", "0.5", "--json"});
+        QCOMPARE(back.exitCode, 0);
+        QCOMPARE(json(back.out)["step_seconds"].toDouble(), 24.5);
+        QCOMPARE(json(back.out)["schedule"].toString(), QString("custom"));
+        Run text = cfp({"schedule", "--ranks", "2", "--micro-batches", "4"});
+        QCOMPARE(text.exitCode, 0);
+        QVERIFY2(text.out.contains("step       15.000 s"), text.out.constData());  // (M + P − 1)(F + I + W) = 5 × 3
     }
 
     void graphRoundTripsThroughTheCli() {

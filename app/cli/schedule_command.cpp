@@ -1,0 +1,140 @@
+// `cfp schedule`: a pipeline schedule without a model (plan/pipeline.h): generate or read one,
+// replay it with given per-stage times, print the step, the bubble and the activations in flight.
+
+#include <charconv>
+#include <cmath>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "cli_common.h"
+#include "commands.h"
+#include "format.h"
+#include "io/atomic_file.h"
+#include "plan/pipeline.h"
+
+namespace cfp::cli {
+
+namespace {
+
+const char* kHelp = R"(Usage: cfp schedule --ranks P --micro-batches M [options]
+
+Replays a pipeline schedule on P ranks with uniform stages and prints the step time, the bubble
+(the idlest rank's idle time) and the activations each rank holds at its peak, in micro-batches.
+
+  --schedule S        gpipe | 1f1b | interleaved (Megatron-LM's, needs --chunks ≥ 2 and M a
+                      multiple of P) | zb-h1 (zero bubble, B split into I and W)   default 1f1b
+  --chunks V          model chunks per rank (virtual stages)                          default 1
+  --f S --b S --w S   seconds of one micro-batch's forward, input-gradient backward and
+                      weight-gradient backward on one stage (a full backward is b + w) default 1 each
+                      (with --chunks V each chunk takes 1/V of them)
+  --comm S            seconds to send an activation or its gradient to the next rank   default 0
+  --from FILE         read the schedule from CSV (one line per rank, actions such as 0F1,1B0,0W2:
+                      PyTorch's torch.distributed.pipelining action strings); --micro-batches
+                      is then taken from the file
+  -o FILE             write the schedule as CSV
+  --json              machine-readable: step_seconds, bubble_seconds, bubble_fraction,
+                      peak_activations (per rank, micro-batches), busy_seconds, end_seconds
+)";
+
+Result<double> nonNegative(const std::string& option, const std::string& text) {
+    double v = 0;
+    auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (ec != std::errc() || p != text.data() + text.size() || !std::isfinite(v) || v < 0)
+        return makeError("cli.usage", option + " expects seconds (a number ≥ 0), got '" + text + "'");
+    return v;
+}
+
+}  // namespace
+
+int cmdSchedule(const std::vector<std::string>& argv) {
+    OptionSpec spec;
+    spec.valued = {"--ranks", "--micro-batches", "--schedule", "--chunks", "--f", "--b", "--w", "--comm", "--from", "-o"};
+    spec.flags = {"--help", "-h", "--json"};
+    auto args = parseArgs(argv, spec);
+    if (!args) return fail(args.error());
+    if (args->has("--help") || args->has("-h")) {
+        std::cout << kHelp;
+        return kExitOk;
+    }
+    if (!args->positionals.empty()) return fail(makeError("cli.usage", "schedule takes no positional arguments (see cfp schedule --help)"));
+    auto ranksText = args->value("--ranks");
+    if (!ranksText) return fail(makeError("cli.usage", "schedule needs --ranks P"));
+    auto ranks = parsePositive("--ranks", *ranksText);
+    if (!ranks) return fail(ranks.error());
+    int64_t chunks = 1;
+    if (auto v = args->value("--chunks")) {
+        auto c = parsePositive("--chunks", *v);
+        if (!c) return fail(c.error());
+        chunks = *c;
+    }
+    double f = 1, b = 1, w = 1, comm = 0;
+    for (auto [name, slot] : {std::pair{"--f", &f}, std::pair{"--b", &b}, std::pair{"--w", &w}, std::pair{"--comm", &comm}})
+        if (auto v = args->value(name)) {
+            auto s = nonNegative(name, *v);
+            if (!s) return fail(s.error());
+            *slot = *s;
+        }
+    if (*ranks > 4096 || chunks > 64) return fail(makeError("cli.usage", "at most 4096 ranks and 64 chunks per rank"));
+    Result<PipeSchedule> schedule = makeError("cli.usage", "");
+    if (auto from = args->value("--from")) {
+        auto text = readFileLimited(*from, 64 << 20);
+        if (!text) return fail(text.error());
+        schedule = scheduleFromCsv(*text, static_cast<int32_t>(*ranks), static_cast<int32_t>(chunks));
+        if (!schedule) return fail(schedule.error().withContext(*from));
+    } else {
+        auto mText = args->value("--micro-batches");
+        if (!mText) return fail(makeError("cli.usage", "schedule needs --micro-batches M (or --from FILE)"));
+        auto m = parsePositive("--micro-batches", *mText);
+        if (!m) return fail(m.error());
+        if (*m > 100000) return fail(makeError("cli.usage", "at most 100000 micro-batches"));
+        auto kind = parsePipeScheduleKind(args->value("--schedule").value_or("1f1b"));
+        if (!kind) return fail(kind.error().withContext("--schedule"));
+        schedule = makeSchedule(*kind, static_cast<int32_t>(*ranks), static_cast<int32_t>(chunks), static_cast<int32_t>(*m));
+        if (!schedule) return fail(schedule.error().withContext("--schedule"));
+    }
+    const double v = static_cast<double>(chunks);
+    StageTimes stage{f / v, b / v, w / v, 1.0 / v};
+    auto replay = replaySchedule(*schedule, {stage}, comm);
+    if (!replay) return fail(replay.error());
+    if (auto out = args->value("-o")) {
+        if (auto st = writeFileAtomically(*out, schedule->toCsv()); !st) return fail(st.error());
+        std::cerr << "cfp: wrote the schedule to " << *out << '\n';
+    }
+    const std::string name(pipeScheduleName(schedule->kind));
+    if (args->has("--json")) {
+        nlohmann::json j;
+        j["schedule"] = name;
+        j["ranks"] = schedule->ranks;
+        j["chunks"] = schedule->chunks;
+        j["micro_batches"] = schedule->microBatches;
+        j["step_seconds"] = replay->seconds;
+        j["bubble_seconds"] = replay->bubbleSeconds();
+        j["bubble_fraction"] = replay->bubbleFraction();
+        j["peak_activations"] = replay->peakActivation;
+        j["busy_seconds"] = replay->busySeconds;
+        j["end_seconds"] = replay->endSeconds;
+        std::cout << j.dump(2) << '\n';
+        return kExitOk;
+    }
+    auto sec = [](double s) { return fixed(s, 3) + " s"; };
+    std::cout << "schedule   " << name << ": " << schedule->ranks << " ranks × " << schedule->chunks << (schedule->chunks == 1 ? " chunk, " : " chunks, ")
+              << schedule->microBatches << " micro-batches\n"
+              << "stage      F " << sec(f) << ", I " << sec(b) << ", W " << sec(w) << " per micro-batch (B = I + W), transfer " << sec(comm) << '\n'
+              << "step       " << sec(replay->seconds) << '\n'
+              << "bubble     " << sec(replay->bubbleSeconds()) << " (" << fixed(100 * replay->bubbleFraction(), 1)
+              << "% of the step, the idlest rank's idle time)\n"
+              << "rank   busy        ends at     peak activations (micro-batches)\n";
+    for (size_t r = 0; r < replay->busySeconds.size(); ++r) {
+        std::string busy = sec(replay->busySeconds[r]), end = sec(replay->endSeconds[r]);
+        busy.resize(std::max<size_t>(busy.size(), 12), ' ');
+        end.resize(std::max<size_t>(end.size(), 12), ' ');
+        std::string rank = std::to_string(r);
+        rank.resize(std::max<size_t>(rank.size(), 7), ' ');
+        std::cout << rank << busy << end << fixed(replay->peakActivation[r], chunks > 1 ? 2 : 0) << '\n';
+    }
+    return kExitOk;
+}
+
+}  // namespace cfp::cli
