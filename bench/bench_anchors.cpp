@@ -1,7 +1,8 @@
-// Published training runs (../shared/anchors/published-runs.json) against the tool: for every run
-// without pipeline parallelism, the estimate of the authors' own configuration (cfp estimate) —
+// Published training runs (../shared/anchors/published-runs.json) against the tool: for every run,
+// the estimate of the authors' own configuration (cfp estimate, pipeline stages included) —
 // step time and memory per device against what they measured, whether it fits — and the
-// planner's best plan for the same model, global batch and cluster (cfp plan --mesh auto).
+// planner's best plan for the same model, global batch and cluster (cfp plan --mesh auto; not for
+// runs with pipeline stages, which the search does not choose yet).
 // Constants are not fitted to these runs: the hardware specs are the built-in ones.
 //
 //   bench_anchors [--anchors FILE] [--run ID]... [--no-plan] [--threads N]
@@ -130,7 +131,6 @@ int main(int argc, char** argv) {
         const std::string id = run.at("id").get<std::string>();
         if (!only.empty() && !only.count(id)) continue;
         const Json& cfg = run.at("config");
-        if (cfg.value("pp", 1) != 1) continue;
         const Json& m = run.at("model");
         std::vector<std::string> notes;
         const std::string configPath = (dir / (id + ".json")).string();
@@ -151,6 +151,16 @@ int main(int argc, char** argv) {
         c.tp = cfg.value("tp", 1);
         c.dp = cfg.value("dp", 1);
         std::string asRun = "tp=" + std::to_string(*c.tp) + ",dp=" + std::to_string(*c.dp);
+        const int64_t pp = cfg.value("pp", 1);
+        if (pp > 1) {
+            c.pp = pp;
+            asRun += ",pp=" + std::to_string(pp);
+            // Megatron-LM's --num-layers-per-virtual-pipeline-stage: layers / (pp × that) chunks per rank.
+            if (cfg.contains("layers_per_virtual_stage")) {
+                c.vp = m.at("layers").get<int64_t>() / (pp * cfg.at("layers_per_virtual_stage").get<int64_t>());
+                asRun += ",vp=" + std::to_string(*c.vp);
+            }
+        }
         const int zero = cfg.value("zero", 0);
         asRun += ",zero=" + std::to_string(zero);
         c.zero = zero;
@@ -205,7 +215,9 @@ int main(int argc, char** argv) {
         row << (est->estimatedConfig ? est->estimatedConfig->toString() : c.toString()) << ",rounds=" << ep.policy.accumulation << " | " << fixed(ep.stepSeconds(), 2) << " | " << fixed(measured, 2)
             << " | " << (measured > 0 ? fixed(ep.stepSeconds() / measured, 2) : "–") << " | " << fixed(gib(ep.memory.total()), 1) << " | "
             << measuredMemory << " | " << fixed(gib(ep.memoryLimitBytes), 1) << " | " << (fits ? "yes" : "**no**") << " | ";
-        if (plan) {
+        if (plan && pp > 1) {
+            row << "– | pipeline stages not in the search yet | – | – |";
+        } else if (plan) {
             PlanRequest pr = r;
             const auto t1 = std::chrono::steady_clock::now();
             auto best = runPlan(pr);

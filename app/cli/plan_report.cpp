@@ -48,6 +48,23 @@ Json planSummaryJson(const PlanOutcome& o, const Graph& graph) {
                           {"zero_stage", zeroStageOf(p.policy)},
                           {"sequence_parallel", p.policy.sequenceParallelAxis.empty() ? Json(nullptr) : Json(p.policy.sequenceParallelAxis)}};
     j["parallelism"] = parallelismSummary(p, graph);
+    if (p.pipeline) {
+        const PipelinePlan& pl = *p.pipeline;
+        Json ranks = Json::array();
+        for (const PipelineRank& r : pl.ranks)
+            ranks.push_back({{"busy_seconds", r.busySeconds}, {"end_seconds", r.endSeconds}, {"tail_seconds", r.tailSeconds},
+                             {"memory_bytes", r.memory.total()}, {"activation_bytes", r.memory.activations}});
+        Json chunks = Json::array();
+        for (const PipelineChunk& c : pl.chunks)
+            chunks.push_back({{"first_layer", c.firstLayer}, {"layers", c.layers}, {"embedding", c.embedding}, {"head", c.head},
+                              {"forward_seconds", c.forwardSeconds}, {"input_grad_seconds", c.inputGradSeconds},
+                              {"weight_grad_seconds", c.weightGradSeconds}, {"activation_bytes", c.activationBytes}});
+        j["pipeline"] = {{"stages", pl.stages}, {"chunks_per_rank", pl.chunksPerRank}, {"schedule", std::string(pipeScheduleName(pl.schedule))},
+                         {"micro_batches", pl.microBatches}, {"bubble_seconds", pl.bubbleSeconds}, {"transfer_seconds", pl.transferSeconds},
+                         {"transfer_bytes", pl.transferBytes}, {"slowest_rank", pl.slowestRank}, {"fullest_rank", pl.fullestRank},
+                         {"ranks", ranks}, {"chunks", chunks}};
+        j["devices"] = p.mesh.deviceCount() * pl.stages;
+    }
     j["memory_breakdown_bytes"] = {{"weights", p.memory.weights},
                                    {"gradients", p.memory.gradients},
                                    {"optimizer", p.memory.optimizer},
@@ -106,7 +123,9 @@ void printPlan(const PlanOutcome& o, const Graph& graph) {
     if (p.simulated.seconds > 0) {
         const StepSimulation& s = p.simulated;
         std::cout << "  step time        " << ms(s.seconds) << "  (compute " << ms(s.computeSeconds) << ", exposed communication "
-                  << ms(s.exposedCommSeconds) << ", contention " << ms(s.contentionSeconds) << "; " << ms(s.overlappedCommSeconds)
+                  << ms(s.exposedCommSeconds) << ", contention " << ms(s.contentionSeconds)
+                  << (p.pipeline ? ", pipeline bubble " + ms(p.pipeline->bubbleSeconds) + " on rank " + std::to_string(p.pipeline->slowestRank) : std::string())
+                  << "; " << ms(s.overlappedCommSeconds)
                   << " of communication overlapped; " << provenanceName(p.step.provenance) << ")\n";
         std::cout << "  schedule         " << overlapText(p.policy) << "; " << s.gradientBuckets << " gradient bucket" << (s.gradientBuckets == 1 ? "" : "s")
                   << ", " << s.gatherCollectives << " weight all-gather" << (s.gatherCollectives == 1 ? "" : "s") << " per step\n";
@@ -115,7 +134,17 @@ void printPlan(const PlanOutcome& o, const Graph& graph) {
                   << ", own collectives " << ms(p.step.collectiveSeconds) << ", resharding " << ms(p.step.reshardSeconds) << "; "
                   << provenanceName(p.step.provenance) << ")\n";
     }
-    std::cout << "  search objective " << ms(p.predictedStepSeconds) << " (compute " << ms(p.step.computeSeconds) << ", collectives "
+    if (p.pipeline) {
+        const PipelinePlan& pl = *p.pipeline;
+        const PipelineChunk& c = pl.chunks.front();
+        std::cout << "  pipeline         " << pl.stages << " stages" << (pl.chunksPerRank > 1 ? " × " + std::to_string(pl.chunksPerRank) + " chunks per rank" : std::string())
+                  << ", " << c.layers << " layer" << (c.layers == 1 ? "" : "s") << " per chunk, " << pipeScheduleName(pl.schedule) << ", "
+                  << pl.microBatches << " micro-batches; stage 0 per micro-batch: forward " << ms(c.forwardSeconds) << ", backward "
+                  << ms(c.inputGradSeconds + c.weightGradSeconds) << "; transfer " << cli::humanBytes(static_cast<double>(pl.transferBytes)) << " in "
+                  << ms(pl.transferSeconds) << "; slowest rank " << pl.slowestRank << " (tail " << ms(pl.ranks[static_cast<size_t>(pl.slowestRank)].tailSeconds)
+                  << "), fullest rank " << pl.fullestRank << "\n";
+    }
+    std::cout << "  search objective " << ms(p.predictedStepSeconds) << (p.pipeline ? " for every layer on one stage's devices" : "") << " (compute " << ms(p.step.computeSeconds) << ", collectives "
               << ms(p.step.collectiveSeconds) << ", resharding " << ms(p.step.reshardSeconds) << "; overlapped collectives at their contention)"
               << (p.searchExact ? "" : "  (not proven optimal under the memory limit)") << "\n";
     if (const auto b = planBatch(p, graph))

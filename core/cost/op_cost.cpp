@@ -166,6 +166,18 @@ OpRoles opRoles(const Graph& graph, AttentionKernel attention) {
         const auto k = static_cast<size_t>(op.id);
         r.gradToOptimizer[k] = op.phase == Phase::Backward && r.uses[k] > 0 && optimizerUses[k] == r.uses[k];
     }
+    // Contributions, consumers first: every use by the optimizer or by a backward add that is one.
+    r.gradContribution = r.gradToOptimizer;
+    {
+        std::vector<int32_t> contributingUses(n, 0);
+        for (size_t i = n; i-- > 0;) {
+            const Op& op = graph.ops()[i];
+            if (op.phase == Phase::Backward && !r.gradContribution[i])
+                r.gradContribution[i] = r.uses[i] > 0 && contributingUses[i] + optimizerUses[i] == r.uses[i];
+            if (op.phase == Phase::Backward && op.kind == OpKind::Add && r.gradContribution[i])
+                for (OpId o : op.operands) ++contributingUses[static_cast<size_t>(o)];
+        }
+    }
     r.onChip.assign(n, 0);
     r.flashRecompute.assign(n, 0);
     if (attention == AttentionKernel::Flash) findAttentionCores(graph, r);

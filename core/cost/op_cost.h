@@ -70,6 +70,12 @@ struct OpRoles {
     // kernel and no buffer of their own; consumers take their piece locally.
     std::vector<char> sourceLike;
     std::vector<char> gradToOptimizer;  // a backward result that only optimizer ops read
+    // A weight gradient's contribution: gradToOptimizer, or a backward result that reaches the
+    // optimizer only through backward adds (a tied weight's two contributions, summed). Frameworks
+    // accumulate it locally over the micro-batch rounds and reduce it once per step (under ZeRO-0/1;
+    // ownCollectiveRepeats), overlapped with the backward (plan/step_sim.h). Only gradToOptimizer
+    // results are reduce-scattered (scattersOwnResult): the add needs its operands whole.
+    std::vector<char> gradContribution;
     std::vector<char> readByBackward;   // a result kept for backward (forward: fused kernels, above)
     std::vector<int32_t> uses;          // operand uses
     std::vector<char> onChip;           // in a flash attention core (above); all 0 under Eager

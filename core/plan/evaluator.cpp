@@ -289,12 +289,12 @@ Result<Evaluation> evaluatePlan(const Graph& graph, const Plan& plan, const Cost
         }
         // Per step: once per micro-batch round, or once (cost/op_cost.h).
         kernel[k] *= kernelRepeats(op, policy, roles.flashRecompute[k]);
-        const double ownRepeats = ownCollectiveRepeats(op, roles.gradToOptimizer[k], policy);
+        const double ownRepeats = ownCollectiveRepeats(op, roles.gradContribution[k], policy);
         // A partial result is completed by its own collectives (cost/op_cost.h).
         forEachOwnCollective(sizes, partialMask, resultBytes, scattersOwnResult(roles.gradToOptimizer[k], policy), [&](const OpCollective& c) {
             const double seconds = model.collectiveSeconds(c.kind, c.axis, c.bytes) * ownRepeats;
             ownCollectives[k].push_back({c, seconds});
-            ownSeconds[k] += seconds * (roles.gradToOptimizer[k] ? gradReduceCharge(model, policy) : 1.0);
+            ownSeconds[k] += seconds * (roles.gradContribution[k] ? gradReduceCharge(model, policy) : 1.0);
         });
         return {};
     }));
@@ -418,7 +418,7 @@ Result<Evaluation> evaluatePlan(const Graph& graph, const Plan& plan, const Cost
             kernelTask.again = again;
             tasks.push_back(kernelTask);
             for (const Collective& c : ownCollectives[k]) {
-                if (roles.gradToOptimizer[k]) {
+                if (roles.gradContribution[k]) {
                     // Every round under ZeRO-2/3, else once (ownCollectiveRepeats); priced per bucket.
                     tasks.push_back({SimTaskKind::GradReduce, op.id, zeroStageOf(policy) >= 2, 0.0, c.c.kind, static_cast<int>(c.c.axis),
                                      c.c.bytes});
@@ -453,6 +453,7 @@ Result<Evaluation> evaluatePlan(const Graph& graph, const Plan& plan, const Cost
         std::vector<SimPlacement> placed;
         ev.simulated = simulateStep(graph, tasks, model, policy, withTimeline ? &placed : nullptr);
         if (withTimeline) simulatedTimeline(graph, mesh, tasks, placed, measured, ev.timeline);
+        ev.tasks = std::move(tasks);
     }
 
     // Memory. A recomputing unit's activations are live while its backward ops run.

@@ -51,6 +51,8 @@ struct Evaluation {
     std::vector<TimelineEvent> timeline;  // when requested
     // The step as frameworks schedule it, communication overlapped (plan/step_sim.h).
     StepSimulation simulated;
+    // The tasks handed to the simulator, in program order (pipeline_plan.h splits them by stage).
+    std::vector<SimTask> tasks;
     int64_t edgesResharded = 0;
     int64_t edgesFused = 0;
 };

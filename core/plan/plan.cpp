@@ -95,6 +95,10 @@ std::string parallelismSummary(const Plan& plan, const Graph& graph) {
             parts.push_back(axis.name + " " + std::to_string(axis.size) + " splits activations" +
                             (pct > 0 ? " (and " + std::to_string(pct) + "% of the weights)" : std::string()));
     }
+    if (plan.pipeline)
+        parts.push_back("pipeline parallel " + std::to_string(plan.pipeline->stages) +
+                        (plan.pipeline->chunksPerRank > 1 ? " × " + std::to_string(plan.pipeline->chunksPerRank) + " chunks" : std::string()) + " (" +
+                        std::string(pipeScheduleName(plan.pipeline->schedule)) + ")");
     parts.push_back("ZeRO-" + std::to_string(zeroStageOf(plan.policy)));
     if (batch)
         parts.push_back("micro-batch " + std::to_string(batch->microBatch()) + " × " + std::to_string(batch->accumulation) + " round" +

@@ -21,6 +21,7 @@
 #include "ir/graph.h"
 #include "models/models.h"
 #include "plan/pin.h"
+#include "plan/pipeline.h"
 #include "plan/step_sim.h"
 #include "sharding/mesh.h"
 #include "sharding/sharding.h"
@@ -93,6 +94,40 @@ struct TimelineEvent {
     std::string detail;        // e.g. "all-reduce over x, 96 MiB"
 };
 
+// Pipeline parallelism on a plan (plan/pipeline_plan.h): the chunks, the schedule and the
+// replay's result per rank.
+struct PipelineChunk {
+    int32_t firstLayer = 0, layers = 0;  // layer units (op_cost.h layerUnits), in order
+    bool embedding = false, head = false;
+    double forwardSeconds = 0, inputGradSeconds = 0, weightGradSeconds = 0;  // one micro-batch
+    int64_t activationBytes = 0;  // kept per micro-batch in flight
+    bool operator==(const PipelineChunk&) const = default;
+};
+
+struct PipelineRank {
+    double busySeconds = 0;   // compute of every micro-batch
+    double endSeconds = 0;    // its last action's end in the replay
+    double tailSeconds = 0;   // gradient reduction, optimizer and gathers beyond the last backward
+    MemoryBreakdown memory;   // per device of the rank
+    bool operator==(const PipelineRank&) const = default;
+};
+
+struct PipelinePlan {
+    int32_t stages = 1;        // pp
+    int32_t chunksPerRank = 1; // v
+    PipeScheduleKind schedule = PipeScheduleKind::OneFOneB;
+    int32_t microBatches = 1;
+    double transferSeconds = 0;     // one activation (or gradient) between neighbouring stages
+    int64_t transferBytes = 0;
+    std::vector<PipelineChunk> chunks;  // per virtual stage
+    std::vector<PipelineRank> ranks;
+    double seconds = 0;        // the step: max over ranks of end + tail
+    double bubbleSeconds = 0;  // the slowest rank's idle time: the step less its compute, communication, contention
+    StepSimulation simulated;  // the slowest rank's parts (seconds: the step)
+    int32_t slowestRank = 0, fullestRank = 0;
+    bool operator==(const PipelinePlan&) const = default;
+};
+
 struct Plan {
     std::string model;                 // graph name
     std::string modelSource;           // how to load it again ("builtin:gpt3-175b", a path)
@@ -114,7 +149,9 @@ struct Plan {
     StepSimulation simulated;          // the step as frameworks schedule it (step_sim.h); seconds 0: none
     // The step time shown: the simulated one where there is one, else the evaluator's sum.
     double stepSeconds() const { return simulated.seconds > 0 ? simulated.seconds : evaluatorStepSeconds; }
-    MemoryBreakdown memory;            // per device (evaluator)
+    MemoryBreakdown memory;            // per device (evaluator); with a pipeline, the fullest rank's
+    // Pipeline stages (pp > 1): the mesh is one stage's dp × tp; the cluster holds pp of them.
+    std::optional<PipelinePlan> pipeline;
     std::vector<Baseline> baselines;
     double searchSeconds = 0;
     bool searchExact = true;           // false when memory fronts were thinned (see planner.h)

@@ -7,6 +7,7 @@
 #include <limits>
 #include <optional>
 
+#include "plan/pipeline_plan.h"
 #include "plan/planner_internal.h"
 #include "plan/problem_impl.h"
 
@@ -293,7 +294,7 @@ Result<PlanOutcome> planAnalysed(const Graph& graph, const Cluster& cluster, Ana
 }
 
 int64_t configuredDataParallel(const RunConfig& config, const Cluster& cluster) {
-    return config.dp.value_or(std::max<int64_t>(1, cluster.devices() / config.tp.value_or(1)));
+    return config.dp.value_or(std::max<int64_t>(1, cluster.devices() / (config.tp.value_or(1) * config.pp.value_or(1))));
 }
 
 Result<PlanOutcome> planConfigured(const Graph& graph, const Cluster& cluster, const RunConfig& config, const PlannerOptions& options) {
@@ -301,7 +302,11 @@ Result<PlanOutcome> planConfigured(const Graph& graph, const Cluster& cluster, c
     auto unsupported = [](const std::string& what) {
         return makeError("config.unsupported", what + " is not modelled yet", "--config");
     };
-    if (config.pp.value_or(1) != 1) return unsupported("pipeline parallelism (pp=" + std::to_string(*config.pp) + ")");
+    const int64_t pp = config.pp.value_or(1);
+    if (pp > 1 && config.zero.value_or(1) >= 2)
+        return unsupported("ZeRO-" + std::to_string(*config.zero) + " with pipeline parallelism (Megatron-LM runs pp with ZeRO-1, its distributed optimizer)");
+    if (pp == 1 && (config.vp.value_or(1) > 1 || config.schedule))
+        return makeError("config.unsupported", "vp and schedule need pp > 1", "--config");
     if (config.cp.value_or(1) != 1) return unsupported("context parallelism (cp=" + std::to_string(*config.cp) + ")");
     // Selective recomputation (Korthikanti et al.: the attention core's scores, softmax and dropout
     // recomputed in the backward, nothing else) is what flash attention does: the same saved
@@ -311,16 +316,30 @@ Result<PlanOutcome> planConfigured(const Graph& graph, const Cluster& cluster, c
     const int64_t tp = config.tp.value_or(1), dp = configuredDataParallel(config, cluster);
     if (config.sequenceParallel.value_or(false) && tp == 1)
         return makeError("config.unsupported", "sp=on needs tp > 1: sequence parallelism splits what tensor parallelism leaves whole", "--config");
-    if (tp * dp != cluster.devices())
+    if (tp * dp * pp != cluster.devices())
         return makeError("config.devices",
-                         "dp × tp = " + std::to_string(dp) + " × " + std::to_string(tp) + " = " + std::to_string(dp * tp) + " devices, the cluster has " +
-                             std::to_string(cluster.devices()),
+                         (pp > 1 ? "dp × tp × pp = " + std::to_string(dp) + " × " + std::to_string(tp) + " × " + std::to_string(pp) + " = "
+                                 : "dp × tp = " + std::to_string(dp) + " × " + std::to_string(tp) + " = ") +
+                             std::to_string(dp * tp * pp) + " devices, the cluster has " + std::to_string(cluster.devices()),
                          "--config");
+    PipelineSettings pipeline;
+    if (pp > 1) {
+        pipeline.stages = static_cast<int32_t>(pp);
+        pipeline.chunksPerRank = static_cast<int32_t>(config.vp.value_or(1));
+        pipeline.schedule = pipeline.chunksPerRank > 1 ? PipeScheduleKind::Interleaved : PipeScheduleKind::OneFOneB;
+        if (config.schedule) {
+            auto kind = parsePipeScheduleKind(*config.schedule);
+            if (!kind) return kind.error().withContext("--config");
+            pipeline.schedule = *kind;
+        }
+    }
     std::string meshText;
     if (dp > 1) meshText = "dp=" + std::to_string(dp);
     if (tp > 1) meshText += (meshText.empty() ? "" : ",") + std::string("tp=") + std::to_string(tp);
     if (meshText.empty()) meshText = "dp=1";
-    auto parsed = parseMesh(meshText, cluster.devices());
+    // With pipeline stages the mesh is one stage's: its devices are consecutive ranks, the stages
+    // side by side (Megatron-LM's order: tensor, data, pipeline).
+    auto parsed = parseMesh(meshText, cluster.devices() / pp);
     if (!parsed) return parsed.error().withContext("--config");
     auto mesh = assignLinkClasses(*parsed, cluster.hardware.gpusPerNode);
     if (!mesh) return mesh.error().withContext("--config");
@@ -360,9 +379,15 @@ Result<PlanOutcome> planConfigured(const Graph& graph, const Cluster& cluster, c
     cand.seconds = since(start);
     out.candidates.push_back(cand);
     auto done = finishPlan(graph, cluster, o, limit, std::move(*mp), std::move(out), start);
+    if (!done) return done;
+    if (pp > 1) {
+        auto stages = planPipeline(graph, done->plan, done->evaluation, done->problem->model(), pipeline);
+        if (!stages) return stages.error();
+        applyPipeline(done->plan, std::move(*stages));
+    }
     // Under recomputation per layer the search's memory terms bound a layer block by block; the
     // evaluator's memory is the layer's (step_policy.h).
-    if (done) done->candidates.back().memoryBytes = done->plan.memory.total();
+    done->candidates.back().memoryBytes = done->plan.memory.total();
     return done;
 }
 

@@ -92,10 +92,13 @@ Result<PlanOutcome> planAnalysed(const Graph& graph, const Cluster& cluster, Ana
 // column/row parallel over tp), the fastest such plan, with the configuration's optimizer sharding
 // (ZeRO stage 0–3) and recomputation (none; selective as flash attention; full per layer:
 // RecomputePolicy::Layers; op, per op: RecomputePolicy::SelectiveOps); options.policy.accumulation
-// gives the rounds. The memory limit is not imposed: the plan's memory says whether it fits
-// (Plan::memoryLimitBytes).
-// Errors: config.unsupported (pp, cp or sp: not modelled yet; selective with eager attention),
-// config.devices (dp × tp is not the cluster's devices), plan.baseline (a block with no such
+// gives the rounds. With pp > 1 the mesh is one stage's (devices / pp) and the plan's layers are
+// cut into pp × vp chunks and scheduled (plan/pipeline_plan.h: Plan::pipeline; the step and the
+// memory are the pipeline's). The memory limit is not imposed: the plan's memory says whether it
+// fits (Plan::memoryLimitBytes).
+// Errors: config.unsupported (cp: not modelled yet; ZeRO-2/3 with pp; vp or schedule without pp;
+// sp without tp; selective with eager attention), config.devices (dp × tp × pp is not the
+// cluster's devices), pipeline.split, schedule.shape, plan.baseline (a block with no such
 // strategy), and the planner's.
 Result<PlanOutcome> planConfigured(const Graph& graph, const Cluster& cluster, const RunConfig& config, const PlannerOptions& options);
 // The configuration's data-parallel degree on the cluster (dp, else devices / tp).

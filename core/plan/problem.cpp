@@ -75,7 +75,7 @@ void PlanProblem::Impl::computeOpState(const Op& op, double opFlops, OpState& s)
     // Per step: micro-batch rounds (cost/op_cost.h).
     s.kernel *= kernelRepeats(op, policy, flashRecompute[k]);
     s.own = ownCollectiveSeconds(model(), s.partialMask, own, scattersOwnResult(gradToOptimizer[k], policy)) *
-            ownCollectiveRepeats(op, gradToOptimizer[k], policy) * (gradToOptimizer[k] ? gradReduceCharge(model(), policy) : 1.0);
+            ownCollectiveRepeats(op, gradContribution[k], policy) * (gradContribution[k] ? gradReduceCharge(model(), policy) : 1.0);
 }
 
 Status PlanProblem::Impl::buildStates(const std::vector<std::pair<uint64_t, double>>& measured) {
@@ -120,6 +120,7 @@ Status PlanProblem::Impl::buildStates(const std::vector<std::pair<uint64_t, doub
     uses = std::move(roles.uses);
     sourceLike = std::move(roles.sourceLike);
     gradToOptimizer = std::move(roles.gradToOptimizer);
+    gradContribution = std::move(roles.gradContribution);
     const std::vector<char> readByBackward = std::move(roles.readByBackward);
     const std::optional<int> sp = sequenceParallelAxisIndex(policy, model().mesh());
     if (!sp) return makeError("plan.internal", "sequence parallelism on '" + policy.sequenceParallelAxis + "', which the mesh lacks");

@@ -87,6 +87,7 @@ struct PlanProblem::Impl {
     std::vector<char> rcEligible;       // forward ops owned by a block, run again if it recomputes
     std::vector<char> checkpoint;       // forward results read by a recomputable op of another block
     std::vector<char> gradToOptimizer;  // backward results read only by the optimizer (ZeRO reduce-scatter)
+    std::vector<char> gradContribution; // and those summed into one (reduced once per step: OpRoles)
     std::vector<char> onChip;           // in a flash attention core (cost/op_cost.h)
     std::vector<char> unmaterialized;   // never in HBM: no working set (cost/op_cost.h)
     std::vector<char> flashRecompute;   // on chip in the forward: runs again in the backward

@@ -1,6 +1,7 @@
 #include "plan/run_config.h"
 
 #include "cost/step_policy.h"
+#include "plan/pipeline.h"
 
 #include <charconv>
 #include <vector>
@@ -47,10 +48,14 @@ Result<RunConfig> RunConfig::parse(std::string_view text) {
         for (std::string_view k : seen)
             if (k == key) return syntax(std::string(key) + " is given twice");
         seen.push_back(key);
-        if (key == "tp" || key == "dp" || key == "pp" || key == "cp" || key == "mbs") {
+        if (key == "tp" || key == "dp" || key == "pp" || key == "vp" || key == "cp" || key == "mbs") {
             auto n = positive(key, v, 1);
             if (!n) return n.error();
-            (key == "tp" ? c.tp : key == "dp" ? c.dp : key == "pp" ? c.pp : key == "cp" ? c.cp : c.microBatch) = *n;
+            (key == "tp" ? c.tp : key == "dp" ? c.dp : key == "pp" ? c.pp : key == "vp" ? c.vp : key == "cp" ? c.cp : c.microBatch) = *n;
+        } else if (key == "schedule") {
+            auto kind = parsePipeScheduleKind(v);
+            if (!kind) return syntax("schedule=" + std::string(v) + ": expected 1f1b, interleaved, gpipe or zb-h1");
+            c.schedule = std::string(pipeScheduleName(*kind));
         } else if (key == "zero") {
             auto n = positive(key, v, 0);
             if (!n) return n.error();
@@ -74,7 +79,7 @@ Result<RunConfig> RunConfig::parse(std::string_view text) {
             else if (v == "op") c.recompute = RecomputeMode::Op;
             else return syntax("recompute=" + std::string(v) + ": expected none, selective, full or op");
         } else {
-            return syntax("unknown key '" + std::string(key) + "'; expected tp, dp, pp, cp, zero, mbs, recompute, sp, overlap or bucket");
+            return syntax("unknown key '" + std::string(key) + "'; expected tp, dp, pp, vp, schedule, cp, zero, mbs, recompute, sp, overlap or bucket");
         }
         if (end == text.size()) break;
     }
@@ -87,6 +92,8 @@ std::string RunConfig::toString() const {
     if (tp) add("tp", std::to_string(*tp));
     if (dp) add("dp", std::to_string(*dp));
     if (pp) add("pp", std::to_string(*pp));
+    if (vp) add("vp", std::to_string(*vp));
+    if (schedule) add("schedule", *schedule);
     if (cp) add("cp", std::to_string(*cp));
     if (zero) add("zero", std::to_string(*zero));
     if (microBatch) add("mbs", std::to_string(*microBatch));

@@ -8,7 +8,10 @@
 // Keys (each at most once, any order; a key left out is chosen: see planConfigured):
 //   tp  tensor-parallel degree (Megatron column/row-parallel layers)      default 1
 //   dp  data-parallel degree                                              default devices / tp
-//   pp  pipeline-parallel degree                                          1 (others not modelled yet)
+//   pp  pipeline-parallel degree: the layers cut into pp stages (plan/pipeline_plan.h)   default 1
+//   vp  model chunks per pipeline rank (Megatron-LM's virtual pipeline size; > 1 interleaves) default 1
+//   schedule  1f1b (Megatron-LM's default) | interleaved (with vp > 1) | gpipe | zb-h1
+//             default: interleaved when vp > 1, else 1f1b
 //   cp  context-parallel degree                                           1 (others not modelled yet)
 //   zero  ZeRO stage: 0 none, 1 optimizer state, 2 and gradients, 3 and weights sharded over dp (FSDP)   default 1
 //   mbs   micro-batch per data-parallel rank                              default: the fewest rounds that fit
@@ -36,7 +39,8 @@ enum class RecomputeMode : uint8_t { None, Selective, Full, Op };
 std::string_view recomputeModeName(RecomputeMode m);  // "none", "selective", "full", "op"
 
 struct RunConfig {
-    std::optional<int64_t> tp, dp, pp, cp, microBatch;
+    std::optional<int64_t> tp, dp, pp, vp, cp, microBatch;
+    std::optional<std::string> schedule;  // a plan/pipeline.h schedule name
     std::optional<int> zero;
     std::optional<bool> sequenceParallel;
     std::optional<RecomputeMode> recompute;

@@ -206,7 +206,7 @@ Result<PlanRun> estimateOne(const PlanRequest& request, const std::shared_ptr<co
     PlanRequest r = request;
     if (config.microBatch) {
         // Rounds from the micro-batch: global = rounds × mbs × dp.
-        const int64_t dp = configuredDataParallel(config, cluster), perRound = *config.microBatch * dp;
+        const int64_t perRound = *config.microBatch * configuredDataParallel(config, cluster);
         if (!rebuildable(*model))
             return makeError("config.batch", "mbs needs a model the builders make (builtin: or config.json); an imported graph is one round",
                              "--config");
@@ -219,12 +219,18 @@ Result<PlanRun> estimateOne(const PlanRequest& request, const std::shared_ptr<co
     }
     auto candidates = accumulationCandidates(r, *model);
     if (!candidates) return candidates.error();
-    // The fewest rounds whose estimate fits; when none does, the one that needs the least memory.
+    const bool pipelined = config.pp.value_or(1) > 1;
+    // The fewest rounds whose estimate fits (with a pipeline: the fastest that fits); when none
+    // does, the one that needs the least memory.
     std::optional<PlanRun> chosen;
     std::vector<AccumulationTry> tried;
     const auto start = std::chrono::steady_clock::now();
+    const int64_t dp = configuredDataParallel(config, cluster);
     for (const int64_t a : *candidates) {
         if (hooks.cancelled()) return makeError("plan.cancelled", "the estimate was cancelled");
+        // A round the data-parallel ranks cannot share evenly has no such strategy (the first
+        // count is priced whatever it is: its errors are the configuration's).
+        if (a != candidates->front() && rebuildable(*model) && (request.model.build.batch / a) % dp != 0) continue;
         auto cached = rounds.find(a);
         if (cached == rounds.end()) {
             auto built = modelForRounds(r, model, a);
@@ -246,13 +252,21 @@ Result<PlanRun> estimateOne(const PlanRequest& request, const std::shared_ptr<co
         const Plan& p = outcome->plan;
         const bool fits = p.memory.total() <= p.memoryLimitBytes;
         tried.push_back({a, fits, p.stepSeconds(), p.memory.total(), fits ? std::string() : "does not fit"});
-        if (!chosen || fits || p.memory.total() < chosen->outcome.plan.memory.total()) {
+        bool better = !chosen;
+        if (chosen) {
+            const Plan& c = chosen->outcome.plan;
+            const bool chosenFits = c.memory.total() <= c.memoryLimitBytes;
+            better = fits ? (!chosenFits || p.stepSeconds() < c.stepSeconds()) : (!chosenFits && p.memory.total() < c.memory.total());
+        }
+        if (better) {
             PlanRun run;
             run.model = *round;
             run.outcome = std::move(*outcome);
             chosen = std::move(run);
         }
-        if (fits) break;
+        // Without a pipeline the fewest rounds that fit are the fastest; with one, more rounds
+        // shrink the bubble, so every count is tried.
+        if (fits && !pipelined) break;
     }
     if (!chosen) return makeError("config.batch", "no micro-batch size gives every block a " + config.toString() + " strategy", "--config");
     chosen->profile = measured.profile;
@@ -267,7 +281,9 @@ Result<PlanRun> estimateOne(const PlanRequest& request, const std::shared_ptr<co
 // recomputation none, per op and full (in that order: each slower and leaner than the one
 // before), sequence parallelism off and on where tp > 1. mbs is left to the rounds search.
 std::vector<RunConfig> completions(const RunConfig& c, const Cluster& cluster) {
-    const int64_t devices = cluster.devices();
+    // With pipeline stages, tp and dp share one stage's devices.
+    const int64_t pp = c.pp.value_or(1);
+    const int64_t devices = cluster.devices() % pp == 0 ? cluster.devices() / pp : cluster.devices();
     std::vector<std::pair<int64_t, int64_t>> shapes;  // (tp, dp)
     if (c.tp || c.dp) {
         // The one given fixes the other (dp ≥ 1 by RunConfig::parse); planConfigured names a mismatch.

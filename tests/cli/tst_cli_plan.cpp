@@ -454,8 +454,12 @@ private slots:
     }
 
     void exportHloShardingHasOneLinePerParameter() {
+        // A tensor-parallel plan (Megatron's layout over 8), priced by cfp estimate.
+        const QString tpPlan = path("plan_tp8.json");
+        Run e = cfp(QStringList{"estimate"} + kModel + QStringList{"--config", "tp=8,zero=0", "-o", tpPlan});
+        QVERIFY2(e.exitCode == 0, e.err.constData());
         const QString out = path("export.hlo");
-        Run r = cfp({"export", planPath_, "--format", "hlo-sharding", "-o", out});
+        Run r = cfp({"export", tpPlan, "--format", "hlo-sharding", "-o", out});
         QVERIFY2(r.exitCode == 0, r.err.constData());
         QStringList lines = QString::fromUtf8(slurp(out)).split('\n');
         QCOMPARE(lines.takeLast(), QString());  // ends with a newline
@@ -472,7 +476,7 @@ private slots:
             if (m.captured(2) != "replicated") ++split;
         }
         QCOMPARE(names, trainable_);
-        QVERIFY(split > 0);  // the searched plan is tensor parallel in the layers
+        QVERIFY(split > 0);  // the plan is tensor parallel in the layers
     }
 
     void exportTraceIsChromeTraceJson() {

@@ -9,6 +9,7 @@
 #include "hardware/hardware.h"
 #include "approx.h"
 #include "must.h"
+#include "plan/evaluator.h"
 #include "plan/plan_json.h"
 #include "plan/run_config.h"
 #include "workflow/workflow.h"
@@ -227,13 +228,61 @@ private slots:
         QCOMPARE(again.outcome.plan.evaluatorStepSeconds, chosen.outcome.plan.evaluatorStepSeconds);
     }
 
+    // Pipeline stages (plan/pipeline_plan.h) on GPT-3 125M (12 layers), 8 GPUs: pp=2 × tp=2 × dp=2.
+    void pipelineStagesSplitTheWork() {
+        const PlanRequest r = gpt125m(64);
+        const PlanRun flat = must(runEstimate(r, must(RunConfig::parse("tp=2,dp=4,zero=1,mbs=2,overlap=off"), "flat")), "flat");
+        const PlanRun piped = must(runEstimate(r, must(RunConfig::parse("tp=2,pp=2,zero=1,mbs=2,overlap=off"), "pp")), "pp");
+        QVERIFY(!flat.outcome.plan.pipeline);
+        QVERIFY(piped.outcome.plan.pipeline);
+        const Plan& p = piped.outcome.plan;
+        const PipelinePlan& pl = *p.pipeline;
+        QCOMPARE(pl.stages, 2);
+        QCOMPARE(pl.microBatches, 16);  // 64 = 16 rounds × mbs 2 × dp 2
+        QCOMPARE(static_cast<int>(pl.chunks.size()), 2);
+        QCOMPARE(pl.chunks[0].layers, 6);
+        QVERIFY(pl.chunks[0].embedding && pl.chunks[1].head);
+        // The chunks hold the whole per-round work of the stage mesh's program (dp=2, tp=2, every layer).
+        double perRound = 0;
+        for (const SimTask& t : piped.outcome.evaluation.tasks)
+            if (t.perRound && (t.kind == SimTaskKind::Compute || t.kind == SimTaskKind::Blocking)) perRound += t.seconds;
+        double chunks = 0;
+        for (const PipelineChunk& c : pl.chunks) chunks += c.forwardSeconds + c.inputGradSeconds + c.weightGradSeconds;
+        QVERIFY2(std::abs(chunks - perRound) <= 1e-9 * perRound, qPrintable(QString("%1 vs %2").arg(chunks).arg(perRound)));
+        // The step is the latest rank's end plus its tail; a rank's busy time is its chunks' work.
+        double latest = 0;
+        for (size_t k = 0; k < pl.ranks.size(); ++k) {
+            latest = std::max(latest, pl.ranks[k].endSeconds + pl.ranks[k].tailSeconds);
+            const PipelineChunk& c = pl.chunks[k];
+            QVERIFY(std::abs(pl.ranks[k].busySeconds - 16 * (c.forwardSeconds + c.inputGradSeconds + c.weightGradSeconds)) <= 1e-9);
+        }
+        QCOMPARE(p.stepSeconds(), latest);
+        QVERIFY(pl.bubbleSeconds > 0);
+        // 1F1B: rank 0 holds two micro-batches' activations at its peak, rank 1 one.
+        QCOMPARE(pl.ranks[0].memory.activations, 2 * pl.chunks[0].activationBytes);
+        QCOMPARE(pl.ranks[1].memory.activations, pl.chunks[1].activationBytes);
+        // Each rank holds about half the weights (the tied embedding on both ends).
+        const int64_t flatWeights = flat.outcome.plan.memory.weights;
+        QVERIFY(pl.ranks[0].memory.weights < flatWeights && pl.ranks[1].memory.weights < flatWeights);
+        QVERIFY(pl.ranks[0].memory.weights + pl.ranks[1].memory.weights >= flatWeights);
+        QCOMPARE(p.memory.total(), pl.ranks[static_cast<size_t>(pl.fullestRank)].memory.total());
+        QVERIFY(p.memory.weights < flat.outcome.plan.memory.weights);
+        // Interleaving (2 chunks per rank) shrinks the bubble.
+        const PlanRun inter = must(runEstimate(r, must(RunConfig::parse("tp=2,pp=2,vp=2,zero=1,mbs=2,overlap=off"), "vp")), "vp");
+        QCOMPARE(inter.outcome.plan.pipeline->schedule, PipeScheduleKind::Interleaved);
+        QVERIFY(inter.outcome.plan.pipeline->bubbleSeconds < pl.bubbleSeconds);
+        QCOMPARE(QString::fromStdString(inter.estimatedConfig->toString()).contains("vp=2"), true);
+    }
+
     void estimateErrorsNameTheKey() {
         const PlanRequest r = gpt125m(64);
         struct Case {
             const char* config;
             const char* code;
         };
-        for (const Case& c : {Case{"tp=3,dp=3", "config.devices"}, Case{"pp=2", "config.unsupported"},
+        for (const Case& c : {Case{"tp=3,dp=3", "config.devices"}, Case{"pp=2,zero=3", "config.unsupported"},
+                              Case{"vp=2", "config.unsupported"}, Case{"pp=3", "config.devices"}, Case{"pp=2,vp=5", "pipeline.split"},
+                              Case{"pp=4,mbs=1,schedule=interleaved", "schedule.shape"},
                               Case{"tp=1,sp=on", "config.unsupported"}, Case{"dp=8,mbs=3", "config.batch"}}) {
             auto e = runEstimate(r, must(RunConfig::parse(c.config), c.config));
             QVERIFY2(!e, c.config);

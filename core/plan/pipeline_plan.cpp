@@ -1,0 +1,217 @@
+#include "plan/pipeline_plan.h"
+
+#include <algorithm>
+
+#include "cost/op_cost.h"
+#include "plan/evaluator.h"
+
+namespace cfp {
+
+namespace {
+
+Error splitError(const std::string& message) { return makeError("pipeline.split", message, "--config"); }
+
+}  // namespace
+
+Result<PipelinePlan> planPipeline(const Graph& graph, const Plan& plan, const Evaluation& ev, const CostModel& model,
+                                  const PipelineSettings& settings) {
+    const int32_t pp = settings.stages, v = settings.chunksPerRank, chunks = pp * v;
+    const size_t n = static_cast<size_t>(graph.size());
+    if (ev.tasks.empty() || ev.opMemory.size() != n) return makeError("pipeline.split", "the evaluation has no tasks for this graph");
+    const std::vector<int32_t> layer = layerUnits(graph);
+    int32_t layers = 0;
+    for (int32_t l : layer) layers = std::max(layers, l + 1);
+    if (layers == 0) return splitError("the model has no layers (scopes such as layers.N) to cut into pipeline stages");
+    if (layers % chunks != 0)
+        return splitError(std::to_string(layers) + " layers do not split evenly into pp × vp = " + std::to_string(pp) + " × " + std::to_string(v) +
+                          " chunks");
+    const int32_t perChunk = layers / chunks;
+
+    // The chunk of every op; parameters and data inputs in every chunk that reads them.
+    OpId firstForward = kNoOp, firstBackward = kNoOp;
+    for (const Op& op : graph.ops()) {
+        if (layer[static_cast<size_t>(op.id)] < 0 || op.kind == OpKind::Parameter) continue;
+        if (op.phase == Phase::Forward && firstForward == kNoOp) firstForward = op.id;
+        if (op.phase == Phase::Backward && firstBackward == kNoOp) firstBackward = op.id;
+    }
+    std::vector<int32_t> chunkOf(n, -1);
+    std::vector<std::vector<int32_t>> sourceChunks(n);  // parameters: every chunk that reads them
+    for (const Op& op : graph.ops()) {
+        const auto k = static_cast<size_t>(op.id);
+        if (op.kind == OpKind::Parameter) continue;
+        if (layer[k] >= 0) chunkOf[k] = layer[k] / perChunk;
+        else if (op.phase == Phase::Forward) chunkOf[k] = op.id < firstForward ? 0 : chunks - 1;
+        else if (op.phase == Phase::Backward) chunkOf[k] = firstBackward != kNoOp && op.id < firstBackward ? chunks - 1 : 0;
+        else {
+            // An optimizer op: the chunk of the first operand that has one (its parameter's).
+            chunkOf[k] = chunks - 1;
+            for (OpId o : op.operands) {
+                const auto ko = static_cast<size_t>(o);
+                const int32_t c = graph.op(o).kind == OpKind::Parameter ? (sourceChunks[ko].empty() ? -1 : sourceChunks[ko].front()) : chunkOf[ko];
+                if (c >= 0) {
+                    chunkOf[k] = c;
+                    break;
+                }
+            }
+        }
+        if (op.phase == Phase::Optimizer) continue;
+        for (OpId o : op.operands) {
+            const auto ko = static_cast<size_t>(o);
+            if (graph.op(o).kind != OpKind::Parameter) continue;
+            auto& list = sourceChunks[ko];
+            const int32_t c = layer[ko] >= 0 ? layer[ko] / perChunk : chunkOf[k];
+            if (std::find(list.begin(), list.end(), c) == list.end()) list.push_back(c);
+        }
+    }
+    for (const Op& op : graph.ops())
+        if (op.kind == OpKind::Parameter && sourceChunks[static_cast<size_t>(op.id)].empty())
+            sourceChunks[static_cast<size_t>(op.id)].push_back(layer[static_cast<size_t>(op.id)] >= 0 ? layer[static_cast<size_t>(op.id)] / perChunk : chunks - 1);
+    auto chunksOf = [&](OpId op) -> std::vector<int32_t> {
+        const auto k = static_cast<size_t>(op);
+        return graph.op(op).kind == OpKind::Parameter ? sourceChunks[k] : std::vector<int32_t>{chunkOf[k]};
+    };
+
+    // Backward ops whose results reach only weight gradients (W), in reverse op order.
+    std::vector<char> weightOnly(n, 0), hasConsumer(n, 0), blocked(n, 0);
+    for (size_t i = n; i-- > 0;) {
+        const Op& op = graph.ops()[i];
+        weightOnly[i] = op.phase == Phase::Backward && hasConsumer[i] && !blocked[i];
+        for (OpId o : op.operands) {
+            hasConsumer[static_cast<size_t>(o)] = 1;
+            if (op.phase != Phase::Optimizer && !weightOnly[i]) blocked[static_cast<size_t>(o)] = 1;
+        }
+    }
+
+    PipelinePlan out;
+    out.stages = pp;
+    out.chunksPerRank = v;
+    out.schedule = settings.schedule;
+    out.microBatches = static_cast<int32_t>(std::max<int64_t>(1, plan.policy.accumulation));
+    out.chunks.assign(static_cast<size_t>(chunks), PipelineChunk{});
+    for (int32_t c = 0; c < chunks; ++c) {
+        PipelineChunk& ch = out.chunks[static_cast<size_t>(c)];
+        ch.firstLayer = c * perChunk;
+        ch.layers = perChunk;
+        ch.embedding = c == 0;
+        ch.head = c == chunks - 1;
+    }
+
+    // Times per chunk and micro-batch; each rank's tasks for its tail.
+    std::vector<std::vector<SimTask>> rankTasks(static_cast<size_t>(pp));
+    std::vector<double> roundCompute(static_cast<size_t>(pp), 0.0), roundBlocking(static_cast<size_t>(pp), 0.0);
+    for (const SimTask& t : ev.tasks) {
+        std::vector<int32_t> cs = chunksOf(t.op);
+        std::vector<int32_t> rs;
+        for (int32_t c : cs)
+            if (std::find(rs.begin(), rs.end(), c % pp) == rs.end()) rs.push_back(c % pp);
+        for (int32_t r : rs) rankTasks[static_cast<size_t>(r)].push_back(t);
+        if (!t.perRound || (t.kind != SimTaskKind::Compute && t.kind != SimTaskKind::Blocking)) continue;
+        const Op& op = graph.op(t.op);
+        for (int32_t c : cs) {
+            PipelineChunk& ch = out.chunks[static_cast<size_t>(c)];
+            if (op.phase == Phase::Forward && !t.again) ch.forwardSeconds += t.seconds;
+            else if (weightOnly[static_cast<size_t>(t.op)]) ch.weightGradSeconds += t.seconds;
+            else ch.inputGradSeconds += t.seconds;
+            (t.kind == SimTaskKind::Compute ? roundCompute : roundBlocking)[static_cast<size_t>(c % pp)] += t.seconds;
+        }
+    }
+
+    // Memory: what each rank's parameters hold; activations per chunk and micro-batch.
+    const OpRoles roles = opRoles(graph, plan.policy.attention);
+    out.ranks.assign(static_cast<size_t>(pp), PipelineRank{});
+    for (const Op& op : graph.ops()) {
+        const auto k = static_cast<size_t>(op.id);
+        const MemoryBreakdown& held = ev.opMemory[k];
+        if (op.kind == OpKind::Parameter) {
+            std::vector<int32_t> rs;
+            for (int32_t c : sourceChunks[k]) {
+                out.chunks[static_cast<size_t>(c)].activationBytes += held.activations;
+                if (std::find(rs.begin(), rs.end(), c % pp) != rs.end()) continue;
+                rs.push_back(c % pp);
+                MemoryBreakdown& m = out.ranks[static_cast<size_t>(c % pp)].memory;
+                m.weights += held.weights;
+                m.gradients += held.gradients;
+                m.optimizer += held.optimizer;
+            }
+            continue;
+        }
+        if (op.phase == Phase::Forward) out.chunks[static_cast<size_t>(chunkOf[k])].activationBytes += held.activations;
+    }
+
+    // The tensors that cross each cut between chunk c and c + 1 in the forward (their gradients
+    // cross back): computed results, not folded constants; the widest cut is the transfer.
+    std::vector<int64_t> cut(static_cast<size_t>(chunks), 0);
+    {
+        std::vector<int32_t> reach(n, -1);  // the latest chunk whose forward reads the result
+        for (const Op& op : graph.ops()) {
+            if (op.phase != Phase::Forward) continue;
+            for (OpId o : op.operands) {
+                const auto ko = static_cast<size_t>(o);
+                if (graph.op(o).kind == OpKind::Parameter || roles.sourceLike[ko]) continue;
+                reach[ko] = std::max(reach[ko], chunkOf[static_cast<size_t>(op.id)]);
+            }
+        }
+        for (const Op& op : graph.ops()) {
+            const auto k = static_cast<size_t>(op.id);
+            if (reach[k] <= chunkOf[k] || chunkOf[k] < 0) continue;
+            const int64_t bytes = shardBytes(op.type, plan.tensors[k].result, plan.mesh);
+            for (int32_t c = chunkOf[k]; c < reach[k]; ++c) cut[static_cast<size_t>(c)] += bytes;
+        }
+    }
+    out.transferBytes = *std::max_element(cut.begin(), cut.end());
+    const HardwareSpec& hw = model.hardware();
+    const LinkSpec& link = plan.mesh.deviceCount() >= hw.gpusPerNode ? hw.interNode : hw.intraNode;
+    out.transferSeconds = out.transferBytes > 0 && link.bytesPerSecond > 0
+                              ? link.latencySeconds + static_cast<double>(out.transferBytes) / link.bytesPerSecond
+                              : 0.0;
+
+    // The schedule, replayed.
+    auto schedule = makeSchedule(settings.schedule, pp, v, out.microBatches);
+    if (!schedule) return schedule.error().withContext("--config");
+    std::vector<StageTimes> times;
+    for (const PipelineChunk& ch : out.chunks)
+        times.push_back({ch.forwardSeconds, ch.inputGradSeconds, ch.weightGradSeconds, static_cast<double>(ch.activationBytes)});
+    auto replay = replaySchedule(*schedule, times, out.transferSeconds);
+    if (!replay) return replay.error();
+
+    // Each rank's tail: its chunks' last round and optimizer, simulated, beyond their compute.
+    MemoryPolicy oneRound = plan.policy;
+    oneRound.accumulation = 1;
+    std::vector<StepSimulation> tails(static_cast<size_t>(pp));
+    for (int32_t r = 0; r < pp; ++r) {
+        const auto kr = static_cast<size_t>(r);
+        PipelineRank& rank = out.ranks[kr];
+        rank.busySeconds = replay->busySeconds[kr];
+        rank.endSeconds = replay->endSeconds[kr];
+        tails[kr] = simulateStep(graph, rankTasks[kr], model, oneRound);
+        rank.tailSeconds = std::max(0.0, tails[kr].seconds - roundCompute[kr] - roundBlocking[kr]);
+        rank.memory.activations = static_cast<int64_t>(replay->peakActivation[kr]);
+        rank.memory.transient = ev.memory.transient;
+        const double end = rank.endSeconds + rank.tailSeconds;
+        if (end > out.seconds) {
+            out.seconds = end;
+            out.slowestRank = r;
+        }
+        if (rank.memory.total() > out.ranks[static_cast<size_t>(out.fullestRank)].memory.total()) out.fullestRank = r;
+    }
+    // The slowest rank's idle time: the step less its compute, communication and contention.
+    const auto ks = static_cast<size_t>(out.slowestRank);
+    const double m1 = static_cast<double>(out.microBatches - 1);
+    const double busy = tails[ks].computeSeconds + m1 * roundCompute[ks] + tails[ks].exposedCommSeconds + m1 * roundBlocking[ks] +
+                        tails[ks].contentionSeconds;
+    out.bubbleSeconds = std::max(0.0, out.seconds - busy);
+    StepSimulation parts = tails[ks];
+    parts.computeSeconds += m1 * roundCompute[ks];
+    parts.exposedCommSeconds += m1 * roundBlocking[ks];
+    parts.seconds = out.seconds;
+    out.simulated = parts;
+    return out;
+}
+
+void applyPipeline(Plan& plan, PipelinePlan pipeline) {
+    plan.simulated = pipeline.simulated;
+    plan.memory = pipeline.ranks[static_cast<size_t>(pipeline.fullestRank)].memory;
+    plan.pipeline = std::move(pipeline);
+}
+
+}  // namespace cfp

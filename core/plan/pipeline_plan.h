@@ -1,0 +1,53 @@
+#pragma once
+// Pipeline parallelism on a plan: the layer chain cut into pp × v chunks (Megatron-LM's layout:
+// rank r holds virtual stages r, r + pp, …; the embedding on the first stage, the final norm,
+// LM head and loss on the last), each rank running its chunks of the plan's dp × tp program, the
+// micro-batch rounds scheduled by a pipeline schedule (plan/pipeline.h) and replayed.
+//
+// Everything comes from the evaluator's pieces of the plan (evaluator.h), split by layer:
+//   - per chunk and micro-batch: forward seconds (kernels, blocking collectives and resharding of
+//     its forward ops) and backward seconds (backward ops and recomputed forwards), the backward
+//     split into the input gradient (I) and the weight gradient (W: ops whose results reach only
+//     weight gradients); activations kept per micro-batch;
+//   - a stage boundary sends the tensors the next chunk's forward reads from this one (and their
+//     gradients back), at the link between the ranks (inter-node when a stage fills a node or
+//     more, else NVLink), not overlapped with compute on the critical path of the schedule;
+//   - after its last backward, each rank runs what the step simulator (step_sim.h) gives for its
+//     own chunks' last round beyond their compute: the gradient reduction over the data-parallel
+//     axes (overlapped with that backward where the schedule overlaps it), the optimizer, and
+//     ZeRO-1/2's weight gathers — the rank's tail;
+//   - memory per rank: the parameters, gradients and optimizer state of its chunks (a tied
+//     embedding on both the first and the last stage, as Megatron-LM keeps it), the schedule's
+//     peak of activations in flight, and the plan's largest working set.
+// The step is the latest rank's end plus its tail. Chunks must hold whole layers: L layers split
+// evenly into pp × v chunks (else pipeline.split).
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "cost/cost_model.h"
+#include "ir/graph.h"
+#include "plan/pipeline.h"
+#include "plan/plan.h"  // PipelinePlan
+
+namespace cfp {
+
+struct Evaluation;
+
+struct PipelineSettings {
+    int32_t stages = 1, chunksPerRank = 1;
+    PipeScheduleKind schedule = PipeScheduleKind::OneFOneB;
+};
+
+// The pipeline of `plan` (its dp × tp program, one micro-batch per round, policy.accumulation
+// rounds) on `settings`. Errors: pipeline.split (layers do not divide into the chunks; no layers),
+// schedule.* (the schedule's own, e.g. interleaved with rounds not a multiple of pp).
+Result<PipelinePlan> planPipeline(const Graph& graph, const Plan& plan, const Evaluation& ev, const CostModel& model,
+                                  const PipelineSettings& settings);
+
+// Writes a pipeline into its plan: Plan::pipeline, the simulated step (seconds the pipeline's;
+// compute, communication and contention of the slowest rank) and the memory of the fullest rank.
+void applyPipeline(Plan& plan, PipelinePlan pipeline);
+
+}  // namespace cfp
