@@ -108,6 +108,7 @@ struct MemoryBreakdown {
     int64_t activations = 0;   // data inputs and forward results kept for the backward pass
     int64_t transient = 0;     // the largest single op's working set (operands + result)
     int64_t total() const { return weights + gradients + optimizer + activations + transient; }
+    bool operator==(const MemoryBreakdown&) const = default;
 };
 
 }  // namespace cfp

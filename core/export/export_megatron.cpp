@@ -271,9 +271,24 @@ Result<std::string> exportMegatron(const Context& ctx) {
 
     const int64_t tpSize = tp.empty() ? 1 : *mesh.axisSize(tp);
     // Megatron-LM derives the data-parallel size from WORLD_SIZE / (TP · PP · CP); it has no flag
-    // for it. The plan's data-parallel size (dpSize) is what WORLD_SIZE / TP must come to.
+    // for it. The plan's data-parallel size (dpSize) is what WORLD_SIZE / (TP · PP) must come to.
     (void)dpSize;
-    std::string flags = "--tensor-model-parallel-size " + std::to_string(tpSize) + " --pipeline-model-parallel-size 1";
+    // Pipeline stages (Plan::pipeline): the mesh is one stage's, Megatron-LM's order (tensor, data,
+    // pipeline) puts a stage on consecutive ranks. Megatron-LM runs 1F1B, interleaved with virtual
+    // stages.
+    int64_t ppSize = 1;
+    std::string virtualFlag;
+    if (const auto& pl = ctx.plan.pipeline) {
+        if (pl->schedule != PipeScheduleKind::OneFOneB && pl->schedule != PipeScheduleKind::Interleaved)
+            return notUniform("the plan's pipeline runs " + std::string(pipeScheduleName(pl->schedule)) +
+                                  "; Megatron-LM runs 1f1b (interleaved with virtual stages)",
+                              {});
+        ppSize = pl->stages;
+        if (pl->chunksPerRank > 1 && !pl->chunks.empty())
+            virtualFlag = " --num-layers-per-virtual-pipeline-stage " + std::to_string(pl->chunks.front().layers);
+    }
+    std::string flags = "--tensor-model-parallel-size " + std::to_string(tpSize) + " --pipeline-model-parallel-size " +
+                        std::to_string(ppSize) + virtualFlag;
 
     // Sequence parallelism only when every [batch, seq, …] value in every layer's norms is split
     // along the sequence over exactly the tensor-parallel axis.

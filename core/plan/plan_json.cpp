@@ -371,6 +371,7 @@ private:
     Status readSegments(const Json& j);
     Status readTensors(const Json& j, int64_t ops);
     Status readBaselines(const Json& j);
+    Status readPipeline(const Json& j);
     Result<TensorSharding> sharding(const Json& j, const std::string& ptr);
 
     Plan& m_plan;
@@ -400,6 +401,7 @@ Status PlanReader::read(const Json& doc) {
     // simulated_step: optional (files written before the step simulator have none).
     Json top = doc;
     if (top.is_object()) top.erase("simulated_step");
+    if (top.is_object()) top.erase("pipeline");  // optional: plans with pipeline stages
     CFP_TRY(expectObject(top, "",
                          {"format", "version", "model", "hardware", "mesh", "memory_limit_bytes", "memory_policy", "pins",
                           "predicted_step_seconds", "evaluator_step_seconds", "step", "memory_per_device", "search",
@@ -484,6 +486,7 @@ Status PlanReader::read(const Json& doc) {
         CFP_PLAN_ASSIGN(sim.gradientBuckets, intField(q, "/simulated_step", "gradient_buckets", 0, kInt64Max));
         CFP_PLAN_ASSIGN(sim.gatherCollectives, intField(q, "/simulated_step", "weight_gathers", 0, kInt64Max));
     }
+    if (doc.contains("pipeline")) CFP_TRY(readPipeline(at(doc, "pipeline")));
     CFP_PLAN_ASSIGN(m_plan.memory, readMemory(at(doc, "memory_per_device"), "/memory_per_device"));
     {
         const Json& s = at(doc, "search");
@@ -532,6 +535,72 @@ Status PlanReader::readHardware(const Json& j) {
     CFP_PLAN_ASSIGN(m_plan.hardwareName, stringField(j, ptr, "name"));
     CFP_PLAN_ASSIGN(m_plan.nodes, intField(j, ptr, "nodes", 1, kMaxMeshDevices));
     CFP_PLAN_ASSIGN(m_plan.gpusPerNode, intField(j, ptr, "gpus_per_node", 1, kMaxMeshDevices));
+    return {};
+}
+
+Status PlanReader::readPipeline(const Json& j) {
+    const std::string ptr = "/pipeline";
+    CFP_TRY(expectObject(j, ptr,
+                         {"stages", "chunks_per_rank", "schedule", "micro_batches", "seconds", "bubble_seconds", "transfer_seconds",
+                          "transfer_bytes", "slowest_rank", "fullest_rank", "chunks", "ranks"}));
+    PipelinePlan pl;
+    CFP_PLAN_ASSIGN(pl.stages, int32Field(j, ptr, "stages", 2));
+    CFP_PLAN_ASSIGN(pl.chunksPerRank, int32Field(j, ptr, "chunks_per_rank", 1));
+    std::string schedule;
+    CFP_PLAN_ASSIGN(schedule, stringField(j, ptr, "schedule"));
+    auto kind = parsePipeScheduleKind(schedule);
+    if (!kind) return formatError(kind.error().message, ptr + "/schedule");
+    pl.schedule = *kind;
+    CFP_PLAN_ASSIGN(pl.microBatches, int32Field(j, ptr, "micro_batches", 1));
+    CFP_PLAN_ASSIGN(pl.seconds, doubleField(j, ptr, "seconds"));
+    CFP_PLAN_ASSIGN(pl.bubbleSeconds, doubleField(j, ptr, "bubble_seconds"));
+    CFP_PLAN_ASSIGN(pl.transferSeconds, doubleField(j, ptr, "transfer_seconds"));
+    CFP_PLAN_ASSIGN(pl.transferBytes, intField(j, ptr, "transfer_bytes", 0, kInt64Max));
+    CFP_PLAN_ASSIGN(pl.slowestRank, int32Field(j, ptr, "slowest_rank", 0));
+    CFP_PLAN_ASSIGN(pl.fullestRank, int32Field(j, ptr, "fullest_rank", 0));
+    const Json* chunks = nullptr;
+    CFP_PLAN_ASSIGN(chunks, arrayField(j, ptr, "chunks", "an array of chunks"));
+    if (chunks->size() != static_cast<size_t>(pl.stages) * static_cast<size_t>(pl.chunksPerRank))
+        return formatError(std::to_string(chunks->size()) + " chunks listed; stages × chunks_per_rank is " +
+                               std::to_string(int64_t{pl.stages} * pl.chunksPerRank),
+                           ptr + "/chunks");
+    for (size_t k = 0; k < chunks->size(); ++k) {
+        const std::string cp = childPointer(ptr + "/chunks", k);
+        const Json& c = (*chunks)[k];
+        CFP_TRY(expectObject(c, cp,
+                             {"first_layer", "layers", "embedding", "head", "forward_seconds", "input_grad_seconds", "weight_grad_seconds",
+                              "activation_bytes"}));
+        PipelineChunk ch;
+        CFP_PLAN_ASSIGN(ch.firstLayer, int32Field(c, cp, "first_layer", 0));
+        CFP_PLAN_ASSIGN(ch.layers, int32Field(c, cp, "layers", 1));
+        CFP_PLAN_ASSIGN(ch.embedding, boolField(c, cp, "embedding"));
+        CFP_PLAN_ASSIGN(ch.head, boolField(c, cp, "head"));
+        CFP_PLAN_ASSIGN(ch.forwardSeconds, doubleField(c, cp, "forward_seconds"));
+        CFP_PLAN_ASSIGN(ch.inputGradSeconds, doubleField(c, cp, "input_grad_seconds"));
+        CFP_PLAN_ASSIGN(ch.weightGradSeconds, doubleField(c, cp, "weight_grad_seconds"));
+        CFP_PLAN_ASSIGN(ch.activationBytes, intField(c, cp, "activation_bytes", 0, kInt64Max));
+        pl.chunks.push_back(ch);
+    }
+    const Json* ranks = nullptr;
+    CFP_PLAN_ASSIGN(ranks, arrayField(j, ptr, "ranks", "an array of ranks"));
+    if (ranks->size() != static_cast<size_t>(pl.stages))
+        return formatError(std::to_string(ranks->size()) + " ranks listed; the pipeline has " + std::to_string(pl.stages) + " stages",
+                           ptr + "/ranks");
+    for (size_t k = 0; k < ranks->size(); ++k) {
+        const std::string rp = childPointer(ptr + "/ranks", k);
+        const Json& r = (*ranks)[k];
+        CFP_TRY(expectObject(r, rp, {"busy_seconds", "end_seconds", "tail_seconds", "memory"}));
+        PipelineRank rank;
+        CFP_PLAN_ASSIGN(rank.busySeconds, doubleField(r, rp, "busy_seconds"));
+        CFP_PLAN_ASSIGN(rank.endSeconds, doubleField(r, rp, "end_seconds"));
+        CFP_PLAN_ASSIGN(rank.tailSeconds, doubleField(r, rp, "tail_seconds"));
+        CFP_PLAN_ASSIGN(rank.memory, readMemory(at(r, "memory"), rp + "/memory"));
+        pl.ranks.push_back(rank);
+    }
+    if (pl.slowestRank >= pl.stages) return formatError("slowest_rank is not a rank of the pipeline", ptr + "/slowest_rank");
+    if (pl.fullestRank >= pl.stages) return formatError("fullest_rank is not a rank of the pipeline", ptr + "/fullest_rank");
+    pl.simulated = m_plan.simulated;
+    m_plan.pipeline = std::move(pl);
     return {};
 }
 
@@ -843,6 +912,45 @@ OJson headerJson(const Plan& plan, const Graph& graph) {
         sim["gradient_buckets"] = plan.simulated.gradientBuckets;
         sim["weight_gathers"] = plan.simulated.gatherCollectives;
         doc["simulated_step"] = std::move(sim);
+    }
+    if (plan.pipeline) {
+        const PipelinePlan& pl = *plan.pipeline;
+        OJson pj = OJson::object();
+        pj["stages"] = pl.stages;
+        pj["chunks_per_rank"] = pl.chunksPerRank;
+        pj["schedule"] = std::string(pipeScheduleName(pl.schedule));
+        pj["micro_batches"] = pl.microBatches;
+        pj["seconds"] = number(pl.seconds);
+        pj["bubble_seconds"] = number(pl.bubbleSeconds);
+        pj["transfer_seconds"] = number(pl.transferSeconds);
+        pj["transfer_bytes"] = pl.transferBytes;
+        pj["slowest_rank"] = pl.slowestRank;
+        pj["fullest_rank"] = pl.fullestRank;
+        OJson chunks = OJson::array();
+        for (const PipelineChunk& c : pl.chunks) {
+            OJson cj = OJson::object();
+            cj["first_layer"] = c.firstLayer;
+            cj["layers"] = c.layers;
+            cj["embedding"] = c.embedding;
+            cj["head"] = c.head;
+            cj["forward_seconds"] = number(c.forwardSeconds);
+            cj["input_grad_seconds"] = number(c.inputGradSeconds);
+            cj["weight_grad_seconds"] = number(c.weightGradSeconds);
+            cj["activation_bytes"] = c.activationBytes;
+            chunks.push_back(std::move(cj));
+        }
+        pj["chunks"] = std::move(chunks);
+        OJson ranks = OJson::array();
+        for (const PipelineRank& r : pl.ranks) {
+            OJson rj = OJson::object();
+            rj["busy_seconds"] = number(r.busySeconds);
+            rj["end_seconds"] = number(r.endSeconds);
+            rj["tail_seconds"] = number(r.tailSeconds);
+            rj["memory"] = memoryJson(r.memory);
+            ranks.push_back(std::move(rj));
+        }
+        pj["ranks"] = std::move(ranks);
+        doc["pipeline"] = std::move(pj);
     }
     doc["memory_per_device"] = memoryJson(plan.memory);
     OJson search = OJson::object();

@@ -272,6 +272,17 @@ private slots:
         QCOMPARE(inter.outcome.plan.pipeline->schedule, PipeScheduleKind::Interleaved);
         QVERIFY(inter.outcome.plan.pipeline->bubbleSeconds < pl.bubbleSeconds);
         QCOMPARE(QString::fromStdString(inter.estimatedConfig->toString()).contains("vp=2"), true);
+        // The plan file keeps the pipeline; Megatron-LM's flags say it.
+        const Plan back = must(planFromJson(planToText(inter.outcome.plan, inter.model->graph), "pp plan"), "read back");
+        QVERIFY(back.pipeline);
+        QVERIFY(*back.pipeline == *inter.outcome.plan.pipeline);
+        QCOMPARE(back.stepSeconds(), inter.outcome.plan.stepSeconds());
+        const std::string flags = must(renderExport(inter.model->graph, back, ExportFormat::Megatron), "megatron");
+        QVERIFY2(flags.find("--pipeline-model-parallel-size 2 --num-layers-per-virtual-pipeline-stage 3") != std::string::npos, flags.c_str());
+        // Megatron-LM does not run GPipe.
+        const PlanRun gpipe = must(runEstimate(r, must(RunConfig::parse("tp=2,pp=2,zero=1,mbs=2,schedule=gpipe"), "gpipe")), "gpipe");
+        QCOMPARE(gpipe.outcome.plan.pipeline->schedule, PipeScheduleKind::GPipe);
+        QVERIFY(!renderExport(gpipe.model->graph, gpipe.outcome.plan, ExportFormat::Megatron));
     }
 
     void estimateErrorsNameTheKey() {
