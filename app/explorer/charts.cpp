@@ -592,6 +592,89 @@ void MemoryChart::setPlan(std::shared_ptr<const PlanData> plan, std::shared_ptr<
 
 // ---------------------------------------------------------------------------------------------
 
+PipelineChart::PipelineChart(QWidget* parent) : ChartPanel(tr("Pipeline"), parent) {
+    setObjectName(QStringLiteral("pipelineChart"));
+    setEstimate(nullptr);
+}
+
+void PipelineChart::setEstimate(std::shared_ptr<const PlanRun> estimate, const QString& name) {
+    resetPlot();
+    m_actions = 0;
+    const Plan* e = estimate ? &estimate->outcome.plan : nullptr;
+    if (!e || !e->pipeline) {
+        setNote(tr("No pipeline: price a configuration with pipeline stages in the search panel (for example tp=8,pp=4,mbs=1)."));
+        m_plot->replot();
+        return;
+    }
+    const PipelinePlan& pl = *e->pipeline;
+    auto schedule = makeSchedule(pl.schedule, pl.stages, pl.chunksPerRank, pl.microBatches);
+    std::vector<StageTimes> times;
+    for (const PipelineChunk& c : pl.chunks) times.push_back({c.forwardSeconds, c.inputGradSeconds, c.weightGradSeconds, 1.0});
+    auto replay = schedule ? replaySchedule(*schedule, times, pl.transferSeconds) : Result<PipeReplay>(schedule.error());
+    if (!replay) {
+        setNote(QString::fromStdString(replay.error().toString()));
+        m_plot->replot();
+        return;
+    }
+    QCustomPlot* p = m_plot;
+    addTitle(p, tr("Pipeline: %1, %2 micro-batches on %3 ranks%4")
+                    .arg(QString::fromUtf8(pipeScheduleName(pl.schedule).data(), static_cast<qsizetype>(pipeScheduleName(pl.schedule).size())))
+                    .arg(pl.microBatches)
+                    .arg(pl.stages)
+                    .arg(pl.chunksPerRank > 1 ? tr(" × %1 chunks").arg(pl.chunksPerRank) : QString()));
+    // At most this many bars (a chart of 10^5 items is not readable and slow to draw): the
+    // earliest actions, said in the note.
+    constexpr size_t kMaxBars = 4000;
+    std::vector<PipeEvent> events = replay->events;
+    std::sort(events.begin(), events.end(), [](const PipeEvent& a, const PipeEvent& b) { return a.start < b.start; });
+    const size_t shown = std::min(events.size(), kMaxBars);
+    const double unit = replay->seconds >= 1 ? 1.0 : 1e-3;
+    const QColor forward = kCompute, backward = kCollective, weight = QColor(0x59, 0xa1, 0x4f);
+    double xEnd = 0;
+    for (size_t i = 0; i < shown; ++i) {
+        const PipeEvent& ev = events[i];
+        auto* r = new QCPItemRect(p);
+        const double y = static_cast<double>(ev.rank);
+        r->topLeft->setCoords(ev.start / unit, y - 0.38);
+        r->bottomRight->setCoords(ev.end / unit, y + 0.38);
+        const QColor c = ev.action.kind == PipeActionKind::Forward ? forward : ev.action.kind == PipeActionKind::WeightGrad ? weight : backward;
+        // Later chunks of a rank (interleaved) a shade darker.
+        r->setBrush(QBrush(pl.chunksPerRank > 1 ? c.darker(100 + 25 * (ev.action.stage / pl.stages)) : c));
+        r->setPen(QPen(Qt::white, 0.5));
+        xEnd = std::max(xEnd, ev.end / unit);
+        ++m_actions;
+    }
+    // A rank's tail (gradient reduction, optimizer) after its last action.
+    for (size_t k = 0; k < pl.ranks.size(); ++k) {
+        const PipelineRank& rank = pl.ranks[k];
+        if (rank.tailSeconds <= 0 || shown < events.size()) continue;
+        auto* r = new QCPItemRect(p);
+        r->topLeft->setCoords(rank.endSeconds / unit, static_cast<double>(k) - 0.25);
+        r->bottomRight->setCoords((rank.endSeconds + rank.tailSeconds) / unit, static_cast<double>(k) + 0.25);
+        r->setBrush(QBrush(QColor(0x99, 0x99, 0x99)));
+        r->setPen(Qt::NoPen);
+        xEnd = std::max(xEnd, (rank.endSeconds + rank.tailSeconds) / unit);
+    }
+    auto ticker = QSharedPointer<QCPAxisTickerText>::create();
+    for (int32_t k = 0; k < pl.stages; ++k) ticker->addTick(k, tr("rank %1").arg(k));
+    p->yAxis->setTicker(ticker);
+    p->yAxis->setRangeReversed(true);
+    p->yAxis->setRange(-0.7, static_cast<double>(pl.stages) - 0.3);
+    p->yAxis->grid()->setVisible(false);
+    p->xAxis->setLabel(unit == 1.0 ? tr("seconds") : tr("milliseconds"));
+    p->xAxis->setRange(0, std::max(xEnd, 1e-9) * 1.02);
+    QString note = tr("%1. ").arg(name.isEmpty() ? tr("Your configuration") : name) + tr("Blue: forward · orange: backward · green: weight gradient · grey: gradient reduction and optimizer after the last "
+                      "backward · blank: the bubble (%1 on rank %2). Step %3; transfer between stages %4.")
+                       .arg(formatSeconds(pl.bubbleSeconds))
+                       .arg(pl.slowestRank)
+                       .arg(formatSeconds(pl.seconds), formatSeconds(pl.transferSeconds));
+    if (shown < events.size()) note += tr(" The first %1 of %2 actions are drawn.").arg(shown).arg(events.size());
+    setNote(note);
+    p->replot();
+}
+
+// ---------------------------------------------------------------------------------------------
+
 BestSoFarChart::BestSoFarChart(QWidget* parent) : ChartPanel(tr("Best plan so far"), parent) {
     setObjectName(QStringLiteral("bestSoFarChart"));
     m_plot->setMinimumHeight(120);

@@ -88,6 +88,20 @@ public:
     void setPlan(std::shared_ptr<const PlanData> plan, std::shared_ptr<const PlanRun> estimate = nullptr, const QString& estimateName = {});
 };
 
+// The pipeline of a priced configuration with pp > 1 (Plan::pipeline): its schedule replayed from
+// the chunks' times (plan/pipeline.h), one row per rank, forward / backward / weight-gradient
+// actions as bars, idle time (the bubble) left blank.
+class PipelineChart : public ChartPanel {
+    Q_OBJECT
+public:
+    explicit PipelineChart(QWidget* parent = nullptr);
+    void setEstimate(std::shared_ptr<const PlanRun> estimate, const QString& name = {});
+    int actionCount() const { return m_actions; }  // bars drawn, for tests
+
+private:
+    int m_actions = 0;
+};
+
 class BestSoFarChart : public ChartPanel {
     Q_OBJECT
 public:

@@ -117,6 +117,8 @@ MainWindow::MainWindow(const WindowOptions& options, QWidget* parent) : QMainWin
     m_chartTabs->addTab(m_combinationChart, tr("Combinations of a segment"));
     m_memoryChart = new MemoryChart(m_chartTabs);
     m_chartTabs->addTab(m_memoryChart, tr("Memory per device"));
+    m_pipelineChart = new PipelineChart(m_chartTabs);
+    m_chartTabs->addTab(m_pipelineChart, tr("Pipeline"));
     m_baselineChart = new BaselineChart(this);
     auto* charts = new QSplitter(Qt::Vertical, this);
     charts->addWidget(m_chartTabs);
@@ -187,6 +189,7 @@ MainWindow::MainWindow(const WindowOptions& options, QWidget* parent) : QMainWin
     connect(m_explorer, &Explorer::planChanged, this, &MainWindow::onPlan);
     connect(m_explorer, &Explorer::estimated, this, [this] {
         m_memoryChart->setPlan(m_explorer->plan(), m_explorer->lastEstimate(), m_explorer->lastEstimateConfig());
+        m_pipelineChart->setEstimate(m_explorer->lastEstimate(), m_explorer->lastEstimateConfig());
     });
     connect(m_explorer, &Explorer::planCleared, this, &MainWindow::onPlan);
     connect(m_explorer, &Explorer::selectionChanged, this, &MainWindow::onSelection);
@@ -432,6 +435,7 @@ void MainWindow::onPlan() {
     m_segmentChart->setPlan(plan);
     m_baselineChart->setPlan(plan);
     m_memoryChart->setPlan(plan, m_explorer->lastEstimate(), m_explorer->lastEstimateConfig());
+    m_pipelineChart->setEstimate(m_explorer->lastEstimate(), m_explorer->lastEstimateConfig());
     auto a = m_explorer->analysis();
     if (a) m_properties->setHtml(describeSelection(*a, plan.get(), m_explorer->selection()));
     if (!plan) {
@@ -538,7 +542,10 @@ int MainWindow::screenshot(const QString& path, const std::string& model, QSize 
         w.searchPanel()->configEdit()->setText(estimate);
         w.explorer()->estimate(estimate);
         w.explorer()->jobs().waitForIdle(60000);
-        w.chartTabs()->setCurrentWidget(w.memoryChart());  // the configuration beside the plan
+        // The configuration beside the plan; its pipeline where it has one.
+        const auto priced = w.explorer()->lastEstimate();
+        if (priced && priced->outcome.plan.pipeline) w.chartTabs()->setCurrentWidget(w.pipelineChart());
+        else w.chartTabs()->setCurrentWidget(w.memoryChart());
         if (!failure.isEmpty()) {
             std::fprintf(stderr, "cfp-explorer: error: %s\n", qPrintable(failure));
             return 1;

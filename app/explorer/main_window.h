@@ -25,6 +25,7 @@ class ClusterPanel;
 class CombinationChart;
 class GraphView;
 class MemoryChart;
+class PipelineChart;
 class PlanPanel;
 class ProfilerPanel;
 class SearchPanel;
@@ -57,6 +58,7 @@ public:
     CombinationChart* combinationChart() const { return m_combinationChart; }
     BaselineChart* baselineChart() const { return m_baselineChart; }
     MemoryChart* memoryChart() const { return m_memoryChart; }
+    PipelineChart* pipelineChart() const { return m_pipelineChart; }
     QTextBrowser* properties() const { return m_properties; }
     QTabWidget* chartTabs() const { return m_chartTabs; }
     // The last error dialog (open until the user closes it), for tests.
@@ -105,6 +107,7 @@ private:
     CombinationChart* m_combinationChart = nullptr;
     BaselineChart* m_baselineChart = nullptr;
     MemoryChart* m_memoryChart = nullptr;
+    PipelineChart* m_pipelineChart = nullptr;
     QTabWidget* m_chartTabs = nullptr;
     QComboBox* m_overlay = nullptr;
     QLineEdit* m_find = nullptr;

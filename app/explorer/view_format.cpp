@@ -35,9 +35,26 @@ QString batchText(const PlanBatch& b) {
 QString stepSplitText(const Plan& p) {
     const StepSimulation& s = p.simulated;
     if (s.seconds <= 0) return {};
-    return QStringLiteral("compute %1 · exposed communication %2 · contention %3 · %4 of communication overlapped")
-        .arg(formatSeconds(s.computeSeconds), formatSeconds(s.exposedCommSeconds), formatSeconds(s.contentionSeconds),
-             formatSeconds(s.overlappedCommSeconds));
+    QString text = QStringLiteral("compute %1 · exposed communication %2 · contention %3")
+                       .arg(formatSeconds(s.computeSeconds), formatSeconds(s.exposedCommSeconds), formatSeconds(s.contentionSeconds));
+    if (p.pipeline) text += QStringLiteral(" · pipeline bubble %1").arg(formatSeconds(p.pipeline->bubbleSeconds));
+    return text + QStringLiteral(" · %1 of communication overlapped").arg(formatSeconds(s.overlappedCommSeconds));
+}
+
+QString pipelineText(const Plan& p) {
+    if (!p.pipeline) return {};
+    const PipelinePlan& pl = *p.pipeline;
+    const PipelineChunk& c = pl.chunks.front();
+    const std::string_view schedule = pipeScheduleName(pl.schedule);
+    return QStringLiteral("pipeline: %1 stages%2, %3 layers per chunk, %4, %5 micro-batches · bubble %6 (rank %7) · transfer %8 in %9")
+        .arg(pl.stages)
+        .arg(pl.chunksPerRank > 1 ? QStringLiteral(" × %1 chunks per rank").arg(pl.chunksPerRank) : QString())
+        .arg(c.layers)
+        .arg(QString::fromUtf8(schedule.data(), static_cast<qsizetype>(schedule.size())))
+        .arg(pl.microBatches)
+        .arg(formatSeconds(pl.bubbleSeconds))
+        .arg(pl.slowestRank)
+        .arg(formatBytes(static_cast<double>(pl.transferBytes)), formatSeconds(pl.transferSeconds));
 }
 
 QString estimateText(const QString& config, const Plan& e, const Graph& roundGraph, double planSeconds) {
@@ -48,6 +65,7 @@ QString estimateText(const QString& config, const Plan& e, const Graph& roundGra
                             formatBytes(static_cast<double>(e.memoryLimitBytes)),
                             fits ? QStringLiteral("fits") : QStringLiteral("<span style='color:#b00'>does not fit</span>"));
     if (const QString split = stepSplitText(e); !split.isEmpty()) text += split.toHtmlEscaped() + QStringLiteral("<br>");
+    if (const QString pipe = pipelineText(e); !pipe.isEmpty()) text += pipe.toHtmlEscaped() + QStringLiteral("<br>");
     text += QStringLiteral("weights %1, gradients %2, optimizer %3, activations %4, largest op %5<br>")
                 .arg(formatBytes(static_cast<double>(m.weights)), formatBytes(static_cast<double>(m.gradients)),
                      formatBytes(static_cast<double>(m.optimizer)), formatBytes(static_cast<double>(m.activations)),

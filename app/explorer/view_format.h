@@ -28,6 +28,8 @@ QString provenanceText(Provenance p);
 // The simulated step's split (plan/step_sim.h): "compute 499 ms · exposed communication 3.4 ms ·
 // contention 2.4 ms · 26 ms of communication overlapped"; empty without a simulation.
 QString stepSplitText(const Plan& plan);
+// "pipeline: 2 stages × 2 chunks per rank, 6 layers per chunk, interleaved, 16 micro-batches · bubble …"; empty without one.
+QString pipelineText(const Plan& plan);
 QString estimateText(const QString& config, const Plan& estimate, const Graph& roundGraph, double planSeconds);
 // The pin that fixes a segment ("3") or a segment type ("T1") to a combination (strategy index
 // per block of the segment starting at firstBlock), with the strategies' labels.

@@ -372,6 +372,27 @@ private slots:
         QVERIFY(panel->estimateLabel()->text().isEmpty());
         QCOMPARE(w.memoryChart()->pointCount(), 5 * (1 + feasible));
 
+        // No pipeline in that configuration: the pipeline chart says how to get one.
+        QCOMPARE(w.pipelineChart()->actionCount(), 0);
+        // Pipeline stages: the estimate text states them, the chart draws every action of the
+        // replayed schedule (2 ranks × 2 chunks × 4 micro-batches × forward and backward).
+        panel->configEdit()->setText(QStringLiteral("tp=2,pp=2,vp=2,mbs=1"));
+        panel->estimateButton()->click();
+        QVERIFY(waitIdle(w));
+        const auto piped = w.explorer()->lastEstimate();
+        QVERIFY(piped && piped->outcome.plan.pipeline);
+        QVERIFY2(panel->estimateLabel()->text().contains(QStringLiteral("pipeline: 2 stages × 2 chunks per rank")),
+                 qPrintable(panel->estimateLabel()->text()));
+        QCOMPARE(w.pipelineChart()->actionCount(), 2 * 2 * 4 * 2);
+        QProcess pp;
+        pp.start(QStringLiteral(CFP_CLI_PATH), {"estimate", "builtin:gpt3-125m", "--batch", "8", "--seq", "128", "--config",
+                                                "tp=2,pp=2,vp=2,mbs=1", "--json"});
+        QVERIFY(pp.waitForFinished(120000));
+        QCOMPARE(pp.exitCode(), 0);
+        const QJsonObject pj = QJsonDocument::fromJson(pp.readAllStandardOutput()).object();
+        QCOMPARE(pj["step_seconds"].toDouble(), piped->outcome.plan.stepSeconds());
+        QCOMPARE(pj["pipeline"].toObject()["bubble_seconds"].toDouble(), piped->outcome.plan.pipeline->bubbleSeconds);
+
         QSignalSpy failed(w.explorer(), &Explorer::failed);
         panel->configEdit()->setText(QStringLiteral("tp=3"));
         panel->estimateButton()->click();
