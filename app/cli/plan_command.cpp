@@ -68,6 +68,26 @@ Result<PlanRequest> requestFromArgs(const ParsedArgs& args) {
         r.policy.zeroStage = std::stoi(*v);
         r.policy.optimizerSharding = r.policy.zeroStage >= 1;
     }
+    if (auto v = args.value("--pp")) {
+        auto n = parsePositive("--pp", *v);
+        if (!n) return n.error();
+        if (*n > 4096) return makeError("cli.usage", "--pp: at most 4096 stages");
+        r.pipeline.stages = static_cast<int32_t>(*n);
+    }
+    if (auto v = args.value("--vp")) {
+        auto n = parsePositive("--vp", *v);
+        if (!n) return n.error();
+        if (*n > 64) return makeError("cli.usage", "--vp: at most 64 chunks per rank");
+        r.pipeline.chunksPerRank = static_cast<int32_t>(*n);
+        r.pipeline.schedule = *n > 1 ? PipeScheduleKind::Interleaved : PipeScheduleKind::OneFOneB;
+    }
+    if (auto v = args.value("--schedule")) {
+        auto kind = parsePipeScheduleKind(*v);
+        if (!kind) return makeError("cli.usage", "--schedule: " + kind.error().message);
+        r.pipeline.schedule = *kind;
+    }
+    if (r.pipeline.stages <= 1 && (args.value("--vp") || args.value("--schedule")))
+        return makeError("cli.usage", "--vp and --schedule need --pp P > 1");
     return r;
 }
 
@@ -77,7 +97,7 @@ int cmdPlan(const std::vector<std::string>& argv) {
     OptionSpec spec = modelOptionSpec();
     spec.valued.insert({"--hardware", "--nodes", "--mesh", "--pin", "--memory-limit", "--memory-reserve", "--accumulation", "--attention", "--zero", "--config", "--recompute",
                         "--optimizer-sharding", "--overlap", "--bucket-mb", "-o", "--output",
-                        "--db", "--db-fingerprint", "--threads"});
+                        "--db", "--db-fingerprint", "--threads", "--pp", "--vp", "--schedule"});
     spec.flags.insert({"--json", "--no-baselines", "--quiet", "--check-blocks"});
     auto args = cli::parseArgs(argv, spec);
     if (!args) return fail(args.error());
@@ -114,6 +134,11 @@ int cmdPlan(const std::vector<std::string>& argv) {
                      "                     overlapped with the backward, weight all-gathers with compute), grad,\n"
                      "                     param, or off (both on the critical path)\n"
                      "  --bucket-mb N      gradient bucket size in MB (default 80)\n"
+                     "  --pp P             pipeline stages: the layers cut into P stages of devices/P ranks each;\n"
+                     "                     the search plans one stage's mesh (--mesh counts its devices), the\n"
+                     "                     micro-batches are searched, no baselines (docs/planning.md)\n"
+                     "  --vp V             model chunks per pipeline rank (interleaved 1F1B; default 1)\n"
+                     "  --schedule S       1f1b (default), interleaved (with --vp > 1), gpipe or zb-h1\n"
                      "  --config C         also price the configuration you run today (keys as cfp estimate:\n"
                      "                     tp=8,dp=16,zero=1,mbs=1,...) and say how much faster the plan is\n"
                      "  -o PLAN            write the plan file (docs/plan-format.md), atomically\n"

@@ -119,7 +119,8 @@ Json planSummaryJson(const PlanOutcome& o, const Graph& graph) {
 void printPlan(const PlanOutcome& o, const Graph& graph) {
     const Plan& p = o.plan;
     std::cout << graph.name() << " on " << p.nodes << " x " << p.gpusPerNode << " " << p.hardwareName << ", mesh "
-              << p.mesh.toString() << "\n\n";
+              << p.mesh.toString() << (p.pipeline ? " per stage × " + std::to_string(p.pipeline->stages) + " pipeline stages" : std::string())
+              << "\n\n";
     if (p.simulated.seconds > 0) {
         const StepSimulation& s = p.simulated;
         std::cout << "  step time        " << ms(s.seconds) << "  (compute " << ms(s.computeSeconds) << ", exposed communication "

@@ -594,15 +594,21 @@ void MemoryChart::setPlan(std::shared_ptr<const PlanData> plan, std::shared_ptr<
 
 PipelineChart::PipelineChart(QWidget* parent) : ChartPanel(tr("Pipeline"), parent) {
     setObjectName(QStringLiteral("pipelineChart"));
-    setEstimate(nullptr);
+    setPlans(nullptr, nullptr);
 }
 
-void PipelineChart::setEstimate(std::shared_ptr<const PlanRun> estimate, const QString& name) {
+void PipelineChart::setPlans(std::shared_ptr<const PlanData> plan, std::shared_ptr<const PlanRun> estimate, const QString& estimateName) {
     resetPlot();
     m_actions = 0;
     const Plan* e = estimate ? &estimate->outcome.plan : nullptr;
+    QString name = estimateName;
+    if (plan && plan->plan().pipeline) {
+        e = &plan->plan();
+        name = tr("the plan");
+    }
     if (!e || !e->pipeline) {
-        setNote(tr("No pipeline: price a configuration with pipeline stages in the search panel (for example tp=8,pp=4,mbs=1)."));
+        setNote(tr("No pipeline: set pipeline stages in the cluster panel and search, or price a configuration with pipeline "
+                   "stages in the search panel (for example tp=8,pp=4,mbs=1)."));
         m_plot->replot();
         return;
     }

@@ -95,7 +95,8 @@ class PipelineChart : public ChartPanel {
     Q_OBJECT
 public:
     explicit PipelineChart(QWidget* parent = nullptr);
-    void setEstimate(std::shared_ptr<const PlanRun> estimate, const QString& name = {});
+    // The plan's pipeline where it has one, else the priced configuration's (either may be null).
+    void setPlans(std::shared_ptr<const PlanData> plan, std::shared_ptr<const PlanRun> estimate, const QString& estimateName = {});
     int actionCount() const { return m_actions; }  // bars drawn, for tests
 
 private:

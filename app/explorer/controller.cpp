@@ -52,6 +52,7 @@ void Explorer::setCluster(const ClusterSettings& cluster) {
     m_request.memoryReserveBytes = cluster.memoryReserveBytes;
     m_request.accumulation = cluster.accumulation;
     m_request.policy = cluster.policy;
+    m_request.pipeline = cluster.pipeline;
     // A configuration priced on other cluster settings is not shown beside the next plan.
     if (m_estimate) {
         m_estimate.reset();
@@ -79,10 +80,16 @@ void Explorer::startAnalysis(bool searchAfter, std::optional<ModelRequest> openi
         emit failed(tr("Cannot analyse"), QString::fromStdString(cluster.error().toString()));
         return;
     }
-    // Under mesh auto the overview shows the one-axis mesh over every device.
-    const std::string meshText = m_request.mesh.isAuto() ? std::to_string(cluster->devices()) : m_request.mesh.toString();
-    const int64_t gpusPerNode = cluster->hardware.gpusPerNode;
-    const int64_t devices = cluster->devices();
+    // Under mesh auto the overview shows the one-axis mesh over every device (with pipeline
+    // stages: over one stage's devices, the mesh the search plans).
+    const int64_t stages = std::max<int32_t>(1, m_request.pipeline.stages);
+    if (cluster->devices() % stages != 0) {
+        emit failed(tr("Cannot analyse"), tr("%1 pipeline stages do not divide the %2 devices").arg(stages).arg(cluster->devices()));
+        return;
+    }
+    const int64_t devices = cluster->devices() / stages;
+    const std::string meshText = m_request.mesh.isAuto() ? std::to_string(devices) : m_request.mesh.toString();
+    const int64_t gpusPerNode = std::min(cluster->hardware.gpusPerNode, devices);
     std::shared_ptr<const ModelData> existing = opening ? nullptr : m_model;
     const ModelRequest model = opening ? *opening : m_request.model;
     emit status(tr("Loading and analysing %1…").arg(QString::fromStdString(model.source)));

@@ -30,6 +30,7 @@ struct ClusterSettings {
     std::optional<int64_t> memoryReserveBytes;  // nullopt: the hardware spec's reserve
     std::optional<int64_t> accumulation;      // gradient-accumulation rounds; nullopt: chosen by the search
     MemoryPolicy policy;                      // optimizer-state sharding, activation recomputation
+    PipelineSettings pipeline;                // pipeline stages (stages > 1): the mesh is one stage's
 };
 
 class Explorer : public QObject {

@@ -189,7 +189,7 @@ MainWindow::MainWindow(const WindowOptions& options, QWidget* parent) : QMainWin
     connect(m_explorer, &Explorer::planChanged, this, &MainWindow::onPlan);
     connect(m_explorer, &Explorer::estimated, this, [this] {
         m_memoryChart->setPlan(m_explorer->plan(), m_explorer->lastEstimate(), m_explorer->lastEstimateConfig());
-        m_pipelineChart->setEstimate(m_explorer->lastEstimate(), m_explorer->lastEstimateConfig());
+        m_pipelineChart->setPlans(m_explorer->plan(), m_explorer->lastEstimate(), m_explorer->lastEstimateConfig());
     });
     connect(m_explorer, &Explorer::planCleared, this, &MainWindow::onPlan);
     connect(m_explorer, &Explorer::selectionChanged, this, &MainWindow::onSelection);
@@ -435,7 +435,7 @@ void MainWindow::onPlan() {
     m_segmentChart->setPlan(plan);
     m_baselineChart->setPlan(plan);
     m_memoryChart->setPlan(plan, m_explorer->lastEstimate(), m_explorer->lastEstimateConfig());
-    m_pipelineChart->setEstimate(m_explorer->lastEstimate(), m_explorer->lastEstimateConfig());
+    m_pipelineChart->setPlans(plan, m_explorer->lastEstimate(), m_explorer->lastEstimateConfig());
     auto a = m_explorer->analysis();
     if (a) m_properties->setHtml(describeSelection(*a, plan.get(), m_explorer->selection()));
     if (!plan) {
@@ -561,7 +561,10 @@ int MainWindow::screenshot(const QString& path, const std::string& model, QSize 
     }
     std::fprintf(stderr, "cfp-explorer: wrote %s (%dx%d)\n", qPrintable(path), pixmap.width(), pixmap.height());
     // The cluster panel too (it shares its dock area with the search panel): PATH-cluster.png.
-    if (auto* dock = qobject_cast<QDockWidget*>(w.clusterPanel()->parentWidget())) {
+    // (The panel sits in a scroll area inside its dock: the nearest dock above it.)
+    QDockWidget* clusterDock = nullptr;
+    for (QWidget* up = w.clusterPanel()->parentWidget(); up && !clusterDock; up = up->parentWidget()) clusterDock = qobject_cast<QDockWidget*>(up);
+    if (auto* dock = clusterDock) {
         dock->raise();
         QApplication::processEvents();
         const QFileInfo info(path);

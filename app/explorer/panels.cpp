@@ -175,6 +175,22 @@ ClusterPanel::ClusterPanel(Explorer* explorer, QWidget* parent) : QWidget(parent
     schedule->addWidget(m_overlap, 2);
     schedule->addWidget(m_bucket, 1);
     form->addRow(tr("Schedule"), schedule);
+    // Pipeline stages (docs/planning.md, "Pipeline stages"): the search plans one stage's mesh.
+    auto* pipeline = new QHBoxLayout;
+    m_stages = new QSpinBox(this);
+    m_stages->setObjectName(QStringLiteral("stagesBox"));
+    m_stages->setRange(1, 4096);
+    m_stages->setPrefix(tr("pp "));
+    m_stages->setToolTip(tr("Pipeline stages: the layers cut into this many stages of devices / pp GPUs each, scheduled 1F1B "
+                            "(the mesh then counts one stage's devices; no baselines)"));
+    m_chunks = new QSpinBox(this);
+    m_chunks->setObjectName(QStringLiteral("chunksBox"));
+    m_chunks->setRange(1, 64);
+    m_chunks->setPrefix(tr("vp "));
+    m_chunks->setToolTip(tr("Model chunks per pipeline rank: more than 1 interleaves them (Megatron-LM's interleaved 1F1B)"));
+    pipeline->addWidget(m_stages, 1);
+    pipeline->addWidget(m_chunks, 1);
+    form->addRow(tr("Pipeline"), pipeline);
 
     auto* apply = new QPushButton(tr("Apply and analyse"), this);
     apply->setObjectName(QStringLiteral("applyButton"));
@@ -183,6 +199,7 @@ ClusterPanel::ClusterPanel(Explorer* explorer, QWidget* parent) : QWidget(parent
 
     connect(m_hardware, &QComboBox::currentTextChanged, this, &ClusterPanel::updateMeshChoices);
     connect(m_nodes, &QSpinBox::valueChanged, this, &ClusterPanel::updateMeshChoices);
+    connect(m_stages, &QSpinBox::valueChanged, this, &ClusterPanel::updateMeshChoices);
     connect(explorer, &Explorer::modelChanged, this, &ClusterPanel::refresh);
     connect(explorer, &Explorer::analysisChanged, this, &ClusterPanel::refresh);
     refresh();
@@ -207,6 +224,8 @@ void ClusterPanel::refresh() {
     m_zero->setCurrentIndex(zeroStageOf(p.policy));
     m_overlap->setCurrentIndex(std::max(0, m_overlap->findData(qs(overlapWord(p.policy)))));
     m_bucket->setValue(static_cast<int>((p.policy.bucketBytes > 0 ? p.policy.bucketBytes : kDefaultBucketBytes) / 1'000'000));
+    m_stages->setValue(std::max<int32_t>(1, p.pipeline.stages));
+    m_chunks->setValue(std::max<int32_t>(1, p.pipeline.chunksPerRank));
 }
 
 void ClusterPanel::updateMeshChoices() {
@@ -217,7 +236,10 @@ void ClusterPanel::updateMeshChoices() {
     m_mesh->addItem(QStringLiteral("auto"));
     if (hw) {
         const int64_t devices = hw->gpusPerNode * m_nodes->value();
-        for (const std::string& m : autoMeshes(devices, hw->gpusPerNode)) m_mesh->addItem(qs(m));
+        // With pipeline stages the mesh is one stage's.
+        const int64_t stages = m_stages ? m_stages->value() : 1;
+        if (devices % stages == 0)
+            for (const std::string& m : autoMeshes(devices / stages, std::min<int64_t>(hw->gpusPerNode, devices / stages))) m_mesh->addItem(qs(m));
         m_hardwareInfo->setText(tr("%1: %2 HBM (%3 usable), %4 TFLOP/s bf16, %5 GPUs per node; %6 devices")
                                     .arg(qs(hw->name), formatBytes(static_cast<double>(hw->memoryBytes)),
                                          formatBytes(static_cast<double>(hw->usableMemoryBytes())))
@@ -265,6 +287,13 @@ void ClusterPanel::apply() {
     setOverlapWord(c.policy, m_overlap->currentData().toString().toStdString());
     const int64_t bucket = int64_t{m_bucket->value()} * 1'000'000;
     c.policy.bucketBytes = bucket == kDefaultBucketBytes ? 0 : bucket;
+    c.pipeline.stages = m_stages->value();
+    c.pipeline.chunksPerRank = m_chunks->value();
+    c.pipeline.schedule = c.pipeline.chunksPerRank > 1 ? PipeScheduleKind::Interleaved : PipeScheduleKind::OneFOneB;
+    if (c.pipeline.stages == 1 && c.pipeline.chunksPerRank > 1) {
+        QMessageBox::warning(this, tr("Invalid pipeline"), tr("vp %1 needs pp > 1").arg(c.pipeline.chunksPerRank));
+        return;
+    }
     m_explorer->setCluster(c);
     m_explorer->analyse();
 }
@@ -543,6 +572,7 @@ void PlanPanel::refresh() {
     // The simulated step's split and the plan in DP/TP/ZeRO terms (the wrapping summary's next lines).
     if (const QString split = stepSplitText(p); !split.isEmpty()) text += QStringLiteral("<br><small>") + split.toHtmlEscaped() + QStringLiteral("</small>");
     text += QStringLiteral("<br><small>") + qs(parallelismSummary(p, plan->model->graph())).toHtmlEscaped() + QStringLiteral("</small>");
+    if (const QString pipe = pipelineText(p); !pipe.isEmpty()) text += QStringLiteral("<br><small>") + pipe.toHtmlEscaped() + QStringLiteral("</small>");
     m_summary->setText(text);
 }
 

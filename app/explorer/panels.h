@@ -48,6 +48,8 @@ public:
     QComboBox* zeroBox() const { return m_zero; }
     QComboBox* overlapBox() const { return m_overlap; }
     QSpinBox* bucketBox() const { return m_bucket; }
+    QSpinBox* stagesBox() const { return m_stages; }
+    QSpinBox* chunksBox() const { return m_chunks; }
 
 signals:
     void openModelRequested();
@@ -71,6 +73,8 @@ private:
     QComboBox* m_zero = nullptr;
     QComboBox* m_overlap = nullptr;
     QSpinBox* m_bucket = nullptr;
+    QSpinBox* m_stages = nullptr;
+    QSpinBox* m_chunks = nullptr;
     QLabel* m_hardwareInfo = nullptr;
 };
 

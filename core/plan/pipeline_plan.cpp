@@ -160,7 +160,8 @@ Result<PipelinePlan> planPipeline(const Graph& graph, const Plan& plan, const Ev
     }
     out.transferBytes = *std::max_element(cut.begin(), cut.end());
     const HardwareSpec& hw = model.hardware();
-    const LinkSpec& link = plan.mesh.deviceCount() >= hw.gpusPerNode ? hw.interNode : hw.intraNode;
+    const int64_t perNode = settings.gpusPerNode > 0 ? settings.gpusPerNode : hw.gpusPerNode;
+    const LinkSpec& link = plan.mesh.deviceCount() >= perNode ? hw.interNode : hw.intraNode;
     out.transferSeconds = out.transferBytes > 0 && link.bytesPerSecond > 0
                               ? link.latencySeconds + static_cast<double>(out.transferBytes) / link.bytesPerSecond
                               : 0.0;

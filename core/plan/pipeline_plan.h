@@ -38,6 +38,10 @@ struct Evaluation;
 struct PipelineSettings {
     int32_t stages = 1, chunksPerRank = 1;
     PipeScheduleKind schedule = PipeScheduleKind::OneFOneB;
+    // GPUs per node of the cluster (0: the cost model's hardware's), to tell whether a stage
+    // boundary crosses nodes.
+    int64_t gpusPerNode = 0;
+    bool operator==(const PipelineSettings&) const = default;
 };
 
 // The pipeline of `plan` (its dp × tp program, one micro-batch per round, policy.accumulation

@@ -27,7 +27,7 @@ bool PlanRequest::operator==(const PlanRequest& o) const {
            memoryReserveBytes == o.memoryReserveBytes && accumulation == o.accumulation && policy.attention == o.policy.attention && zeroStageOf(policy) == zeroStageOf(o.policy) &&
            policy.optimizerSharding == o.policy.optimizerSharding && policy.recompute == o.policy.recompute && pins == o.pins &&
            policy.overlapGradReduce == o.policy.overlapGradReduce && policy.overlapParamGather == o.policy.overlapParamGather &&
-           policy.bucketBytes == o.policy.bucketBytes &&
+           policy.bucketBytes == o.policy.bucketBytes && pipeline == o.pipeline &&
            profile == o.profile && baselines == o.baselines && blockCheck == o.blockCheck;
 }
 
@@ -55,6 +55,10 @@ std::string requestToJson(const PlanRequest& r) {
     j["zero_stage"] = zeroStageOf(r.policy);
     j["overlap"] = overlapWord(r.policy);
     j["bucket_bytes"] = r.policy.bucketBytes;
+    if (r.pipeline.stages > 1)
+        j["pipeline"] = {{"stages", r.pipeline.stages},
+                         {"chunks_per_rank", r.pipeline.chunksPerRank},
+                         {"schedule", std::string(pipeScheduleName(r.pipeline.schedule))}};
     j["pins"] = pinTexts(r.pins);
     j["profile_db"] = r.profile ? r.profile->database : std::string();
     j["profile_fingerprint"] = r.profile ? r.profile->fingerprint : std::string();
@@ -100,7 +104,7 @@ Result<PlanRequest> requestFromJson(std::string_view text, const std::string& or
     static constexpr std::string_view kKeys[] = {"format", "version", "model", "hardware", "nodes", "mesh", "memory_limit_bytes",
                                                  "optimizer_sharding", "recompute", "pins", "profile_db", "profile_fingerprint",
                                                  "baselines", "check_blocks", "memory_reserve_bytes", "accumulation", "attention", "zero_stage",
-                                                 "overlap", "bucket_bytes"};
+                                                 "overlap", "bucket_bytes", "pipeline"};
     static constexpr std::string_view kLegacyKeys[] = {"format", "version", "model", "hardware", "nodes", "mesh", "memory_limit_bytes",
                                                        "optimizer_sharding", "recompute", "pins", "profile_db"};
     if (const std::string* k = legacy ? firstUnknownKey(j, kLegacyKeys) : firstUnknownKey(j, kKeys)) return located(S.unknownField("", *k));
@@ -233,6 +237,21 @@ Result<PlanRequest> requestFromJson(std::string_view text, const std::string& or
             auto b = integer(j, "", "bucket_bytes", 0);
             if (!b) return located(b.error());
             r.policy.bucketBytes = *b;
+        }
+        // Optional: pipeline stages.
+        if (j.contains("pipeline")) {
+            const auto& p = j.at("pipeline");
+            if (!p.is_object() || !p.contains("stages") || !p.contains("chunks_per_rank") || !p.contains("schedule") ||
+                !p.at("stages").is_number_integer() || !p.at("chunks_per_rank").is_number_integer() || !p.at("schedule").is_string() ||
+                p.at("stages").get<int64_t>() < 1 || p.at("chunks_per_rank").get<int64_t>() < 1 || p.at("stages").get<int64_t>() > 4096 ||
+                p.at("chunks_per_rank").get<int64_t>() > 64)
+                return located(makeError("request.format", "pipeline must be {\"stages\": P ≥ 1, \"chunks_per_rank\": V ≥ 1, \"schedule\": NAME}",
+                                         "/pipeline"));
+            auto kind = parsePipeScheduleKind(p.at("schedule").get<std::string>());
+            if (!kind) return located(makeError("request.format", kind.error().message, "/pipeline/schedule"));
+            r.pipeline.stages = static_cast<int32_t>(p.at("stages").get<int64_t>());
+            r.pipeline.chunksPerRank = static_cast<int32_t>(p.at("chunks_per_rank").get<int64_t>());
+            r.pipeline.schedule = *kind;
         }
     }
     if (!db->empty()) r.profile = ProfileSource{*db, fingerprint};

@@ -27,6 +27,7 @@
 #include "plan/pin.h"
 #include "plan/plan.h"
 #include "plan/planner.h"
+#include "plan/pipeline_plan.h"
 
 namespace cfp {
 
@@ -62,6 +63,9 @@ struct PlanRequest {
     Baselines baselines = Baselines::Include;
     BlockCheck blockCheck = BlockCheck::Skip;
     SearchOptions search;                     // algorithm settings and threads (not saved)
+    // Pipeline stages (stages > 1): the mesh is one stage's (devices / stages), runPlan plans its
+    // program and schedules it (plan/pipeline_plan.h). JSON "pipeline" (optional).
+    PipelineSettings pipeline;
     bool operator==(const PlanRequest& o) const;
 };
 

@@ -1,5 +1,7 @@
 #include "workflow/workflow.h"
 
+#include <algorithm>
+
 #include <chrono>
 #include <map>
 
@@ -109,10 +111,128 @@ Result<std::shared_ptr<const LoadedModel>> modelForRounds(const PlanRequest& req
 // a problem with the request.
 bool doesNotFit(const Error& e) { return e.code == "plan.infeasible"; }
 
+// runPlan with pipeline stages (PlanRequest::pipeline): the search plans one stage's program (every
+// layer, on devices / P), the plan is cut into stages and scheduled (plan/pipeline_plan.h), and the
+// fullest rank's memory is checked against the limit. The search's own memory terms count every
+// layer's weights on the stage, where a rank holds 1/P of them: it runs without a limit first, and
+// when the fullest rank does not fit, again with the stage program's limit lowered by P × the
+// overshoot (at most four times). Accumulation counts (micro-batches) from the most down, at least
+// P where the batch allows, the fastest pipelined step that fits kept; two counts without
+// improvement end the search. No baselines (they are not pipelined).
+Result<PlanRun> runPipelinedPlan(const PlanRequest& request, const std::shared_ptr<const LoadedModel>& model, const PlanHooks& hooks) {
+    auto cluster = requestedCluster(request);
+    if (!cluster) return cluster.error();
+    auto measured = requestedMeasurements(request);
+    if (!measured) return measured.error();
+    const int64_t pp = request.pipeline.stages, devices = cluster->devices(), perNode = cluster->hardware.gpusPerNode;
+    if (zeroStageOf(request.policy) >= 2)
+        return makeError("config.unsupported", "ZeRO-2/3 with pipeline stages is not modelled yet (Megatron-LM runs pp with ZeRO-1)", "--zero");
+    if (devices % pp != 0)
+        return makeError("pipeline.devices", std::to_string(pp) + " pipeline stages do not divide the " + std::to_string(devices) + " devices", "--pp");
+    // One stage's cluster: whole nodes, or part of one node (its GPUs as the stage's "node").
+    Cluster stage = *cluster;
+    const int64_t stageDevices = devices / pp;
+    if (stageDevices % perNode == 0) {
+        stage.nodes = stageDevices / perNode;
+    } else if (perNode % stageDevices == 0) {
+        stage.nodes = 1;
+        stage.hardware.gpusPerNode = stageDevices;
+    } else {
+        return makeError("pipeline.devices",
+                         "a stage of " + std::to_string(stageDevices) + " devices neither fills whole nodes of " + std::to_string(perNode) +
+                             " GPUs nor divides one",
+                         "--pp");
+    }
+    PipelineSettings settings = request.pipeline;
+    settings.gpusPerNode = perNode;
+    auto all = accumulationCandidates(request, *model);
+    if (!all) return all.error();
+    std::vector<int64_t> counts;
+    for (int64_t a : *all)
+        if (a >= pp) counts.push_back(a);
+    if (counts.empty()) counts = *all;
+    std::reverse(counts.begin(), counts.end());
+    const auto start = std::chrono::steady_clock::now();
+    std::optional<PlanRun> best;
+    std::optional<Error> firstMiss;
+    std::vector<AccumulationTry> tried;
+    int sinceImproved = 0;
+    const int64_t limit = memoryLimitFor(plannerOptionsFor(request, hooks), cluster->hardware);
+    for (const int64_t a : counts) {
+        if (best && sinceImproved >= 2) break;
+        if (hooks.cancelled()) break;
+        auto roundModel = modelForRounds(request, model, a);
+        if (!roundModel) return roundModel.error();
+        PlannerOptions options = plannerOptionsFor(request, hooks);
+        options.measurements = measured->measurements;
+        options.policy.accumulation = a;
+        options.baselines = Baselines::Skip;
+        options.memoryLimitBytes = int64_t{1} << 55;  // the stage program unconstrained at first
+        std::optional<PlanOutcome> fitted;
+        std::string why;
+        for (int attempt = 0; attempt < 5 && !fitted; ++attempt) {
+            auto outcome = planGraph((*roundModel)->graph, stage, request.mesh, options);
+            if (!outcome) {
+                if (outcome.error().code == "plan.cancelled") break;
+                if (!doesNotFit(outcome.error()) && outcome.error().code != "plan.dominated") return outcome.error();
+                why = outcome.error().message;
+                break;
+            }
+            Plan& plan = outcome->plan;
+            plan.nodes = cluster->nodes;
+            plan.gpusPerNode = perNode;
+            plan.memoryLimitBytes = limit;
+            const int64_t programBytes = plan.memory.total();
+            auto stages = planPipeline((*roundModel)->graph, plan, outcome->evaluation, outcome->problem->model(), settings);
+            if (!stages) return stages.error();
+            applyPipeline(plan, std::move(*stages));
+            const int64_t over = plan.memory.total() - limit;
+            if (over <= 0) {
+                fitted = std::move(*outcome);
+                break;
+            }
+            why = "the fullest rank needs " + std::to_string(plan.memory.total() >> 20) + " MiB of " + std::to_string(limit >> 20) + " MiB";
+            const int64_t next = programBytes - over * pp;
+            if (next <= 0) break;
+            options.memoryLimitBytes = next;
+        }
+        if (!fitted) {
+            tried.push_back({a, false, 0, 0, why});
+            if (!firstMiss) firstMiss = makeError("plan.infeasible", why.empty() ? "no plan fits" : why, "--pp");
+            if (best) ++sinceImproved;
+            continue;
+        }
+        tried.push_back({a, true, fitted->plan.stepSeconds(), fitted->plan.memory.total(), {}});
+        if (best && fitted->plan.stepSeconds() >= best->outcome.plan.stepSeconds()) {
+            ++sinceImproved;
+            continue;
+        }
+        PlanRun run;
+        run.model = *roundModel;
+        run.outcome = std::move(*fitted);
+        best = std::move(run);
+        sinceImproved = 0;
+    }
+    if (!best) {
+        if (hooks.cancelled()) return makeError("plan.cancelled", "the search was cancelled");
+        Error e = firstMiss ? *firstMiss : makeError("plan.infeasible", "no plan fits", "--pp");
+        e.message += " (pipeline of " + std::to_string(pp) + " stages, every micro-batch count tried)";
+        return e;
+    }
+    std::sort(tried.begin(), tried.end(), [](const AccumulationTry& x, const AccumulationTry& y) { return x.steps < y.steps; });
+    if (hooks.cancelled()) best->outcome.stopped = true;
+    best->profile = std::move(measured->profile);
+    best->accumulationTried = std::move(tried);
+    best->outcome.plan.searchSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    stampPlan(best->outcome.plan, *best->model, request);
+    return std::move(*best);
+}
+
 }  // namespace
 
 Result<PlanRun> runPlan(const PlanRequest& request, std::shared_ptr<const LoadedModel> model, const PlanHooks& hooks,
                         std::optional<AnalysisReport> analysis) {
+    if (request.pipeline.stages > 1) return runPipelinedPlan(request, model, hooks);
     auto cluster = requestedCluster(request);
     if (!cluster) return cluster.error();
     auto measured = requestedMeasurements(request);

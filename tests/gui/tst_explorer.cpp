@@ -464,6 +464,30 @@ private slots:
         QCOMPARE(serial.simulated.overlappedCommSeconds, 0.0);
     }
 
+    // Pipeline stages from the cluster panel: the mesh choices are one stage's, the search plans it
+    // and schedules it; the plan summary, the parallelism line and the Pipeline chart show it.
+    void pipelineFromTheClusterPanel() {
+        MainWindow w(smallModel());
+        QVERIFY(waitAnalysis(w));
+        ClusterPanel* c = w.clusterPanel();
+        c->stagesBox()->setValue(2);
+        QVERIFY(c->meshBox()->findText(QStringLiteral("4")) >= 0);  // one stage of 4 devices
+        QVERIFY(c->meshBox()->findText(QStringLiteral("8")) < 0);
+        c->meshBox()->setCurrentText(QStringLiteral("auto"));
+        c->findChild<QPushButton*>(QStringLiteral("applyButton"))->click();
+        QVERIFY(waitIdle(w));
+        QCOMPARE(w.explorer()->request().pipeline.stages, 2);
+        QVERIFY(searchAndWait(w));
+        const Plan& p = w.explorer()->plan()->plan();
+        QVERIFY(p.pipeline);
+        QCOMPARE(p.mesh.deviceCount(), int64_t{4});
+        const QString summary = w.planPanel()->findChild<QLabel*>(QStringLiteral("planSummary"))->text();
+        QVERIFY2(summary.contains(QStringLiteral("pipeline parallel 2")) && summary.contains(QStringLiteral("pipeline: 2 stages")),
+                 qPrintable(summary));
+        const int forwardAndBackward = 2 * 2 * p.pipeline->microBatches;  // per rank and micro-batch: F and B
+        QCOMPARE(w.pipelineChart()->actionCount(), forwardAndBackward);
+    }
+
     void projectSaveAndReload() {
         const QString project = path("project.json");
         Pin pin;

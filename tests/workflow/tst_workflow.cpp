@@ -285,6 +285,34 @@ private slots:
         QVERIFY(!renderExport(gpipe.model->graph, gpipe.outcome.plan, ExportFormat::Megatron));
     }
 
+    // The planner with pipeline stages (PlanRequest::pipeline): the search plans a stage's mesh, the
+    // plan is scheduled, fits, and is predicted no slower than the fastest Megatron-style
+    // configuration with the same stages; the request keeps the pipeline in its JSON.
+    void plannerWithPipelineStages() {
+        PlanRequest r = gpt125m(64);
+        r.mesh = MeshChoice::automatic();  // over one stage's 4 devices
+        r.pipeline.stages = 2;
+        const PlanRun planned = must(runPlan(r), "pipelined plan");
+        const Plan& p = planned.outcome.plan;
+        QVERIFY(p.pipeline);
+        QCOMPARE(p.pipeline->stages, 2);
+        QCOMPARE(p.mesh.deviceCount(), int64_t{4});
+        QCOMPARE(p.nodes * p.gpusPerNode, int64_t{8});
+        QVERIFY(p.memory.total() <= p.memoryLimitBytes);
+        QCOMPARE(p.memory.total(), p.pipeline->ranks[static_cast<size_t>(p.pipeline->fullestRank)].memory.total());
+        const PlanRun configured = must(runEstimate(gpt125m(64), must(RunConfig::parse("pp=2"), "pp=2")), "estimate pp=2");
+        QVERIFY2(p.stepSeconds() <= configured.outcome.plan.stepSeconds() * (1 + 1e-9),
+                 qPrintable(QString("%1 vs %2").arg(p.stepSeconds()).arg(configured.outcome.plan.stepSeconds())));
+        const PlanRequest back = must(requestFromJson(requestToJson(r), "request"), "request back");
+        QVERIFY(back == r);
+        QCOMPARE(back.pipeline.stages, 2);
+        // Stages that do not divide the devices.
+        r.pipeline.stages = 3;
+        auto bad = runPlan(r);
+        QVERIFY(!bad);
+        QCOMPARE(QString::fromStdString(bad.error().code), QString("pipeline.devices"));
+    }
+
     void estimateErrorsNameTheKey() {
         const PlanRequest r = gpt125m(64);
         struct Case {
