@@ -5,7 +5,10 @@
 // runs with pipeline stages, which the search does not choose yet).
 // Constants are not fitted to these runs: the hardware specs are the built-in ones.
 //
-//   bench_anchors [--anchors FILE] [--run ID]... [--no-plan] [--threads N]
+//   bench_anchors [--anchors FILE] [--run ID]... [--no-plan] [--plan-pipelines] [--threads N]
+//
+// Runs with pipeline stages are planned (cfp plan --pp, the authors' stages) only with
+// --plan-pipelines: that search takes minutes per run.
 //
 // Prints one Markdown table row per run. Where the tool does not model part of a configuration
 // yet, the estimate uses the nearest it models and the notes say what changed. torchtitan runs are built as torchtitan's Llama is (separate Q, K, V projections).
@@ -95,16 +98,17 @@ std::string hardwareFor(const Json& run, const std::filesystem::path& dir, std::
 int main(int argc, char** argv) {
     std::string anchors = std::string(CFP_SOURCE_DIR) + "/../shared/anchors/published-runs.json";
     std::set<std::string> only;
-    bool plan = true;
+    bool plan = true, planPipelines = false;
     int threads = 0;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (a == "--anchors" && i + 1 < argc) anchors = argv[++i];
         else if (a == "--run" && i + 1 < argc) only.insert(argv[++i]);
         else if (a == "--no-plan") plan = false;
+        else if (a == "--plan-pipelines") planPipelines = true;
         else if (a == "--threads" && i + 1 < argc) threads = std::atoi(argv[++i]);
         else {
-            std::cerr << "usage: bench_anchors [--anchors FILE] [--run ID]... [--no-plan] [--threads N]\n";
+            std::cerr << "usage: bench_anchors [--anchors FILE] [--run ID]... [--no-plan] [--plan-pipelines] [--threads N]\n";
             return 2;
         }
     }
@@ -215,16 +219,23 @@ int main(int argc, char** argv) {
         row << (est->estimatedConfig ? est->estimatedConfig->toString() : c.toString()) << ",rounds=" << ep.policy.accumulation << " | " << fixed(ep.stepSeconds(), 2) << " | " << fixed(measured, 2)
             << " | " << (measured > 0 ? fixed(ep.stepSeconds() / measured, 2) : "–") << " | " << fixed(gib(ep.memory.total()), 1) << " | "
             << measuredMemory << " | " << fixed(gib(ep.memoryLimitBytes), 1) << " | " << (fits ? "yes" : "**no**") << " | ";
-        if (plan && pp > 1) {
-            row << "– | pipeline stages not in the search yet | – | – |";
+        if (plan && pp > 1 && !planPipelines) {
+            row << "– | not run (--plan-pipelines) | – | – |";
         } else if (plan) {
             PlanRequest pr = r;
+            // With the authors' pipeline stages (and chunks), the search plans a stage.
+            if (pp > 1) {
+                pr.pipeline.stages = static_cast<int32_t>(pp);
+                pr.pipeline.chunksPerRank = static_cast<int32_t>(c.vp.value_or(1));
+                pr.pipeline.schedule = pr.pipeline.chunksPerRank > 1 ? PipeScheduleKind::Interleaved : PipeScheduleKind::OneFOneB;
+            }
             const auto t1 = std::chrono::steady_clock::now();
             auto best = runPlan(pr);
             const double planSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
             if (best) {
                 const Plan& bp = best->outcome.plan;
-                row << fixed(bp.stepSeconds(), 2) << " | " << bp.mesh.toString() << " ×" << bp.policy.accumulation << " rounds | "
+                row << fixed(bp.stepSeconds(), 2) << " | " << bp.mesh.toString() << (bp.pipeline ? " × pp " + std::to_string(bp.pipeline->stages) : std::string())
+                    << " ×" << bp.policy.accumulation << " rounds | "
                     << fixed(ep.stepSeconds() / bp.stepSeconds(), 2) << "× | " << fixed(planSeconds, 1) << " |";
             } else {
                 row << "– | " << best.error().code << " | – | " << fixed(planSeconds, 1) << " |";
