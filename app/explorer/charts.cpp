@@ -613,10 +613,7 @@ void PipelineChart::setPlans(std::shared_ptr<const PlanData> plan, std::shared_p
         return;
     }
     const PipelinePlan& pl = *e->pipeline;
-    auto schedule = makeSchedule(pl.schedule, pl.stages, pl.chunksPerRank, pl.microBatches);
-    std::vector<StageTimes> times;
-    for (const PipelineChunk& c : pl.chunks) times.push_back({c.forwardSeconds, c.inputGradSeconds, c.weightGradSeconds, 1.0});
-    auto replay = schedule ? replaySchedule(*schedule, times, pl.transferSeconds) : Result<PipeReplay>(schedule.error());
+    auto replay = replayPipeline(pl);
     if (!replay) {
         setNote(QString::fromStdString(replay.error().toString()));
         m_plot->replot();

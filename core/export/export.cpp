@@ -104,6 +104,11 @@ Result<std::string> exportPlan(const Graph& graph, const Plan& plan, ExportForma
                                std::span<const TimelineEvent> timeline, const ModelConfig* model) {
     using namespace exporting;
     if (format == ExportFormat::Trace) return exportTrace(graph, plan, timeline);
+    // A pipelined plan's mesh is one stage's; these formats would place every layer on it.
+    if (plan.pipeline && format != ExportFormat::Megatron)
+        return makeError("export.unsupported",
+                         "the plan has " + std::to_string(plan.pipeline->stages) + " pipeline stages and the " + std::string(exportFormatName(format)) +
+                             " export has no stage split yet (it would place every layer on one stage's devices); export it as megatron or trace");
     auto ctx = makeContext(graph, plan);
     if (!ctx) return ctx.error();
     ctx->model = model;

@@ -48,7 +48,17 @@ Result<std::string> exportTrace(const Graph& graph, const Plan& plan, std::span<
     };
     take("compute");
     for (const auto& a : plan.mesh.axes()) take("comm:" + a.name);
-    for (const auto& t : present) tracks.push_back(t);
+    // The rest by name, numbers in order ("rank 2" before "rank 10").
+    std::vector<std::string> rest(present.begin(), present.end());
+    auto numberAt = [](const std::string& t) -> std::pair<std::string, int64_t> {
+        size_t k = t.size();
+        while (k > 0 && t[k - 1] >= '0' && t[k - 1] <= '9') --k;
+        int64_t n = -1;
+        if (k < t.size() && t.size() - k < 18) std::from_chars(t.data() + k, t.data() + t.size(), n);
+        return {t.substr(0, k), n};
+    };
+    std::stable_sort(rest.begin(), rest.end(), [&](const std::string& a, const std::string& b) { return numberAt(a) < numberAt(b); });
+    tracks.insert(tracks.end(), rest.begin(), rest.end());
     std::map<std::string, int> tid;
     for (size_t i = 0; i < tracks.size(); ++i) tid[tracks[i]] = static_cast<int>(i) + 1;
 
@@ -126,6 +136,7 @@ Result<std::string> exportTrace(const Graph& graph, const Plan& plan, std::span<
         {"segments", plan.segments.size()},
         {"blocks", plan.blocks.size()},
         {"searchExact", plan.searchExact},
+        {"pipelineStages", plan.pipeline ? plan.pipeline->stages : 1},
         {"timelineEvents", timeline.size()},
         {"eventsWithoutDuration", empty},
         {"timelineSeconds", end},

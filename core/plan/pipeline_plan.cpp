@@ -209,6 +209,47 @@ Result<PipelinePlan> planPipeline(const Graph& graph, const Plan& plan, const Ev
     return out;
 }
 
+Result<PipeReplay> replayPipeline(const PipelinePlan& pl) {
+    auto schedule = makeSchedule(pl.schedule, pl.stages, pl.chunksPerRank, pl.microBatches);
+    if (!schedule) return schedule.error();
+    std::vector<StageTimes> times;
+    for (const PipelineChunk& c : pl.chunks)
+        times.push_back({c.forwardSeconds, c.inputGradSeconds, c.weightGradSeconds, static_cast<double>(c.activationBytes)});
+    return replaySchedule(*schedule, times, pl.transferSeconds);
+}
+
+std::vector<TimelineEvent> pipelineTimeline(const PipelinePlan& pl, const PipeReplay& replay) {
+    std::vector<TimelineEvent> out;
+    out.reserve(replay.events.size() + pl.ranks.size());
+    for (const PipeEvent& e : replay.events) {
+        TimelineEvent t;
+        const PipeActionKind k = e.action.kind;
+        t.name = std::string(1, pipeActionLetter(k)) + " mb " + std::to_string(e.action.microBatch) + " (stage " + std::to_string(e.action.stage) + ")";
+        t.track = "rank " + std::to_string(e.rank);
+        t.category = k == PipeActionKind::Forward ? "forward" : k == PipeActionKind::Backward ? "backward"
+                     : k == PipeActionKind::InputGrad ? "input-grad" : "weight-grad";
+        t.startSeconds = e.start;
+        t.durationSeconds = e.end - e.start;
+        const PipelineChunk& c = pl.chunks[static_cast<size_t>(e.action.stage)];
+        t.detail = "layers " + std::to_string(c.firstLayer) + "-" + std::to_string(c.firstLayer + c.layers - 1) +
+                   (c.embedding ? " + embedding" : "") + (c.head ? " + head and loss" : "") + ", " + e.action.toString();
+        out.push_back(std::move(t));
+    }
+    for (size_t r = 0; r < pl.ranks.size(); ++r) {
+        const PipelineRank& rank = pl.ranks[r];
+        if (rank.tailSeconds <= 0) continue;
+        TimelineEvent t;
+        t.name = "gradient reduction and optimizer";
+        t.track = "rank " + std::to_string(r);
+        t.category = "tail";
+        t.startSeconds = rank.endSeconds;
+        t.durationSeconds = rank.tailSeconds;
+        t.detail = "after the last backward: the data-parallel gradient reduction not hidden by it, the optimizer, ZeRO gathers";
+        out.push_back(std::move(t));
+    }
+    return out;
+}
+
 void applyPipeline(Plan& plan, PipelinePlan pipeline) {
     plan.simulated = pipeline.simulated;
     plan.memory = pipeline.ranks[static_cast<size_t>(pipeline.fullestRank)].memory;

@@ -50,6 +50,14 @@ struct PipelineSettings {
 Result<PipelinePlan> planPipeline(const Graph& graph, const Plan& plan, const Evaluation& ev, const CostModel& model,
                                   const PipelineSettings& settings);
 
+// The pipeline's schedule replayed again from its chunks' times (for charts and the trace).
+Result<PipeReplay> replayPipeline(const PipelinePlan& pipeline);
+
+// The replay as timeline events: a track per rank ("rank 0", …), each action one event named
+// like "F mb 3 (stage 2)" with category forward / backward / input-grad / weight-grad, and each
+// rank's tail (category "tail": gradient reduction, optimizer, gathers) after its last action.
+std::vector<TimelineEvent> pipelineTimeline(const PipelinePlan& pipeline, const PipeReplay& replay);
+
 // Writes a pipeline into its plan: Plan::pipeline, the simulated step (seconds the pipeline's;
 // compute, communication and contention of the slowest rank) and the memory of the fullest rank.
 void applyPipeline(Plan& plan, PipelinePlan pipeline);

@@ -500,6 +500,13 @@ Result<LoadedModel> reloadPlanModel(const Plan& plan) {
 
 Result<std::string> renderExport(const Graph& graph, const Plan& plan, ExportFormat format, const ModelConfig* model) {
     std::vector<TimelineEvent> timeline;
+    if (format == ExportFormat::Trace && plan.pipeline) {
+        // A pipelined plan's trace: the schedule, a track per rank.
+        auto replay = replayPipeline(*plan.pipeline);
+        if (!replay) return replay.error().withContext("plan pipeline");
+        timeline = pipelineTimeline(*plan.pipeline, *replay);
+        return exportPlan(graph, plan, format, timeline, model);
+    }
     if (format == ExportFormat::Trace) {
         auto hw = loadHardware(plan.hardware);
         if (!hw) return hw.error().withContext("plan hardware");

@@ -4,6 +4,8 @@
 #include <QtTest>
 
 #include <atomic>
+#include <nlohmann/json.hpp>
+#include <set>
 #include <cmath>
 
 #include "hardware/hardware.h"
@@ -279,6 +281,24 @@ private slots:
         QCOMPARE(back.stepSeconds(), inter.outcome.plan.stepSeconds());
         const std::string flags = must(renderExport(inter.model->graph, back, ExportFormat::Megatron), "megatron");
         QVERIFY2(flags.find("--pipeline-model-parallel-size 2 --num-layers-per-virtual-pipeline-stage 3") != std::string::npos, flags.c_str());
+        // The trace: a track per rank with every action of the schedule (2 ranks × 2 chunks × 16
+        // micro-batches × forward and backward) and each rank's tail; program exports are refused.
+        const std::string trace = must(renderExport(inter.model->graph, back, ExportFormat::Trace), "trace");
+        const auto doc = nlohmann::json::parse(trace);
+        int actions = 0, tails = 0;
+        std::set<std::string> tracks;
+        for (const auto& e : doc["traceEvents"]) {
+            if (e["ph"] == "M" && e["name"] == "thread_name") tracks.insert(e["args"]["name"].get<std::string>());
+            if (e["ph"] != "X") continue;
+            (e["cat"] == "tail" ? tails : actions) += 1;
+        }
+        QCOMPARE(actions, 2 * 2 * 16 * 2);
+        QVERIFY(tails >= 1 && tails <= 2);
+        QVERIFY(tracks == (std::set<std::string>{"rank 0", "rank 1"}));
+        QCOMPARE(doc["otherData"]["pipelineStages"].get<int>(), 2);
+        auto dtensor = renderExport(inter.model->graph, back, ExportFormat::DTensor);
+        QVERIFY(!dtensor);
+        QCOMPARE(QString::fromStdString(dtensor.error().code), QString("export.unsupported"));
         // Megatron-LM does not run GPipe.
         const PlanRun gpipe = must(runEstimate(r, must(RunConfig::parse("tp=2,pp=2,zero=1,mbs=2,schedule=gpipe"), "gpipe")), "gpipe");
         QCOMPARE(gpipe.outcome.plan.pipeline->schedule, PipeScheduleKind::GPipe);
