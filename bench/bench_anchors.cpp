@@ -27,6 +27,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cost/step_policy.h"
 #include "hardware/hardware.h"
 #include "io/atomic_file.h"
 #include "plan/run_config.h"
@@ -176,10 +177,13 @@ int main(int argc, char** argv) {
         // and reduce-scatters asynchronously by default); Megatron-LM's default otherwise (no
         // --overlap-grad-reduce / --overlap-param-gather: the reduction after the backward).
         const bool overlapped = cfg.contains("overlap") || torchtitan;
-        c.overlap = overlapped ? "on" : "off";
+        // Tensor-parallel communication overlapped where the source says so (--tp-comm-overlap).
+        const bool tpOverlap = cfg.contains("overlap") && cfg.at("overlap").get<std::string>().find("tp-comm-overlap") != std::string::npos &&
+                               cfg.value("tp", 1) > 1;
+        c.overlap = tpOverlap ? "all" : overlapped ? "on" : "off";
         // The plan runs on the same schedule as the authors' framework (a like-for-like comparison).
-        r.policy.overlapGradReduce = r.policy.overlapParamGather = overlapped;
-        asRun += overlapped ? ",overlap=on" : ",overlap=off";
+        setOverlapWord(r.policy, *c.overlap);
+        asRun += ",overlap=" + *c.overlap;
         if (!cfg.contains("overlap") && !torchtitan) notes.push_back("overlap not stated: off (Megatron-LM's default)");
         const std::string rc = cfg.value("recompute", std::string("not stated"));
         asRun += ",recompute=" + rc;

@@ -55,7 +55,7 @@ Result<PlanRequest> requestFromArgs(const ParsedArgs& args) {
         r.policy.zeroStage = r.policy.optimizerSharding ? 1 : 0;
     }
     if (auto v = args.value("--overlap")) {
-        if (!setOverlapWord(r.policy, *v)) return makeError("cli.usage", "--overlap: '" + *v + "' is not on, grad, param or off");
+        if (!setOverlapWord(r.policy, *v)) return makeError("cli.usage", "--overlap: '" + *v + "' is not all, on, grad, param or off");
     }
     if (auto v = args.value("--bucket-mb")) {
         auto n = parsePositive("--bucket-mb", *v);
@@ -132,7 +132,8 @@ int cmdPlan(const std::vector<std::string>& argv) {
                      "                     (ZeRO-1 / distributed optimizer; default on)\n"
                      "  --overlap O        the step's schedule (plan/step_sim.h): on (default: gradient reduction\n"
                      "                     overlapped with the backward, weight all-gathers with compute), grad,\n"
-                     "                     param, or off (both on the critical path)\n"
+                     "                     param, off (both on the critical path), or all (on, and tensor-parallel\n"
+                     "                     communication beside its GEMMs: Megatron-LM --tp-comm-overlap)\n"
                      "  --bucket-mb N      gradient bucket size in MB (default 80)\n"
                      "  --pp P             pipeline stages: the layers cut into P stages of devices/P ranks each;\n"
                      "                     the search plans one stage's mesh (--mesh counts its devices), the\n"

@@ -161,12 +161,14 @@ ClusterPanel::ClusterPanel(Explorer* explorer, QWidget* parent) : QWidget(parent
     m_overlap = new QComboBox(this);
     m_overlap->setObjectName(QStringLiteral("overlapBox"));
     m_overlap->addItem(tr("overlap gradients and gathers"), QStringLiteral("on"));
+    m_overlap->addItem(tr("overlap all, tensor-parallel too"), QStringLiteral("all"));
     m_overlap->addItem(tr("overlap gradients only"), QStringLiteral("grad"));
     m_overlap->addItem(tr("overlap gathers only"), QStringLiteral("param"));
     m_overlap->addItem(tr("no overlap"), QStringLiteral("off"));
     m_overlap->setToolTip(tr("Data-parallel gradient reduction in buckets during the backward and ZeRO/FSDP weight all-gathers "
                              "under compute (DDP, FSDP, Megatron-LM --overlap-grad-reduce --overlap-param-gather), or "
-                             "after the backward / the update, on the critical path"));
+                             "after the backward / the update, on the critical path; all: tensor-parallel communication beside its "
+                             "GEMMs too (Megatron-LM --tp-comm-overlap)"));
     m_bucket = new QSpinBox(this);
     m_bucket->setObjectName(QStringLiteral("bucketBox"));
     m_bucket->setRange(1, 100000);

@@ -378,6 +378,12 @@ MemoryBreakdown parameterMemory(const Op& param, int64_t localBytes, int64_t rep
         }
         default: m.activations = localBytes; break;
     }
+    if (policy.pipelineStages > 1) {
+        const int64_t p = policy.pipelineStages;
+        m.weights = (m.weights + p - 1) / p;
+        m.gradients = (m.gradients + p - 1) / p;
+        m.optimizer = (m.optimizer + p - 1) / p;
+    }
     return m;
 }
 

@@ -33,13 +33,15 @@ std::optional<AttentionKernel> parseAttentionKernel(std::string_view name) {
 }
 
 std::string overlapWord(const MemoryPolicy& p) {
+    if (p.overlapTensorParallel && p.overlapGradReduce && p.overlapParamGather) return "all";
     return p.overlapGradReduce && p.overlapParamGather ? "on" : p.overlapGradReduce ? "grad" : p.overlapParamGather ? "param" : "off";
 }
 
 bool setOverlapWord(MemoryPolicy& p, std::string_view word) {
-    if (word != "on" && word != "off" && word != "grad" && word != "param") return false;
-    p.overlapGradReduce = word == "on" || word == "grad";
-    p.overlapParamGather = word == "on" || word == "param";
+    if (word != "all" && word != "on" && word != "off" && word != "grad" && word != "param") return false;
+    p.overlapGradReduce = word == "all" || word == "on" || word == "grad";
+    p.overlapParamGather = word == "all" || word == "on" || word == "param";
+    p.overlapTensorParallel = word == "all";
     return true;
 }
 
@@ -48,6 +50,7 @@ std::string overlapText(const MemoryPolicy& p) {
     char mb[32];
     std::snprintf(mb, sizeof mb, "%.0f MB", static_cast<double>(bucket) / 1e6);
     const std::string buckets = std::string("buckets of ") + mb;
+    if (p.overlapTensorParallel) return "gradient reduction, weight gathers and tensor-parallel communication overlapped, " + buckets;
     if (p.overlapGradReduce && p.overlapParamGather) return "gradient reduction and weight gathers overlapped, " + buckets;
     if (p.overlapGradReduce) return "gradient reduction overlapped, weight gathers not, " + buckets;
     if (p.overlapParamGather) return "weight gathers overlapped, gradient reduction not, " + buckets;

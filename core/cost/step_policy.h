@@ -82,7 +82,15 @@ struct MemoryPolicy {
     // (0: kDefaultBucketBytes).
     bool overlapGradReduce = true;
     bool overlapParamGather = true;
+    // Tensor-parallel communication overlapped with the GEMM next to it (Megatron-LM
+    // --tp-comm-overlap: the all-gather into a column-parallel GEMM and the reduce-scatter or
+    // all-reduce out of a row-parallel one run in chunks beside the GEMM; step_sim.h).
+    bool overlapTensorParallel = false;
     int64_t bucketBytes = 0;
+    // Pipeline stages the program is cut into (plan/pipeline_plan.h): a rank holds about 1/P of
+    // the layers, so the parameters, gradients and optimizer state a device holds are counted
+    // 1/P (parameterMemory); the search's memory terms then approximate a rank's. 1: no pipeline.
+    int64_t pipelineStages = 1;
 };
 
 // Gradient bucket size when a policy states none: Megatron-LM's distributed-optimizer bucket,
@@ -95,8 +103,8 @@ inline int zeroStageOf(const MemoryPolicy& p) { return p.optimizerSharding ? (p.
 // The schedule in words: "gradient reduction and weight gathers overlapped, buckets of 80 MB",
 // "no overlap (buckets of 80 MB)", "gradient reduction overlapped, weight gathers not, …".
 std::string overlapText(const MemoryPolicy& p);
-// The schedule as one word, "on", "grad", "param" or "off" (CLI --overlap, files), and back
-// (false for any other word).
+// The schedule as one word, "all" (on, and tensor-parallel communication too), "on", "grad",
+// "param" or "off" (CLI --overlap, files), and back (false for any other word).
 std::string overlapWord(const MemoryPolicy& p);
 bool setOverlapWord(MemoryPolicy& p, std::string_view word);
 

@@ -119,6 +119,7 @@ Result<PipelinePlan> planPipeline(const Graph& graph, const Plan& plan, const Ev
     // Memory: what each rank's parameters hold; activations per chunk and micro-batch.
     const OpRoles roles = opRoles(graph, plan.policy.attention);
     out.ranks.assign(static_cast<size_t>(pp), PipelineRank{});
+    const int64_t share = std::max<int64_t>(1, plan.policy.pipelineStages);
     for (const Op& op : graph.ops()) {
         const auto k = static_cast<size_t>(op.id);
         const MemoryBreakdown& held = ev.opMemory[k];
@@ -128,10 +129,11 @@ Result<PipelinePlan> planPipeline(const Graph& graph, const Plan& plan, const Ev
                 out.chunks[static_cast<size_t>(c)].activationBytes += held.activations;
                 if (std::find(rs.begin(), rs.end(), c % pp) != rs.end()) continue;
                 rs.push_back(c % pp);
+                // The evaluation counted a parameter 1/P (MemoryPolicy::pipelineStages): its rank holds it whole.
                 MemoryBreakdown& m = out.ranks[static_cast<size_t>(c % pp)].memory;
-                m.weights += held.weights;
-                m.gradients += held.gradients;
-                m.optimizer += held.optimizer;
+                m.weights += held.weights * share;
+                m.gradients += held.gradients * share;
+                m.optimizer += held.optimizer * share;
             }
             continue;
         }

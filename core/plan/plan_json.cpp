@@ -436,7 +436,7 @@ Status PlanReader::read(const Json& doc) {
                 std::string word;
                 CFP_PLAN_ASSIGN(word, stringField(p, "/memory_policy", "overlap"));
                 if (!setOverlapWord(m_plan.policy, word))
-                    return formatError("overlap is '" + word + "', expected on, grad, param or off", "/memory_policy/overlap");
+                    return formatError("overlap is '" + word + "', expected all, on, grad, param or off", "/memory_policy/overlap");
             }
             if (p.contains("bucket_bytes")) CFP_PLAN_ASSIGN(m_plan.policy.bucketBytes, intField(p, "/memory_policy", "bucket_bytes", 0, kInt64Max));
             int64_t stage = 1;
@@ -600,6 +600,7 @@ Status PlanReader::readPipeline(const Json& j) {
     if (pl.slowestRank >= pl.stages) return formatError("slowest_rank is not a rank of the pipeline", ptr + "/slowest_rank");
     if (pl.fullestRank >= pl.stages) return formatError("fullest_rank is not a rank of the pipeline", ptr + "/fullest_rank");
     pl.simulated = m_plan.simulated;
+    m_plan.policy.pipelineStages = pl.stages;  // the program was priced with a rank's share of parameters
     m_plan.pipeline = std::move(pl);
     return {};
 }

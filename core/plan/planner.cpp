@@ -351,6 +351,8 @@ Result<PlanOutcome> planConfigured(const Graph& graph, const Cluster& cluster, c
     o.policy.recompute = config.recompute == RecomputeMode::Full ? RecomputePolicy::Layers
                          : config.recompute == RecomputeMode::Op ? RecomputePolicy::SelectiveOps
                                                                   : RecomputePolicy::None;
+    // A pipeline rank's parameters: 1/pp of the program's (step_policy.h).
+    o.policy.pipelineStages = pp;
     // Sequence parallelism over the tensor-parallel axis (cost/op_cost.h).
     o.policy.sequenceParallelAxis = config.sequenceParallel.value_or(false) ? "tp" : "";
     // The schedule (plan/step_sim.h); keys left out keep the request's.

@@ -66,7 +66,7 @@ Result<RunConfig> RunConfig::parse(std::string_view text) {
             c.sequenceParallel = v == "on";
         } else if (key == "overlap") {
             MemoryPolicy check;
-            if (!setOverlapWord(check, v)) return syntax("overlap=" + std::string(v) + ": expected on, grad, param or off");
+            if (!setOverlapWord(check, v)) return syntax("overlap=" + std::string(v) + ": expected all, on, grad, param or off");
             c.overlap = std::string(v);
         } else if (key == "bucket") {
             auto n = positive(key, v, 1);

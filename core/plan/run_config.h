@@ -23,7 +23,9 @@
 //   overlap  on (data-parallel gradient reduction overlapped with the backward and weight
 //            all-gathers with compute: PyTorch DDP, FSDP, Megatron-LM with --overlap-grad-reduce
 //            --overlap-param-gather) | grad (the reduction only) | param (the gathers only) |
-//            off (both after the backward / the update, on the critical path)  default on
+//            off (both after the backward / the update, on the critical path) | all (on, and
+//            tensor-parallel communication beside the GEMM next to it: Megatron-LM
+//            --tp-comm-overlap)                                                 default on
 //   bucket   gradient bucket size in MB (10^6 bytes)                       default 80
 
 #include <cstdint>

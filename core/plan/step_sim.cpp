@@ -112,6 +112,20 @@ public:
         place({SimPlacement::Kind::Task, task, 0, 0, start, seconds + slowed});
     }
 
+    // A GEMM with tensor-parallel communication run beside it in chunks (--tp-comm-overlap): the
+    // kernel, then what of the communication outlasts it; the hidden part slows the kernel by the
+    // contention factor.
+    void computeBeside(double seconds, double comm, double ready, size_t task) {
+        compute(seconds, ready, task);
+        if (comm <= 0) return;
+        const double hidden = std::min(seconds, comm), slowed = m_slowdown * hidden;
+        m_contention += slowed;
+        m_asyncSeconds += hidden;
+        m_now += slowed + (comm - hidden);
+    }
+
+    bool intraNode(int axis) const { return axis >= 0 && channelOf(axis) == 0; }
+
     void block(double seconds, size_t task = 0) {
         place({SimPlacement::Kind::Task, task, 0, 0, m_now, seconds});
         m_now += seconds;
@@ -282,6 +296,9 @@ StepSimulation simulateStep(const Graph& graph, const std::vector<SimTask>& task
             ++next;
         };
         bool inBackward = false;
+        // --tp-comm-overlap: communication waiting for the next GEMM to run beside it.
+        const bool tpOverlap = policy.overlapTensorParallel;
+        double pendingTp = 0;
         if (fsdp && policy.overlapParamGather) issueUnit(fwdUnits, fEnd, fNext);
         OpId gradOp = kNoOp;
         size_t gradTask = 0;
@@ -331,10 +348,33 @@ StepSimulation simulateStep(const Graph& graph, const std::vector<SimTask>& task
                                 if (policy.overlapParamGather) issueUnit(bwdUnits, bEnd, bNext);
                             }
                     }
+                    if (tpOverlap && graph.op(t.op).kind == OpKind::Dot) {
+                        // The GEMM's own tensor-parallel collectives (after a row-parallel GEMM)
+                        // run beside it too.
+                        double comm = pendingTp;
+                        while (pos + 1 < roundTasks.size()) {
+                            const SimTask& n = tasks[roundTasks[pos + 1]];
+                            if (n.kind != SimTaskKind::Blocking || n.reshard || n.op != t.op || !sim.intraNode(n.axis)) break;
+                            comm += n.seconds;
+                            ++pos;
+                        }
+                        pendingTp = 0;
+                        sim.computeBeside(t.seconds, comm, ready, roundTasks[pos]);
+                        break;
+                    }
+                    sim.block(pendingTp);
+                    pendingTp = 0;
                     sim.compute(t.seconds, ready, roundTasks[pos]);
                     break;
                 }
-                case SimTaskKind::Blocking: sim.block(t.seconds, roundTasks[pos]); break;
+                case SimTaskKind::Blocking:
+                    // Into a GEMM (the all-gather of a column-parallel layer's input): beside it.
+                    if (tpOverlap && t.reshard && sim.intraNode(t.axis) && graph.op(t.op).kind == OpKind::Dot) {
+                        pendingTp += t.seconds;
+                        break;
+                    }
+                    sim.block(t.seconds, roundTasks[pos]);
+                    break;
                 case SimTaskKind::GradReduce:
                     if (!t.perRound && !last) break;
                     if (t.op != gradOp) closeGrad();

@@ -21,6 +21,10 @@
 //     (FSDP) a layer's weights are gathered in one collective before its forward and again before
 //     its backward, every round; with overlap the next layer's gather is issued when the current
 //     layer starts (FSDP's prefetch of one), without it when the layer is reached;
+//   - with OverlapPolicy::overlapTensorParallel (Megatron-LM --tp-comm-overlap), a GEMM's
+//     resharding into it and its own collectives on an intra-node axis run beside the GEMM in
+//     chunks: the pair takes the GEMM plus what of the communication outlasts it (the hidden part
+//     counts as overlapped and slows the GEMM by the contention factor);
 //   - contention: compute that runs while overlapped communication is in flight is slowed by
 //     HardwareSpec::overlapSlowdown × the overlapped time (NCCL's kernels take SMs and HBM
 //     bandwidth from the compute kernels).

@@ -27,6 +27,7 @@ bool PlanRequest::operator==(const PlanRequest& o) const {
            memoryReserveBytes == o.memoryReserveBytes && accumulation == o.accumulation && policy.attention == o.policy.attention && zeroStageOf(policy) == zeroStageOf(o.policy) &&
            policy.optimizerSharding == o.policy.optimizerSharding && policy.recompute == o.policy.recompute && pins == o.pins &&
            policy.overlapGradReduce == o.policy.overlapGradReduce && policy.overlapParamGather == o.policy.overlapParamGather &&
+           policy.overlapTensorParallel == o.policy.overlapTensorParallel &&
            policy.bucketBytes == o.policy.bucketBytes && pipeline == o.pipeline &&
            profile == o.profile && baselines == o.baselines && blockCheck == o.blockCheck;
 }
@@ -231,7 +232,7 @@ Result<PlanRequest> requestFromJson(std::string_view text, const std::string& or
             auto o = str(j, "", "overlap");
             if (!o) return located(o.error());
             if (!setOverlapWord(r.policy, *o))
-                return located(makeError("request.format", "overlap must be on, grad, param or off, got '" + *o + "'", "/overlap"));
+                return located(makeError("request.format", "overlap must be all, on, grad, param or off, got '" + *o + "'", "/overlap"));
         }
         if (j.contains("bucket_bytes")) {
             auto b = integer(j, "", "bucket_bytes", 0);

@@ -112,13 +112,14 @@ Result<std::shared_ptr<const LoadedModel>> modelForRounds(const PlanRequest& req
 bool doesNotFit(const Error& e) { return e.code == "plan.infeasible"; }
 
 // runPlan with pipeline stages (PlanRequest::pipeline): the search plans one stage's program (every
-// layer, on devices / P), the plan is cut into stages and scheduled (plan/pipeline_plan.h), and the
-// fullest rank's memory is checked against the limit. The search's own memory terms count every
-// layer's weights on the stage, where a rank holds 1/P of them: it runs without a limit first, and
-// when the fullest rank does not fit, again with the stage program's limit lowered by P × the
-// overshoot (at most four times). Accumulation counts (micro-batches) from the most down, at least
-// P where the batch allows, the fastest pipelined step that fits kept; two counts without
-// improvement end the search. No baselines (they are not pipelined).
+// layer, on devices / P) with a rank's share of the parameters (MemoryPolicy::pipelineStages: 1/P
+// of them, and one micro-batch of every layer's activations, which 1F1B's first rank holds too),
+// the plan is cut into stages and scheduled (plan/pipeline_plan.h), and the fullest rank's memory
+// is checked against the limit; when it does not fit, the program's limit is lowered by twice the
+// overshoot and the search runs again (at most four times). Accumulation counts (micro-batches, at
+// least P where the batch allows) are searched locally (below), the fastest pipelined step that
+// fits kept; after the first plan its mesh is kept for the later searches. No baselines (they are
+// not pipelined).
 Result<PlanRun> runPipelinedPlan(const PlanRequest& request, const std::shared_ptr<const LoadedModel>& model, const PlanHooks& hooks) {
     auto cluster = requestedCluster(request);
     if (!cluster) return cluster.error();
@@ -151,33 +152,37 @@ Result<PlanRun> runPipelinedPlan(const PlanRequest& request, const std::shared_p
     for (int64_t a : *all)
         if (a >= pp) counts.push_back(a);
     if (counts.empty()) counts = *all;
-    std::reverse(counts.begin(), counts.end());
     const auto start = std::chrono::steady_clock::now();
     std::optional<PlanRun> best;
     std::optional<Error> firstMiss;
     std::vector<AccumulationTry> tried;
-    int sinceImproved = 0;
     const int64_t limit = memoryLimitFor(plannerOptionsFor(request, hooks), cluster->hardware);
-    for (const int64_t a : counts) {
-        if (best && sinceImproved >= 2) break;
-        if (hooks.cancelled()) break;
+    // After the first plan, its mesh for every later search (unless the request fixes one).
+    MeshChoice mesh = request.mesh;
+    // One count: the stage program planned, cut into stages and scheduled; retried with a lower
+    // program limit while the fullest rank does not fit. True when it is the best so far.
+    auto tryCount = [&](int64_t a) -> Result<bool> {
         auto roundModel = modelForRounds(request, model, a);
         if (!roundModel) return roundModel.error();
         PlannerOptions options = plannerOptionsFor(request, hooks);
         options.measurements = measured->measurements;
         options.policy.accumulation = a;
         options.baselines = Baselines::Skip;
-        options.memoryLimitBytes = int64_t{1} << 55;  // the stage program unconstrained at first
+        // The search counts a rank's share of the parameters (MemoryPolicy::pipelineStages) and
+        // one micro-batch of every layer's activations, which 1F1B's first rank holds too.
+        options.policy.pipelineStages = pp;
+        options.memoryLimitBytes = limit;
         std::optional<PlanOutcome> fitted;
         std::string why;
         for (int attempt = 0; attempt < 5 && !fitted; ++attempt) {
-            auto outcome = planGraph((*roundModel)->graph, stage, request.mesh, options);
+            auto outcome = planGraph((*roundModel)->graph, stage, mesh, options);
             if (!outcome) {
                 if (outcome.error().code == "plan.cancelled") break;
                 if (!doesNotFit(outcome.error()) && outcome.error().code != "plan.dominated") return outcome.error();
                 why = outcome.error().message;
                 break;
             }
+            if (mesh.isAuto()) mesh = MeshChoice::fixed(outcome->plan.mesh);
             Plan& plan = outcome->plan;
             plan.nodes = cluster->nodes;
             plan.gpusPerNode = perNode;
@@ -192,31 +197,51 @@ Result<PlanRun> runPipelinedPlan(const PlanRequest& request, const std::shared_p
                 break;
             }
             why = "the fullest rank needs " + std::to_string(plan.memory.total() >> 20) + " MiB of " + std::to_string(limit >> 20) + " MiB";
-            const int64_t next = programBytes - over * pp;
+            // Lower the program's limit by twice the overshoot: a rank's activations do not follow the
+            // program's one for one.
+            const int64_t next = programBytes - 2 * over;
             if (next <= 0) break;
             options.memoryLimitBytes = next;
         }
         if (!fitted) {
             tried.push_back({a, false, 0, 0, why});
             if (!firstMiss) firstMiss = makeError("plan.infeasible", why.empty() ? "no plan fits" : why, "--pp");
-            if (best) ++sinceImproved;
-            continue;
+            return false;
         }
         tried.push_back({a, true, fitted->plan.stepSeconds(), fitted->plan.memory.total(), {}});
-        if (best && fitted->plan.stepSeconds() >= best->outcome.plan.stepSeconds()) {
-            ++sinceImproved;
-            continue;
-        }
+        if (best && fitted->plan.stepSeconds() >= best->outcome.plan.stepSeconds()) return false;
         PlanRun run;
         run.model = *roundModel;
         run.outcome = std::move(*fitted);
         best = std::move(run);
-        sinceImproved = 0;
+        return true;
+    };
+    // Counts searched locally from Megatron-LM's usual layout — tensor parallel over a node, one
+    // sequence per data-parallel rank and micro-batch: round = stage devices / GPUs per node —
+    // towards more micro-batches, then fewer, each way until a count is no better.
+    const int64_t global = request.model.build.batch;
+    const int64_t naturalRound = std::max<int64_t>(1, stageDevices / std::min(perNode, stageDevices));
+    size_t first = 0;
+    for (size_t i = 0; i < counts.size(); ++i)
+        if (std::llabs(global / counts[i] - naturalRound) < std::llabs(global / counts[first] - naturalRound)) first = i;
+    auto firstTry = tryCount(counts[first]);
+    if (!firstTry) return firstTry.error();
+    for (size_t i = first + 1; i < counts.size() && !hooks.cancelled(); ++i) {
+        auto better = tryCount(counts[i]);
+        if (!better) return better.error();
+        if (!*better && best) break;
+    }
+    for (size_t i = first; i-- > 0 && !hooks.cancelled();) {
+        auto better = tryCount(counts[i]);
+        if (!better) return better.error();
+        if (!*better && best) break;
     }
     if (!best) {
         if (hooks.cancelled()) return makeError("plan.cancelled", "the search was cancelled");
         Error e = firstMiss ? *firstMiss : makeError("plan.infeasible", "no plan fits", "--pp");
-        e.message += " (pipeline of " + std::to_string(pp) + " stages, every micro-batch count tried)";
+        e.message += " (pipeline of " + std::to_string(pp) + " stages; micro-batch counts tried:";
+        for (const AccumulationTry& t : tried) e.message += " " + std::to_string(t.steps);
+        e.message += ")";
         return e;
     }
     std::sort(tried.begin(), tried.end(), [](const AccumulationTry& x, const AccumulationTry& y) { return x.steps < y.steps; });
