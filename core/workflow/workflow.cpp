@@ -111,6 +111,18 @@ Result<std::shared_ptr<const LoadedModel>> modelForRounds(const PlanRequest& req
 // a problem with the request.
 bool doesNotFit(const Error& e) { return e.code == "plan.infeasible"; }
 
+// The end of a search that found a plan: the profile used, the counts tried, the search time and
+// where the plan came from; a cancelled search's plan marked as stopped.
+PlanRun finishRun(PlanRun best, std::optional<ProfileUse> profile, std::vector<AccumulationTry> tried,
+                  std::chrono::steady_clock::time_point start, const PlanRequest& request, const PlanHooks& hooks) {
+    if (hooks.cancelled()) best.outcome.stopped = true;
+    best.profile = std::move(profile);
+    best.accumulationTried = std::move(tried);
+    best.outcome.plan.searchSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    stampPlan(best.outcome.plan, *best.model, request);
+    return best;
+}
+
 // runPlan with pipeline stages (PlanRequest::pipeline): the search plans one stage's program (every
 // layer, on devices / P) with a rank's share of the parameters (MemoryPolicy::pipelineStages: 1/P
 // of them, and one micro-batch of every layer's activations, which 1F1B's first rank holds too),
@@ -245,12 +257,7 @@ Result<PlanRun> runPipelinedPlan(const PlanRequest& request, const std::shared_p
         return e;
     }
     std::sort(tried.begin(), tried.end(), [](const AccumulationTry& x, const AccumulationTry& y) { return x.steps < y.steps; });
-    if (hooks.cancelled()) best->outcome.stopped = true;
-    best->profile = std::move(measured->profile);
-    best->accumulationTried = std::move(tried);
-    best->outcome.plan.searchSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    stampPlan(best->outcome.plan, *best->model, request);
-    return std::move(*best);
+    return finishRun(std::move(*best), std::move(measured->profile), std::move(tried), start, request, hooks);
 }
 
 }  // namespace
@@ -332,12 +339,7 @@ Result<PlanRun> runPlan(const PlanRequest& request, std::shared_ptr<const Loaded
         return e;
     }
     // Cancelled part way: the best plan so far, said as such (PlanOutcome::stopped).
-    if (hooks.cancelled()) best->outcome.stopped = true;
-    best->profile = std::move(measured->profile);
-    best->accumulationTried = std::move(tried);
-    best->outcome.plan.searchSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    stampPlan(best->outcome.plan, *best->model, request);
-    return std::move(*best);
+    return finishRun(std::move(*best), std::move(measured->profile), std::move(tried), start, request, hooks);
 }
 
 namespace {
