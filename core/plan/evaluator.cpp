@@ -63,9 +63,9 @@ void simulatedTimeline(const Graph& graph, const Mesh& mesh, const std::vector<S
                     const std::string axis = mesh.axes()[static_cast<size_t>(t.axis)].name;
                     const std::string kind(collectiveKindName(t.collective));
                     e.name = t.reshard ? prefix + "reshard " + graph.op(t.from).name + " -> " + op.name : prefix + op.name + " " + kind;
-                    e.track = "comm:" + axis;
+                    e.track = "comm:" + axis + (p.overlapped ? " (overlapped)" : "");
                     e.category = t.reshard ? "reshard" : "collective";
-                    e.detail = kind + " over " + axis + ", " + mib(t.bytes);
+                    e.detail = kind + " over " + axis + ", " + mib(t.bytes) + (p.overlapped ? ", beside its GEMM" : "");
                 }
                 if (op.phase != Phase::Optimizer) e.detail += ", " + roundText(p.round);
                 break;

@@ -115,7 +115,15 @@ public:
     // A GEMM with tensor-parallel communication run beside it in chunks (--tp-comm-overlap): the
     // kernel, then what of the communication outlasts it; the hidden part slows the kernel by the
     // contention factor.
-    void computeBeside(double seconds, double comm, double ready, size_t task) {
+    void computeBeside(double seconds, const std::vector<std::pair<size_t, double>>& comms, double ready, size_t task) {
+        double at = std::max(m_now, ready), comm = 0;
+        for (const auto& [t, d] : comms) {
+            SimPlacement p{SimPlacement::Kind::Task, t, 0, 0, at, d};
+            p.overlapped = true;
+            place(p);
+            at += d;
+            comm += d;
+        }
         compute(seconds, ready, task);
         if (comm <= 0) return;
         const double hidden = std::min(seconds, comm), slowed = m_slowdown * hidden;
@@ -298,7 +306,7 @@ StepSimulation simulateStep(const Graph& graph, const std::vector<SimTask>& task
         bool inBackward = false;
         // --tp-comm-overlap: communication waiting for the next GEMM to run beside it.
         const bool tpOverlap = policy.overlapTensorParallel;
-        double pendingTp = 0;
+        std::vector<std::pair<size_t, double>> pendingTp;  // (task, seconds)
         if (fsdp && policy.overlapParamGather) issueUnit(fwdUnits, fEnd, fNext);
         OpId gradOp = kNoOp;
         size_t gradTask = 0;
@@ -351,26 +359,26 @@ StepSimulation simulateStep(const Graph& graph, const std::vector<SimTask>& task
                     if (tpOverlap && graph.op(t.op).kind == OpKind::Dot) {
                         // The GEMM's own tensor-parallel collectives (after a row-parallel GEMM)
                         // run beside it too.
-                        double comm = pendingTp;
+                        const size_t kernelTask = roundTasks[pos];
                         while (pos + 1 < roundTasks.size()) {
                             const SimTask& n = tasks[roundTasks[pos + 1]];
                             if (n.kind != SimTaskKind::Blocking || n.reshard || n.op != t.op || !sim.intraNode(n.axis)) break;
-                            comm += n.seconds;
+                            pendingTp.emplace_back(roundTasks[pos + 1], n.seconds);
                             ++pos;
                         }
-                        pendingTp = 0;
-                        sim.computeBeside(t.seconds, comm, ready, roundTasks[pos]);
+                        sim.computeBeside(t.seconds, pendingTp, ready, kernelTask);
+                        pendingTp.clear();
                         break;
                     }
-                    sim.block(pendingTp);
-                    pendingTp = 0;
+                    for (const auto& [task, d] : pendingTp) sim.block(d, task);
+                    pendingTp.clear();
                     sim.compute(t.seconds, ready, roundTasks[pos]);
                     break;
                 }
                 case SimTaskKind::Blocking:
                     // Into a GEMM (the all-gather of a column-parallel layer's input): beside it.
                     if (tpOverlap && t.reshard && sim.intraNode(t.axis) && graph.op(t.op).kind == OpKind::Dot) {
-                        pendingTp += t.seconds;
+                        pendingTp.emplace_back(roundTasks[pos], t.seconds);
                         break;
                     }
                     sim.block(t.seconds, roundTasks[pos]);

@@ -129,6 +129,16 @@ private slots:
         QVERIFY(close(beside.contentionSeconds, 0.3 * kMs));
         QVERIFY(close(beside.exposedCommSeconds, 3 * kMs));
         QVERIFY(close(beside.overlappedCommSeconds, 3 * kMs));
+        // The timeline shows both collectives beside the GEMM, from its start, overlapped.
+        std::vector<SimPlacement> placed;
+        simulateStep(g, tasks, model, p, &placed);
+        int besideGemm = 0;
+        for (const SimPlacement& q : placed)
+            if (q.kind == SimPlacement::Kind::Task && q.overlapped) {
+                ++besideGemm;
+                QVERIFY(q.start >= 0 && q.start <= 2 * kMs + 1e-12);
+            }
+        QCOMPARE(besideGemm, 2);
         // Across nodes (not tensor-parallel links): on the critical path as before.
         const CostModel across = must(CostModel::create(h100(0.1), must(assignLinkClasses(must(parseMesh("16"), "mesh"), 8), "links")), "model");
         QVERIFY(close(simulateStep(g, tasks, across, p).seconds, 10 * kMs));
