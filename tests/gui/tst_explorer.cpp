@@ -462,6 +462,13 @@ private slots:
         QVERIFY(!serial.policy.overlapGradReduce);
         QVERIFY(serial.simulated.seconds >= overlapped.simulated.seconds);
         QCOMPARE(serial.simulated.overlappedCommSeconds, 0.0);
+        // "all": tensor-parallel communication beside its GEMMs too (--tp-comm-overlap).
+        w.clusterPanel()->overlapBox()->setCurrentIndex(w.clusterPanel()->overlapBox()->findData(QStringLiteral("all")));
+        w.clusterPanel()->findChild<QPushButton*>(QStringLiteral("applyButton"))->click();
+        QVERIFY(waitIdle(w));
+        QVERIFY(w.explorer()->request().policy.overlapTensorParallel);
+        QVERIFY(searchAndWait(w));
+        QCOMPARE(QString::fromStdString(overlapWord(w.explorer()->plan()->plan().policy)), QStringLiteral("all"));
     }
 
     // Pipeline stages from the cluster panel: the mesh choices are one stage's, the search plans it
