@@ -231,7 +231,7 @@ int main(int argc, char** argv) {
             if (pp > 1) {
                 pr.pipeline.stages = static_cast<int32_t>(pp);
                 pr.pipeline.chunksPerRank = static_cast<int32_t>(c.vp.value_or(1));
-                pr.pipeline.schedule = pr.pipeline.chunksPerRank > 1 ? PipeScheduleKind::Interleaved : PipeScheduleKind::OneFOneB;
+                pr.pipeline.schedule = defaultPipeSchedule(pr.pipeline.chunksPerRank);
             }
             const auto t1 = std::chrono::steady_clock::now();
             auto best = runPlan(pr);

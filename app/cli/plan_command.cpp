@@ -79,7 +79,7 @@ Result<PlanRequest> requestFromArgs(const ParsedArgs& args) {
         if (!n) return n.error();
         if (*n > 64) return makeError("cli.usage", "--vp: at most 64 chunks per rank");
         r.pipeline.chunksPerRank = static_cast<int32_t>(*n);
-        r.pipeline.schedule = *n > 1 ? PipeScheduleKind::Interleaved : PipeScheduleKind::OneFOneB;
+        r.pipeline.schedule = defaultPipeSchedule(r.pipeline.chunksPerRank);
     }
     if (auto v = args.value("--schedule")) {
         auto kind = parsePipeScheduleKind(*v);

@@ -291,7 +291,7 @@ void ClusterPanel::apply() {
     c.policy.bucketBytes = bucket == kDefaultBucketBytes ? 0 : bucket;
     c.pipeline.stages = m_stages->value();
     c.pipeline.chunksPerRank = m_chunks->value();
-    c.pipeline.schedule = c.pipeline.chunksPerRank > 1 ? PipeScheduleKind::Interleaved : PipeScheduleKind::OneFOneB;
+    c.pipeline.schedule = defaultPipeSchedule(c.pipeline.chunksPerRank);
     if (c.pipeline.stages == 1 && c.pipeline.chunksPerRank > 1) {
         QMessageBox::warning(this, tr("Invalid pipeline"), tr("vp %1 needs pp > 1").arg(c.pipeline.chunksPerRank));
         return;

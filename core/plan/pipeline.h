@@ -50,6 +50,8 @@ struct PipeAction {
 
 enum class PipeScheduleKind : uint8_t { GPipe, OneFOneB, Interleaved, ZeroBubbleH1, Custom };
 std::string_view pipeScheduleName(PipeScheduleKind k);  // "gpipe", "1f1b", "interleaved", "zb-h1", "custom"
+// What Megatron-LM runs: interleaved 1F1B with more than one chunk per rank, else 1F1B.
+inline PipeScheduleKind defaultPipeSchedule(int32_t chunks) { return chunks > 1 ? PipeScheduleKind::Interleaved : PipeScheduleKind::OneFOneB; }
 // Accepts the names above (and "interleaved-1f1b"). Errors: schedule.unknown.
 Result<PipeScheduleKind> parsePipeScheduleKind(std::string_view name);
 

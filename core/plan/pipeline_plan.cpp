@@ -13,8 +13,7 @@ Error splitError(const std::string& message) { return makeError("pipeline.split"
 
 }  // namespace
 
-Result<PipelinePlan> planPipeline(const Graph& graph, const Plan& plan, const Evaluation& ev, const CostModel& model,
-                                  const PipelineSettings& settings) {
+Status applyPipeline(const Graph& graph, Plan& plan, const Evaluation& ev, const CostModel& model, const PipelineSettings& settings) {
     const int32_t pp = settings.stages, v = settings.chunksPerRank, chunks = pp * v;
     const size_t n = static_cast<size_t>(graph.size());
     if (ev.tasks.empty() || ev.opMemory.size() != n) return makeError("pipeline.split", "the evaluation has no tasks for this graph");
@@ -203,12 +202,14 @@ Result<PipelinePlan> planPipeline(const Graph& graph, const Plan& plan, const Ev
     const double busy = tails[ks].computeSeconds + m1 * roundCompute[ks] + tails[ks].exposedCommSeconds + m1 * roundBlocking[ks] +
                         tails[ks].contentionSeconds;
     out.bubbleSeconds = std::max(0.0, out.seconds - busy);
-    StepSimulation parts = tails[ks];
-    parts.computeSeconds += m1 * roundCompute[ks];
-    parts.exposedCommSeconds += m1 * roundBlocking[ks];
-    parts.seconds = out.seconds;
-    out.simulated = parts;
-    return out;
+    // The plan's step: the slowest rank's parts over every round; its memory: the fullest rank's.
+    plan.simulated = tails[ks];
+    plan.simulated.computeSeconds += m1 * roundCompute[ks];
+    plan.simulated.exposedCommSeconds += m1 * roundBlocking[ks];
+    plan.simulated.seconds = out.seconds;
+    plan.memory = out.ranks[static_cast<size_t>(out.fullestRank)].memory;
+    plan.pipeline = std::move(out);
+    return {};
 }
 
 Result<PipeReplay> replayPipeline(const PipelinePlan& pl) {
@@ -250,12 +251,6 @@ std::vector<TimelineEvent> pipelineTimeline(const PipelinePlan& pl, const PipeRe
         out.push_back(std::move(t));
     }
     return out;
-}
-
-void applyPipeline(Plan& plan, PipelinePlan pipeline) {
-    plan.simulated = pipeline.simulated;
-    plan.memory = pipeline.ranks[static_cast<size_t>(pipeline.fullestRank)].memory;
-    plan.pipeline = std::move(pipeline);
 }
 
 }  // namespace cfp

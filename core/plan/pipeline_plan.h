@@ -44,11 +44,13 @@ struct PipelineSettings {
     bool operator==(const PipelineSettings&) const = default;
 };
 
-// The pipeline of `plan` (its dp × tp program, one micro-batch per round, policy.accumulation
-// rounds) on `settings`. Errors: pipeline.split (layers do not divide into the chunks; no layers),
-// schedule.* (the schedule's own, e.g. interleaved with rounds not a multiple of pp).
-Result<PipelinePlan> planPipeline(const Graph& graph, const Plan& plan, const Evaluation& ev, const CostModel& model,
-                                  const PipelineSettings& settings);
+// Cuts `plan` (its dp × tp program, one micro-batch per round, policy.accumulation rounds; `ev`
+// its evaluation) into the pipeline of `settings` and writes it into the plan: Plan::pipeline, the
+// simulated step (seconds the pipeline's; compute, communication and contention of the slowest
+// rank over every round) and the memory of the fullest rank. Errors: pipeline.split (layers do not
+// divide into the chunks; no layers), schedule.* (the schedule's own, e.g. interleaved with rounds
+// not a multiple of pp); the plan is unchanged then.
+Status applyPipeline(const Graph& graph, Plan& plan, const Evaluation& ev, const CostModel& model, const PipelineSettings& settings);
 
 // The pipeline's schedule replayed again from its chunks' times (for charts and the trace).
 Result<PipeReplay> replayPipeline(const PipelinePlan& pipeline);
@@ -57,9 +59,5 @@ Result<PipeReplay> replayPipeline(const PipelinePlan& pipeline);
 // like "F mb 3 (stage 2)" with category forward / backward / input-grad / weight-grad, and each
 // rank's tail (category "tail": gradient reduction, optimizer, gathers) after its last action.
 std::vector<TimelineEvent> pipelineTimeline(const PipelinePlan& pipeline, const PipeReplay& replay);
-
-// Writes a pipeline into its plan: Plan::pipeline, the simulated step (seconds the pipeline's;
-// compute, communication and contention of the slowest rank) and the memory of the fullest rank.
-void applyPipeline(Plan& plan, PipelinePlan pipeline);
 
 }  // namespace cfp

@@ -123,7 +123,6 @@ struct PipelinePlan {
     std::vector<PipelineRank> ranks;
     double seconds = 0;        // the step: max over ranks of end + tail
     double bubbleSeconds = 0;  // the slowest rank's idle time: the step less its compute, communication, contention
-    StepSimulation simulated;  // the slowest rank's parts (seconds: the step)
     int32_t slowestRank = 0, fullestRank = 0;
     bool operator==(const PipelinePlan&) const = default;
 };

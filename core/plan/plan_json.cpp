@@ -599,7 +599,6 @@ Status PlanReader::readPipeline(const Json& j) {
     }
     if (pl.slowestRank >= pl.stages) return formatError("slowest_rank is not a rank of the pipeline", ptr + "/slowest_rank");
     if (pl.fullestRank >= pl.stages) return formatError("fullest_rank is not a rank of the pipeline", ptr + "/fullest_rank");
-    pl.simulated = m_plan.simulated;
     m_plan.policy.pipelineStages = pl.stages;  // the program was priced with a rank's share of parameters
     m_plan.pipeline = std::move(pl);
     return {};

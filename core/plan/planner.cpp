@@ -326,12 +326,7 @@ Result<PlanOutcome> planConfigured(const Graph& graph, const Cluster& cluster, c
     if (pp > 1) {
         pipeline.stages = static_cast<int32_t>(pp);
         pipeline.chunksPerRank = static_cast<int32_t>(config.vp.value_or(1));
-        pipeline.schedule = pipeline.chunksPerRank > 1 ? PipeScheduleKind::Interleaved : PipeScheduleKind::OneFOneB;
-        if (config.schedule) {
-            auto kind = parsePipeScheduleKind(*config.schedule);
-            if (!kind) return kind.error().withContext("--config");
-            pipeline.schedule = *kind;
-        }
+        pipeline.schedule = config.schedule.value_or(defaultPipeSchedule(pipeline.chunksPerRank));
     }
     std::string meshText;
     if (dp > 1) meshText = "dp=" + std::to_string(dp);
@@ -383,9 +378,7 @@ Result<PlanOutcome> planConfigured(const Graph& graph, const Cluster& cluster, c
     auto done = finishPlan(graph, cluster, o, limit, std::move(*mp), std::move(out), start);
     if (!done) return done;
     if (pp > 1) {
-        auto stages = planPipeline(graph, done->plan, done->evaluation, done->problem->model(), pipeline);
-        if (!stages) return stages.error();
-        applyPipeline(done->plan, std::move(*stages));
+        if (auto ok = applyPipeline(graph, done->plan, done->evaluation, done->problem->model(), pipeline); !ok) return ok.error();
     }
     // Under recomputation per layer the search's memory terms bound a layer block by block; the
     // evaluator's memory is the layer's (step_policy.h).

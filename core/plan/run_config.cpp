@@ -1,7 +1,6 @@
 #include "plan/run_config.h"
 
 #include "cost/step_policy.h"
-#include "plan/pipeline.h"
 
 #include <charconv>
 #include <vector>
@@ -55,7 +54,7 @@ Result<RunConfig> RunConfig::parse(std::string_view text) {
         } else if (key == "schedule") {
             auto kind = parsePipeScheduleKind(v);
             if (!kind) return syntax("schedule=" + std::string(v) + ": expected 1f1b, interleaved, gpipe or zb-h1");
-            c.schedule = std::string(pipeScheduleName(*kind));
+            c.schedule = *kind;
         } else if (key == "zero") {
             auto n = positive(key, v, 0);
             if (!n) return n.error();
@@ -93,7 +92,7 @@ std::string RunConfig::toString() const {
     if (dp) add("dp", std::to_string(*dp));
     if (pp) add("pp", std::to_string(*pp));
     if (vp) add("vp", std::to_string(*vp));
-    if (schedule) add("schedule", *schedule);
+    if (schedule) add("schedule", std::string(pipeScheduleName(*schedule)));
     if (cp) add("cp", std::to_string(*cp));
     if (zero) add("zero", std::to_string(*zero));
     if (microBatch) add("mbs", std::to_string(*microBatch));

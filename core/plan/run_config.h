@@ -33,6 +33,7 @@
 #include <string>
 #include <string_view>
 
+#include "plan/pipeline.h"
 #include "util/result.h"
 
 namespace cfp {
@@ -42,7 +43,7 @@ std::string_view recomputeModeName(RecomputeMode m);  // "none", "selective", "f
 
 struct RunConfig {
     std::optional<int64_t> tp, dp, pp, vp, cp, microBatch;
-    std::optional<std::string> schedule;  // a plan/pipeline.h schedule name
+    std::optional<PipeScheduleKind> schedule;
     std::optional<int> zero;
     std::optional<bool> sequenceParallel;
     std::optional<RecomputeMode> recompute;

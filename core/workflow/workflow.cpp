@@ -200,9 +200,8 @@ Result<PlanRun> runPipelinedPlan(const PlanRequest& request, const std::shared_p
             plan.gpusPerNode = perNode;
             plan.memoryLimitBytes = limit;
             const int64_t programBytes = plan.memory.total();
-            auto stages = planPipeline((*roundModel)->graph, plan, outcome->evaluation, outcome->problem->model(), settings);
-            if (!stages) return stages.error();
-            applyPipeline(plan, std::move(*stages));
+            if (auto ok = applyPipeline((*roundModel)->graph, plan, outcome->evaluation, outcome->problem->model(), settings); !ok)
+                return ok.error();
             const int64_t over = plan.memory.total() - limit;
             if (over <= 0) {
                 fitted = std::move(*outcome);
@@ -344,6 +343,13 @@ Result<PlanRun> runPlan(const PlanRequest& request, std::shared_ptr<const Loaded
 
 namespace {
 
+// Whether estimate `p` is preferable to `other`: one that fits over one that does not; of two that
+// fit the faster, of two that do not the one that needs less memory.
+bool preferable(const Plan& p, const Plan& other) {
+    const bool fits = p.memory.total() <= p.memoryLimitBytes, otherFits = other.memory.total() <= other.memoryLimitBytes;
+    return fits ? (!otherFits || p.stepSeconds() < other.stepSeconds()) : (!otherFits && p.memory.total() < other.memory.total());
+}
+
 // The round models (graph at global batch / rounds) of one estimate, built once per count.
 using RoundModels = std::map<int64_t, std::shared_ptr<const LoadedModel>>;
 
@@ -399,13 +405,7 @@ Result<PlanRun> estimateOne(const PlanRequest& request, const std::shared_ptr<co
         const Plan& p = outcome->plan;
         const bool fits = p.memory.total() <= p.memoryLimitBytes;
         tried.push_back({a, fits, p.stepSeconds(), p.memory.total(), fits ? std::string() : "does not fit"});
-        bool better = !chosen;
-        if (chosen) {
-            const Plan& c = chosen->outcome.plan;
-            const bool chosenFits = c.memory.total() <= c.memoryLimitBytes;
-            better = fits ? (!chosenFits || p.stepSeconds() < c.stepSeconds()) : (!chosenFits && p.memory.total() < c.memory.total());
-        }
-        if (better) {
+        if (!chosen || preferable(p, chosen->outcome.plan)) {
             PlanRun run;
             run.model = *round;
             run.outcome = std::move(*outcome);
@@ -497,13 +497,7 @@ Result<PlanRun> runEstimate(const PlanRequest& request, const RunConfig& config,
         RunConfig priced = c;
         if (const auto batch = planBatch(p, run->model->graph)) priced.microBatch = batch->microBatch();
         run->estimatedConfig = priced;
-        if (best) {
-            const Plan& b = best->outcome.plan;
-            const bool bestFits = b.memory.total() <= b.memoryLimitBytes;
-            const bool better = fits ? (!bestFits || p.stepSeconds() < b.stepSeconds())
-                                     : (!bestFits && p.memory.total() < b.memory.total());
-            if (!better) continue;
-        }
+        if (best && !preferable(p, best->outcome.plan)) continue;
         best = std::move(*run);
     }
     if (!best) return *firstError;
