@@ -9,7 +9,6 @@
 namespace cfp {
 
 int64_t opStrategyCount(const Graph& graph, const Op& op, const Mesh& mesh) {
-    if (!hasShardingRule(op.kind)) return 1;
     auto rule = shardingRuleFor(graph, op);
     if (!rule) return 1;
     int64_t count = 1;

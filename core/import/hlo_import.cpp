@@ -11,7 +11,10 @@
 #include <optional>
 #include <queue>
 #include <set>
+#include <sstream>
 #include <unordered_map>
+
+#include <nlohmann/json.hpp>
 
 #include "import/hlo_parser.h"
 #include "ir/shape_inference.h"
@@ -234,7 +237,7 @@ private:
                                    const std::string& scope, const std::string& scopeSuffix, int depth,
                                    const std::vector<int64_t>* mapDims = nullptr);
     Result<Value> lower(Frame& f, const Instruction& ins);
-    Result<Value> opaque(Frame& f, const Instruction& ins, const std::string& target);
+    Result<Value> opaque(Frame& f, const Instruction& ins, const std::string& target, const OpAttrs& attrs = {});
     // A value of `shape`: makeLeaf(type, name suffix) for each array element (".0", ".1", … for
     // tuple elements), tokens as empty tuples.
     using LeafMaker = std::function<Result<OpId>(TensorType, const std::string&)>;
@@ -246,6 +249,9 @@ private:
     Result<Value> lowerWhile(Frame& f, const Instruction& ins);
     Result<Value> lowerPad(Frame& f, const Instruction& ins);
     Result<Value> lowerCall(Frame& f, const Instruction& ins, std::string_view attr);
+    Result<Value> lowerBatchNorm(Frame& f, const Instruction& ins);
+    Result<Value> lowerConditional(Frame& f, const Instruction& ins);
+    Result<Value> lowerCustomCall(Frame& f, const Instruction& ins);
     Result<int> computationRef(const Instruction& ins, std::string_view attr) const;
     std::optional<ReduceKind> combiner(int comp) const;
     std::optional<double> scalarConstant(Frame& f, const Instruction& ins, size_t operandIndex);
@@ -499,7 +505,7 @@ Result<Value> Importer::perLeaf(Frame& f, const Instruction& ins, const hlo::Sha
     return v;
 }
 
-Result<Value> Importer::opaque(Frame& f, const Instruction& ins, const std::string& target) {
+Result<Value> Importer::opaque(Frame& f, const Instruction& ins, const std::string& target, const OpAttrs& attrs) {
     std::vector<OpId> inputs;
     for (size_t i = 0; i < ins.operands.size(); ++i) {
         auto v = operand(f, ins, i);
@@ -512,6 +518,7 @@ Result<Value> Importer::opaque(Frame& f, const Instruction& ins, const std::stri
         Op op;
         op.kind = OpKind::CustomCall;
         op.operands = inputs;
+        op.attrs = attrs;
         op.attrs.target = target;
         op.type = std::move(t);
         return emit(f, ins, std::move(op), suffix);
@@ -588,11 +595,16 @@ Result<Value> Importer::lowerReduce(Frame& f, const Instruction& ins) {
     auto comp = computationRef(ins, "to_apply");
     if (!comp) return comp.error();
     const auto kind = combiner(*comp);
-    if (ins.operands.size() != 2 || ins.shape.isTuple || !kind) return opaque(f, ins, "hlo.reduce");
-    auto x = leafOperand(f, ins, 0);
-    if (!x) return x.error();
     auto dims = listAttr(ins, "dimensions", true);
     if (!dims) return dims.error();
+    if (ins.operands.size() != 2 || ins.shape.isTuple || !kind) {
+        // Variadic (argmax-style) or an unknown combiner: the reduced dims are kept whole.
+        OpAttrs a;
+        a.dimensions = *dims;
+        return opaque(f, ins, "hlo.reduce", a);
+    }
+    auto x = leafOperand(f, ins, 0);
+    if (!x) return x.error();
     auto declared = declaredType(f, ins, ins.shape);
     if (!declared) return declared.error();
     const std::optional<double> init = scalarConstant(f, ins, 1);
@@ -781,6 +793,221 @@ Result<Value> Importer::lowerCall(Frame& f, const Instruction& ins, std::string_
     return lowerComputation(*comp, &args, f.prefix + ins.name + "/", scopeOf(f, ins), f.scopeSuffix, f.depth + 1);
 }
 
+// batch-norm-training / -inference / -grad written out in primitives, so their statistics are
+// ordinary reductions with sharding rules. PyTorch/XLA lowers LayerNorm this way: the input
+// reshaped to [1, rows, features] with feature_index=1, scale ones and offset zeros, the
+// affine weight and bias applied after.
+//   training(x, γ, β) → (γ·(x−μ)·rsqrt(σ²+ε) + β, μ, σ²), μ and σ² over every dim but the feature's;
+//   inference(x, γ, β, μ, σ²) → γ·(x−μ)·rsqrt(σ²+ε) + β;
+//   grad(x, γ, μ, σ², dy) → (γ·rsqrt(σ²+ε)/N·(N·dy − Σdy − x̂·Σ(dy·x̂)), Σ(dy·x̂), Σdy), x̂ = (x−μ)·rsqrt(σ²+ε).
+Result<Value> Importer::lowerBatchNorm(Frame& f, const Instruction& ins) {
+    const std::string& opc = ins.opcode;
+    const size_t arity = opc == "batch-norm-training" ? 3 : 5;
+    if (ins.operands.size() != arity)
+        return fail(ins, "hlo.bad_attribute", opc + " takes " + std::to_string(arity) + " operands");
+    std::vector<OpId> in;
+    for (size_t i = 0; i < arity; ++i) {
+        auto x = leafOperand(f, ins, i);
+        if (!x) return x.error();
+        in.push_back(*x);
+    }
+    auto feature = intAttr(ins, "feature_index", true);
+    if (!feature) return feature.error();
+    const std::string* epsText = ins.attribute("epsilon");
+    if (!epsText) return fail(ins, "hlo.bad_attribute", opc + " needs epsilon=");
+    char* end = nullptr;
+    const double eps = std::strtod(epsText->c_str(), &end);
+    if (end == epsText->c_str() || *end != '\0') return fail(ins, "hlo.bad_attribute", "epsilon=" + *epsText + " is not a number");
+    const TensorType xt = m_staged.op(in[0]).type;
+    if (*feature < 0 || *feature >= xt.rank())
+        return fail(ins, "hlo.bad_attribute", "feature_index=" + std::to_string(*feature) + " is outside " + xt.toString());
+    const auto fd = static_cast<size_t>(*feature);
+    const std::vector<int64_t> featureDims{xt.dims[fd]};
+    for (size_t i = 1; i < arity; ++i) {
+        const bool isGradOutput = opc == "batch-norm-grad" && i == 4;
+        const TensorType& t = m_staged.op(in[i]).type;
+        if (t.dims != (isGradOutput ? xt.dims : featureDims))
+            return fail(ins, "hlo.shape_mismatch", "operand " + std::to_string(i) + " is " + t.toString() + ", expected " +
+                                                       TensorType{xt.dtype, isGradOutput ? xt.dims : featureDims}.toString());
+    }
+    std::vector<int64_t> others;
+    double count = 1;
+    for (size_t d = 0; d < xt.dims.size(); ++d)
+        if (d != fd) {
+            others.push_back(static_cast<int64_t>(d));
+            count *= static_cast<double>(xt.dims[d]);
+        }
+    // Ops are emitted in order; the first failure stops the rest.
+    std::optional<Error> error;
+    int step = 0;
+    auto add = [&](OpKind kind, std::vector<OpId> operands, OpAttrs attrs = {}, TensorType declared = {}) -> OpId {
+        if (error) return kNoOp;
+        Op op;
+        op.kind = kind;
+        op.operands = std::move(operands);
+        op.attrs = std::move(attrs);
+        op.type = std::move(declared);
+        auto id = emit(f, ins, std::move(op), ".bn" + std::to_string(step++));
+        if (!id) {
+            error = id.error();
+            return kNoOp;
+        }
+        return *id;
+    };
+    auto splat = [&](double value, const std::vector<int64_t>& dims) -> OpId {
+        OpAttrs a;
+        a.literal = {value};
+        const OpId c = add(OpKind::Constant, {}, a, TensorType{xt.dtype, {}});
+        if (error || dims.empty()) return c;
+        OpAttrs b;
+        return add(OpKind::Broadcast, {c}, b, TensorType{xt.dtype, dims});
+    };
+    auto spread = [&](OpId perFeature) -> OpId {  // [F] → x's shape along the feature dim
+        OpAttrs a;
+        a.dimensions = {*feature};
+        return add(OpKind::Broadcast, {perFeature}, a, TensorType{xt.dtype, xt.dims});
+    };
+    auto sum = [&](OpId v) -> OpId {  // over every dim but the feature's
+        OpAttrs a;
+        a.dimensions = others;
+        a.reduceKind = ReduceKind::Add;
+        return add(OpKind::Reduce, {v}, a);
+    };
+    auto bin = [&](OpKind k, OpId a, OpId b) { return add(k, {a, b}); };
+    auto invStd = [&](OpId variance) {
+        return add(OpKind::Rsqrt, {bin(OpKind::Add, variance, splat(eps, featureDims))});
+    };
+    auto finish = [&](std::vector<OpId> leaves) -> Result<Value> {
+        if (error) return failFrom(ins, *error);
+        std::vector<hlo::Shape> shapes = ins.shape.isTuple ? ins.shape.elements : std::vector<hlo::Shape>{ins.shape};
+        if (shapes.size() != leaves.size())
+            return fail(ins, "hlo.shape_mismatch", opc + " gives " + std::to_string(leaves.size()) + " results");
+        std::vector<Value> values;
+        for (size_t i = 0; i < leaves.size(); ++i) {
+            auto declared = declaredType(f, ins, shapes[i]);
+            if (!declared) return declared.error();
+            if (m_staged.op(leaves[i]).type != *declared)
+                return fail(ins, "hlo.shape_mismatch", "declared " + declared->toString() + " but " + opc + " gives " +
+                                                           m_staged.op(leaves[i]).type.toString());
+            Value v;
+            v.id = leaves[i];
+            values.push_back(std::move(v));
+        }
+        if (!ins.shape.isTuple) return values[0];
+        return tupleOf(std::move(values));
+    };
+    const OpId x = in[0], scale = in[1];
+    if (opc == "batch-norm-training") {
+        const OpId inverseN = splat(1.0 / count, featureDims);
+        const OpId mean = bin(OpKind::Multiply, sum(x), inverseN);
+        const OpId centred = bin(OpKind::Subtract, x, spread(mean));
+        const OpId variance = bin(OpKind::Multiply, sum(bin(OpKind::Multiply, centred, centred)), inverseN);
+        const OpId gain = bin(OpKind::Multiply, invStd(variance), scale);
+        const OpId out = bin(OpKind::Add, bin(OpKind::Multiply, centred, spread(gain)), spread(in[2]));
+        return finish({out, mean, variance});
+    }
+    if (opc == "batch-norm-inference") {
+        const OpId gain = bin(OpKind::Multiply, invStd(in[4]), scale);
+        const OpId centred = bin(OpKind::Subtract, x, spread(in[3]));
+        return finish({bin(OpKind::Add, bin(OpKind::Multiply, centred, spread(gain)), spread(in[2]))});
+    }
+    const OpId dy = in[4];
+    const OpId inv = invStd(in[3]);
+    const OpId xhat = bin(OpKind::Multiply, bin(OpKind::Subtract, x, spread(in[2])), spread(inv));
+    const OpId gradOffset = sum(dy);
+    const OpId gradScale = sum(bin(OpKind::Multiply, dy, xhat));
+    const OpId inner = bin(OpKind::Subtract,
+                           bin(OpKind::Subtract, bin(OpKind::Multiply, dy, splat(count, xt.dims)), spread(gradOffset)),
+                           bin(OpKind::Multiply, xhat, spread(gradScale)));
+    const OpId factor = bin(OpKind::Multiply, bin(OpKind::Multiply, scale, inv), splat(1.0 / count, featureDims));
+    return finish({bin(OpKind::Multiply, spread(factor), inner), gradScale, gradOffset});
+}
+
+// A conditional whose predicate or branch index is a constant is its chosen branch, inlined; any
+// other conditional stays opaque.
+Result<Value> Importer::lowerConditional(Frame& f, const Instruction& ins) {
+    if (ins.operands.empty()) return fail(ins, "hlo.bad_attribute", "conditional needs a predicate or branch index");
+    const std::optional<double> selector = scalarConstant(f, ins, 0);
+    if (!selector) return opaque(f, ins, "hlo.conditional");
+    std::vector<std::string> branches;
+    if (const std::string* list = ins.attribute("branch_computations")) {
+        std::string text = *list;
+        for (char& c : text)
+            if (c == '{' || c == '}' || c == ',') c = ' ';
+        std::istringstream words(text);
+        for (std::string w; words >> w;) branches.push_back(w);
+    } else {
+        const std::string* t = ins.attribute("true_computation");
+        const std::string* e = ins.attribute("false_computation");
+        if (!t || !e) return fail(ins, "hlo.bad_attribute", "conditional needs branch_computations= or true_/false_computation=");
+        branches = {*e, *t};  // a pred selects index 1 (true) or 0 (false)
+    }
+    if (branches.size() + 1 != ins.operands.size())
+        return fail(ins, "hlo.bad_attribute", "conditional has " + std::to_string(branches.size()) + " branches but " +
+                                                  std::to_string(ins.operands.size() - 1) + " branch operands");
+    // An index out of range runs the last branch (HLO's rule).
+    auto index = static_cast<int64_t>(*selector);
+    if (ins.attribute("true_computation")) index = *selector != 0 ? 1 : 0;
+    if (index < 0 || index >= static_cast<int64_t>(branches.size())) index = static_cast<int64_t>(branches.size()) - 1;
+    std::string name = branches[static_cast<size_t>(index)];
+    if (!name.empty() && name[0] == '%') name.erase(0, 1);
+    auto it = m_computations.find(name);
+    if (it == m_computations.end())
+        return fail(ins, "hlo.unknown_computation", "branch '" + name + "' is not a computation of the module");
+    auto arg = operand(f, ins, static_cast<size_t>(index) + 1);
+    if (!arg) return arg.error();
+    std::vector<Value> args{std::move(*arg)};
+    return lowerComputation(it->second, &args, f.prefix + ins.name + "/", scopeOf(f, ins), f.scopeSuffix, f.depth + 1);
+}
+
+// Custom-calls whose targets are known become what they compute: XLA GPU's cuBLAS GEMMs a dot
+// (dimension numbers from backend_config; the workspace result an empty value), `Sharding` its
+// operand (the annotation kept on it). Any other target stays an opaque custom-call.
+Result<Value> Importer::lowerCustomCall(Frame& f, const Instruction& ins) {
+    const std::string* targetText = ins.attribute("custom_call_target");
+    const std::string target = targetText ? hlo::unquote(*targetText) : std::string("unknown");
+    if (target == "Sharding" && ins.operands.size() == 1) {
+        if (const std::string* s = ins.attribute("sharding"); s && !ins.operands.empty()) {
+            std::string producer = ins.operands[0];
+            if (!producer.empty() && producer[0] == '%') producer.erase(0, 1);
+            m_shardings.push_back({f.prefix + producer, *s});
+        }
+        return operand(f, ins, 0);
+    }
+    const bool gemm = target == "__cublas$gemm" || target == "__cublas$lt$matmul" || target == "__cublas$lt$matmul$f8";
+    if (gemm && ins.operands.size() >= 2) {
+        const std::string* cfg = ins.attribute("backend_config");
+        nlohmann::json j = cfg ? nlohmann::json::parse(hlo::unquote(*cfg), nullptr, false) : nlohmann::json();
+        const nlohmann::json* dn = nullptr;
+        if (j.is_object() && j.contains("gemm_backend_config") && j["gemm_backend_config"].contains("dot_dimension_numbers"))
+            dn = &j["gemm_backend_config"]["dot_dimension_numbers"];
+        if (!dn || !dn->is_object() || ins.operands.size() != 2) return opaque(f, ins, target);
+        Instruction dot = ins;
+        dot.opcode = "dot";
+        dot.shape = ins.shape.isTuple && !ins.shape.elements.empty() ? ins.shape.elements[0] : ins.shape;
+        auto list = [&](const char* key) {
+            std::string text = "{";
+            if (dn->contains(key) && (*dn)[key].is_array())
+                for (const auto& v : (*dn)[key]) {
+                    if (text.size() > 1) text += ",";
+                    text += v.is_string() ? v.get<std::string>() : v.dump();
+                }
+            return text + "}";
+        };
+        dot.attributes = {{"lhs_batch_dims", list("lhs_batch_dimensions")},
+                          {"rhs_batch_dims", list("rhs_batch_dimensions")},
+                          {"lhs_contracting_dims", list("lhs_contracting_dimensions")},
+                          {"rhs_contracting_dims", list("rhs_contracting_dimensions")}};
+        if (const std::string* md = ins.attribute("metadata")) dot.attributes.emplace_back("metadata", *md);
+        auto out = lowerDot(f, dot);
+        if (!out || !ins.shape.isTuple) return out;
+        std::vector<Value> elems{std::move(*out)};
+        for (size_t i = 1; i < ins.shape.elements.size(); ++i) elems.push_back(tupleOf({}));  // workspace
+        return tupleOf(std::move(elems));
+    }
+    return opaque(f, ins, target);
+}
+
 Result<int64_t> Importer::tripCount(const Instruction& ins, const Value& init) {
     if (const std::string* cfg = ins.attribute("backend_config")) {
         const std::string text = hlo::unquote(*cfg);
@@ -947,9 +1174,17 @@ Result<Value> Importer::lower(Frame& f, const Instruction& ins) {
     if (opc == "call") return lowerCall(f, ins, "to_apply");
     if (opc == "fusion") return lowerCall(f, ins, "calls");
     if (opc == "while") return lowerWhile(f, ins);
-    if (opc == "custom-call") {
-        const std::string* target = ins.attribute("custom_call_target");
-        return opaque(f, ins, target ? hlo::unquote(*target) : std::string("unknown"));
+    if (opc == "custom-call") return lowerCustomCall(f, ins);
+    if (opc == "batch-norm-training" || opc == "batch-norm-inference" || opc == "batch-norm-grad")
+        return lowerBatchNorm(f, ins);
+    if (opc == "conditional") return lowerConditional(f, ins);
+    if (opc == "sort") {
+        auto d = listAttr(ins, "dimensions", true);
+        if (!d) return d.error();
+        if (d->size() != 1) return fail(ins, "hlo.bad_attribute", "sort needs one dimension in dimensions={…}");
+        OpAttrs a;
+        a.dimensions = *d;
+        return opaque(f, ins, "hlo.sort", a);
     }
 
     if (auto kind = elementwiseKind(opc)) {
@@ -1235,7 +1470,8 @@ Result<ImportedModel> Importer::run() {
     for (OpId o : outs) CFP_TRY(m_staged.addOutput(o));
     for (const auto& [opcode, count] : m_opaqueCounts)
         m_notes.push_back({"hlo.opaque_op",
-                           std::to_string(count) + " '" + opcode + "' instruction(s) kept as opaque custom-calls (no IR op kind)",
+                           std::to_string(count) + " '" + opcode + "' instruction(s) imported as custom-call 'hlo." + opcode +
+                               "' (no IR op kind; the analysis lists those without a sharding rule)",
                            m_source});
     ImportedModel out;
     out.format = "hlo";

@@ -14,9 +14,14 @@
 //     convert; clamp becomes minimum/maximum; pad with non-negative edges becomes concatenates;
 //     log-plus-one, exponential-minus-one and pred `not` are written out; copy, bitcast,
 //     optimization-barrier and domain pass their operand on;
-//   * `custom-call` is kept as a custom-call with its target name; any other HLO opcode the IR
-//     has no kind for (sort, rng, convolution, collectives, dynamic-slice, …) becomes a custom-call
-//     named "hlo.<opcode>" with a note — analysis reports it as unsupported;
+//   * batch-norm-training / -inference / -grad are written out in primitives (reduce-add
+//     statistics, rsqrt); a conditional on a constant is its chosen branch; the cuBLAS GEMM
+//     custom-calls of XLA GPU are dots; a `Sharding` custom-call is its operand;
+//   * any other `custom-call` is kept as a custom-call with its target name; any other HLO opcode
+//     the IR has no kind for becomes a custom-call named "hlo.<opcode>" with a note. Those whose
+//     sharding is known (shifts, xor, bitcast-convert, rounding, rng-bit-generator, sort, variadic
+//     reduce, dynamic-slice, …: rules/op_rules.h) plan like other ops; the rest are block
+//     boundaries and analysis reports them as unsupported;
 //   * `metadata={op_name=…}` gives each op its scope path: "jit(step)/jit(main)/transpose(jvp(GPT))/
 //     layers_0/attn/dot_general[…]" → "GPT.layers_0.attn" (jit wrappers dropped, transformations
 //     unwrapped, the primitive dropped; PyTorch/XLA's "Linear[fc1]" → "fc1"); without op_name,

@@ -148,7 +148,9 @@ Inferred infer(const Graph& g, const PhaseHints& hints) {
         }
     }
     for (size_t i = 0; i < n; ++i) {
-        r.phase[i] = phase[i] < 0 ? Phase::Forward : static_cast<Phase>(phase[i]);
+        // Without training ops, values off the loss path are unused results (an RNG's last state,
+        // a norm's statistics): forward.
+        r.phase[i] = !training || phase[i] < 0 ? Phase::Forward : static_cast<Phase>(phase[i]);
         if (r.phase[i] == Phase::Backward) r.hadBackward = true;
     }
 

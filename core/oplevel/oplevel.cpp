@@ -96,11 +96,7 @@ Result<OpLevelFormulation> buildOpLevel(const Graph& graph, const CostModel& mod
     for (const Op& op : graph.ops()) {
         const auto k = static_cast<size_t>(op.id);
         auto& list = f.strategies[k];
-        if (hasShardingRule(op.kind)) {
-            auto rule = shardingRuleFor(graph, op);
-            if (!rule) return rule.error();
-            rules[k] = *rule;
-        }
+        if (auto rule = shardingRuleFor(graph, op)) rules[k] = std::move(*rule);
         const bool follows = options.followTrivial && rules[k] && op.operands.size() == 1 && isFusibleKind(op.kind) &&
                              !sourceLike[static_cast<size_t>(op.operands[0])] && !sourceLike[k];
         if (follows) {

@@ -129,7 +129,7 @@ Status PlanProblem::Impl::buildStates(const std::vector<std::pair<uint64_t, doub
     for (const Op& op : graph.ops()) {
         auto it = types.try_emplace(op.type, static_cast<uint32_t>(types.size())).first;
         typeId[static_cast<size_t>(op.id)] = it->second;
-        if (derived && hasShardingRule(op.kind)) {
+        if (derived) {
             auto r = shardingRuleFor(graph, op);
             if (r) (*derived)[static_cast<size_t>(op.id)] = std::move(*r);
         }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <numeric>
+#include <set>
 
 namespace cfp {
 
@@ -322,6 +323,96 @@ OpShardingRule scatterRule(const Graph& g, const Op& op) {
     return r;
 }
 
+// Custom-calls an importer emits for HLO opcodes the IR has no kind for ("hlo.<opcode>"), when
+// their sharding is known from the opcode and shapes. Other targets have no rule.
+//   elementwise opcodes (shifts, xor, bitcast-convert of one width, rounding, erf, …): as
+//     elementwise ops, every operand of the result's dims or a scalar;
+//   generators (rng-bit-generator, rng): the result dims are free, the state or bounds replicated
+//     (each device draws its own slice; a state of the result's shape maps dim for dim);
+//   sort along a dim: that dim blocked, the others shared by every operand and the result;
+//   variadic reduce (argmax): reduced dims blocked, the others pass through;
+//   dynamic-slice / dynamic-update-slice: dims taken whole pass through, sliced dims blocked.
+std::optional<OpShardingRule> customCallRule(const Graph& g, const Op& op) {
+    static const std::set<std::string_view> kElementwise = {
+        "hlo.shift-left", "hlo.shift-right-logical", "hlo.shift-right-arithmetic", "hlo.xor", "hlo.bitcast-convert",
+        "hlo.bitcast", "hlo.remainder", "hlo.floor", "hlo.ceil", "hlo.erf", "hlo.erf-inv", "hlo.is-finite",
+        "hlo.round-nearest-afz", "hlo.round-nearest-even", "hlo.atan2", "hlo.tan", "hlo.cbrt", "hlo.not",
+        "hlo.popcnt", "hlo.clz", "hlo.reduce-precision", "hlo.stochastic-convert"};
+    const std::string& t = op.attrs.target;
+    const auto& dims = op.type.dims;
+    if (kElementwise.count(t)) {
+        for (size_t i = 0; i < op.operands.size(); ++i) {
+            const auto& od = operandDimsOf(g, op, i);
+            if (od != dims && !od.empty()) return std::nullopt;
+        }
+        return elementwiseRule(g, op);
+    }
+    if (t == "hlo.rng-bit-generator" || t == "hlo.rng") return elementwiseRule(g, op);
+    if (t == "hlo.sort") {
+        if (op.attrs.dimensions.size() != 1) return std::nullopt;
+        OpShardingRule r;
+        for (size_t d = 0; d < dims.size(); ++d)
+            r.resultDims.push_back(addFactor(r, dims[d], static_cast<int64_t>(d) == op.attrs.dimensions[0]
+                                                             ? FactorKind::Blocked : FactorKind::PassThrough));
+        for (size_t i = 0; i < op.operands.size(); ++i) {
+            if (operandDimsOf(g, op, i) != dims) return std::nullopt;
+            r.operandDims.push_back(r.resultDims);
+        }
+        return r;
+    }
+    if (t == "hlo.reduce") {
+        const size_t n = op.operands.size();
+        if (n < 2 || n % 2 != 0) return std::nullopt;
+        const auto& in = operandDimsOf(g, op, 0);
+        OpShardingRule r;
+        std::vector<int32_t> map;
+        for (size_t d = 0; d < in.size(); ++d) {
+            const bool reduced = contains(op.attrs.dimensions, static_cast<int64_t>(d));
+            const int32_t f = addFactor(r, in[d], reduced ? FactorKind::Blocked : FactorKind::PassThrough);
+            map.push_back(f);
+            if (!reduced) r.resultDims.push_back(f);
+        }
+        if (r.resultDims.size() != dims.size()) return std::nullopt;
+        for (size_t i = 0; i < n; ++i) {
+            const auto& od = operandDimsOf(g, op, i);
+            if (i < n / 2) {
+                if (od != in) return std::nullopt;
+                r.operandDims.push_back(map);
+            } else {
+                if (!od.empty()) return std::nullopt;
+                r.operandDims.emplace_back();
+            }
+        }
+        return r;
+    }
+    if (t == "hlo.dynamic-slice" || t == "hlo.dynamic-update-slice") {
+        const bool update = t == "hlo.dynamic-update-slice";
+        const size_t first = update ? 2 : 1;
+        if (op.operands.size() < first) return std::nullopt;
+        const auto& x = operandDimsOf(g, op, 0);
+        const auto& part = update ? operandDimsOf(g, op, 1) : dims;
+        if (x.size() != part.size() || (update && x != dims)) return std::nullopt;
+        OpShardingRule r;
+        std::vector<int32_t> xm, pm;
+        for (size_t d = 0; d < x.size(); ++d) {
+            const bool whole = part[d] == x[d];
+            const int32_t f = addFactor(r, x[d], whole ? FactorKind::PassThrough : FactorKind::Blocked);
+            xm.push_back(f);
+            pm.push_back(whole ? f : addFactor(r, part[d], FactorKind::Blocked));
+        }
+        r.resultDims = update ? xm : pm;
+        r.operandDims.push_back(xm);
+        if (update) r.operandDims.push_back(pm);
+        for (size_t i = first; i < op.operands.size(); ++i) {
+            const auto& od = operandDimsOf(g, op, i);
+            if (!od.empty()) return std::nullopt;
+            r.operandDims.emplace_back();
+        }
+        return r;
+    }
+    return std::nullopt;
+}
+
 std::array<RuleFunction, kOpKindCount> makeRegistry() {
     std::array<RuleFunction, kOpKindCount> t{};
     for (int k = 0; k < kOpKindCount; ++k)
@@ -339,7 +430,7 @@ std::array<RuleFunction, kOpKindCount> makeRegistry() {
     set(OpKind::Dot, &dotRule);
     set(OpKind::Gather, &gatherRule);
     set(OpKind::Scatter, &scatterRule);
-    // CustomCall: opaque, no rule.
+    // CustomCall: no rule in the registry; known targets through customCallRule.
     return t;
 }
 
@@ -492,6 +583,8 @@ bool hasShardingRule(OpKind kind) { return ruleRegistry()[static_cast<size_t>(ki
 
 Result<OpShardingRule> shardingRuleFor(const Graph& graph, const Op& op) {
     const RuleFunction fn = ruleRegistry()[static_cast<size_t>(op.kind)];
+    if (op.kind == OpKind::CustomCall)
+        if (auto r = customCallRule(graph, op)) return std::move(*r);
     if (!fn) {
         std::string what = "no sharding rule for " + std::string(opKindName(op.kind));
         if (!op.attrs.target.empty()) what += " '" + op.attrs.target + "'";

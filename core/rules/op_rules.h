@@ -35,8 +35,10 @@
 //     operand [{},{},{x}] (x=8 divides 32) → result [{},{},{x},{}].
 //   broadcast f32[16] → f32[8,16] dims {1}: ([j]) -> [i,j] {i=8, j=16}; result-only factor i is free.
 //
-// Op kinds without a rule (custom-call) are reported with code rules.no_rule; analysis treats them as
-// block boundaries.
+// Custom-calls have a rule only when their target is an HLO opcode the IR has no kind for and
+// whose sharding is known (op_rules.cpp customCallRule: shifts, xor, bitcast-convert, rounding,
+// rng-bit-generator, sort, variadic reduce, dynamic-slice, …); others are reported with code
+// rules.no_rule, and analysis treats them as block boundaries.
 //
 // Propagation works on n-D meshes of at most kMaxRuleMeshAxes axes. Forward propagation is strict:
 // every KNOWN operand dimension mapped to a factor must carry exactly the same ordered axes as every
@@ -94,6 +96,7 @@ struct OpShardingRule {
 // One rule function per OpKind (nullptr: no rule). The op's operands are looked up in `graph`.
 using RuleFunction = OpShardingRule (*)(const Graph& graph, const Op& op);
 const std::array<RuleFunction, kOpKindCount>& ruleRegistry();
+// Whether every op of `kind` has a rule (a custom-call may still have one by its target).
 bool hasShardingRule(OpKind kind);
 
 // The rule of `op` (an op of `graph`), or rules.no_rule naming the op and its kind.

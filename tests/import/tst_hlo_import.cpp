@@ -15,6 +15,8 @@
 #include "import/hlo_import.h"
 #include "import/hlo_parser.h"
 #include "import/hlo_writer.h"
+#include "interp/interpreter.h"
+#include "rules/op_rules.h"
 #include "ir/graph_builder.h"
 #include "loader/model_loader.h"
 #include "models/models.h"
@@ -75,6 +77,9 @@ private slots:
     void roundTripBuiltinModels_data();
     void roundTripBuiltinModels();
     void gptTrainingStepAnalyses();
+    void batchNormLoweringsCompute();
+    void frameworkLoweringsHaveRules();
+    void torchXlaStyleStepAnalyses();
     void loaderSniffsHlo();
     void malformedModules_data();
     void malformedModules();
@@ -300,6 +305,214 @@ void TestHloImport::gptTrainingStepAnalyses() {
     }
     QCOMPARE(layerTypes, 1);
     QCOMPARE(static_cast<int>(r.blocks.blocks.size()), 13);
+}
+
+void TestHloImport::batchNormLoweringsCompute() {
+    // batch-norm-training / -inference / -grad written out in primitives compute what XLA's
+    // definitions say: statistics per feature over every other dim; the gradient checked against
+    // central differences of Σ dy·training(x).
+    const std::string text = R"(HloModule bn
+ENTRY main {
+  x = f32[2,3,4] parameter(0)
+  scale = f32[3] parameter(1)
+  offset = f32[3] parameter(2)
+  dy = f32[2,3,4] parameter(3)
+  bn = (f32[2,3,4], f32[3], f32[3]) batch-norm-training(x, scale, offset), epsilon=0.001, feature_index=1
+  out = f32[2,3,4] get-tuple-element(bn), index=0
+  mean = f32[3] get-tuple-element(bn), index=1
+  var = f32[3] get-tuple-element(bn), index=2
+  inf = f32[2,3,4] batch-norm-inference(x, scale, offset, mean, var), epsilon=0.001, feature_index=1
+  g = (f32[2,3,4], f32[3], f32[3]) batch-norm-grad(x, scale, mean, var, dy), epsilon=0.001, feature_index=1
+  gx = f32[2,3,4] get-tuple-element(g), index=0
+  gs = f32[3] get-tuple-element(g), index=1
+  go = f32[3] get-tuple-element(g), index=2
+  ROOT t = (f32[2,3,4], f32[3], f32[3], f32[2,3,4], f32[2,3,4], f32[3], f32[3]) tuple(out, mean, var, inf, gx, gs, go)
+}
+)";
+    const ImportedModel m = test::must(importHloText(text, "bn.hlo"), "bn");
+    for (const Op& op : m.graph.ops()) QVERIFY2(op.kind != OpKind::CustomCall, op.name.c_str());
+    auto tensor = [](std::vector<int64_t> dims, double seed) {
+        Tensor t;
+        t.type = TensorType{DType::F32, std::move(dims)};
+        for (int64_t i = 0; i < t.type.elements(); ++i) t.values.push_back(std::sin(seed * static_cast<double>(i + 1)) * 2.0);
+        return t;
+    };
+    std::map<std::string, Tensor> in{{"x", tensor({2, 3, 4}, 0.7)},
+                                     {"scale", tensor({3}, 1.3)},
+                                     {"offset", tensor({3}, 0.4)},
+                                     {"dy", tensor({2, 3, 4}, 2.1)}};
+    auto run = [&](const std::map<std::string, Tensor>& p) {
+        auto values = test::must(evaluate(m.graph, p), "evaluate");
+        std::vector<Tensor> outs;
+        for (OpId o : m.graph.outputs()) outs.push_back(values[static_cast<size_t>(o)]);
+        return outs;
+    };
+    const std::vector<Tensor> o = run(in);
+    QCOMPARE(o.size(), size_t{7});
+    const double eps = 0.001;
+    const Tensor& x = in["x"];
+    for (int64_t c = 0; c < 3; ++c) {
+        double mean = 0, var = 0;
+        for (int64_t a = 0; a < 2; ++a)
+            for (int64_t b = 0; b < 4; ++b) mean += x.at({a, c, b}) / 8.0;
+        for (int64_t a = 0; a < 2; ++a)
+            for (int64_t b = 0; b < 4; ++b) var += (x.at({a, c, b}) - mean) * (x.at({a, c, b}) - mean) / 8.0;
+        QVERIFY(std::abs(o[1].values[static_cast<size_t>(c)] - mean) < 1e-9);
+        QVERIFY(std::abs(o[2].values[static_cast<size_t>(c)] - var) < 1e-9);
+        for (int64_t a = 0; a < 2; ++a)
+            for (int64_t b = 0; b < 4; ++b) {
+                const double want = (x.at({a, c, b}) - mean) / std::sqrt(var + eps) * in["scale"].values[static_cast<size_t>(c)] +
+                                    in["offset"].values[static_cast<size_t>(c)];
+                QVERIFY(std::abs(o[0].at({a, c, b}) - want) < 1e-9);
+                QVERIFY(std::abs(o[3].at({a, c, b}) - want) < 1e-9);  // inference with the batch statistics
+            }
+    }
+    // Gradients: d/dx Σ dy·out by central differences; d/dscale and d/doffset likewise.
+    auto objective = [&](const std::map<std::string, Tensor>& p) {
+        const Tensor out = run(p)[0];
+        double s = 0;
+        for (size_t i = 0; i < out.values.size(); ++i) s += out.values[i] * in["dy"].values[i];
+        return s;
+    };
+    auto check = [&](const std::string& name, const Tensor& grad) {
+        for (size_t i = 0; i < grad.values.size(); ++i) {
+            auto plus = in, minus = in;
+            plus[name].values[i] += 1e-5;
+            minus[name].values[i] -= 1e-5;
+            const double numeric = (objective(plus) - objective(minus)) / 2e-5;
+            QVERIFY2(std::abs(numeric - grad.values[i]) < 1e-5 * std::max(1.0, std::abs(numeric)),
+                     (name + "[" + std::to_string(i) + "] " + std::to_string(numeric) + " vs " + std::to_string(grad.values[i])).c_str());
+        }
+    };
+    check("x", o[4]);
+    check("scale", o[5]);
+    check("offset", o[6]);
+}
+
+void TestHloImport::frameworkLoweringsHaveRules() {
+    // Lowerings frameworks emit import with sharding rules: dropout's bits (rng-bit-generator,
+    // shift, or, bitcast-convert), sort, an argmax reduce, dynamic-slice and -update-slice, a
+    // `Sharding` custom-call (its operand, annotated), a cuBLAS GEMM custom-call (a dot), and a
+    // conditional on a constant (its branch). An unknown target stays opaque.
+    const std::string text = R"(HloModule lowerings
+argmax {
+  a = f32[] parameter(0)
+  ai = s32[] parameter(1)
+  b = f32[] parameter(2)
+  bi = s32[] parameter(3)
+  ge = pred[] compare(a, b), direction=GE
+  v = f32[] select(ge, a, b)
+  i = s32[] select(ge, ai, bi)
+  ROOT r = (f32[], s32[]) tuple(v, i)
+}
+less {
+  p0 = f32[] parameter(0)
+  p1 = f32[] parameter(1)
+  ROOT lt = pred[] compare(p0, p1), direction=LT
+}
+neg_branch {
+  p = f32[8,16] parameter(0)
+  ROOT n = f32[8,16] negate(p)
+}
+exp_branch {
+  p = f32[8,16] parameter(0)
+  ROOT e = f32[8,16] exponential(p)
+}
+ENTRY main {
+  x = f32[8,16] parameter(0)
+  w = f32[16,32] parameter(1)
+  state = u64[2] parameter(2)
+  rng = (u64[2], u32[8,16]) rng-bit-generator(state), algorithm=rng_default
+  bits = u32[8,16] get-tuple-element(rng), index=1
+  nine = u32[] constant(9)
+  nines = u32[8,16] broadcast(nine), dimensions={}
+  shifted = u32[8,16] shift-right-logical(bits, nines)
+  asfloat = f32[8,16] bitcast-convert(shifted)
+  sorted = f32[8,16] sort(x), dimensions={1}, to_apply=less
+  iota = s32[8,16] iota(), iota_dimension=1
+  init = f32[] constant(-inf)
+  zero = s32[] constant(0)
+  am = (f32[8], s32[8]) reduce(x, iota, init, zero), dimensions={1}, to_apply=argmax
+  i0 = s32[] constant(0)
+  ds = f32[8,4] dynamic-slice(x, i0, i0), dynamic_slice_sizes={8,4}
+  dus = f32[8,16] dynamic-update-slice(x, ds, i0, i0)
+  annotated = f32[8,16] custom-call(dus), custom_call_target="Sharding", sharding={devices=[2,1]0,1}
+  gemm = (f32[8,32], s8[1024]) custom-call(annotated, w), custom_call_target="__cublas$gemm", backend_config={"gemm_backend_config":{"alpha_real":1,"dot_dimension_numbers":{"lhs_contracting_dimensions":["1"],"rhs_contracting_dimensions":["0"],"lhs_batch_dimensions":[],"rhs_batch_dimensions":[]}}}
+  out = f32[8,32] get-tuple-element(gemm), index=0
+  one = s32[] constant(1)
+  cond = f32[8,16] conditional(one, asfloat, sorted), branch_computations={neg_branch, exp_branch}
+  mystery = f32[8,16] custom-call(cond), custom_call_target="my_kernel"
+  ROOT t = (f32[8,32], f32[8,16], f32[8], s32[8]) tuple(out, mystery, am)
+}
+)";
+    const ImportedModel m = test::must(importHloText(text, "lowerings.hlo"), "lowerings");
+    const Graph& g = m.graph;
+    std::set<std::string> withRule, withoutRule;
+    for (const Op& op : g.ops()) {
+        if (op.kind != OpKind::CustomCall) continue;
+        (shardingRuleFor(g, op) ? withRule : withoutRule).insert(op.attrs.target);
+    }
+    const std::set<std::string> known = {"hlo.rng-bit-generator", "hlo.shift-right-logical", "hlo.bitcast-convert",
+                                         "hlo.sort", "hlo.reduce", "hlo.dynamic-slice", "hlo.dynamic-update-slice"};
+    auto joined = [](const std::set<std::string>& xs) {
+        QStringList out;
+        for (const auto& x : xs) out << QString::fromStdString(x);
+        return out.join(' ');
+    };
+    QCOMPARE(joined(withRule), joined(known));
+    QCOMPARE(joined(withoutRule), QString("my_kernel"));
+    // The GEMM is a dot of the annotated value (the Sharding call passes its operand on) and w.
+    const Op& dot = opNamed(g, "gemm");
+    QCOMPARE(dot.kind, OpKind::Dot);
+    QCOMPARE(g.op(dot.operands[0]).name, std::string("dus"));
+    QCOMPARE(dot.attrs.dot.lhsContracting, std::vector<int64_t>{1});
+    bool annotated = false;
+    for (const ShardingAnnotation& s : m.shardings) annotated |= s.op == "dus";
+    QVERIFY(annotated);
+    // The conditional on constant 1 is its second branch.
+    QCOMPARE(g.op(opNamed(g, "mystery").operands[0]).kind, OpKind::Exponential);
+    // Rules: sort keeps its sorted dim whole; the argmax reduce keeps rows splittable.
+    const OpShardingRule sortRule = test::must(shardingRuleFor(g, opNamed(g, "sorted")), "sort rule");
+    QCOMPARE(sortRule.factors[1].kind, FactorKind::Blocked);
+    QCOMPARE(sortRule.factors[0].kind, FactorKind::PassThrough);
+    const OpShardingRule dsRule = test::must(shardingRuleFor(g, opNamed(g, "ds")), "dynamic-slice rule");
+    QCOMPARE(dsRule.factors[static_cast<size_t>(dsRule.resultDims[0])].kind, FactorKind::PassThrough);
+    QCOMPARE(dsRule.factors[static_cast<size_t>(dsRule.resultDims[1])].kind, FactorKind::Blocked);
+    // The random bits are free to split (each device draws its own slice); the state stays whole.
+    const Mesh mesh = test::must(parseMesh("4"), "mesh");
+    const OpShardingRule rngRule = test::must(shardingRuleFor(g, opNamed(g, "rng.1")), "rng rule");
+    std::vector<TensorSharding> operands = test::must(
+        propagateBackward(rngRule, test::must(parseSharding("[{x},{}]"), "sharding"), mesh), "rng backward");
+    QCOMPARE(QString::fromStdString(operands[0].toString()), QString("[{}] partial{}"));
+}
+
+void TestHloImport::torchXlaStyleStepAnalyses() {
+    // tests/data/hlo/torch_xla_gpt2_step.hlo: a 2-layer GPT-2 forward and loss as PyTorch/XLA dumps
+    // it (SyncTensorsGraph, pN.M parameters, LayerNorm as batch-norm-training over [1, rows,
+    // features], dropout as rng-bit-generator bits shifted and bitcast to floats, causal mask and
+    // one-hot labels from iota, position ids from iota, tied LM head); --train appends backward
+    // (the embedding gradients are scatter-adds) and AdamW. No op is opaque, the blocks pass the
+    // independent check on every mesh, and the two layers are one repeated segment type.
+    ImportOptions opt;
+    opt.training = TrainingMode::AppendTraining;
+    const ImportedModel m = test::must(importHloFile(kDataDir + "/torch_xla_gpt2_step.hlo", opt), "torch_xla step");
+    QVERIFY(m.trainingAppended);
+    int scatters = 0, batchNormCalls = 0;
+    for (const Op& op : m.graph.ops()) {
+        scatters += op.kind == OpKind::Scatter && op.phase == Phase::Backward;
+        batchNormCalls += op.kind == OpKind::CustomCall && op.attrs.target.find("batch-norm") != std::string::npos;
+    }
+    QVERIFY(scatters >= 1);
+    QCOMPARE(batchNormCalls, 0);
+    for (const char* meshText : {"8", "2x4", "2x2x2"}) {
+        const Mesh mesh = test::must(parseMesh(meshText), meshText);
+        const AnalysisReport r = test::must(analyzeGraph(m.graph, mesh), "analysis");
+        QVERIFY2(r.check.pass, (std::string(meshText) + ": " + r.check.firstViolation).c_str());
+        QVERIFY2(r.blocks.unsupported.empty(), r.blocks.unsupported.empty() ? "" : r.blocks.unsupported[0].message.c_str());
+        int repeated = 0;
+        for (const SegmentType& t : r.cover.types) repeated += t.occurrences == 2 && t.blockFingerprints.size() >= 4;
+        QCOMPARE(repeated, 1);
+    }
 }
 
 void TestHloImport::loaderSniffsHlo() {

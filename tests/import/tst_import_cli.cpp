@@ -80,6 +80,16 @@ private slots:
         QVERIFY2(r.exitCode == 0, r.err.constData());
         QVERIFY(json(r.out)["predicted_step_seconds"].toDouble() > 0);
     }
+    void planTorchXlaStyleStep() {
+        // A PyTorch/XLA-style forward with --train plans on a flat, a 2-D and the automatic mesh.
+        for (const char* mesh : {"8", "2x4", "auto"}) {
+            QTemporaryDir dir;
+            const Run r = runCfp({"plan", kData + "/torch_xla_gpt2_step.hlo", "--train", "--mesh", mesh, "--no-baselines",
+                                  "--json", "-o", dir.filePath("plan.json")});
+            QVERIFY2(r.exitCode == 0, r.err.constData());
+            QVERIFY(json(r.out)["predicted_step_seconds"].toDouble() > 0);
+        }
+    }
     void graphWritesHlo() {
         QTemporaryDir dir;
         const QString out = dir.filePath("mlp.hlo");
