@@ -53,7 +53,9 @@ struct Checker {
             else if (op.kind == OpKind::Constant || op.kind == OpKind::Iota)
                 st = true;
             else {
-                st = !op.operands.empty();
+                // An op without a sharding rule (an opaque custom-call) is a block boundary: what
+                // it computes is not static even from static inputs, as for the finder.
+                st = !op.operands.empty() && (op.kind != OpKind::CustomCall || shardingRuleFor(g, op).ok());
                 for (OpId o : op.operands) st = st && m_static[static_cast<size_t>(o)];
             }
             m_static[static_cast<size_t>(op.id)] = st;

@@ -25,7 +25,7 @@
 //   4. Growth. An op joins a block when, for EVERY strategy, its sharding follows from block members
 //      by communication-free propagation (rules/op_rules.h, strict: the in-block operands must agree
 //      exactly). Operands that are *static* (derived only from weights, optimizer state, constants,
-//      iota) or sources (any parameter) and not yet claimed are pulled in backward with the sharding
+//      iota, through ops that have a sharding rule: an opaque op is a boundary) or sources (any parameter) and not yet claimed are pulled in backward with the sharding
 //      the consumer needs (a dot's weight, a bias through its broadcast, AdamW's m, v and master
 //      copy); a static value another block already claimed stays outside (an inter-block edge).
 //      Forward growth never enters static ops: they are pulled, so a causal mask shared by all

@@ -94,7 +94,7 @@ private:
         OpId x = recent();
         const std::vector<int64_t> d = b.dims(x);
         const size_t rank = d.size();
-        switch (uniform(0, 21)) {
+        switch (uniform(0, 25)) {
             case 0:
             case 1: {  // x · W over the last dim
                 if (rank == 0) return;
@@ -269,6 +269,36 @@ private:
                 push(b.add(x, b.gather(table, ids, gd)));
                 return;
             }
+            case 22:
+            case 23: {  // a mask whose static chain passes an op without a sharding rule
+                if (rank < 2) return;
+                TensorType t{DType::S32, d};
+                OpAttrs a;
+                a.target = coin(0.5) ? "opaque" : "hlo.shift-right-logical";
+                OpId row = b.addOp(OpKind::CustomCall, {b.iota(t, static_cast<int64_t>(rank) - 2)}, a, t);
+                if (coin(0.5)) row = b.reshape(row, d);
+                OpId mask = b.compare(row, b.iota(t, static_cast<int64_t>(rank) - 1), ComparisonDirection::GE);
+                OpId zero = b.broadcast(b.scalar(0.0, kF), d, {});
+                push(b.select(mask, x, zero));
+                return;
+            }
+            case 24:
+            case 25: {  // one iota feeds position embeddings and a mask through an op without a rule
+                if (rank != 3) return;
+                OpId ids = b.iota(TensorType{DType::S32, {d[1]}}, 0);
+                OpId table = weight({d[1], d[2]});
+                GatherDimensionNumbers gd{{1}, {0}, {0}, 1, {1, d[2]}};
+                OpId withPos = b.add(x, b.broadcast(b.gather(table, ids, gd), d, {1, 2}));
+                OpAttrs a;
+                a.target = "opaque";
+                OpId other = b.addOp(OpKind::CustomCall, {b.iota(TensorType{DType::S32, {d[1]}}, 0)}, a,
+                                     TensorType{DType::S32, {d[1]}});
+                OpId keep = b.compare(ids, other, ComparisonDirection::GE);
+                OpId zero = b.broadcast(b.scalar(0.0, kF), d, {});
+                push(coin(0.5) ? b.select(b.broadcast(keep, d, {1}), withPos, zero) : withPos);
+                if (coin(0.5)) push(b.convert(keep, kF));
+                return;
+            }
             default: {  // gather rows of x by index (a lookup into an activation)
                 if (rank != 2) return;
                 OpId ids = m_b->parameter("rows" + std::to_string(m_weights++), TensorType{DType::S32, {d[0]}},
@@ -305,7 +335,7 @@ private slots:
         for (const char* m : meshes) ms.push_back(test::must(parseMesh(m), m));
         const int graphs = qEnvironmentVariableIsSet("CFP_PROPERTY_GRAPHS")
                                ? qEnvironmentVariableIntValue("CFP_PROPERTY_GRAPHS")
-                               : 1500;
+                               : 3000;
         int trained = 0, blocks = 0;
         for (int seed = 1; seed <= graphs; ++seed) {
             RandomGraph gen(static_cast<uint32_t>(seed));
