@@ -326,7 +326,7 @@ CbcRun runCbcBounded(const Ilp& ilp, std::span<const int32_t> vars, const Solver
     std::memcpy(&count, bytes.data() + 1 + 2 * sizeof(double), sizeof count);
     if (bytes.size() != head + count * sizeof(int32_t)) return CbcRun{};
     run.values.resize(count);
-    std::memcpy(run.values.data(), bytes.data() + head, count * sizeof(int32_t));
+    if (count > 0) std::memcpy(run.values.data(), bytes.data() + head, count * sizeof(int32_t));
     run.optimal = flags & 1;
     run.infeasible = flags & 2;
     run.haveSolution = flags & 4;

@@ -57,7 +57,7 @@ Status SimulatedBackend::launch(int iterations, Timing timing) {
     if (m_aborted) return makeError("profiler.aborted", "the backend was aborted");
     if (!m_work) return makeError("profiler.internal", "launch without a prepared work plan");
     if (m_inFlight) return makeError("profiler.internal", "launch while another is in flight");
-    m_hung = m_options.hang && m_options.hang(m_launches);
+    m_hung = m_options.hang && m_options.hang(m_launches.load());
     ++m_launches;
     m_inFlight = true;
     m_iterations = iterations;

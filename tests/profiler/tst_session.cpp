@@ -294,7 +294,13 @@ private slots:
             report = s.run();
             finished = true;
         });
-        std::this_thread::sleep_for(std::chrono::milliseconds(400));
+        // Cancel once the session is under way — a result stored (short launches) or the long
+        // launch started — however fast the machine (sanitizer builds are slow).
+        const auto started = std::chrono::steady_clock::now();
+        auto underWay = [&] { return secondsPerIteration > 1 ? sim->launches() > 0 : !s.partialResults().empty(); };
+        while (!underWay() && !finished.load() && std::chrono::steady_clock::now() - started < std::chrono::seconds(120))
+            std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        QVERIFY(underWay());
         QVERIFY(!finished.load());
         const auto t0 = std::chrono::steady_clock::now();
         s.cancel();

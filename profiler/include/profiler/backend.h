@@ -101,8 +101,8 @@ public:
     Result<PollState> poll(LaunchResult& out) override;
     void abort() override;
 
-    // For tests.
-    int launches() const { return m_launches; }
+    // For tests (launches() may be read from another thread while the session runs).
+    int launches() const { return m_launches.load(); }
     int prepares() const { return m_prepares; }
     bool aborted() const { return m_aborted; }
     const std::vector<std::string>& preparedKeys() const { return m_preparedKeys; }  // combination keys
@@ -116,7 +116,7 @@ private:
     int m_iterations = 0;
     Timing m_timing = Timing::Total;
     double m_launchedAt = 0;
-    int m_launches = 0;
+    std::atomic<int> m_launches{0};
     int m_prepares = 0;
     std::vector<std::string> m_preparedKeys;
 };
