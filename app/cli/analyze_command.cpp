@@ -12,6 +12,7 @@
 #include "cli_common.h"
 #include "commands.h"
 #include "analysis/analysis.h"
+#include "plan/op_owners.h"
 #include "segments/segments.h"
 
 namespace cfp::cli {
@@ -35,14 +36,18 @@ void printAnalysis(const LoadedModel& m, const AnalysisReport& r) {
     row("ParallelBlocks", withCommas(static_cast<int64_t>(r.blocks.blocks.size())) + "  (strategies: " + strategies + ")");
     row("block check", r.check.pass ? "pass (" + withCommas(r.check.edgesChecked) + " intra-block edges, no resharding)"
                                     : "FAIL: " + r.check.firstViolation);
+    const OpDecisionCounts d = countOpDecisions(g, r.blocks);
+    row("ops", withCommas(d.inBlocks) + " in blocks, " + withCommas(d.follow) + " follow a block, " + withCommas(d.pulled) +
+                   " pulled by a consumer, " + withCommas(d.constantFolded) + " constant-folded, " +
+                   withCommas(d.fixedFollowing + d.replicated) + " fixed (" + withCommas(d.replicated) + " replicated)");
     std::map<std::string, int64_t> reasons;
     for (const UnassignedOp& u : r.blocks.resolvedLater) ++reasons[std::string(unassignedReasonName(u.reason))];
     std::string later;
     for (const auto& [reason, n] : reasons) later += (later.empty() ? "" : ", ") + reason + " " + withCommas(n);
-    row("ops covered", fixed(100.0 * r.coverage, 2) + "%  (" + withCommas(inBlocks) + " in blocks; resolved later: " +
-                           (later.empty() ? "none" : later) + ")");
-    row("unsupported ops", r.blocks.unsupported.empty() ? "none" : std::to_string(r.blocks.unsupported.size()));
-    for (const UnsupportedOp& u : r.blocks.unsupported) std::printf("      %s (%s): %s\n", u.name.c_str(), u.kind.c_str(), u.message.c_str());
+    row("outside blocks, why", later.empty() ? "none" : later);
+    std::string opaque;
+    for (const auto& [target, n] : d.opaqueByTarget) opaque += (opaque.empty() ? "" : ", ") + target + " " + withCommas(n);
+    row("opaque ops", opaque.empty() ? "none" : opaque + "  (no sharding rule: block boundaries, kept replicated)");
     std::cout << "\n  segments: " << r.cover.types.size() << " types, " << r.cover.segments.size() << " segments ("
               << coverQualityName(r.cover.quality) << " cover)\n";
     for (const RepeatRun& run : repeatRuns(r.cover)) {
@@ -96,7 +101,13 @@ int cmdAnalyze(const std::vector<std::string>& argv) {
     auto report = analyzeGraph(model->graph, *linked);
     if (!report) return fail(report.error());
     if (args->has("--json")) {
-        std::cout << analysisToJson(model->graph, *report).dump(2) << '\n';
+        auto j = analysisToJson(model->graph, *report);
+        const OpDecisionCounts d = countOpDecisions(model->graph, report->blocks);
+        j["ops_by_decision"] = {{"in_blocks", d.inBlocks},          {"follow_block", d.follow},
+                                {"pulled", d.pulled},               {"constant_folded", d.constantFolded},
+                                {"fixed_following", d.fixedFollowing}, {"replicated", d.replicated}};
+        j["opaque_ops_by_target"] = nlohmann::ordered_json(d.opaqueByTarget);
+        std::cout << j.dump(2) << '\n';
         return kExitOk;
     }
     printAnalysis(*model, *report);

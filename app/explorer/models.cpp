@@ -219,6 +219,22 @@ QVariant StructureModel::data(const QModelIndex& index, int role) const {
     case kSegmentLevel: {
         const size_t s = id & kMask;
         if (s == r.cover.segments.size()) {
+            if (role == Qt::ToolTipRole) {
+                const OpDecisionCounts& d = m_analysis->decisions;
+                QString opaque;
+                for (const auto& [target, n] : d.opaqueByTarget)
+                    opaque += (opaque.isEmpty() ? QString() : QStringLiteral(", ")) + qs(target) + QLatin1Char(' ') + QString::number(n);
+                return tr("Of %1 ops: %2 in blocks, %3 follow a block, %4 pulled by a consumer, %5 constant-folded, "
+                          "%6 fixed (%7 replicated).\nOpaque ops (no sharding rule, block boundaries): %8")
+                    .arg(g.size())
+                    .arg(d.inBlocks)
+                    .arg(d.follow)
+                    .arg(d.pulled)
+                    .arg(d.constantFolded)
+                    .arg(d.fixedFollowing + d.replicated)
+                    .arg(d.replicated)
+                    .arg(opaque.isEmpty() ? tr("none") : opaque);
+            }
             if (role != Qt::DisplayRole) return {};
             if (col == ColName) return tr("outside blocks (resolved after the plan)");
             if (col == ColOps) return QString::number(r.blocks.resolvedLater.size());

@@ -77,6 +77,7 @@ std::shared_ptr<const AnalysisData> AnalysisData::make(std::shared_ptr<const Mod
         for (int k = 0; k < a->runs[r].count; ++k) a->runOfSegment[static_cast<size_t>(a->runs[r].firstSegment + k)] = static_cast<int32_t>(r);
     for (const SegmentType& t : cover.types)
         a->typeNames.push_back(typeName(a->graph(), *a->report, cover.segments[static_cast<size_t>(t.firstSegment)], t.occurrences > 1));
+    a->decisions = countOpDecisions(a->graph(), a->report->blocks);
     return a;
 }
 

@@ -13,6 +13,7 @@
 #include "analysis/analysis.h"
 #include "loader/model_loader.h"
 #include "plan/alternatives.h"
+#include "plan/op_owners.h"
 #include "plan/planner.h"
 #include "stats/graph_stats.h"
 #include "workflow/workflow.h"
@@ -33,6 +34,7 @@ struct AnalysisData {
     std::vector<RepeatRun> runs;                   // consecutive segments of one type
     std::vector<int32_t> runOfSegment;             // segment → run index
     std::vector<std::string> typeNames;            // per segment type: "Layer", "embedding", …
+    OpDecisionCounts decisions;                    // how the planner decides each op (plan/op_owners.h)
     const Graph& graph() const { return model->graph(); }
     const Mesh& mesh() const { return report->blocks.mesh; }
     static std::shared_ptr<const AnalysisData> make(std::shared_ptr<const ModelData> model,

@@ -1,4 +1,5 @@
 #include "plan/problem_impl.h"
+#include "plan/op_owners.h"
 
 #include <algorithm>
 #include <limits>
@@ -134,93 +135,17 @@ Status PlanProblem::Impl::buildStates(const std::vector<std::pair<uint64_t, doub
             if (r) (*derived)[static_cast<size_t>(op.id)] = std::move(*r);
         }
     }
-    // Values computed from constants and iota alone (masks, position ids) stay replicated and
-    // fixed: every device computes them without communication and consumers slice them locally.
-    std::vector<char> constantDerived(n, 0);  // computed from Constant/Iota alone (no parameter)
-    for (const Op& op : graph.ops())
-        constantDerived[static_cast<size_t>(op.id)] = sourceLike[static_cast<size_t>(op.id)] && op.kind != OpKind::Parameter;
-    // Owners: block members first.
-    std::vector<int64_t> memberIndex(n, -1);
-    for (const ParallelBlock& b : ba.blocks)
-        for (size_t k = 0; k < b.members.size(); ++k) {
-            if (constantDerived[static_cast<size_t>(b.members[k])]) continue;
-            owner[static_cast<size_t>(b.members[k])] = b.id;
-            memberIndex[static_cast<size_t>(b.members[k])] = static_cast<int64_t>(k);
-        }
-    // Ops outside blocks, in alternating passes until nothing changes:
-    //   forward (graph order): an op with an operand that depends on a block follows the most
-    //     recently computed such operand — the nearest producer, which keeps dependences local;
-    //   backward (reverse order): an op with none (e.g. computed from data inputs only, like a
-    //     one-hot of the labels, or from the loss seed) is pulled by its first consumer that
-    //     depends on a block and takes the sharding that consumer reads.
-    // The rest are fixed: they follow their first non-source operand, or are replicated.
-    std::vector<int32_t> follows(n, -1);
-    std::vector<std::pair<OpId, int32_t>> pulledBy(n, {kNoOp, -1});
-    // Consumers (op, operand slot) of each op in op order, CSR.
-    std::vector<int64_t> consumerStart(n + 1, 0);
-    for (const Op& op : graph.ops())
-        for (OpId o : op.operands) ++consumerStart[static_cast<size_t>(o) + 1];
-    for (size_t k = 0; k < n; ++k) consumerStart[k + 1] += consumerStart[k];
-    std::vector<std::pair<OpId, int32_t>> consumerList(static_cast<size_t>(consumerStart[n]));
-    {
-        std::vector<int64_t> at(consumerStart.begin(), consumerStart.end() - 1);
-        for (const Op& op : graph.ops())
-            for (size_t i = 0; i < op.operands.size(); ++i)
-                consumerList[static_cast<size_t>(at[static_cast<size_t>(op.operands[i])]++)] = {op.id, static_cast<int32_t>(i)};
-    }
-    auto consumers = [&](size_t k) {
-        return std::span<const std::pair<OpId, int32_t>>(consumerList.data() + consumerStart[k], consumerList.data() + consumerStart[k + 1]);
-    };
-    std::vector<OpId> order;  // members first, then in the order owners were decided
-    order.reserve(n);
-    for (const Op& op : graph.ops())
-        if (memberIndex[static_cast<size_t>(op.id)] >= 0) order.push_back(op.id);
-    // Parameters outside blocks (optimizer state, norms' scales, data inputs) are pulled too: they
-    // are stored the way their first consumer reads them.
-    auto free = [&](size_t k) {
-        const bool param = graph.op(static_cast<OpId>(k)).kind == OpKind::Parameter;
-        return memberIndex[k] < 0 && owner[k] < 0 && (param || (!sourceLike[k] && rule(k)));
-    };
-    for (bool changed = true; changed;) {
-        changed = false;
-        for (const Op& op : graph.ops()) {
-            const auto k = static_cast<size_t>(op.id);
-            if (!free(k)) continue;
-            // An op follows what is computed, not a trainable weight another block owns (as a block
-            // grows, blocks.cpp): a token lookup is not kept whole with the tied LM head's table but
-            // pulled by its consumer, split over the batch like the layer it feeds.
-            int32_t pick = -1;
-            for (size_t i = 0; i < op.operands.size(); ++i)
-                if (owner[static_cast<size_t>(op.operands[i])] >= 0 && graph.op(op.operands[i]).role != ParamRole::Trainable &&
-                    (pick < 0 || op.operands[i] > op.operands[static_cast<size_t>(pick)]))
-                    pick = static_cast<int32_t>(i);
-            if (pick < 0) continue;
-            follows[k] = pick;
-            owner[k] = owner[static_cast<size_t>(op.operands[static_cast<size_t>(pick)])];
-            order.push_back(op.id);
-            changed = true;
-        }
-        for (OpId id = graph.size() - 1; id >= 0; --id) {
-            const auto k = static_cast<size_t>(id);
-            if (!free(k)) continue;
-            for (const auto& [c, slot] : consumers(k)) {
-                if (owner[static_cast<size_t>(c)] < 0) continue;
-                pulledBy[k] = {c, slot};
-                owner[k] = owner[static_cast<size_t>(c)];
-                order.push_back(id);
-                changed = true;
-                break;
-            }
-        }
-    }
-    for (const Op& op : graph.ops()) {
-        const auto k = static_cast<size_t>(op.id);
-        if (memberIndex[k] >= 0 || owner[k] >= 0) continue;
-        if (!sourceLike[k] && rule(k))
-            for (size_t i = 0; i < op.operands.size() && follows[k] < 0; ++i)
-                if (!sourceLike[static_cast<size_t>(op.operands[i])]) follows[k] = static_cast<int32_t>(i);
-        order.push_back(op.id);
-    }
+    // Who decides each op's sharding (plan/op_owners.h).
+    const Consumers consumerIndex(graph);
+    auto consumers = [&](size_t k) { return consumerIndex.of(k); };
+    std::vector<char> hasRule(n, 0);
+    for (size_t k = 0; k < n; ++k) hasRule[k] = rule(k).has_value();
+    OpOwners decided = decideOwners(graph, ba, sourceLike, hasRule, consumerIndex);
+    owner = std::move(decided.owner);
+    const std::vector<int64_t> memberIndex = std::move(decided.memberIndex);
+    const std::vector<int32_t> follows = std::move(decided.follows);
+    const std::vector<std::pair<OpId, int32_t>> pulledBy = std::move(decided.pulledBy);
+    const std::vector<OpId> order = std::move(decided.order);
     // Memory policy: which ops recompute with their block, which results are checkpoints, which
     // gradients feed the optimizer alone.
     rcEligible.assign(n, 0);

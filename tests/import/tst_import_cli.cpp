@@ -90,6 +90,36 @@ private slots:
             QVERIFY(json(r.out)["predicted_step_seconds"].toDouble() > 0);
         }
     }
+    void analyzeSaysHowOpsAreDecided() {
+        // Every op counted once by how the planner decides it; opaque ops listed by target.
+        QTemporaryDir dir;
+        const QString path = dir.filePath("opaque.hlo");
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("HloModule m\nENTRY e {\n  x = f32[8,16] parameter(0)\n  w = f32[16,16] parameter(1)\n"
+                "  d = f32[8,16] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n"
+                "  k = f32[8,16] custom-call(d), custom_call_target=\"my_kernel\"\n"
+                "  c = f32[8,16] convolution(k, w), window={size=1}, dim_labels=bf_io->bf\n"
+                "  ROOT n = f32[8,16] negate(c)\n}\n");
+        f.close();
+        const Run r = runCfp({"analyze", path, "--mesh", "4", "--json"});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const QJsonObject j = json(r.out);
+        const QJsonObject d = j["ops_by_decision"].toObject();
+        int sum = 0;
+        for (const QString& k : d.keys()) sum += d[k].toInt();
+        QCOMPARE(sum, j["ops"].toInt());
+        QCOMPARE(d["in_blocks"].toInt(), 3);  // x, w, d
+        const QJsonObject opaque = j["opaque_ops_by_target"].toObject();
+        QCOMPARE(opaque["my_kernel"].toInt(), 1);
+        QCOMPARE(opaque["hlo.convolution"].toInt(), 1);
+        const Run text = runCfp({"analyze", path, "--mesh", "4"});
+        QVERIFY(text.out.contains("opaque ops             hlo.convolution 1, my_kernel 1"));
+        // The PyTorch/XLA-style step has none.
+        const Run step = runCfp({"analyze", kData + "/torch_xla_gpt2_step.hlo", "--train", "--mesh", "8", "--json"});
+        QVERIFY2(step.exitCode == 0, step.err.constData());
+        QVERIFY(json(step.out)["opaque_ops_by_target"].toObject().isEmpty());
+    }
     void graphWritesHlo() {
         QTemporaryDir dir;
         const QString out = dir.filePath("mlp.hlo");
