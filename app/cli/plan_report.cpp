@@ -112,8 +112,21 @@ Json planSummaryJson(const PlanOutcome& o, const Graph& graph) {
     j["meshes_tried"] = cands;
     j["pins"] = pinTexts(p.pins);
     j["search_exact"] = p.searchExact;
+    if (p.searchCutPairs > 0) {
+        j["search_cut_pairs"] = p.searchCutPairs;
+        j["search_gap_bound_seconds"] = p.searchGapSeconds;
+    }
     j["search_seconds"] = p.searchSeconds;
     return j;
+}
+
+// Why the plan may not be the optimum, when it may not.
+std::string searchExactness(const Plan& p) {
+    if (p.searchExact) return "";
+    if (p.searchCutPairs > 0)
+        return "  (search frontier too wide: " + std::to_string(p.searchCutPairs) + " long-range pair terms approximated; within " +
+               ms(p.searchGapSeconds) + " of the optimum)";
+    return "  (not proven optimal under the memory limit)";
 }
 
 void printPlan(const PlanOutcome& o, const Graph& graph) {
@@ -147,7 +160,7 @@ void printPlan(const PlanOutcome& o, const Graph& graph) {
     }
     std::cout << "  search objective " << ms(p.predictedStepSeconds) << (p.pipeline ? " for every layer on one stage's devices" : "") << " (compute " << ms(p.step.computeSeconds) << ", collectives "
               << ms(p.step.collectiveSeconds) << ", resharding " << ms(p.step.reshardSeconds) << "; overlapped collectives at their contention)"
-              << (p.searchExact ? "" : "  (not proven optimal under the memory limit)") << "\n";
+              << searchExactness(p) << "\n";
     if (const auto b = planBatch(p, graph))
         std::cout << "  batch            " << b->global() << " sequences per step = " << b->accumulation << " round"
                   << (b->accumulation == 1 ? "" : "s") << " of " << b->round << " (micro-batch " << b->microBatch()

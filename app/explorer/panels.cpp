@@ -411,7 +411,12 @@ void SearchPanel::showPlan() {
                             formatBytes(static_cast<double>(o.plan.memory.total())), formatBytes(static_cast<double>(o.plan.memoryLimitBytes)));
     if (const auto b = planBatch(o.plan, plan->model->graph()))
         html += QStringLiteral("<br>") + batchText(*b).toHtmlEscaped();
-    if (!o.plan.searchExact) html += tr(" (not proven optimal under the memory limit)");
+    if (!o.plan.searchExact && o.plan.searchCutPairs > 0)
+        html += tr(" (search frontier too wide: %1 long-range pair terms approximated; within %2 of the optimum)")
+                    .arg(o.plan.searchCutPairs)
+                    .arg(formatSeconds(o.plan.searchGapSeconds));
+    else if (!o.plan.searchExact)
+        html += tr(" (not proven optimal under the memory limit)");
     if (o.stopped) html += tr("<br><b>Search stopped</b>: the best plan of the meshes searched before Cancel (no baselines)");
     if (plan->profile) html += QStringLiteral("<br><small>") + qs(plan->profile->note()).toHtmlEscaped() + QStringLiteral("</small>");
     if (o.candidates.size() > 1) {

@@ -341,6 +341,13 @@ Result<SearchResult> PlanProblem::search(int64_t limit, const StrategyMask& allo
         r.objectiveSeconds = c.objectiveSeconds;
         r.memoryBytes = c.memoryBytes;
         r.exact = c.exact;
+        if (!P.cutPairs.empty()) {
+            // The search ran without the cut pairs' residuals: price the plan with them.
+            r.objectiveSeconds = P.objective(c.choice);
+            r.exact = false;
+            r.cutPairs = static_cast<int>(P.cutPairs.size());
+            r.gapBoundSeconds = P.cutGap(c.choice);
+        }
         r.reusedBlocks = c.reusedBlocks;
         r.passes = dp.passes();
         return r;

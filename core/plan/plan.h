@@ -153,7 +153,9 @@ struct Plan {
     std::optional<PipelinePlan> pipeline;
     std::vector<Baseline> baselines;
     double searchSeconds = 0;
-    bool searchExact = true;           // false when memory fronts were thinned (see planner.h)
+    bool searchExact = true;           // false when memory fronts were thinned (see planner.h) or pairs cut
+    int64_t searchCutPairs = 0;        // pair terms cut to fit the search frontier (problem.h frontierLimit)
+    double searchGapSeconds = 0;       // with cut pairs: at most this much slower than the optimum
 };
 
 // The batch a plan trains on, from its graph: the sequences of one micro-batch round (dimension 0

@@ -490,9 +490,15 @@ Status PlanReader::read(const Json& doc) {
     CFP_PLAN_ASSIGN(m_plan.memory, readMemory(at(doc, "memory_per_device"), "/memory_per_device"));
     {
         const Json& s = at(doc, "search");
-        CFP_TRY(expectObject(s, "/search", {"seconds", "exact"}));
+        const bool cut = s.is_object() && (s.contains("cut_pairs") || s.contains("gap_bound_seconds"));
+        if (cut) CFP_TRY(expectObject(s, "/search", {"seconds", "exact", "cut_pairs", "gap_bound_seconds"}));
+        else CFP_TRY(expectObject(s, "/search", {"seconds", "exact"}));
         CFP_PLAN_ASSIGN(m_plan.searchSeconds, doubleField(s, "/search", "seconds"));
         CFP_PLAN_ASSIGN(m_plan.searchExact, boolField(s, "/search", "exact"));
+        if (cut) {
+            CFP_PLAN_ASSIGN(m_plan.searchCutPairs, asInt(at(s, "cut_pairs"), "/search/cut_pairs", 0, kInt64Max));
+            CFP_PLAN_ASSIGN(m_plan.searchGapSeconds, doubleField(s, "/search", "gap_bound_seconds"));
+        }
     }
     CFP_TRY(readBlocks(at(doc, "blocks")));
     CFP_TRY(readSegments(at(doc, "segments")));
@@ -956,6 +962,10 @@ OJson headerJson(const Plan& plan, const Graph& graph) {
     OJson search = OJson::object();
     search["seconds"] = number(plan.searchSeconds);
     search["exact"] = plan.searchExact;
+    if (plan.searchCutPairs > 0) {
+        search["cut_pairs"] = plan.searchCutPairs;
+        search["gap_bound_seconds"] = number(plan.searchGapSeconds);
+    }
     doc["search"] = std::move(search);
 
     OJson segments = OJson::array();

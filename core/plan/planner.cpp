@@ -75,6 +75,7 @@ Result<MeshPlan> planOnMesh(const Graph& graph, const Cluster& cluster, const Me
     ProblemOptions po;
     po.policy = options.policy;
     po.frontierCap = frontier == FrontierCheck::FailFast ? options.search.maxStates : 0;
+    po.frontierLimit = options.search.maxStates;
     po.meshLabel = mesh.toString();
     po.threads = options.search.threads;
     auto problem = PlanProblem::build(graph, std::move(*analysis), *model, options.measurements, po);
@@ -118,6 +119,8 @@ Result<PlanOutcome> finishPlan(const Graph& graph, const Cluster& cluster, const
     best.problem->fillPlan(best.result.assignment, best.mask, plan);
     plan.predictedStepSeconds = best.result.objectiveSeconds;
     plan.searchExact = best.result.exact;
+    plan.searchCutPairs = best.result.cutPairs;
+    plan.searchGapSeconds = best.result.gapBoundSeconds;
     auto ev = evaluatePlan(graph, plan, best.problem->model(), options.timeline == Timeline::Record, options.search.threads);
     if (!ev) return ev.error().withContext("evaluator");
     plan.step = ev->step;
@@ -182,7 +185,10 @@ Result<PlanOutcome> planGraph(const Graph& graph, const Cluster& cluster, const 
     Error lastError = makeError("plan.infeasible", "no mesh was planned");
     std::optional<Error> closest;  // the infeasible mesh with the smallest need
     int64_t closestNeed = std::numeric_limits<int64_t>::max();
-    for (size_t i = 0; i < meshes.size(); ++i) {
+    // One mesh; returns false when the search stops (cancelled with a plan in hand), and fills
+    // `wide` with the meshes the fail-fast frontier check turned away.
+    std::vector<std::pair<size_t, size_t>> wide;  // (mesh, its candidate entry)
+    auto tryMesh = [&](size_t i, FrontierCheck check) -> Result<bool> {
         const auto t0 = Clock::now();
         MeshCandidate cand;
         auto mesh = assignLinkClasses(meshes[i], cluster.hardware.gpusPerNode);
@@ -194,23 +200,24 @@ Result<PlanOutcome> planGraph(const Graph& graph, const Cluster& cluster, const 
         PlannerOptions meshOptions = options;
         if (best) meshOptions.search.cutoffSeconds = std::min(meshOptions.search.cutoffSeconds, best->result.objectiveSeconds);
         auto mp = planOnMesh(graph, cluster, *mesh, meshOptions, limit, [&](const PlanProblem& p) { return p.applyPins(options.pins); },
-                             meshes.size() > 1 ? FrontierCheck::FailFast : FrontierCheck::Skip, std::nullopt, &need);
+                             check, std::nullopt, &need);
         cand.seconds = since(t0);
         if (!mp && mp.error().code == "plan.dominated" && (best || meshes.size() > 1)) {
             cand.note = mp.error().message;
             if (!best) lastError = mp.error();
             out.candidates.push_back(cand);
-            continue;
+            return true;
         }
         if (!mp && mp.error().code == "plan.cancelled" && best) {
             // Cancelled with a plan in hand: keep the best so far rather than nothing.
             cand.note = "search cancelled";
             out.candidates.push_back(cand);
             out.stopped = true;
-            break;
+            return false;
         }
         if (!mp) {
             if (mp.error().code == "plan.cancelled" || mp.error().code == "plan.bad_pin" || meshes.size() == 1) return mp.error();
+            if (mp.error().code == "plan.too_large" && check == FrontierCheck::FailFast) wide.emplace_back(i, out.candidates.size());
             cand.note = mp.error().message;
             lastError = mp.error();
             if (mp.error().code == "plan.infeasible" && need > 0 && need < closestNeed) {
@@ -218,7 +225,7 @@ Result<PlanOutcome> planGraph(const Graph& graph, const Cluster& cluster, const 
                 closest = mp.error();
             }
             out.candidates.push_back(cand);
-            continue;
+            return true;
         }
         cand.planned = true;
         cand.stepSeconds = mp->result.objectiveSeconds;
@@ -236,6 +243,26 @@ Result<PlanOutcome> planGraph(const Graph& graph, const Cluster& cluster, const 
         if (close.size() > kRerankKeep) {
             std::sort(close.begin(), close.end(), [](const auto& a, const auto& b) { return a.second.result.objectiveSeconds < b.second.result.objectiveSeconds; });
             close.resize(kRerankKeep);
+        }
+        return true;
+    };
+    for (size_t i = 0; i < meshes.size(); ++i) {
+        auto go = tryMesh(i, meshes.size() > 1 ? FrontierCheck::FailFast : FrontierCheck::Skip);
+        if (!go) return go.error();
+        if (!*go) break;
+    }
+    // No mesh planned and some were turned away for a wide frontier: plan those with the frontier
+    // cut (ProblemOptions::frontierLimit; the plan is not exact) rather than give up.
+    if (!best && !out.stopped && !wide.empty()) {
+        // Their first attempts leave the report (no candidate is planned yet, so no index that
+        // matters moves).
+        const std::vector<std::pair<size_t, size_t>> retry = std::move(wide);
+        for (auto it = retry.rbegin(); it != retry.rend(); ++it)
+            out.candidates.erase(out.candidates.begin() + static_cast<std::ptrdiff_t>(it->second));
+        for (const auto& entry : retry) {
+            auto go = tryMesh(entry.first, FrontierCheck::Skip);
+            if (!go) return go.error();
+            if (!*go) break;
         }
     }
     if (!best && closest)

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <limits>
 #include <memory>
+#include <numeric>
 #include <span>
 
 #include "stats/graph_stats.h"
@@ -596,6 +597,69 @@ void PlanProblem::Impl::separatePairs() {
     for (size_t i = 0; i < pairs.size(); ++i) pairIndex[{pairs[i].a, pairs[i].b}] = i;
 }
 
+// Cuts pair terms until the search frontier fits: longest span first (an edge from an early block
+// to a late one — a tied embedding and its LM head, a mask or position table read by every layer —
+// keeps its block in the frontier the whole way), doubling the count each try. A cut pair is
+// replaced in the search by its additive least-squares fit f(sa) + g(sb) (row and column means),
+// moved into the two blocks' own terms; its residual is kept and priced afterwards.
+void PlanProblem::Impl::cutWideFrontier(int64_t maxStates) {
+    if (maxStates <= 0 || pairs.empty()) return;
+    const int B = static_cast<int>(analysis.blocks.blocks.size());
+    std::vector<StepPlan> scratch;
+    if (layoutFrontier(pairs, B, maxStates, std::string(), scratch)) return;
+    std::vector<size_t> order(pairs.size());
+    std::iota(order.begin(), order.end(), size_t{0});
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t x, size_t y) { return pairs[x].b - pairs[x].a > pairs[y].b - pairs[y].a; });
+    std::vector<char> cut(pairs.size(), 0);
+    for (size_t k = 1;; k = std::min(order.size(), 2 * k)) {
+        std::fill(cut.begin(), cut.end(), 0);
+        for (size_t i = 0; i < k; ++i) cut[order[i]] = 1;
+        std::vector<Pair> kept;
+        for (size_t i = 0; i < pairs.size(); ++i)
+            if (!cut[i]) kept.push_back(pairs[i]);
+        if (k == order.size() || layoutFrontier(kept, B, maxStates, std::string(), scratch)) break;
+    }
+    std::vector<Pair> kept;
+    for (size_t i = 0; i < pairs.size(); ++i) {
+        if (!cut[i]) {
+            kept.push_back(std::move(pairs[i]));
+            continue;
+        }
+        Pair& p = pairs[i];
+        auto& ua = unaryTime[static_cast<size_t>(p.a)];
+        auto& ub = unaryTime[static_cast<size_t>(p.b)];
+        const size_t da = ua.size(), db = ub.size();
+        std::vector<double> row(da, 0.0), col(db, 0.0);
+        double mean = 0;
+        for (size_t sa = 0; sa < da; ++sa)
+            for (size_t sb = 0; sb < db; ++sb) {
+                const double c = p.cost[sa * db + sb];
+                row[sa] += c / static_cast<double>(db);
+                col[sb] += c / static_cast<double>(da);
+                mean += c / static_cast<double>(da * db);
+            }
+        for (size_t sa = 0; sa < da; ++sa) ua[sa] += row[sa] - mean;
+        for (size_t sb = 0; sb < db; ++sb) ub[sb] += col[sb];
+        for (size_t sa = 0; sa < da; ++sa)
+            for (size_t sb = 0; sb < db; ++sb) p.cost[sa * db + sb] -= row[sa] - mean + col[sb];
+        cutPairs.push_back(std::move(p));
+    }
+    pairs = std::move(kept);
+    pairIndex.clear();
+    for (size_t i = 0; i < pairs.size(); ++i) pairIndex[{pairs[i].a, pairs[i].b}] = i;
+}
+
+double PlanProblem::Impl::cutGap(const std::vector<int32_t>& s) const {
+    double gap = 0;
+    for (const Pair& p : cutPairs) {
+        const auto db = static_cast<size_t>(strategies(p.b));
+        const double at = p.cost[static_cast<size_t>(s[static_cast<size_t>(p.a)]) * db + static_cast<size_t>(s[static_cast<size_t>(p.b)])];
+        gap += at - *std::min_element(p.cost.begin(), p.cost.end());
+    }
+    return gap;
+}
+
 Result<PlanProblem> PlanProblem::build(const Graph& graph, AnalysisReport analysis, const CostModel& model,
                                        const Measurements& measurements, const ProblemOptions& options) {
     const MemoryPolicy& policy = options.policy;
@@ -615,6 +679,7 @@ Result<PlanProblem> PlanProblem::build(const Graph& graph, AnalysisReport analys
     if (options.frontierCap > 0) CFP_TRY(p.m->checkFrontierPrefix(options.frontierCap, options.meshLabel));
     p.m->buildTerms();
     p.m->separatePairs();
+    p.m->cutWideFrontier(options.frontierLimit);
     p.m->choiceList.resize(p.m->analysis.blocks.blocks.size());
     for (int b = 0; b < static_cast<int>(p.m->choiceList.size()); ++b)
         for (int s = 0; s < p.m->strategies(b); ++s) p.m->choiceList[static_cast<size_t>(b)].push_back(p.m->choice(b, s));
@@ -624,9 +689,10 @@ Result<PlanProblem> PlanProblem::build(const Graph& graph, AnalysisReport analys
 double PlanProblem::Impl::objective(const std::vector<int32_t>& s) const {
     double t = constTime;
     for (size_t b = 0; b < unaryTime.size(); ++b) t += unaryTime[b][static_cast<size_t>(s[b])];
-    for (const auto& p : pairs)
-        t += p.cost[static_cast<size_t>(s[static_cast<size_t>(p.a)]) * static_cast<size_t>(strategies(p.b)) +
-                    static_cast<size_t>(s[static_cast<size_t>(p.b)])];
+    for (const std::vector<Pair>* list : {&pairs, &cutPairs})
+        for (const auto& p : *list)
+            t += p.cost[static_cast<size_t>(s[static_cast<size_t>(p.a)]) * static_cast<size_t>(strategies(p.b)) +
+                        static_cast<size_t>(s[static_cast<size_t>(p.b)])];
     return t;
 }
 

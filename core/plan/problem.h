@@ -113,6 +113,8 @@ struct SearchResult {
     int reusedBlocks = 0;            // blocks the last time-only pass covered by reused stretch matrices
     int passes = 0;                  // DP passes over the blocks (fastest, least-memory, Lagrangian, Pareto)
     bool limitBinding = false;       // the fastest plan did not fit: the memory limit shaped the result
+    int cutPairs = 0;                // pair terms cut to fit the frontier (ProblemOptions::frontierLimit)
+    double gapBoundSeconds = 0;      // with cut pairs: the plan is at most this much slower than the optimum
 };
 
 // How PlanProblem::build prices and prepares the problem.
@@ -123,6 +125,11 @@ struct ProblemOptions {
     // with the search's plan.too_large (a mesh with too many strategy combinations is rejected in a
     // fraction of the build time; meshLabel names it).
     int64_t frontierCap = 0;
+    // > 0 (the search's SearchOptions::maxStates): when the exact frontier would exceed it, the
+    // longest pair terms are cut (their additive fit kept, the rest priced only afterwards), so
+    // that every graph plans; the search is then not exact and SearchResult::gapBoundSeconds says
+    // by how much its plan may miss the optimum.
+    int64_t frontierLimit = 0;
     std::string meshLabel;
     int threads = 0;  // workers for the op states and cost tables (SearchOptions::threads)
 };

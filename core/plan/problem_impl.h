@@ -105,6 +105,9 @@ struct PlanProblem::Impl {
     };
     std::vector<Pair> pairs;
     std::map<std::pair<int, int>, size_t> pairIndex;
+    // Pair terms cut to keep the search frontier within its cap (cutWideFrontier): what is left of
+    // each after its additive fit moved into the blocks' own terms. objective() adds them back.
+    std::vector<Pair> cutPairs;
 
     using ReshardCache = std::unordered_map<ReshardKey, double, ReshardKeyHash>;
     mutable ReshardCache reshardCache;  // the calling thread's; workers pass their own
@@ -196,6 +199,12 @@ struct PlanProblem::Impl {
     Status buildStates(const std::vector<std::pair<uint64_t, double>>& measured);
     void buildTerms();
     void separatePairs();
+    // When the exact frontier would exceed maxStates: the longest pair terms are cut (see
+    // problem.cpp); the search then optimises without their residuals and is not exact.
+    void cutWideFrontier(int64_t maxStates);
+    // Σ over cut pairs of (residual at `s` − its smallest residual): how much slower than the
+    // optimum a plan the search found can be (0 without cut pairs).
+    double cutGap(const std::vector<int32_t>& s) const;
     // Adds edge u → v (operand i) between two different blocks to the pair terms.
     void addPairEdge(OpId u, OpId v, size_t i, std::vector<Pair>& ps, std::map<std::pair<int, int>, size_t>& index, std::vector<double>& scratch) const;
     // The index of the pair of blocks x and y in ps, a new zero pair when it has none yet.

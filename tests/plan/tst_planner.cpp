@@ -8,7 +8,9 @@
 #include <cmath>
 #include <functional>
 
+#include "autodiff/autodiff.h"
 #include "blocks/block_checker.h"
+#include "ir/graph_builder.h"
 #include "hardware/hardware.h"
 #include "models/models.h"
 #include "approx.h"
@@ -17,6 +19,7 @@
 #include "tiny_gpt.h"
 #include "cost/op_cost.h"
 #include "plan/evaluator.h"
+#include "plan/plan_json.h"
 #include "plan/planner.h"
 #include "util/parallel.h"
 
@@ -877,6 +880,83 @@ private slots:
             break;
         }
         QVERIFY2(rejected >= 2, std::to_string(rejected).c_str());
+    }
+
+    // A graph whose exact frontier exceeds the cap still plans: the longest pair terms are cut, the
+    // plan is priced with them, marked inexact, and lies within the stated bound of the exact
+    // optimum (from the exact search with a cap it fits in); where the frontier fits nothing is cut.
+    void wideFrontierFallsBackWithABound() {
+        // Dense connections: every layer's result is read by every later layer, so each layer's
+        // block stays in the search frontier to the end.
+        Graph g("dense");
+        GraphBuilder b(g);
+        std::vector<OpId> hs{b.parameter("x", TensorType{DType::F32, {64, 64}}, ParamRole::Input)};
+        for (int i = 1; i <= 6; ++i) {
+            OpId acc = kNoOp;
+            for (size_t j = 0; j < hs.size(); ++j) {
+                const OpId w = b.parameter("w" + std::to_string(i) + "_" + std::to_string(j), TensorType{DType::F32, {64, 64}},
+                                           ParamRole::Trainable);
+                const OpId y = b.matmul(hs[j], w);
+                acc = acc == kNoOp ? y : b.add(acc, y);
+            }
+            hs.push_back(b.unary(OpKind::Tanh, acc));
+        }
+        const OpId loss = b.reduce(b.mul(hs.back(), hs.back()), {0, 1});
+        b.output(loss);
+        QVERIFY(appendTrainingStep(g, loss).ok());
+        const Mesh mesh = must(assignLinkClasses(must(parseMesh("4"), "mesh"), 8), "link classes");
+        auto model = must(CostModel::create(must(loadHardware("h100-sxm"), "hw"), mesh), "cost model");
+        const AnalysisReport analysis = must(analyzeGraph(g, mesh), "analysis");
+        const PlanProblem full = must(PlanProblem::build(g, analysis, model), "problem");
+        SearchOptions wide;
+        wide.maxStates = int64_t{1} << 22;
+        const SearchResult exact = must(full.search(0, {}, wide, {}, "M"), "exact search");
+        QVERIFY(exact.exact);
+        QCOMPARE(exact.cutPairs, 0);
+        SearchOptions narrow;
+        narrow.maxStates = 9;
+        auto refused = full.search(0, {}, narrow, {}, "M");
+        QVERIFY(!refused);
+        QCOMPARE(QString::fromStdString(refused.error().code), QString("plan.too_large"));
+
+        ProblemOptions po;
+        po.frontierLimit = narrow.maxStates;
+        const PlanProblem cut = must(PlanProblem::build(g, analysis, model, {}, po), "problem with cut pairs");
+        const SearchResult approx = must(cut.search(0, {}, narrow, {}, "M"), "search with cut pairs");
+        QVERIFY(!approx.exact);
+        QVERIFY(approx.cutPairs > 0);
+        // Priced with every term: the same objective the uncut problem gives the assignment.
+        QVERIFY(close(approx.objectiveSeconds, full.objective(approx.assignment), 1e-12));
+        QVERIFY(close(approx.objectiveSeconds, cut.objective(approx.assignment), 1e-12));
+        QVERIFY(approx.objectiveSeconds >= exact.objectiveSeconds * (1 - 1e-12));
+        QVERIFY2(approx.objectiveSeconds - approx.gapBoundSeconds <= exact.objectiveSeconds * (1 + 1e-12),
+                 (std::to_string(approx.objectiveSeconds) + " - " + std::to_string(approx.gapBoundSeconds) + " vs " +
+                  std::to_string(exact.objectiveSeconds)).c_str());
+
+        // Where the frontier fits, nothing is cut and the result is the exact one.
+        po.frontierLimit = wide.maxStates;
+        const PlanProblem uncut = must(PlanProblem::build(g, analysis, model, {}, po), "problem");
+        const SearchResult same = must(uncut.search(0, {}, wide, {}, "M"), "search");
+        QVERIFY(same.exact);
+        QCOMPARE(same.cutPairs, 0);
+        QCOMPARE(same.assignment, exact.assignment);
+
+        // End to end, on every mesh: a plan, marked as not exact.
+        for (const char* m : {"4", "2x2", "auto"}) {
+            PlannerOptions o;
+            o.search.maxStates = narrow.maxStates;
+            o.baselines = Baselines::Skip;
+            HardwareSpec hw = must(loadHardware("h100-sxm"), "hw");
+            hw.gpusPerNode = 4;
+            auto out = planGraph(g, must(makeCluster(hw, 1), "cluster"), must(MeshChoice::parse(m), m), o);
+            QVERIFY2(static_cast<bool>(out), (std::string(m) + ": " + (out ? std::string() : out.error().toString())).c_str());
+            QVERIFY(!out->plan.searchExact);
+            QVERIFY(out->plan.searchCutPairs > 0);
+            // The plan file keeps what was cut and the bound.
+            const Plan back = must(planFromJson(planToText(out->plan, g), "dense.json"), "plan read back");
+            QCOMPARE(back.searchCutPairs, out->plan.searchCutPairs);
+            QVERIFY(close(back.searchGapSeconds, out->plan.searchGapSeconds, 1e-12));
+        }
     }
 
     void cancellation() {
