@@ -94,7 +94,7 @@ private:
         OpId x = recent();
         const std::vector<int64_t> d = b.dims(x);
         const size_t rank = d.size();
-        switch (uniform(0, 25)) {
+        switch (uniform(0, 29)) {
             case 0:
             case 1: {  // x · W over the last dim
                 if (rank == 0) return;
@@ -297,6 +297,62 @@ private:
                 OpId zero = b.broadcast(b.scalar(0.0, kF), d, {});
                 push(coin(0.5) ? b.select(b.broadcast(keep, d, {1}), withPos, zero) : withPos);
                 if (coin(0.5)) push(b.convert(keep, kF));
+                return;
+            }
+            case 26: {  // dropout as frameworks lower it: random bits, shifted, bitcast to floats
+                if (rank == 0) return;
+                TensorType bits{DType::S32, d};
+                OpId state = m_b->parameter("rng" + std::to_string(m_weights++), TensorType{DType::S32, {2}}, ParamRole::Input);
+                OpAttrs rng;
+                rng.target = "hlo.rng-bit-generator";
+                OpId r = b.addOp(OpKind::CustomCall, {state}, rng, bits);
+                OpAttrs shift;
+                shift.target = "hlo.shift-right-logical";
+                OpId nine = b.broadcast(b.scalar(9, DType::S32), d, {});
+                OpId shifted = b.addOp(OpKind::CustomCall, {r, nine}, shift, bits);
+                OpAttrs cast;
+                cast.target = "hlo.bitcast-convert";
+                OpId u = b.addOp(OpKind::CustomCall, {shifted}, cast, TensorType{kF, d});
+                OpId keep = b.compare(u, b.broadcast(b.scalar(0.5, kF), d, {}), ComparisonDirection::GE);
+                push(b.select(keep, x, b.broadcast(b.scalar(0.0, kF), d, {})));
+                return;
+            }
+            case 27: {  // sort along the last dim (top-k style)
+                if (rank == 0) return;
+                OpAttrs a;
+                a.target = "hlo.sort";
+                a.dimensions = {static_cast<int64_t>(rank) - 1};
+                push(b.addOp(OpKind::CustomCall, {x}, a, b.type(x)));
+                return;
+            }
+            case 28: {  // dynamic-slice of the leading half, updated back into x
+                if (rank == 0 || d[0] < 2) return;
+                std::vector<OpId> operands{x};
+                for (size_t i = 0; i < rank; ++i) operands.push_back(b.scalar(0, DType::S32));
+                std::vector<int64_t> half = d;
+                half[0] /= 2;
+                OpAttrs ds;
+                ds.target = "hlo.dynamic-slice";
+                OpId part = b.addOp(OpKind::CustomCall, operands, ds, TensorType{kF, half});
+                std::vector<OpId> upd{x, b.exp(part)};
+                for (size_t i = 0; i < rank; ++i) upd.push_back(b.scalar(0, DType::S32));
+                OpAttrs dus;
+                dus.target = "hlo.dynamic-update-slice";
+                push(b.addOp(OpKind::CustomCall, upd, dus, b.type(x)));
+                return;
+            }
+            case 29: {  // argmax over the last dim (a variadic reduce), broadcast back
+                if (rank < 2) return;
+                const auto last = static_cast<int64_t>(rank) - 1;
+                OpAttrs a;
+                a.target = "hlo.reduce";
+                a.dimensions = {last};
+                std::vector<int64_t> kept(d.begin(), d.end() - 1);
+                OpId idx = b.iota(TensorType{DType::S32, d}, last);
+                OpId best = b.addOp(OpKind::CustomCall, {x, idx, b.scalar(-1e30, kF), b.scalar(0, DType::S32)}, a, TensorType{kF, kept});
+                std::vector<int64_t> keep;
+                for (int64_t i = 0; i < last; ++i) keep.push_back(i);
+                push(b.sub(x, b.broadcast(best, d, keep)));
                 return;
             }
             default: {  // gather rows of x by index (a lookup into an activation)
