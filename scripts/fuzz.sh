@@ -5,7 +5,7 @@
 #   FUZZ_RUNS=1000000 scripts/fuzz.sh 0 fuzz_hlo   # a fixed number of executions instead of a time
 #   FUZZ_MAX_LEN=4096 …                           # largest input (default 16384 bytes)
 #
-# Targets: fuzz_graph_json fuzz_hlo fuzz_onnx fuzz_hf_config fuzz_plan. The build lives in
+# Targets: fuzz_graph_json fuzz_hlo fuzz_stablehlo fuzz_onnx fuzz_hf_config fuzz_plan. The build lives in
 # build/fuzz (separate from the default and CI builds, which never build fuzzers). Each target
 # keeps its corpus in build/fuzz/corpus/<target> between runs, seeded from tests/data; crashes
 # go to build/fuzz/artifacts/<target>/ (turn each into a regression test). The last line per
@@ -20,7 +20,7 @@ seconds=${1:-60}
 shift || true
 targets=("$@")
 if ((${#targets[@]} == 0)); then
-  targets=(fuzz_graph_json fuzz_hlo fuzz_onnx fuzz_hf_config fuzz_plan)
+  targets=(fuzz_graph_json fuzz_hlo fuzz_stablehlo fuzz_onnx fuzz_hf_config fuzz_plan)
 fi
 
 build=build/fuzz
@@ -35,6 +35,7 @@ seeds() {
   case $1 in
     fuzz_graph_json) echo tests/data/graphs tests/data/analysis ;;
     fuzz_hlo) echo tests/data/hlo ;;
+    fuzz_stablehlo) echo tests/data/stablehlo ;;
     fuzz_onnx) echo tests/data/onnx ;;
     fuzz_hf_config) echo tests/data/configs resources/models ;;
     fuzz_plan) echo tests/data/plans ;;

@@ -49,7 +49,7 @@ Json describeJson(const LoadedModel& m, const GraphStats& s) {
     j["activation_bytes"] = fusedActivationBytes(m.graph);
     j["unfused_activation_bytes"] = s.activationBytes;
     j["build_seconds"] = m.loadSeconds;
-    if (m.kind == ModelSourceKind::HloText || m.kind == ModelSourceKind::Onnx) {
+    if (m.kind == ModelSourceKind::HloText || m.kind == ModelSourceKind::Onnx || m.kind == ModelSourceKind::StableHlo) {
         j["imported_training_step"] = m.hadBackward;
         j["training_appended"] = m.trainingAppended;
         Json notes = Json::array();
@@ -94,7 +94,7 @@ void printDescribe(const LoadedModel& m, const GraphStats& s) {
                            " saved for backward (fused kernels, flash attention; " + humanBytes(static_cast<double>(s.activationBytes)) +
                            " as unfused ops), no recomputation or parallelism");
     row("built in", fixed(m.loadSeconds * 1000.0, 1) + " ms");
-    if (m.kind == ModelSourceKind::HloText || m.kind == ModelSourceKind::Onnx) {
+    if (m.kind == ModelSourceKind::HloText || m.kind == ModelSourceKind::Onnx || m.kind == ModelSourceKind::StableHlo) {
         row("imported", std::string(modelSourceKindName(m.kind)) + ", " +
                             (m.trainingAppended ? "forward only; backward and AdamW added (--train)"
                              : m.hadBackward    ? "training step (phases inferred)"

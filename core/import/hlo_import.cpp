@@ -1197,7 +1197,56 @@ Result<Value> Importer::lower(Frame& f, const Instruction& ins) {
         }
         auto declared = declaredType(f, ins, ins.shape);
         if (!declared) return declared.error();
+        // Integer scalar arithmetic on constants is folded: an unrolled loop's counter stays a
+        // constant, so the slices it indexes (a scan over stacked layer weights) are static.
+        if (declared->rank() == 0 && !isFloating(declared->dtype) && op.operands.size() == 2 &&
+            (op.kind == OpKind::Add || op.kind == OpKind::Subtract || op.kind == OpKind::Multiply)) {
+            const Op& a = m_staged.op(op.operands[0]);
+            const Op& b = m_staged.op(op.operands[1]);
+            if (a.kind == OpKind::Constant && b.kind == OpKind::Constant && a.attrs.literal.size() == 1 && b.attrs.literal.size() == 1) {
+                const double x = a.attrs.literal[0], y = b.attrs.literal[0];
+                Op c;
+                c.kind = OpKind::Constant;
+                c.attrs.literal = {op.kind == OpKind::Add ? x + y : op.kind == OpKind::Subtract ? x - y : x * y};
+                return single(emitChecked(f, ins, std::move(c), *declared));
+            }
+        }
         return single(emitChecked(f, ins, std::move(op), *declared));
+    }
+    if (opc == "dynamic-slice") {
+        // With constant start indices (an unrolled scan's counter), a static slice; starts are
+        // clamped to [0, dim − size] as HLO does.
+        auto declared = declaredType(f, ins, ins.shape);
+        if (!declared) return declared.error();
+        if (ins.operands.size() >= 2) {
+            auto x = leafOperand(f, ins, 0);
+            if (!x) return x.error();
+            const std::vector<int64_t> dims = m_staged.op(*x).type.dims;
+            bool constant = ins.operands.size() == dims.size() + 1 && declared->dims.size() == dims.size();
+            SliceBounds sb;
+            for (size_t k = 0; constant && k < dims.size(); ++k) {
+                auto idx = leafOperand(f, ins, k + 1);
+                if (!idx) return idx.error();
+                const Op& c = m_staged.op(*idx);
+                if (c.kind != OpKind::Constant || c.attrs.literal.size() != 1) {
+                    constant = false;
+                    break;
+                }
+                const int64_t size = declared->dims[k];
+                const auto start = std::clamp<int64_t>(static_cast<int64_t>(c.attrs.literal[0]), 0, dims[k] - size);
+                sb.start.push_back(start);
+                sb.limit.push_back(start + size);
+                sb.stride.push_back(1);
+            }
+            if (constant) {
+                Op sl;
+                sl.kind = OpKind::Slice;
+                sl.operands = {*x};
+                sl.attrs.slice = sb;
+                return single(emitChecked(f, ins, std::move(sl), *declared));
+            }
+        }
+        return opaque(f, ins, "hlo.dynamic-slice");
     }
     if (opc == "compare") {
         Op op;
@@ -1487,6 +1536,10 @@ Result<ImportedModel> Importer::run() {
 }
 
 }  // namespace
+
+Result<ImportedModel> importHloModule(const hlo::Module& module, const std::string& sourceName, const ImportOptions& options) {
+    return Importer(module, sourceName, options).run();
+}
 
 Result<ImportedModel> importHloText(std::string_view text, const std::string& sourceName, const ImportOptions& options) {
     hlo::ParseLimits limits;

@@ -41,6 +41,7 @@
 #include <string>
 #include <string_view>
 
+#include "import/hlo_parser.h"
 #include "import/imported_model.h"
 
 namespace cfp {
@@ -48,6 +49,9 @@ namespace cfp {
 Result<ImportedModel> importHloText(std::string_view text, const std::string& sourceName,
                                     const ImportOptions& options = {});
 Result<ImportedModel> importHloFile(const std::string& path, const ImportOptions& options = {});
+// A module already parsed (hlo_parser.h) or translated from another syntax (stablehlo_import.h).
+Result<ImportedModel> importHloModule(const hlo::Module& module, const std::string& sourceName,
+                                      const ImportOptions& options = {});
 
 // Scope path from an HLO metadata op_name (see above); `isParameter` keeps a single component.
 std::string scopeFromOpName(std::string_view opName);

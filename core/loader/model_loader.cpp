@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "import/hlo_import.h"
+#include "import/stablehlo_import.h"
 #include "import/onnx_import.h"
 #include "io/graph_json.h"
 
@@ -18,6 +19,7 @@ std::string_view modelSourceKindName(ModelSourceKind k) {
         case ModelSourceKind::NativeGraph: return "graph";
         case ModelSourceKind::HloText: return "hlo";
         case ModelSourceKind::Onnx: return "onnx";
+        case ModelSourceKind::StableHlo: return "stablehlo";
     }
     return "?";
 }
@@ -51,9 +53,11 @@ void takeImport(LoadedModel& out, ImportedModel&& imported) {
 ModelSourceKind sniffModelFile(const std::string& path) {
     if (endsWith(path, ".onnx")) return ModelSourceKind::Onnx;
     if (endsWith(path, ".hlo")) return ModelSourceKind::HloText;
+    if (endsWith(path, ".mlir") || endsWith(path, ".stablehlo")) return ModelSourceKind::StableHlo;
     const std::string text = head(path);
     const size_t first = text.find_first_not_of(" \t\r\n");
     if (first != std::string::npos && text.compare(first, 9, "HloModule") == 0) return ModelSourceKind::HloText;
+    if (looksLikeStableHlo(text)) return ModelSourceKind::StableHlo;
     if (text.find("\"cfp-graph\"") != std::string::npos) return ModelSourceKind::NativeGraph;
     return ModelSourceKind::HfConfig;
 }
@@ -80,12 +84,13 @@ Result<LoadedModel> loadModel(const std::string& spec, const BuildOptions& optio
         std::error_code ec;
         if (!std::filesystem::is_regular_file(spec, ec))
             return makeError("load.not_found",
-                             "no such model file (use builtin:NAME for a preset, or a config.json, graph .json, .hlo or .onnx path)",
+                             "no such model file (use builtin:NAME for a preset, or a config.json, graph .json, .hlo, .mlir (StableHLO) or .onnx path)",
                              spec);
         const ModelSourceKind kind = sniffModelFile(spec);
-        if (kind == ModelSourceKind::HloText || kind == ModelSourceKind::Onnx) {
-            auto imported = kind == ModelSourceKind::HloText ? importHloFile(spec, importOptions)
-                                                             : importOnnxFile(spec, importOptions);
+        if (kind == ModelSourceKind::HloText || kind == ModelSourceKind::Onnx || kind == ModelSourceKind::StableHlo) {
+            auto imported = kind == ModelSourceKind::HloText     ? importHloFile(spec, importOptions)
+                            : kind == ModelSourceKind::StableHlo ? importStableHloFile(spec, importOptions)
+                                                                 : importOnnxFile(spec, importOptions);
             if (!imported) return imported.error();
             takeImport(out, std::move(*imported));
             out.kind = kind;

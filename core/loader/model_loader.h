@@ -20,8 +20,8 @@ namespace cfp {
 
 inline constexpr const char* kDefaultModel = "builtin:gpt3-1.3b";
 
-enum class ModelSourceKind : uint8_t { Builtin, HfConfig, NativeGraph, HloText, Onnx };
-std::string_view modelSourceKindName(ModelSourceKind k);  // "builtin", "config", "graph", "hlo", "onnx"
+enum class ModelSourceKind : uint8_t { Builtin, HfConfig, NativeGraph, HloText, Onnx, StableHlo };
+std::string_view modelSourceKindName(ModelSourceKind k);  // "builtin", "config", "graph", "hlo", "onnx", "stablehlo"
 
 struct LoadedModel {
     Graph graph;

@@ -434,7 +434,9 @@ ENTRY main {
   zero = s32[] constant(0)
   am = (f32[8], s32[8]) reduce(x, iota, init, zero), dimensions={1}, to_apply=argmax
   i0 = s32[] constant(0)
-  ds = f32[8,4] dynamic-slice(x, i0, i0), dynamic_slice_sizes={8,4}
+  at = s32[] parameter(3)
+  ds = f32[8,4] dynamic-slice(x, i0, at), dynamic_slice_sizes={8,4}
+  fixed = f32[8,4] dynamic-slice(x, i0, i0), dynamic_slice_sizes={8,4}
   dus = f32[8,16] dynamic-update-slice(x, ds, i0, i0)
   annotated = f32[8,16] custom-call(dus), custom_call_target="Sharding", sharding={devices=[2,1]0,1}
   gemm = (f32[8,32], s8[1024]) custom-call(annotated, w), custom_call_target="__cublas$gemm", backend_config={"gemm_backend_config":{"alpha_real":1,"dot_dimension_numbers":{"lhs_contracting_dimensions":["1"],"rhs_contracting_dimensions":["0"],"lhs_batch_dimensions":[],"rhs_batch_dimensions":[]}}}
@@ -442,7 +444,7 @@ ENTRY main {
   one = s32[] constant(1)
   cond = f32[8,16] conditional(one, asfloat, sorted), branch_computations={neg_branch, exp_branch}
   mystery = f32[8,16] custom-call(cond), custom_call_target="my_kernel"
-  ROOT t = (f32[8,32], f32[8,16], f32[8], s32[8]) tuple(out, mystery, am)
+  ROOT t = (f32[8,32], f32[8,16], f32[8], s32[8], f32[8,4]) tuple(out, mystery, am, fixed)
 }
 )";
     const ImportedModel m = test::must(importHloText(text, "lowerings.hlo"), "lowerings");
@@ -478,6 +480,8 @@ ENTRY main {
     const OpShardingRule dsRule = test::must(shardingRuleFor(g, opNamed(g, "ds")), "dynamic-slice rule");
     QCOMPARE(dsRule.factors[static_cast<size_t>(dsRule.resultDims[0])].kind, FactorKind::PassThrough);
     QCOMPARE(dsRule.factors[static_cast<size_t>(dsRule.resultDims[1])].kind, FactorKind::Blocked);
+    // With constant starts (an unrolled scan's counter) a dynamic slice is a static slice.
+    QCOMPARE(opNamed(g, "fixed").kind, OpKind::Slice);
     // The random bits are free to split (each device draws its own slice); the state stays whole.
     const Mesh mesh = test::must(parseMesh("4"), "mesh");
     const OpShardingRule rngRule = test::must(shardingRuleFor(g, opNamed(g, "rng.1")), "rng rule");

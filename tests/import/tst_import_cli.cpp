@@ -120,6 +120,19 @@ private slots:
         QVERIFY2(step.exitCode == 0, step.err.constData());
         QVERIFY(json(step.out)["opaque_ops_by_target"].toObject().isEmpty());
     }
+    void planStableHlo() {
+        // A JAX-style StableHLO module (lax.scan over stacked layers) with --train: describe shows
+        // its parameters; it plans on a flat, a 2-D and the automatic mesh.
+        const QString mlir = QStringLiteral(CFP_TEST_DATA_DIR "/stablehlo/scan_mlp.mlir");
+        const Run d = runCfp({"describe", mlir, "--train", "--json"});
+        QVERIFY2(d.exitCode == 0, d.err.constData());
+        QCOMPARE(json(d.out)["params"].toInteger(), qint64{74880});
+        for (const char* mesh : {"8", "2x4", "auto"}) {
+            const Run r = runCfp({"plan", mlir, "--train", "--mesh", mesh, "--no-baselines", "--json"});
+            QVERIFY2(r.exitCode == 0, r.err.constData());
+            QVERIFY(json(r.out)["predicted_step_seconds"].toDouble() > 0);
+        }
+    }
     void graphWritesHlo() {
         QTemporaryDir dir;
         const QString out = dir.filePath("mlp.hlo");
