@@ -998,7 +998,7 @@ Result<Value> Importer::lowerCustomCall(Frame& f, const Instruction& ins) {
                           {"rhs_batch_dims", list("rhs_batch_dimensions")},
                           {"lhs_contracting_dims", list("lhs_contracting_dimensions")},
                           {"rhs_contracting_dims", list("rhs_contracting_dimensions")}};
-        if (const std::string* md = ins.attribute("metadata")) dot.attributes.emplace_back("metadata", *md);
+        if (const std::string* md = ins.attribute("metadata")) dot.attributes.push_back({"metadata", *md});
         auto out = lowerDot(f, dot);
         if (!out || !ins.shape.isTuple) return out;
         std::vector<Value> elems{std::move(*out)};

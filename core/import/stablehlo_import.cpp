@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <cctype>
+#include <charconv>
 #include <cstring>
 #include <map>
 #include <optional>
@@ -279,7 +280,10 @@ Result<Shape> Parser::type() {
                 s.elementType = spec.substr(start);
                 break;
             }
-            s.dims.push_back(std::stoll(part));
+            int64_t dim = 0;
+            const auto [ptr, ec] = std::from_chars(part.data(), part.data() + part.size(), dim);
+            if (ec != std::errc() || dim > (int64_t{1} << 62)) return error("dimension " + part + " is out of range");
+            s.dims.push_back(dim);
             start = x + 1;
         }
         std::string& e = s.elementType;
@@ -411,7 +415,10 @@ Result<Stmt> Parser::statement() {
         s.results.push_back(peek().text);
         ++m_i;
         if (is(":") && peek(1).kind == Tok::Word) {
-            s.count = std::stoi(peek(1).text);
+            const std::string& n = peek(1).text;
+            const auto [ptr, ec] = std::from_chars(n.data(), n.data() + n.size(), s.count);
+            if (ec != std::errc() || ptr != n.data() + n.size() || s.count < 1 || s.count > 65536)
+                return error("expected a result count between 1 and 65536 after ':'", peek(1));
             m_i += 2;
         }
         while (is(",")) {  // %a, %b = …
@@ -639,7 +646,9 @@ std::string literalValue(std::string v, const std::string& elementType) {
     if (v == "true") return "true";
     if (v == "false") return "false";
     if (v.rfind("0x", 0) == 0 || v.rfind("0X", 0) == 0) {
-        const uint64_t bits = std::stoull(v.substr(2), nullptr, 16);
+        uint64_t bits = 0;
+        const auto [ptr, ec] = std::from_chars(v.data() + 2, v.data() + v.size(), bits, 16);
+        if (ec != std::errc()) return v;  // left for the HLO importer to refuse
         if (elementType == "f32") return std::to_string(std::bit_cast<float>(static_cast<uint32_t>(bits)));
         if (elementType == "f64") return std::to_string(std::bit_cast<double>(bits));
         if (elementType == "bf16") return std::to_string(std::bit_cast<float>(static_cast<uint32_t>(bits << 16)));
@@ -858,6 +867,10 @@ Status Translator::finish(Scope& sc, const Stmt& s, Instruction ins, const Shape
 }
 
 Status Translator::lower(Scope& sc, const Stmt& s) {
+    if (s.resultTypes.empty()) return fail(s, "stablehlo.syntax", "expected ':' and the result types");
+    if (s.results.empty()) return fail(s, "stablehlo.syntax", "its result needs a name (%x = …)");
+    if (s.count > 1 && s.resultTypes.size() != static_cast<size_t>(s.count) && s.op != "stablehlo.while")
+        return fail(s, "stablehlo.syntax", std::to_string(s.count) + " results but " + std::to_string(s.resultTypes.size()) + " result types");
     Instruction ins;
     Shape result;
     if (s.resultTypes.size() == 1) {
@@ -979,6 +992,7 @@ Status Translator::lower(Scope& sc, const Stmt& s) {
         loop.count = static_cast<int>(s.operands.size());
         if (s.results.size() == 1 && loop.count == 1) loop.count = 1;
         Shape full = loopShape;
+        if (full.elements.empty()) return fail(s, "stablehlo.syntax", "a while needs at least one operand");
         if (loop.count == 1) {
             // One loop value: the while yields the tuple; its element 0 is the value.
             ins.where = s.where;
@@ -1014,6 +1028,8 @@ Status Translator::lower(Scope& sc, const Stmt& s) {
         }
         auto dims = intListAfter(s.header, "dimensions");
         if (!dims) return fail(s, "stablehlo.syntax", "reduce needs dimensions = […]");
+        if (inputs.empty() || inputs.size() != inits.size())
+            return fail(s, "stablehlo.syntax", "reduce needs (%input init: %init) operands");
         std::vector<std::string> all = inputs;
         all.insert(all.end(), inits.begin(), inits.end());
         CFP_TRY(operandsTo(ins, all));
@@ -1069,7 +1085,8 @@ Status Translator::lower(Scope& sc, const Stmt& s) {
     if (op == "dot_general" || op == "dot") {
         ins.opcode = "dot";
         if (op == "dot") {
-            auto l = shapeOf(sc, s.operands.at(0), s);
+            if (s.operands.size() != 2) return fail(s, "stablehlo.syntax", "dot takes two operands");
+            auto l = shapeOf(sc, s.operands[0], s);
             if (!l) return l.error();
             ins.attributes.push_back({"lhs_contracting_dims", "{" + std::to_string(static_cast<int64_t>(l->dims.size()) - 1) + "}"});
             ins.attributes.push_back({"rhs_contracting_dims", "{0}"});
