@@ -323,7 +323,7 @@ void MainWindow::rebuildRecentMenu() {
 void MainWindow::openModelDialog() {
     const QString f = QFileDialog::getOpenFileName(
         this, tr("Open model or project"), {},
-        tr("Models and projects (*.json *.hlo *.txt *.onnx);;Native graph or config.json (*.json);;XLA HLO text (*.hlo *.txt);;ONNX (*.onnx);;All files (*)"));
+        tr("Models and projects (*.json *.hlo *.txt *.mlir *.stablehlo *.onnx);;Native graph or config.json (*.json);;XLA HLO text (*.hlo *.txt);;StableHLO (*.mlir *.stablehlo);;ONNX (*.onnx);;All files (*)"));
     if (!f.isEmpty()) openPath(f);
 }
 

@@ -160,6 +160,20 @@ ENTRY main {
         QVERIFY2(QString::fromStdString(r.error().toString()).contains(where), r.error().toString().c_str());
     }
 
+    // Inputs fuzz_stablehlo once crashed on (a result count too large for an int, a reduce with no
+    // operands) are errors now.
+    void fuzzFindingsAreErrors_data() {
+        QTest::addColumn<QString>("file");
+        QTest::newRow("result count") << "result_count.mlir.txt";
+        QTest::newRow("reduce without init") << "reduce_without_init.mlir.txt";
+    }
+    void fuzzFindingsAreErrors() {
+        QFETCH(QString, file);
+        auto r = importStableHloFile(kDir + "/fuzz/" + file.toStdString());
+        QVERIFY(!r);
+        QVERIFY2(r.error().code.rfind("stablehlo.", 0) == 0, r.error().toString().c_str());
+    }
+
     // Every prefix of a real module gives a result or an error, never a crash.
     void truncatedModulesNeverCrash() {
         QFile f(QString::fromStdString(kDir + "/scan_mlp.mlir"));
