@@ -1082,6 +1082,15 @@ Status Translator::lower(Scope& sc, const Stmt& s) {
     CFP_TRY(operandsTo(ins, s.operands));
     ins.opcode = opcode;
     const std::string& h = s.header;
+    // An attribute under its pretty name or its generic one, as HLO's `hloKey` (a list `{…}`, or an
+    // integer, braced when HLO wants a list).
+    auto renamed = [&](bool list, const char* pretty, const char* generic, const char* hloKey, bool braces) -> Status {
+        auto v = list ? intListAfter(h, pretty) : intAfter(h, pretty);
+        if (!v) v = list ? intListAfter(h, generic) : intAfter(h, generic);
+        if (!v) return fail(s, "stablehlo.syntax", op + " needs " + pretty + (list ? " = […]" : " = N"));
+        ins.attributes.push_back({hloKey, braces ? "{" + *v + "}" : *v});
+        return {};
+    };
     if (op == "dot_general" || op == "dot") {
         ins.opcode = "dot";
         if (op == "dot") {
@@ -1108,25 +1117,13 @@ Status Translator::lower(Scope& sc, const Stmt& s) {
         }
     } else if (op == "broadcast_in_dim") {
         ins.opcode = "broadcast";
-        auto d = intListAfter(h, "dims");
-        if (!d) d = intListAfter(h, "broadcast_dimensions");
-        if (!d) return fail(s, "stablehlo.syntax", "broadcast_in_dim needs dims = […]");
-        ins.attributes.push_back({"dimensions", *d});
+        CFP_TRY(renamed(true, "dims", "broadcast_dimensions", "dimensions", false));
     } else if (op == "transpose") {
-        auto d = intListAfter(h, "dims");
-        if (!d) d = intListAfter(h, "permutation");
-        if (!d) return fail(s, "stablehlo.syntax", "transpose needs dims = […]");
-        ins.attributes.push_back({"dimensions", *d});
+        CFP_TRY(renamed(true, "dims", "permutation", "dimensions", false));
     } else if (op == "iota") {
-        auto d = intAfter(h, "dim");
-        if (!d) d = intAfter(h, "iota_dimension");
-        if (!d) return fail(s, "stablehlo.syntax", "iota needs dim = N");
-        ins.attributes.push_back({"iota_dimension", *d});
+        CFP_TRY(renamed(false, "dim", "iota_dimension", "iota_dimension", false));
     } else if (op == "concatenate") {
-        auto d = intAfter(h, "dim");
-        if (!d) d = intAfter(h, "dimension");
-        if (!d) return fail(s, "stablehlo.syntax", "concatenate needs dim = N");
-        ins.attributes.push_back({"dimensions", "{" + *d + "}"});
+        CFP_TRY(renamed(false, "dim", "dimension", "dimensions", true));
     } else if (op == "compare") {
         std::string dir;
         for (const std::string& w : s.words)
