@@ -141,6 +141,11 @@ private slots:
         QCOMPARE(w.structureModel()->index(0, StructureModel::ColOps, block).data().toString().section(' ', 0, 0),
                  QString::fromStdString(std::string(opKindName(a->graph().op(pb.members[0]).kind))));
         QVERIFY(w.structureModel()->index(1, StructureModel::ColOps).data().toString().contains(QStringLiteral("%1 blocks").arg(cover.segments[1].blockCount)));
+        // The "outside blocks" row says how the planner decides every op (plan/op_owners.h).
+        const QString outside = w.structureModel()->index(static_cast<int>(cover.segments.size()), 0).data(Qt::ToolTipRole).toString();
+        QVERIFY2(outside.contains(QStringLiteral("%1 in blocks").arg(a->decisions.inBlocks)) && outside.contains(QStringLiteral("constant-folded")) &&
+                     outside.contains(QStringLiteral("Opaque ops (no sharding rule, block boundaries): none")),
+                 qPrintable(outside));
         // The folded graph: one node per run; the layers are one "Layer × 22" node.
         QCOMPARE(w.graphView()->visibleNodeCount(), static_cast<int>(a->runs.size()));
         QCOMPARE(a->typeNames[static_cast<size_t>(cover.segments[1].type)], std::string("Layer"));
