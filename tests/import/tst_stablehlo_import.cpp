@@ -39,13 +39,21 @@ private slots:
         QCOMPARE(parameterElements(g), int64_t{128 * 64 + 16 * 64 + 2 * 64 * 256 + 2 * 256 * 64 + 2 * 64});
         std::map<OpKind, int> kinds;
         for (const Op& op : g.ops()) ++kinds[op.kind];
-        QCOMPARE(kinds[OpKind::CustomCall], 0);  // the scan's dynamic slices became static slices
-        QCOMPARE(kinds[OpKind::Slice], 6);       // 3 stacks × 2 unrolled iterations
+        // The scan's dynamic slices became static slices, and the stacks read one layer at a time
+        // became one parameter per layer (3 stacks × 2 layers, the table, positions and ids).
+        QCOMPARE(kinds[OpKind::CustomCall], 0);
+        QCOMPARE(kinds[OpKind::Slice], 0);
+        QCOMPARE(kinds[OpKind::Parameter], 9);
+        QVERIFY(g.find("arg2.1") != kNoOp);
         QCOMPARE(kinds[OpKind::Dot], 5);         // 2 per layer and the tied head
         QCOMPARE(kinds[OpKind::Gather], 1);
-        bool unrolled = false;
-        for (const ImportNote& n : m.notes) unrolled |= n.code == "hlo.while_unrolled";
+        bool unrolled = false, split = false;
+        for (const ImportNote& n : m.notes) {
+            unrolled |= n.code == "hlo.while_unrolled";
+            split |= n.code == "hlo.stacked_parameters_split";
+        }
         QVERIFY(unrolled);
+        QVERIFY(split);
         // The argument's sharding is kept; #loc definitions give scopes.
         QCOMPARE(m.shardings.size(), size_t{1});
         QCOMPARE(m.shardings[0].sharding, std::string("{replicated}"));
@@ -67,6 +75,10 @@ private slots:
             QVERIFY2(r.check.pass, r.check.firstViolation.c_str());
             QVERIFY(r.blocks.unsupported.empty());
             QCOMPARE(r.blocks.blocks.size(), size_t{5});
+            // The two layers' first projections are one repeated segment type.
+            int repeated = 0;
+            for (const SegmentType& t : r.cover.types) repeated += t.occurrences >= 2;
+            QVERIFY(repeated >= 1);
         }
     }
 
