@@ -927,9 +927,13 @@ Result<Value> Importer::lowerBatchNorm(Frame& f, const Instruction& ins) {
         OpAttrs a;
         a.literal = {value};
         const OpId c = add(OpKind::Constant, {}, a, TensorType{xt.dtype, {}});
-        if (error || dims.empty()) return c;
-        OpAttrs b;
-        return add(OpKind::Broadcast, {c}, b, TensorType{xt.dtype, dims});
+        if (error) return kNoOp;
+        auto b = broadcastScalar(f, ins, c, dims, ".bn" + std::to_string(step++));
+        if (!b) {
+            error = b.error();
+            return kNoOp;
+        }
+        return *b;
     };
     auto spread = [&](OpId perFeature) -> OpId {  // [F] → x's shape along the feature dim
         OpAttrs a;

@@ -169,16 +169,24 @@ struct Function {
     Location where;
 };
 
+// MLIR element types in HLO's spelling: i1 → pred, i32 → s32, ui32 → u32; floats unchanged.
+std::string hloElementType(const std::string& e) {
+    if (e == "i1") return "pred";
+    if (e.size() > 1 && e[0] == 'i' && std::isdigit(static_cast<unsigned char>(e[1]))) return "s" + e.substr(1);
+    if (e.rfind("ui", 0) == 0) return "u" + e.substr(2);
+    return e;
+}
+
 class Parser {
 public:
-    Parser(std::vector<Tok> toks, std::string_view text, const std::string& source)
-        : m_t(std::move(toks)), m_text(text), m_source(source) {}
+    Parser(std::vector<Tok> toks, const std::string& source) : m_t(std::move(toks)), m_source(source) {}
+    const std::string& moduleName() const { return m_moduleName; }
 
     Result<std::vector<Function>> run(std::map<std::string, std::string>& locs);
 
 private:
     std::vector<Tok> m_t;
-    std::string_view m_text;
+    std::string m_moduleName;  // `module @name`
     const std::string& m_source;
     size_t m_i = 0;
     int m_depth = 0;
@@ -286,16 +294,11 @@ Result<Shape> Parser::type() {
             s.dims.push_back(dim);
             start = x + 1;
         }
-        std::string& e = s.elementType;
-        if (e == "i1") e = "pred";
-        else if (e.size() > 1 && e[0] == 'i' && std::isdigit(static_cast<unsigned char>(e[1]))) e = "s" + e.substr(1);
-        else if (e.rfind("ui", 0) == 0) e = "u" + e.substr(2);
+        s.elementType = hloElementType(s.elementType);
         return s;
     }
     ++m_i;
-    std::string& e = s.elementType;
-    if (e == "i1") e = "pred";
-    else if (e.size() > 1 && e[0] == 'i' && std::isdigit(static_cast<unsigned char>(e[1]))) e = "s" + e.substr(1);
+    s.elementType = hloElementType(s.elementType);
     return s;
 }
 
@@ -539,7 +542,7 @@ Result<std::vector<Function>> Parser::run(std::map<std::string, std::string>& lo
         }
         if (isWord("module")) {
             ++m_i;
-            if (peek().kind == Tok::Symbol) ++m_i;
+            if (peek().kind == Tok::Symbol) m_moduleName = m_t[m_i++].text;
             if (isWord("attributes")) {
                 ++m_i;
                 CFP_TRY(skipBalanced());
@@ -1212,12 +1215,8 @@ Status Translator::lower(Scope& sc, const Stmt& s) {
         return {};
     } else if (op == "rng_bit_generator") {
         ins.attributes.push_back({"algorithm", "rng_default"});
-    } else if (op == "exponential_minus_one" || op == "log_plus_one") {
-        // same spelling with hyphens
     } else if (op == "count_leading_zeros") {
         ins.opcode = "clz";
-    } else if (op == "convert" || op == "reshape" || op == "select" || op == "add" || op == "subtract" || op == "multiply") {
-        // no attributes
     }
     return finish(sc, s, std::move(ins), result);
 }
@@ -1258,21 +1257,12 @@ Result<hlo::Module> stableHloToHlo(std::string_view text, const std::string& sou
     auto toks = lex(text, sourceName);
     if (!toks) return toks.error();
     std::map<std::string, std::string> locs;
-    Parser p(std::move(*toks), text, sourceName);
+    Parser p(std::move(*toks), sourceName);
     auto fns = p.run(locs);
     if (!fns) return fns.error();
-    std::string moduleName;
-    {
-        const size_t m = text.find("module @");
-        if (m != std::string::npos) {
-            size_t e = m + 8;
-            while (e < text.size() && nameChar(text[e])) ++e;
-            moduleName = std::string(text.substr(m + 8, e - m - 8));
-        }
-    }
     auto module = Translator(*fns, locs, sourceName).run();
     if (!module) return module.error();
-    if (!moduleName.empty()) module->name = moduleName;
+    if (!p.moduleName().empty()) module->name = p.moduleName();
     return module;
 }
 
