@@ -412,6 +412,8 @@ OpId BackwardPass::vjp(const Op& fwd, OpId g, size_t j) {
             sd.insertedWindowDims = gd.collapsedSliceDims;
             sd.scatterDimsToOperandDims = gd.startIndexMap;
             sd.indexVectorDim = gd.indexVectorDim;
+            sd.inputBatchingDims = gd.operandBatchingDims;
+            sd.scatterIndicesBatchingDims = gd.startIndicesBatchingDims;
             return m_b.scatter(zerosLike(x), fwd.operands[1], g, std::move(sd), ReduceKind::Add);
         }
         case OpKind::Scatter: {
@@ -424,9 +426,11 @@ OpId BackwardPass::vjp(const Op& fwd, OpId g, size_t j) {
             gd.collapsedSliceDims = sd.insertedWindowDims;
             gd.startIndexMap = sd.scatterDimsToOperandDims;
             gd.indexVectorDim = sd.indexVectorDim;
+            gd.operandBatchingDims = sd.inputBatchingDims;
+            gd.startIndicesBatchingDims = sd.scatterIndicesBatchingDims;
             size_t w = 0;
             for (int64_t a = 0; a < fwd.type.rank(); ++a)
-                gd.sliceSizes.push_back(contains(sd.insertedWindowDims, a)
+                gd.sliceSizes.push_back(contains(sd.insertedWindowDims, a) || contains(sd.inputBatchingDims, a)
                                             ? 1
                                             : updateDims[static_cast<size_t>(sd.updateWindowDims[w++])]);
             return m_b.gather(g, fwd.operands[1], std::move(gd));

@@ -301,6 +301,9 @@ private:
     std::string uniqueName(const std::string& base);
     // Adds an op (name derived from the instruction) and checks it against the declared type when given.
     Result<OpId> emit(Frame& f, const Instruction& ins, Op op, const std::string& suffix = {});
+    // `update` written into `x` at `starts` (in range), dims from `dim` on: slices and concatenates.
+    Result<OpId> placeUpdate(Frame& f, const Instruction& ins, OpId x, OpId update, const std::vector<int64_t>& starts,
+                             size_t dim);
     Result<OpId> emitChecked(Frame& f, const Instruction& ins, Op op, const TensorType& declared, const std::string& suffix = {});
     Result<Value> lowerComputation(int comp, const std::vector<Value>* args, const std::string& prefix,
                                    const std::string& scope, const std::string& scopeSuffix, int depth,
@@ -321,6 +324,45 @@ private:
     Result<Value> lowerBatchNorm(Frame& f, const Instruction& ins);
     Result<Value> lowerConditional(Frame& f, const Instruction& ins);
     Result<Value> lowerCustomCall(Frame& f, const Instruction& ins);
+    // The ops of one lowering, emitted in order and named <instruction><tag><n>; the first failure
+    // stops the rest (kNoOp from then on) and is kept in `error`.
+    struct Chain {
+        Chain(Importer& importer, Frame& frame, const Instruction& instruction, std::string t)
+            : im(importer), f(frame), ins(instruction), tag(std::move(t)) {}
+        OpId add(OpKind kind, std::vector<OpId> operands, OpAttrs attrs = {}, TensorType declared = {}) {
+            if (error) return kNoOp;
+            Op op;
+            op.kind = kind;
+            op.operands = std::move(operands);
+            op.attrs = std::move(attrs);
+            op.type = std::move(declared);
+            return keep(im.emit(f, ins, std::move(op), tag + std::to_string(step++)));
+        }
+        OpId splat(double value, DType t, const std::vector<int64_t>& dims) {  // a scalar broadcast to dims
+            OpAttrs a;
+            a.literal = {value};
+            const OpId c = add(OpKind::Constant, {}, a, TensorType{t, {}});
+            if (error) return kNoOp;
+            return keep(im.broadcastScalar(f, ins, c, dims, tag + std::to_string(step++)));
+        }
+        OpId keep(Result<OpId> id) {
+            if (!id) {
+                error = id.error();
+                return kNoOp;
+            }
+            return *id;
+        }
+        Importer& im;
+        Frame& f;
+        const Instruction& ins;
+        std::string tag;
+        std::optional<Error> error;
+        int step = 0;
+    };
+    // cuDNN fused attention (`__cudnn$fmhaSoftmax`, `__cudnn$fmhaSoftmaxBackward`) written out as the
+    // attention core it computes; nullopt when the call is a variant this does not know (bias,
+    // dropout, other masks, unexpected shapes), left opaque then.
+    std::optional<Result<Value>> lowerFusedAttention(Frame& f, const Instruction& ins, const std::string& target);
     Result<int> computationRef(const Instruction& ins, std::string_view attr) const;
     std::optional<ReduceKind> combiner(int comp) const;
     std::optional<double> scalarConstant(Frame& f, const Instruction& ins, size_t operandIndex);
@@ -376,7 +418,8 @@ Result<TensorType> Importer::declaredType(const Frame& f, const Instruction& ins
     auto dt = elementType(shape.elementType);
     if (!dt)
         return fail(ins, "hlo.unsupported_type",
-                    "element type '" + shape.elementType + "' is not supported (pred, s32, s64, u32, u64, f16, bf16, f32, f64)");
+                    "element type '" + shape.elementType + "' is not supported (pred, s8, u8, s16, u16, s32, u32, s64, u64, f8e4m3fn, f8e5m2, f16, bf16, f32, "
+                    "f64)");
     TensorType t{*dt, f.mapDims ? *f.mapDims : shape.dims};
     for (int64_t d : t.dims)
         if (d < 0) return fail(ins, "hlo.unsupported_type", "unbounded dynamic dimension in " + shape.toString());
@@ -422,6 +465,46 @@ Result<OpId> Importer::leafOperand(Frame& f, const Instruction& ins, size_t i) {
     if (!v) return v.error();
     if (v->isTuple) return fail(ins, "hlo.type_error", "operand '" + ins.operands[i] + "' is a tuple where an array is needed");
     return v->id;
+}
+
+Result<OpId> Importer::placeUpdate(Frame& f, const Instruction& ins, OpId x, OpId update,
+                                   const std::vector<int64_t>& starts, size_t dim) {
+    const std::vector<int64_t> dims = m_staged.op(x).type.dims;
+    const std::vector<int64_t> udims = m_staged.op(update).type.dims;
+    while (dim < dims.size() && udims[dim] == dims[dim]) ++dim;
+    if (dim == dims.size()) return update;  // covers the rest whole
+    auto slice = [&](OpId of, int64_t from, int64_t to, const char* suffix) -> Result<OpId> {
+        Op sl;
+        sl.kind = OpKind::Slice;
+        sl.operands = {of};
+        for (size_t k = 0; k < dims.size(); ++k) {
+            sl.attrs.slice.start.push_back(k == dim ? from : 0);
+            sl.attrs.slice.limit.push_back(k == dim ? to : m_staged.op(of).type.dims[k]);
+            sl.attrs.slice.stride.push_back(1);
+        }
+        return emit(f, ins, std::move(sl), suffix);
+    };
+    const int64_t start = starts[dim], end = starts[dim] + udims[dim];
+    auto middle = slice(x, start, end, ".window");
+    if (!middle) return middle.error();
+    auto inner = placeUpdate(f, ins, *middle, update, starts, dim + 1);
+    if (!inner) return inner.error();
+    Op cat;
+    cat.kind = OpKind::Concatenate;
+    cat.attrs.dimensions = {static_cast<int64_t>(dim)};
+    if (start > 0) {
+        auto before = slice(x, 0, start, ".before");
+        if (!before) return before.error();
+        cat.operands.push_back(*before);
+    }
+    cat.operands.push_back(*inner);
+    if (end < dims[dim]) {
+        auto after = slice(x, end, dims[dim], ".after");
+        if (!after) return after.error();
+        cat.operands.push_back(*after);
+    }
+    if (cat.operands.size() == 1) return cat.operands[0];
+    return emit(f, ins, std::move(cat), ".placed");
 }
 
 Result<OpId> Importer::emit(Frame& f, const Instruction& ins, Op op, const std::string& suffix) {
@@ -906,35 +989,12 @@ Result<Value> Importer::lowerBatchNorm(Frame& f, const Instruction& ins) {
             others.push_back(static_cast<int64_t>(d));
             count *= static_cast<double>(xt.dims[d]);
         }
-    // Ops are emitted in order; the first failure stops the rest.
-    std::optional<Error> error;
-    int step = 0;
-    auto add = [&](OpKind kind, std::vector<OpId> operands, OpAttrs attrs = {}, TensorType declared = {}) -> OpId {
-        if (error) return kNoOp;
-        Op op;
-        op.kind = kind;
-        op.operands = std::move(operands);
-        op.attrs = std::move(attrs);
-        op.type = std::move(declared);
-        auto id = emit(f, ins, std::move(op), ".bn" + std::to_string(step++));
-        if (!id) {
-            error = id.error();
-            return kNoOp;
-        }
-        return *id;
+    Chain chain(*this, f, ins, ".bn");
+    const std::optional<Error>& error = chain.error;
+    auto add = [&](OpKind kind, std::vector<OpId> operands, OpAttrs attrs = {}, TensorType declared = {}) {
+        return chain.add(kind, std::move(operands), std::move(attrs), std::move(declared));
     };
-    auto splat = [&](double value, const std::vector<int64_t>& dims) -> OpId {
-        OpAttrs a;
-        a.literal = {value};
-        const OpId c = add(OpKind::Constant, {}, a, TensorType{xt.dtype, {}});
-        if (error) return kNoOp;
-        auto b = broadcastScalar(f, ins, c, dims, ".bn" + std::to_string(step++));
-        if (!b) {
-            error = b.error();
-            return kNoOp;
-        }
-        return *b;
-    };
+    auto splat = [&](double value, const std::vector<int64_t>& dims) { return chain.splat(value, xt.dtype, dims); };
     auto spread = [&](OpId perFeature) -> OpId {  // [F] → x's shape along the feature dim
         OpAttrs a;
         a.dimensions = {*feature};
@@ -1078,7 +1138,224 @@ Result<Value> Importer::lowerCustomCall(Frame& f, const Instruction& ins) {
         for (size_t i = 1; i < ins.shape.elements.size(); ++i) elems.push_back(tupleOf({}));  // workspace
         return tupleOf(std::move(elems));
     }
+    if (target == "__cudnn$fmhaSoftmax" || target == "__cudnn$fmhaSoftmaxBackward")
+        if (auto lowered = lowerFusedAttention(f, ins, target)) return std::move(*lowered);
     return opaque(f, ins, target);
+}
+
+namespace {
+
+bool hasAxis(const std::vector<int64_t>& axes, int64_t a) { return std::find(axes.begin(), axes.end(), a) != axes.end(); }
+
+// The result dims of a dot (batch, lhs free, rhs free), or nullopt when the numbers do not fit.
+std::optional<std::vector<int64_t>> dotResultDims(const std::vector<int64_t>& lhs, const std::vector<int64_t>& rhs,
+                                                  const DotDimensionNumbers& d) {
+    auto valid = [](const std::vector<int64_t>& axes, size_t rank) {
+        return std::all_of(axes.begin(), axes.end(), [&](int64_t a) { return a >= 0 && static_cast<size_t>(a) < rank; });
+    };
+    if (d.lhsBatch.size() != d.rhsBatch.size() || d.lhsContracting.size() != d.rhsContracting.size() ||
+        !valid(d.lhsBatch, lhs.size()) || !valid(d.rhsBatch, rhs.size()) || !valid(d.lhsContracting, lhs.size()) ||
+        !valid(d.rhsContracting, rhs.size()))
+        return std::nullopt;
+    std::vector<int64_t> out;
+    for (size_t k = 0; k < d.lhsBatch.size(); ++k) {
+        if (lhs[static_cast<size_t>(d.lhsBatch[k])] != rhs[static_cast<size_t>(d.rhsBatch[k])]) return std::nullopt;
+        out.push_back(lhs[static_cast<size_t>(d.lhsBatch[k])]);
+    }
+    for (size_t k = 0; k < d.lhsContracting.size(); ++k)
+        if (lhs[static_cast<size_t>(d.lhsContracting[k])] != rhs[static_cast<size_t>(d.rhsContracting[k])]) return std::nullopt;
+    auto free = [&](const std::vector<int64_t>& dims, const std::vector<int64_t>& b, const std::vector<int64_t>& c) {
+        for (size_t a = 0; a < dims.size(); ++a)
+            if (!hasAxis(b, static_cast<int64_t>(a)) && !hasAxis(c, static_cast<int64_t>(a))) out.push_back(dims[a]);
+    };
+    free(lhs, d.lhsBatch, d.lhsContracting);
+    free(rhs, d.rhsBatch, d.rhsContracting);
+    return out;
+}
+
+std::optional<DotDimensionNumbers> fmhaDims(const nlohmann::json& cfg, const char* key) {
+    if (!cfg.contains(key) || !cfg[key].is_object()) return std::nullopt;
+    const nlohmann::json& j = cfg[key];
+    auto list = [&](const char* k, std::vector<int64_t>& out) {
+        if (!j.contains(k) || !j[k].is_array()) return;
+        for (const auto& v : j[k]) {
+            if (v.is_string()) {
+                int64_t x = 0;
+                const std::string s = v.get<std::string>();
+                std::from_chars(s.data(), s.data() + s.size(), x);
+                out.push_back(x);
+            } else if (v.is_number_integer()) {
+                out.push_back(v.get<int64_t>());
+            }
+        }
+    };
+    DotDimensionNumbers d;
+    list("lhs_batch_dimensions", d.lhsBatch);
+    list("rhs_batch_dimensions", d.rhsBatch);
+    list("lhs_contracting_dimensions", d.lhsContracting);
+    list("rhs_contracting_dimensions", d.rhsContracting);
+    return d;
+}
+
+}  // namespace
+
+std::optional<Result<Value>> Importer::lowerFusedAttention(Frame& f, const Instruction& ins, const std::string& target) {
+    const bool backward = target == "__cudnn$fmhaSoftmaxBackward";
+    const std::string* cfgText = ins.attribute("backend_config");
+    nlohmann::json j = cfgText ? nlohmann::json::parse(hlo::unquote(*cfgText), nullptr, false) : nlohmann::json();
+    if (!j.is_object() || !j.contains("cudnn_fmha_backend_config")) return std::nullopt;
+    const nlohmann::json& cfg = j["cudnn_fmha_backend_config"];
+    const std::string mask = cfg.value("mask_type", std::string("NO_MASK"));
+    const double dropout = cfg.contains("dropout_rate") && cfg["dropout_rate"].is_number() ? cfg["dropout_rate"].get<double>() : 0.0;
+    const double scale = cfg.contains("fmha_scale") && cfg["fmha_scale"].is_number() ? cfg["fmha_scale"].get<double>() : 1.0;
+    if ((mask != "NO_MASK" && mask != "CAUSAL") || dropout != 0.0) return std::nullopt;
+    const size_t arity = backward ? 6 : 3;  // q, k, v (, stats, d_out, out)
+    if (ins.operands.size() != arity || !ins.shape.isTuple) return std::nullopt;
+    std::vector<OpId> in;
+    for (size_t i = 0; i < arity; ++i) {
+        auto x = leafOperand(f, ins, i);
+        if (!x) return Result<Value>(x.error());
+        in.push_back(*x);
+    }
+    const OpId q = in[0], k = in[1], v = in[2];
+    auto dimsOf = [&](OpId id) { return m_staged.op(id).type.dims; };
+    const DType dt = m_staged.op(q).type.dtype;
+    // Score layout: bmm1 of the forward; the backward states it as bmm2_grad_gemm2 (dO · Vᵀ, with
+    // dO laid out as q and V as k).
+    auto bmm1 = fmhaDims(cfg, backward ? "bmm2_grad_gemm2_dot_dimension_numbers" : "bmm1_dot_dimension_numbers");
+    if (!bmm1) return std::nullopt;
+    auto scoreDims = dotResultDims(dimsOf(q), dimsOf(k), *bmm1);
+    if (!scoreDims || scoreDims->size() < 2) return std::nullopt;
+    const int64_t rank = static_cast<int64_t>(scoreDims->size());
+    std::vector<int64_t> rowDims(scoreDims->begin(), scoreDims->end() - 1);  // scores without the key dim
+    std::vector<std::vector<int64_t>> expected;  // the declared array results, the workspace left out
+    std::vector<hlo::Shape> declaredShapes;
+    for (const hlo::Shape& s : ins.shape.elements) {
+        if (s.isTuple) return std::nullopt;
+        declaredShapes.push_back(s);
+    }
+    // Forward: out (, stats), workspace. Backward: dq, dk, dv, workspace.
+    std::optional<DotDimensionNumbers> outDn, dvDn, dkDn, dqDn;
+    if (!backward) {
+        outDn = fmhaDims(cfg, "bmm2_dot_dimension_numbers");
+        if (!outDn) return std::nullopt;
+        auto o = dotResultDims(*scoreDims, dimsOf(v), *outDn);
+        if (!o) return std::nullopt;
+        expected.push_back(*o);
+        if (declaredShapes.size() == 3) expected.push_back(rowDims);
+    } else {
+        dkDn = fmhaDims(cfg, "bmm1_grad_gemm1_dot_dimension_numbers");
+        dqDn = fmhaDims(cfg, "bmm1_grad_gemm2_dot_dimension_numbers");
+        dvDn = fmhaDims(cfg, "bmm2_grad_gemm1_dot_dimension_numbers");
+        if (!dkDn || !dqDn || !dvDn) return std::nullopt;
+        if (dimsOf(in[3]) != rowDims || dimsOf(in[4]) != dimsOf(q) || dimsOf(in[5]) != dimsOf(q)) return std::nullopt;
+        auto dq = dotResultDims(*scoreDims, dimsOf(k), *dqDn);
+        auto dk = dotResultDims(*scoreDims, dimsOf(q), *dkDn);
+        auto dv = dotResultDims(*scoreDims, dimsOf(in[4]), *dvDn);
+        if (!dq || !dk || !dv) return std::nullopt;
+        expected = {*dq, *dk, *dv};
+    }
+    if (declaredShapes.size() != expected.size() + 1) return std::nullopt;
+    for (size_t i = 0; i < expected.size(); ++i) {
+        auto declared = declaredType(f, ins, declaredShapes[i]);
+        if (!declared || declared->dims != expected[i]) return std::nullopt;
+    }
+    Chain chain(*this, f, ins, ".fmha");
+    const std::optional<Error>& error = chain.error;
+    auto add = [&](OpKind kind, std::vector<OpId> operands, OpAttrs attrs = {}, TensorType declared = {}) {
+        return chain.add(kind, std::move(operands), std::move(attrs), std::move(declared));
+    };
+    auto splat = [&](double value, DType t, const std::vector<int64_t>& dims) { return chain.splat(value, t, dims); };
+    auto dot = [&](OpId a, OpId b, const DotDimensionNumbers& dn) {
+        OpAttrs at;
+        at.dot = dn;
+        return add(OpKind::Dot, {a, b}, at);
+    };
+    auto bin = [&](OpKind kind, OpId a, OpId b) { return add(kind, {a, b}); };
+    auto rows = [&](OpId x, ReduceKind r) {  // over the key dim
+        OpAttrs a;
+        a.dimensions = {rank - 1};
+        a.reduceKind = r;
+        return add(OpKind::Reduce, {x}, a);
+    };
+    auto spread = [&](OpId perRow, DType t) {  // [rows] → the scores' shape
+        OpAttrs a;
+        for (int64_t d = 0; d + 1 < rank; ++d) a.dimensions.push_back(d);
+        return add(OpKind::Broadcast, {perRow}, a, TensorType{t, *scoreDims});
+    };
+    auto convert = [&](OpId x, DType t) {
+        if (!error && m_staged.op(x).type.dtype == t) return x;
+        return add(OpKind::Convert, {x}, {}, TensorType{t, error ? std::vector<int64_t>{} : m_staged.op(x).type.dims});
+    };
+    // Scaled scores, the causal mask as a select on iotas (query row ≥ key column).
+    OpId scores = bin(OpKind::Multiply, dot(q, k, *bmm1), splat(scale, dt, *scoreDims));
+    std::optional<OpId> keep;
+    if (mask == "CAUSAL") {
+        OpAttrs rowIota, colIota, ge;
+        rowIota.dimensions = {rank - 2};
+        colIota.dimensions = {rank - 1};
+        ge.comparison = ComparisonDirection::GE;
+        const OpId r = add(OpKind::Iota, {}, rowIota, TensorType{DType::S32, *scoreDims});
+        const OpId c = add(OpKind::Iota, {}, colIota, TensorType{DType::S32, *scoreDims});
+        keep = add(OpKind::Compare, {r, c}, ge);
+        scores = add(OpKind::Select, {*keep, scores, splat(dt == DType::F16 ? -65000.0 : -1e30, dt, *scoreDims)});
+    }
+    std::vector<OpId> leaves;
+    if (!backward) {
+        const OpId m = rows(scores, ReduceKind::Max);
+        const OpId e = add(OpKind::Exponential, {bin(OpKind::Subtract, scores, spread(m, dt))});
+        const OpId l = rows(e, ReduceKind::Add);
+        const OpId p = bin(OpKind::Divide, e, spread(l, dt));
+        leaves.push_back(dot(p, v, *outDn));
+        if (expected.size() == 2) {  // the softmax statistics: log-sum-exp per row, f32
+            const OpId lse = bin(OpKind::Add, convert(m, DType::F32), add(OpKind::Log, {convert(l, DType::F32)}));
+            leaves.push_back(lse);
+        }
+    } else {
+        const OpId stats = in[3], dOut = in[4], out = in[5];
+        // P from the saved statistics; dS = P ∘ (dP − rowsum(dO ∘ O)); the scale on dQ and dK.
+        const OpId p = add(OpKind::Exponential,
+                           {bin(OpKind::Subtract, convert(scores, DType::F32), spread(stats, DType::F32))});
+        const OpId pt = convert(p, dt);
+        const OpId dp = convert(dot(dOut, v, *bmm1), DType::F32);
+        OpAttrs sumH;
+        for (int64_t a : bmm1->lhsContracting) sumH.dimensions.push_back(a);
+        sumH.reduceKind = ReduceKind::Add;
+        const OpId delta = add(OpKind::Reduce, {convert(bin(OpKind::Multiply, dOut, out), DType::F32)}, sumH);
+        // delta keeps dO's dims but the contracted one; in score order: batch dims, then the free dim.
+        OpAttrs toScores;
+        const auto& qd = dimsOf(q);
+        for (int64_t a = 0; a < static_cast<int64_t>(qd.size()); ++a) {
+            if (hasAxis(bmm1->lhsContracting, a)) continue;
+            const auto pos = std::find(bmm1->lhsBatch.begin(), bmm1->lhsBatch.end(), a);
+            toScores.dimensions.push_back(pos != bmm1->lhsBatch.end() ? pos - bmm1->lhsBatch.begin()
+                                                                       : static_cast<int64_t>(bmm1->lhsBatch.size()));
+        }
+        const OpId deltaS = add(OpKind::Broadcast, {delta}, toScores, TensorType{DType::F32, *scoreDims});
+        const OpId ds = convert(bin(OpKind::Multiply, bin(OpKind::Multiply, p, bin(OpKind::Subtract, dp, deltaS)),
+                                    splat(scale, DType::F32, *scoreDims)),
+                                dt);
+        leaves.push_back(dot(ds, k, *dqDn));
+        leaves.push_back(dot(ds, q, *dkDn));
+        leaves.push_back(dot(pt, dOut, *dvDn));
+    }
+    if (error) return Result<Value>(failFrom(ins, *error));
+    std::vector<Value> values;
+    for (size_t i = 0; i < leaves.size(); ++i) {
+        auto declared = declaredType(f, ins, declaredShapes[i]);
+        if (!declared) return Result<Value>(declared.error());
+        OpId leaf = convert(leaves[i], declared->dtype);
+        if (error) return Result<Value>(failFrom(ins, *error));
+        Value val;
+        val.id = leaf;
+        values.push_back(val);
+    }
+    values.push_back(tupleOf({}));  // workspace
+    note("hlo.fused_attention",
+         "cuDNN fused attention calls written out as their attention core (scores, softmax, weighted sum; the "
+         "backward from the saved statistics)",
+         m_source);
+    return Result<Value>(tupleOf(std::move(values)));
 }
 
 Result<int64_t> Importer::tripCount(const Instruction& ins, const Value& init) {
@@ -1321,6 +1598,41 @@ Result<Value> Importer::lower(Frame& f, const Instruction& ins) {
         }
         return opaque(f, ins, "hlo.dynamic-slice");
     }
+    if (opc == "dynamic-update-slice") {
+        // With constant start indices (an unrolled scan stacking per-layer results), the update
+        // placed by slices of the operand around it and a concatenate per dim it does not cover.
+        auto declared = declaredType(f, ins, ins.shape);
+        if (!declared) return declared.error();
+        if (ins.operands.size() >= 3) {
+            auto x = leafOperand(f, ins, 0);
+            if (!x) return x.error();
+            auto u = leafOperand(f, ins, 1);
+            if (!u) return u.error();
+            const std::vector<int64_t> dims = m_staged.op(*x).type.dims;
+            const std::vector<int64_t> udims = m_staged.op(*u).type.dims;
+            bool constant = ins.operands.size() == dims.size() + 2 && udims.size() == dims.size();
+            std::vector<int64_t> starts;
+            for (size_t k = 0; constant && k < dims.size(); ++k) {
+                auto idx = leafOperand(f, ins, k + 2);
+                if (!idx) return idx.error();
+                const Op& c = m_staged.op(*idx);
+                constant = c.kind == OpKind::Constant && c.attrs.literal.size() == 1 && udims[k] <= dims[k];
+                if (constant)
+                    starts.push_back(std::clamp<int64_t>(static_cast<int64_t>(c.attrs.literal[0]), 0, dims[k] - udims[k]));
+            }
+            if (constant) {
+                auto placed = placeUpdate(f, ins, *x, *u, starts, 0);
+                if (!placed) return placed.error();
+                if (m_staged.op(*placed).type != *declared)
+                    return fail(ins, "hlo.type_error", "dynamic-update-slice result is " + m_staged.op(*placed).type.toString() +
+                                                           ", declared " + declared->toString());
+                Value v;
+                v.id = *placed;
+                return v;
+            }
+        }
+        return opaque(f, ins, "hlo.dynamic-update-slice");
+    }
     if (opc == "compare") {
         Op op;
         op.kind = OpKind::Compare;
@@ -1358,12 +1670,6 @@ Result<Value> Importer::lower(Frame& f, const Instruction& ins) {
             if (!kind || ins.operands.size() != 3) return opaque(f, ins, "hlo.scatter");
             op.attrs.reduceKind = *kind;
         }
-        if (opc == "gather") {
-            if (ins.attribute("operand_batching_dims") || ins.attribute("start_indices_batching_dims")) {
-                auto a = listAttr(ins, "operand_batching_dims", false);
-                if (a && !a->empty()) return opaque(f, ins, "hlo.gather");
-            }
-        }
         for (size_t i = 0; i < ins.operands.size(); ++i) {
             auto x = leafOperand(f, ins, i);
             if (!x) return x.error();
@@ -1385,6 +1691,31 @@ Result<Value> Importer::lower(Frame& f, const Instruction& ins) {
             auto d = listAttr(ins, "dimensions", false);
             if (!d) return d.error();
             op.attrs.dimensions = *d;
+            // StableHLO's broadcast_in_dim may stretch a size-1 dim: drop such dims with a reshape
+            // first, leaving the broadcast HLO allows.
+            if (op.operands.size() == 1) {
+                const TensorType& x = m_staged.op(op.operands[0]).type;
+                TensorType kept{x.dtype, {}};
+                std::vector<int64_t> keptDims;
+                for (size_t i = 0; i < x.dims.size() && i < d->size(); ++i) {
+                    const int64_t to = (*d)[i];
+                    const bool stretched = x.dims[i] == 1 && to >= 0 && to < declared->rank() &&
+                                           declared->dims[static_cast<size_t>(to)] != 1;
+                    if (stretched) continue;
+                    kept.dims.push_back(x.dims[i]);
+                    keptDims.push_back(to);
+                }
+                if (kept.dims.size() != x.dims.size() && x.dims.size() == d->size()) {
+                    Op squeeze;
+                    squeeze.kind = OpKind::Reshape;
+                    squeeze.operands = {op.operands[0]};
+                    squeeze.type = kept;
+                    auto s = emit(f, ins, std::move(squeeze), ".squeeze");
+                    if (!s) return s.error();
+                    op.operands = {*s};
+                    op.attrs.dimensions = keptDims;
+                }
+            }
         } else if (opc == "transpose") {
             op.kind = OpKind::Transpose;
             auto d = listAttr(ins, "dimensions", true);
@@ -1417,7 +1748,11 @@ Result<Value> Importer::lower(Frame& f, const Instruction& ins) {
                 if (!*r) return r->error();
             auto iv = intAttr(ins, "index_vector_dim", true);
             if (!iv) return iv.error();
-            g = GatherDimensionNumbers{*od, *cd, *sm, *iv, *ss};
+            auto ob = listAttr(ins, "operand_batching_dims", false);
+            auto sb = listAttr(ins, "start_indices_batching_dims", false);
+            for (auto* r : {&ob, &sb})
+                if (!*r) return r->error();
+            g = GatherDimensionNumbers{*od, *cd, *sm, *iv, *ss, *ob, *sb};
         } else if (opc == "scatter") {
             op.kind = OpKind::Scatter;
             ScatterDimensionNumbers& s = op.attrs.scatter;
@@ -1428,7 +1763,11 @@ Result<Value> Importer::lower(Frame& f, const Instruction& ins) {
                 if (!*r) return r->error();
             auto iv = intAttr(ins, "index_vector_dim", true);
             if (!iv) return iv.error();
-            s = ScatterDimensionNumbers{*uw, *iw, *sd, *iv};
+            auto ib = listAttr(ins, "input_batching_dims", false);
+            auto sb = listAttr(ins, "scatter_indices_batching_dims", false);
+            for (auto* r : {&ib, &sb})
+                if (!*r) return r->error();
+            s = ScatterDimensionNumbers{*uw, *iw, *sd, *iv, *ib, *sb};
         } else if (opc == "clamp") {
             if (op.operands.size() != 3) return fail(ins, "hlo.bad_attribute", "clamp takes min, operand, max");
             auto lo = broadcastScalar(f, ins, op.operands[0], m_staged.op(op.operands[1]).type.dims, ".min");
@@ -1511,7 +1850,14 @@ Result<Value> Importer::lower(Frame& f, const Instruction& ins) {
                                 &declared->dims);
     }
     if (isKnownOpaqueOpcode(opc)) return opaque(f, ins, "hlo." + opc);
-    return fail(ins, "hlo.unknown_opcode", "'" + opc + "' is not an HLO opcode");
+    bool scheduled = false;
+    for (const hlo::Attribute& a : m_module.attributes) scheduled |= a.key == "is_scheduled" && a.value == "true";
+    return fail(ins, "hlo.unknown_opcode",
+                "'" + opc + "' is not an HLO opcode" +
+                    (scheduled ? std::string(" (this is XLA's optimised, scheduled module: import the module before "
+                                             "optimisation, e.g. jax.jit(f).lower(...).as_text() or the "
+                                             "*before_optimizations* dump)")
+                               : std::string()));
 }
 
 Result<Value> Importer::lowerComputation(int comp, const std::vector<Value>* args, const std::string& prefix,

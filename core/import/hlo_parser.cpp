@@ -1,5 +1,6 @@
 #include "import/hlo_parser.h"
 
+#include <cctype>
 #include <charconv>
 #include <unordered_set>
 
@@ -114,6 +115,9 @@ private:
     Status attributes(std::vector<Attribute>& out);
     Result<Instruction> instruction();
     Result<Computation> computation();
+    // The source-location tables a dump may end with (`FileNames`, `FunctionNames`, `FileLocations`,
+    // `StackFrames`): rows `N "text"` or `N {…}`, skipped.
+    Status stackFrameTable();
 
     std::string_view m_text;
     const std::string& m_source;
@@ -404,6 +408,18 @@ Result<Computation> Parser::computation() {
     return comp;
 }
 
+Status Parser::stackFrameTable() {
+    while (true) {
+        if (!skipSpace()) return error("unterminated comment");
+        if (!std::isdigit(static_cast<unsigned char>(peek()))) return {};
+        CFP_TRY(integer());
+        if (!skipSpace()) return error("unterminated comment");
+        if (peek() != '"' && peek() != '{') return error("expected a string or '{' in a stack-frame table, found " + describeNext());
+        auto v = rawValue();
+        if (!v) return v.error();
+    }
+}
+
 Result<Module> Parser::run() {
     if (static_cast<int64_t>(m_text.size()) > m_limits.maxInputBytes)
         return makeError("hlo.too_large", "input is " + std::to_string(m_text.size()) + " bytes, more than the limit of " +
@@ -420,6 +436,11 @@ Result<Module> Parser::run() {
     while (true) {
         if (!skipSpace()) return error("unterminated comment");
         if (atEnd()) break;
+        if (consumeWord("FileNames") || consumeWord("FunctionNames") || consumeWord("FileLocations") ||
+            consumeWord("StackFrames")) {
+            CFP_TRY(stackFrameTable());
+            continue;
+        }
         auto comp = computation();
         if (!comp) return comp.error();
         if (!names.insert(comp->name).second)

@@ -70,11 +70,9 @@ double identity(ReduceKind k, DType t) {
         case ReduceKind::Add: return 0;
         case ReduceKind::Multiply: return 1;
         case ReduceKind::Max:
-            return t == DType::S32 ? static_cast<double>(std::numeric_limits<int32_t>::min())
-                 : t == DType::S64 ? static_cast<double>(std::numeric_limits<int64_t>::min()) : -inf;
+            return isInteger(t) ? integerMin(t) : -inf;
         case ReduceKind::Min:
-            return t == DType::S32 ? static_cast<double>(std::numeric_limits<int32_t>::max())
-                 : t == DType::S64 ? static_cast<double>(std::numeric_limits<int64_t>::max()) : inf;
+            return isInteger(t) ? integerMax(t) : inf;
     }
     return 0;
 }
@@ -179,14 +177,20 @@ std::string writeHloText(const Graph& graph) {
                 attrs = ", offset_dims=" + ints(g.offsetDims) + ", collapsed_slice_dims=" + ints(g.collapsedSliceDims) +
                         ", start_index_map=" + ints(g.startIndexMap) + ", index_vector_dim=" + std::to_string(g.indexVectorDim) +
                         ", slice_sizes=" + ints(g.sliceSizes);
+                if (!g.operandBatchingDims.empty())
+                    attrs += ", operand_batching_dims=" + ints(g.operandBatchingDims) +
+                             ", start_indices_batching_dims=" + ints(g.startIndicesBatchingDims);
                 break;
             }
             case OpKind::Scatter: {
                 const ScatterDimensionNumbers& s = a.scatter;
                 attrs = ", update_window_dims=" + ints(s.updateWindowDims) + ", inserted_window_dims=" + ints(s.insertedWindowDims) +
                         ", scatter_dims_to_operand_dims=" + ints(s.scatterDimsToOperandDims) +
-                        ", index_vector_dim=" + std::to_string(s.indexVectorDim) + ", to_apply=%" +
-                        regionName(a.reduceKind, op.type.dtype);
+                        ", index_vector_dim=" + std::to_string(s.indexVectorDim);
+                if (!s.inputBatchingDims.empty())
+                    attrs += ", input_batching_dims=" + ints(s.inputBatchingDims) +
+                             ", scatter_indices_batching_dims=" + ints(s.scatterIndicesBatchingDims);
+                attrs += ", to_apply=%" + regionName(a.reduceKind, op.type.dtype);
                 break;
             }
             case OpKind::CustomCall: {

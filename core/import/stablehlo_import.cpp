@@ -92,6 +92,12 @@ Result<std::vector<Tok>> lex(std::string_view text, const std::string& source) {
             while (i < text.size() && text[i] != '"') {
                 if (text[i] == '\\' && i + 1 < text.size()) {
                     const char e = text[i + 1];
+                    if (i + 2 < text.size() && std::isxdigit(static_cast<unsigned char>(e)) &&
+                        std::isxdigit(static_cast<unsigned char>(text[i + 2]))) {  // \22: two hex digits
+                        t.text += static_cast<char>(std::stoi(std::string(text.substr(i + 1, 2)), nullptr, 16));
+                        step(3);
+                        continue;
+                    }
                     t.text += e == 'n' ? '\n' : e == 't' ? '\t' : e;
                     step(2);
                     continue;
@@ -169,11 +175,27 @@ struct Function {
     Location where;
 };
 
-// MLIR element types in HLO's spelling: i1 → pred, i32 → s32, ui32 → u32; floats unchanged.
+// A string as HLO text quotes it: backslash before quotes and backslashes.
+std::string hloEscaped(const std::string& s) {
+    std::string out;
+    for (char c : s) {
+        if (c == '"' || c == '\\') out += '\\';
+        out += c;
+    }
+    return out;
+}
+
+// MLIR element types in HLO's spelling: i1 → pred, i32 → s32, ui32 → u32, f8E4M3FN → f8e4m3fn; other
+// floats unchanged.
 std::string hloElementType(const std::string& e) {
     if (e == "i1") return "pred";
     if (e.size() > 1 && e[0] == 'i' && std::isdigit(static_cast<unsigned char>(e[1]))) return "s" + e.substr(1);
     if (e.rfind("ui", 0) == 0) return "u" + e.substr(2);
+    if (e.rfind("f8", 0) == 0) {  // f8E4M3FN → f8e4m3fn
+        std::string lower = e;
+        for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        return lower;
+    }
     return e;
 }
 
@@ -497,7 +519,7 @@ Result<Stmt> Parser::statement() {
         } else if (t.kind == Tok::Word && depth == 0) {
             s.words.push_back(t.text);
         }
-        s.header += (s.header.empty() ? "" : " ") + (t.kind == Tok::String ? "\"" + t.text + "\"" : t.text);
+        s.header += (s.header.empty() ? "" : " ") + (t.kind == Tok::String ? "\"" + hloEscaped(t.text) + "\"" : t.text);
         ++m_i;
     }
     if (is(":")) CFP_TRY(signature(s));
@@ -1168,6 +1190,37 @@ Status Translator::lower(Scope& sc, const Stmt& s) {
             return fail(s, "stablehlo.syntax", "slice needs [start:limit, …]");
         }
         ins.attributes.push_back({"slice", ranges + "}"});
+    } else if (op == "pad") {
+        // low = [..], high = [..], interior = [..] → padding=l_h_i x …
+        auto split = [](const std::string& list) {
+            std::vector<std::string> out;
+            std::string cur;
+            for (char c : list) {
+                if (c == ',') {
+                    out.push_back(cur);
+                    cur.clear();
+                } else if (c != ' ' && c != '{' && c != '}') {
+                    cur += c;
+                }
+            }
+            if (!cur.empty()) out.push_back(cur);
+            return out;
+        };
+        auto lo = intListAfter(h, "low"), hi = intListAfter(h, "high"), in = intListAfter(h, "interior");
+        if (!lo) lo = intListAfter(h, "edge_padding_low");
+        if (!hi) hi = intListAfter(h, "edge_padding_high");
+        if (!in) in = intListAfter(h, "interior_padding");
+        if (!lo || !hi) return fail(s, "stablehlo.syntax", "pad needs low = […] and high = […]");
+        const auto l = split(*lo), r = split(*hi), i = in ? split(*in) : std::vector<std::string>{};
+        if (l.size() != r.size() || (!i.empty() && i.size() != l.size()))
+            return fail(s, "stablehlo.syntax", "pad's low, high and interior lists differ in length");
+        std::string padding;
+        for (size_t k = 0; k < l.size(); ++k) {
+            if (k) padding += 'x';
+            padding += l[k] + "_" + r[k];
+            if (!i.empty() && i[k] != "0") padding += "_" + i[k];
+        }
+        ins.attributes.push_back({"padding", padding});
     } else if (op == "dynamic_slice") {
         if (auto d = intListAfter(h, "sizes")) ins.attributes.push_back({"dynamic_slice_sizes", *d});
         else if (auto d2 = intListAfter(h, "slice_sizes")) ins.attributes.push_back({"dynamic_slice_sizes", *d2});
@@ -1176,8 +1229,17 @@ Status Translator::lower(Scope& sc, const Stmt& s) {
                                       "start_indices_batching_dims", "update_window_dims", "inserted_window_dims",
                                       "scatter_dims_to_operand_dims", "input_batching_dims", "scatter_indices_batching_dims",
                                       "slice_sizes"};
-        for (const char* key : kKeys)
+        // The pretty form leaves empty lists out; HLO needs its dimension lists present.
+        static const std::set<std::string> kRequired = {"offset_dims", "collapsed_slice_dims", "start_index_map",
+                                                        "update_window_dims", "inserted_window_dims",
+                                                        "scatter_dims_to_operand_dims"};
+        const bool gather = op == "gather";
+        for (const char* key : kKeys) {
+            const std::string k(key);
+            const bool forGather = k == "offset_dims" || k == "collapsed_slice_dims" || k == "start_index_map";
             if (auto v = intListAfter(h, key)) ins.attributes.push_back({key, *v});
+            else if (kRequired.count(k) && forGather == gather) ins.attributes.push_back({key, "{}"});
+        }
         if (auto v = intAfter(h, "index_vector_dim")) ins.attributes.push_back({"index_vector_dim", *v});
         if (op == "scatter") {
             if (s.regions.empty()) return fail(s, "stablehlo.syntax", "scatter needs its combiner region");
@@ -1202,7 +1264,11 @@ Status Translator::lower(Scope& sc, const Stmt& s) {
         }
         ins.attributes.push_back({"custom_call_target", "\"" + target + "\""});
         const size_t bc = h.find("backend_config = \"");
-        if (bc != std::string::npos) ins.attributes.push_back({"backend_config", "\"" + h.substr(bc + 18, h.find('"', bc + 18) - bc - 18) + "\""});
+        if (bc != std::string::npos) {  // the header keeps strings escaped as HLO text does
+            size_t end = bc + 18;
+            while (end < h.size() && h[end] != '"') end += h[end] == '\\' ? 2 : 1;
+            ins.attributes.push_back({"backend_config", h.substr(bc + 17, end + 1 - (bc + 17))});
+        }
     } else if (op == "optimization_barrier") {
         // Its results are its operands.
         for (size_t k = 0; k < s.operands.size() && k < static_cast<size_t>(std::max<int>(1, s.count)); ++k) {

@@ -48,9 +48,7 @@ double truncateToInteger(double x, DType to) {
     if (std::isnan(x)) return 0.0;
     const double t = std::trunc(x);
     // Saturate as XLA does for out-of-range float→int conversions.
-    const double lo = to == DType::S32 ? double(std::numeric_limits<int32_t>::min()) : -9.2233720368547758e18;
-    const double hi = to == DType::S32 ? double(std::numeric_limits<int32_t>::max()) : 9.2233720368547758e18;
-    return std::clamp(t, lo, hi);
+    return std::clamp(t, integerMin(to), integerMax(to));
 }
 
 double unaryValue(OpKind kind, double x) {
@@ -118,12 +116,10 @@ double reduceIdentity(ReduceKind kind, DType dtype) {
         case ReduceKind::Add: return 0.0;
         case ReduceKind::Multiply: return 1.0;
         case ReduceKind::Max:
-            if (dtype == DType::S32) return double(std::numeric_limits<int32_t>::min());
-            if (dtype == DType::S64) return double(std::numeric_limits<int64_t>::min());
+            if (isInteger(dtype)) return integerMin(dtype);
             return -std::numeric_limits<double>::infinity();
         case ReduceKind::Min:
-            if (dtype == DType::S32) return double(std::numeric_limits<int32_t>::max());
-            if (dtype == DType::S64) return double(std::numeric_limits<int64_t>::max());
+            if (isInteger(dtype)) return integerMax(dtype);
             return std::numeric_limits<double>::infinity();
     }
     return 0.0;
@@ -160,13 +156,21 @@ void readIndexVector(const Tensor& indices, int64_t indexVectorDim, const Index&
     }
 }
 
+// Position, among the indices' batch dims (every dim but the index vector dim), of each batching dim.
+std::vector<int64_t> batchPositions(int64_t indicesRank, int64_t indexVectorDim, const std::vector<int64_t>& batching) {
+    std::vector<int64_t> out;
+    for (int64_t d : batching) out.push_back(d - (indexVectorDim < indicesRank && d > indexVectorDim ? 1 : 0));
+    return out;
+}
+
 Tensor evalGather(const Op& op, const Tensor& operand, const Tensor& indices) {
     const GatherDimensionNumbers& g = op.attrs.gather;
     Tensor out{op.type, std::vector<double>(static_cast<size_t>(op.type.elements()))};
     const auto inStrides = rowMajorStrides(operand.type.dims);
     std::vector<int64_t> windowOperandDims;  // operand dim of each offset dim, in order
     for (int64_t a = 0; a < operand.type.rank(); ++a)
-        if (!contains(g.collapsedSliceDims, a)) windowOperandDims.push_back(a);
+        if (!contains(g.collapsedSliceDims, a) && !contains(g.operandBatchingDims, a)) windowOperandDims.push_back(a);
+    const std::vector<int64_t> batchPos = batchPositions(indices.type.rank(), g.indexVectorDim, g.startIndicesBatchingDims);
     Index batch, startVector, in(operand.type.dims.size());
     forEachIndex(op.type.dims, [&](const Index& o, int64_t flat) {
         batch.clear();
@@ -182,6 +186,8 @@ Tensor evalGather(const Op& op, const Tensor& operand, const Tensor& indices) {
             const int64_t maxStart = operand.type.dims[dim] - g.sliceSizes[dim];
             in[dim] += std::clamp<int64_t>(startVector[k], 0, maxStart);
         }
+        for (size_t j = 0; j < g.operandBatchingDims.size(); ++j)
+            in[static_cast<size_t>(g.operandBatchingDims[j])] = batch[static_cast<size_t>(batchPos[j])];
         out.values[static_cast<size_t>(flat)] = operand.values[static_cast<size_t>(flatten(in, inStrides))];
     });
     return out;
@@ -194,7 +200,8 @@ Tensor evalScatter(const Op& op, const Tensor& operand, const Tensor& indices, c
     const auto outStrides = rowMajorStrides(op.type.dims);
     std::vector<int64_t> windowOperandDims;  // operand dim of each update window dim, in order
     for (int64_t a = 0; a < operand.type.rank(); ++a)
-        if (!contains(s.insertedWindowDims, a)) windowOperandDims.push_back(a);
+        if (!contains(s.insertedWindowDims, a) && !contains(s.inputBatchingDims, a)) windowOperandDims.push_back(a);
+    const std::vector<int64_t> batchPos = batchPositions(indices.type.rank(), s.indexVectorDim, s.scatterIndicesBatchingDims);
     // Window extent per operand dim (1 for inserted dims), to skip out-of-bounds windows.
     std::vector<int64_t> windowSize(operand.type.dims.size(), 1);
     for (size_t w = 0; w < windowOperandDims.size(); ++w)
@@ -212,6 +219,8 @@ Tensor evalScatter(const Op& op, const Tensor& operand, const Tensor& indices, c
         std::fill(start.begin(), start.end(), 0);
         for (size_t k = 0; k < s.scatterDimsToOperandDims.size(); ++k)
             start[static_cast<size_t>(s.scatterDimsToOperandDims[k])] = startVector[k];
+        for (size_t j = 0; j < s.inputBatchingDims.size(); ++j)
+            start[static_cast<size_t>(s.inputBatchingDims[j])] = batch[static_cast<size_t>(batchPos[j])];
         for (size_t d = 0; d < start.size(); ++d) {
             if (start[d] < 0 || start[d] + windowSize[d] > operand.type.dims[d]) return;  // skipped
             in[d] += start[d];

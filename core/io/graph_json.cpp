@@ -156,6 +156,10 @@ void writeAttributes(ObjectWriter& w, const Op& op) {
             g.ints("collapsed_slice_dims", a.gather.collapsedSliceDims);
             g.ints("start_index_map", a.gather.startIndexMap);
             g.integer("index_vector_dim", a.gather.indexVectorDim);
+            if (!a.gather.operandBatchingDims.empty()) {
+                g.ints("operand_batching_dims", a.gather.operandBatchingDims);
+                g.ints("start_indices_batching_dims", a.gather.startIndicesBatchingDims);
+            }
             g.close();
             w.raw("gather_dimension_numbers", text);
             w.ints("slice_sizes", a.gather.sliceSizes);
@@ -168,6 +172,10 @@ void writeAttributes(ObjectWriter& w, const Op& op) {
             s.ints("inserted_window_dims", a.scatter.insertedWindowDims);
             s.ints("scatter_dims_to_operand_dims", a.scatter.scatterDimsToOperandDims);
             s.integer("index_vector_dim", a.scatter.indexVectorDim);
+            if (!a.scatter.inputBatchingDims.empty()) {
+                s.ints("input_batching_dims", a.scatter.inputBatchingDims);
+                s.ints("scatter_indices_batching_dims", a.scatter.scatterIndicesBatchingDims);
+            }
             s.close();
             w.raw("scatter_dimension_numbers", text);
             w.str("reduce_kind", reduceKindName(a.reduceKind));
@@ -397,7 +405,9 @@ Status DocumentReader::readAttributes(const Json& j, const std::string& ptr, Op&
             CFP_IO_ASSIGN(v, field("gather_dimension_numbers"));
             const IntListField lists[] = {{"offset_dims", &a.gather.offsetDims, Need::Optional},
                                           {"collapsed_slice_dims", &a.gather.collapsedSliceDims, Need::Optional},
-                                          {"start_index_map", &a.gather.startIndexMap, Need::Optional}};
+                                          {"start_index_map", &a.gather.startIndexMap, Need::Optional},
+                                          {"operand_batching_dims", &a.gather.operandBatchingDims, Need::Optional},
+                                          {"start_indices_batching_dims", &a.gather.startIndicesBatchingDims, Need::Optional}};
             const IntField ints[] = {{"index_vector_dim", &a.gather.indexVectorDim}};
             CFP_TRY(readDimensionObject(*v, ptr + "/gather_dimension_numbers", lists, ints));
             CFP_IO_ASSIGN(v, field("slice_sizes"));
@@ -409,7 +419,9 @@ Status DocumentReader::readAttributes(const Json& j, const std::string& ptr, Op&
             const IntListField lists[] = {
                 {"update_window_dims", &a.scatter.updateWindowDims, Need::Optional},
                 {"inserted_window_dims", &a.scatter.insertedWindowDims, Need::Optional},
-                {"scatter_dims_to_operand_dims", &a.scatter.scatterDimsToOperandDims, Need::Optional}};
+                {"scatter_dims_to_operand_dims", &a.scatter.scatterDimsToOperandDims, Need::Optional},
+                {"input_batching_dims", &a.scatter.inputBatchingDims, Need::Optional},
+                {"scatter_indices_batching_dims", &a.scatter.scatterIndicesBatchingDims, Need::Optional}};
             const IntField ints[] = {{"index_vector_dim", &a.scatter.indexVectorDim}};
             CFP_TRY(readDimensionObject(*v, ptr + "/scatter_dimension_numbers", lists, ints));
             CFP_IO_ASSIGN(v, field("reduce_kind"));

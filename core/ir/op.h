@@ -95,16 +95,21 @@ struct SliceBounds {
     bool operator==(const SliceBounds&) const = default;
 };
 
+// Batching dims (XLA's operand_batching_dims / start_indices_batching_dims, as `take_along_axis`
+// lowers): operand dim operandBatchingDims[j] is read at the index of indices dim
+// startIndicesBatchingDims[j], like a batch dim of a dot; slice size 1, neither collapsed nor offset.
 struct GatherDimensionNumbers {
     std::vector<int64_t> offsetDims, collapsedSliceDims, startIndexMap;
     int64_t indexVectorDim = 0;
     std::vector<int64_t> sliceSizes;
+    std::vector<int64_t> operandBatchingDims, startIndicesBatchingDims;
     bool operator==(const GatherDimensionNumbers&) const = default;
 };
 
 struct ScatterDimensionNumbers {
     std::vector<int64_t> updateWindowDims, insertedWindowDims, scatterDimsToOperandDims;
     int64_t indexVectorDim = 0;
+    std::vector<int64_t> inputBatchingDims, scatterIndicesBatchingDims;  // as gather's batching dims
     bool operator==(const ScatterDimensionNumbers&) const = default;
 };
 

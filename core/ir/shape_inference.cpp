@@ -94,6 +94,31 @@ Status indexShape(const TensorType& indices, int64_t indexVectorDim, int64_t& ve
     return {};
 }
 
+// Operand batching dims (sorted, apart from the collapsed/inserted and indexed dims) paired one to
+// one with indices dims (not the index vector dim) of the same size.
+Status checkBatchingDims(const TensorType& operand, const TensorType& indices, int64_t indexVectorDim,
+                         const std::vector<int64_t>& operandDims, const std::vector<int64_t>& indicesDims,
+                         const std::vector<int64_t>& collapsed, const std::vector<int64_t>& indexed, const char* what) {
+    const std::string w(what);
+    if (operandDims.size() != indicesDims.size())
+        return err("bad_attribute", w + " batching dims " + list(operandDims) + " and " + list(indicesDims) +
+                                        " differ in length");
+    CFP_TRY(checkAxes(operandDims, operand.rank(), (w + " operand batching dims").c_str()));
+    CFP_TRY(checkSorted(operandDims, (w + " operand batching dims").c_str()));
+    CFP_TRY(checkAxes(indicesDims, indices.rank(), (w + " indices batching dims").c_str()));
+    for (size_t j = 0; j < operandDims.size(); ++j) {
+        const int64_t o = operandDims[j], i = indicesDims[j];
+        if (i == indexVectorDim || contains(collapsed, o) || contains(indexed, o))
+            return err("bad_attribute", w + " batching dims " + list(operandDims) + " / " + list(indicesDims) +
+                                            " overlap the index vector, collapsed or indexed dims");
+        if (operand.dims[static_cast<size_t>(o)] != indices.dims[static_cast<size_t>(i)])
+            return err("dim_mismatch", w + " batching dim " + std::to_string(o) + " of " + operand.toString() +
+                                           " and dim " + std::to_string(i) + " of indices " + indices.toString() +
+                                           " differ in size");
+    }
+    return {};
+}
+
 Result<TensorType> inferGather(const TensorType& operand, const TensorType& indices,
                                const GatherDimensionNumbers& g) {
     int64_t vectorSize = 0;
@@ -113,9 +138,15 @@ Result<TensorType> inferGather(const TensorType& operand, const TensorType& indi
     for (int64_t c : g.collapsedSliceDims)
         if (g.sliceSizes[static_cast<size_t>(c)] > 1)
             return err("bad_attribute", "gather collapsed dim " + std::to_string(c) + " has slice size > 1");
-    if (static_cast<int64_t>(g.offsetDims.size()) != operand.rank() - static_cast<int64_t>(g.collapsedSliceDims.size()))
+    CFP_TRY(checkBatchingDims(operand, indices, g.indexVectorDim, g.operandBatchingDims, g.startIndicesBatchingDims,
+                              g.collapsedSliceDims, g.startIndexMap, "gather"));
+    for (int64_t b : g.operandBatchingDims)
+        if (g.sliceSizes[static_cast<size_t>(b)] != 1)
+            return err("bad_attribute", "gather batching dim " + std::to_string(b) + " needs slice size 1");
+    if (static_cast<int64_t>(g.offsetDims.size()) !=
+        operand.rank() - static_cast<int64_t>(g.collapsedSliceDims.size() + g.operandBatchingDims.size()))
         return err("bad_attribute", "gather offset_dims " + list(g.offsetDims) +
-                                        " must have one entry per non-collapsed operand dim");
+                                        " must have one entry per operand dim neither collapsed nor batching");
     const int64_t outRank = static_cast<int64_t>(batch.size() + g.offsetDims.size());
     CFP_TRY(checkAxes(g.offsetDims, outRank, "gather offset_dims"));
     CFP_TRY(checkSorted(g.offsetDims, "gather offset_dims"));
@@ -123,7 +154,8 @@ Result<TensorType> inferGather(const TensorType& operand, const TensorType& indi
     size_t nextOffset = 0, nextBatch = 0;
     std::vector<int64_t> windowSizes;
     for (int64_t a = 0; a < operand.rank(); ++a)
-        if (!contains(g.collapsedSliceDims, a)) windowSizes.push_back(g.sliceSizes[static_cast<size_t>(a)]);
+        if (!contains(g.collapsedSliceDims, a) && !contains(g.operandBatchingDims, a))
+            windowSizes.push_back(g.sliceSizes[static_cast<size_t>(a)]);
     for (int64_t a = 0; a < outRank; ++a)
         out.dims[static_cast<size_t>(a)] = contains(g.offsetDims, a) ? windowSizes[nextOffset++] : batch[nextBatch++];
     return checked(std::move(out));
@@ -141,8 +173,12 @@ Result<TensorType> inferScatter(const TensorType& operand, const TensorType& ind
     CFP_TRY(checkSorted(s.updateWindowDims, "scatter update_window_dims"));
     CFP_TRY(checkAxes(s.insertedWindowDims, operand.rank(), "scatter inserted_window_dims"));
     CFP_TRY(checkSorted(s.insertedWindowDims, "scatter inserted_window_dims"));
-    if (static_cast<int64_t>(s.updateWindowDims.size() + s.insertedWindowDims.size()) != operand.rank())
-        return err("bad_attribute", "scatter update_window_dims + inserted_window_dims must cover the operand rank");
+    CFP_TRY(checkBatchingDims(operand, indices, s.indexVectorDim, s.inputBatchingDims, s.scatterIndicesBatchingDims,
+                              s.insertedWindowDims, s.scatterDimsToOperandDims, "scatter"));
+    if (static_cast<int64_t>(s.updateWindowDims.size() + s.insertedWindowDims.size() + s.inputBatchingDims.size()) !=
+        operand.rank())
+        return err("bad_attribute",
+                   "scatter update_window_dims + inserted_window_dims + input_batching_dims must cover the operand rank");
     if (static_cast<int64_t>(s.scatterDimsToOperandDims.size()) != vectorSize)
         return err("bad_attribute", "scatter scatter_dims_to_operand_dims " + list(s.scatterDimsToOperandDims) +
                                         " must have " + std::to_string(vectorSize) + " entries");
@@ -154,7 +190,7 @@ Result<TensorType> inferScatter(const TensorType& operand, const TensorType& ind
         return err("dim_mismatch", "scatter updates " + updates.toString() + " do not match indices " + indices.toString());
     size_t w = 0;
     for (int64_t a = 0; a < operand.rank(); ++a) {
-        if (contains(s.insertedWindowDims, a)) continue;
+        if (contains(s.insertedWindowDims, a) || contains(s.inputBatchingDims, a)) continue;
         const int64_t bound = updates.dims[static_cast<size_t>(s.updateWindowDims[w++])];
         if (bound > operand.dims[static_cast<size_t>(a)])
             return err("dim_mismatch", "scatter window of " + updates.toString() + " exceeds operand " + operand.toString());

@@ -15,6 +15,12 @@ std::string_view dtypeName(DType t) {
         case DType::BF16: return "bf16";
         case DType::F32: return "f32";
         case DType::F64: return "f64";
+        case DType::S8: return "s8";
+        case DType::U8: return "u8";
+        case DType::S16: return "s16";
+        case DType::U16: return "u16";
+        case DType::F8E4M3FN: return "f8e4m3fn";
+        case DType::F8E5M2: return "f8e5m2";
     }
     return "?";
 }
@@ -34,15 +40,47 @@ int64_t dtypeBytes(DType t) {
         case DType::BF16: return 2;
         case DType::F32: return 4;
         case DType::F64: return 8;
+        case DType::S8:
+        case DType::U8:
+        case DType::F8E4M3FN:
+        case DType::F8E5M2: return 1;
+        case DType::S16:
+        case DType::U16: return 2;
     }
     return 0;
 }
 
 bool isFloating(DType t) {
-    return t == DType::F16 || t == DType::BF16 || t == DType::F32 || t == DType::F64;
+    return t == DType::F16 || t == DType::BF16 || t == DType::F32 || t == DType::F64 || t == DType::F8E4M3FN ||
+           t == DType::F8E5M2;
 }
 
-bool isInteger(DType t) { return t == DType::S32 || t == DType::S64; }
+bool isInteger(DType t) {
+    return t == DType::S32 || t == DType::S64 || t == DType::S8 || t == DType::U8 || t == DType::S16 ||
+           t == DType::U16;
+}
+
+double integerMin(DType t) {
+    switch (t) {
+        case DType::S8: return -128.0;
+        case DType::S16: return -32768.0;
+        case DType::S32: return -2147483648.0;
+        case DType::S64: return -9.2233720368547758e18;
+        default: return 0.0;
+    }
+}
+
+double integerMax(DType t) {
+    switch (t) {
+        case DType::S8: return 127.0;
+        case DType::U8: return 255.0;
+        case DType::S16: return 32767.0;
+        case DType::U16: return 65535.0;
+        case DType::S32: return 2147483647.0;
+        case DType::S64: return 9.2233720368547758e18;
+        default: return 1.0;
+    }
+}
 
 Result<int64_t> TensorType::elementCount() const {
     for (size_t i = 0; i < dims.size(); ++i)

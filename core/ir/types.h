@@ -15,16 +15,22 @@
 
 namespace cfp {
 
-enum class DType : uint8_t { Pred, S32, S64, F16, BF16, F32, F64 };
+// S8…U16 and the fp8 types carry what real dumps hold (a cuDNN kernel's u8 workspace, int8 masks,
+// fp8 GEMM operands); u32 and u64 are read as S32 and S64 (same width).
+enum class DType : uint8_t { Pred, S32, S64, F16, BF16, F32, F64, S8, U8, S16, U16, F8E4M3FN, F8E5M2 };
 
-inline constexpr DType kAllDTypes[] = {DType::Pred, DType::S32, DType::S64, DType::F16,
-                                       DType::BF16, DType::F32, DType::F64};
+inline constexpr DType kAllDTypes[] = {DType::Pred, DType::S32, DType::S64, DType::F16, DType::BF16,
+                                       DType::F32,  DType::F64, DType::S8,  DType::U8,  DType::S16,
+                                       DType::U16,  DType::F8E4M3FN, DType::F8E5M2};
 
 std::string_view dtypeName(DType t);                     // "pred", "s32", …, "f64" (HLO spelling)
 std::optional<DType> parseDType(std::string_view name);  // accepts the HLO spelling only
 int64_t dtypeBytes(DType t);                             // pred counts as 1 byte, as in XLA
 bool isFloating(DType t);
 bool isInteger(DType t);
+// The smallest and largest value of an integer type (as doubles; S64's are rounded).
+double integerMin(DType t);
+double integerMax(DType t);
 
 struct TensorType {
     DType dtype = DType::F32;

@@ -236,10 +236,14 @@ OpShardingRule gatherRule(const Graph& g, const Op& op) {
         const int32_t f = addFactor(r, idx[static_cast<size_t>(d)], FactorKind::PassThrough);
         im[static_cast<size_t>(d)] = f;
         if (next < batchResultDims.size()) r.resultDims[static_cast<size_t>(batchResultDims[next++])] = f;
+        // A batching dim: the table dim it pairs with is read at this index, as a dot's batch dim.
+        for (size_t j = 0; j < gd.startIndicesBatchingDims.size() && j < gd.operandBatchingDims.size(); ++j)
+            if (gd.startIndicesBatchingDims[j] == d) tm[static_cast<size_t>(gd.operandBatchingDims[j])] = f;
     }
     size_t window = 0;
     for (int64_t k = 0; k < static_cast<int64_t>(table.size()); ++k) {
         const auto ku = static_cast<size_t>(k);
+        if (contains(gd.operandBatchingDims, k)) continue;
         const int64_t sliceSize = ku < gd.sliceSizes.size() ? gd.sliceSizes[ku] : table[ku];
         if (contains(gd.collapsedSliceDims, k)) {
             const bool lookup = contains(gd.startIndexMap, k) && sliceSize == 1;
@@ -284,6 +288,7 @@ OpShardingRule scatterRule(const Graph& g, const Op& op) {
     size_t window = 0;
     for (int64_t k = 0; k < static_cast<int64_t>(base.size()); ++k) {
         const auto ku = static_cast<size_t>(k);
+        if (contains(sd.inputBatchingDims, k)) continue;  // shares the indices' batching dim's factor, below
         if (contains(sd.insertedWindowDims, k)) {
             bm[ku] = addFactor(r, base[ku], FactorKind::PassThrough);
             continue;
@@ -310,10 +315,17 @@ OpShardingRule scatterRule(const Graph& g, const Op& op) {
             im[du] = addFactor(r, idx[du], FactorKind::Blocked);
             continue;
         }
-        const int32_t f = addFactor(r, idx[du], scattered);
+        // A batching dim pairs an operand dim with this one: each device updates its own rows.
+        int64_t batched = -1;
+        for (size_t j = 0; j < sd.scatterIndicesBatchingDims.size() && j < sd.inputBatchingDims.size(); ++j)
+            if (sd.scatterIndicesBatchingDims[j] == d) batched = sd.inputBatchingDims[j];
+        const int32_t f = addFactor(r, idx[du], batched >= 0 ? FactorKind::PassThrough : scattered);
         im[du] = f;
+        if (batched >= 0) bm[static_cast<size_t>(batched)] = f;
         if (next < updateScatterDims.size()) um[static_cast<size_t>(updateScatterDims[next++])] = f;
     }
+    for (auto& f : bm)
+        if (f == kNoFactor) f = addFactor(r, 1, FactorKind::Blocked);
     for (auto& f : um)
         if (f == kNoFactor) f = addFactor(r, 1, FactorKind::Blocked);
     r.resultDims = bm;

@@ -79,6 +79,12 @@ private slots:
     void gptTrainingStepAnalyses();
     void batchNormLoweringsCompute();
     void frameworkLoweringsHaveRules();
+    void fusedAttentionCompute_data();
+    void fusedAttentionCompute();
+    void batchedGatherScatterCompute();
+    void constantDynamicUpdateSlice();
+    void optimizedDumpSections();
+    void jaxDumpsImport();
     void torchXlaStyleStepAnalyses();
     void loaderSniffsHlo();
     void malformedModules_data();
@@ -389,6 +395,247 @@ ENTRY main {
     check("offset", o[6]);
 }
 
+namespace {
+
+Tensor wave(std::vector<int64_t> dims, double seed) {
+    Tensor t;
+    t.type = TensorType{DType::F32, std::move(dims)};
+    for (int64_t i = 0; i < t.type.elements(); ++i) t.values.push_back(std::sin(seed * static_cast<double>(i + 1)));
+    return t;
+}
+
+std::vector<Tensor> outputsOf(const Graph& g, const std::map<std::string, Tensor>& p) {
+    auto values = test::must(evaluate(g, p), "evaluate");
+    std::vector<Tensor> outs;
+    for (OpId o : g.outputs()) outs.push_back(values[static_cast<size_t>(o)]);
+    return outs;
+}
+
+}  // namespace
+
+void TestHloImport::fusedAttentionCompute_data() {
+    QTest::addColumn<QString>("mask");
+    QTest::newRow("causal") << QStringLiteral("CAUSAL");
+    QTest::newRow("no mask") << QStringLiteral("NO_MASK");
+}
+
+void TestHloImport::fusedAttentionCompute() {
+    // cuDNN's fused attention as XLA's GPU backend emits it (q, k, v as [batch, seq, heads, dim];
+    // the dot dimension numbers of its backend config) computes softmax(scale·q·kᵀ)·v with the
+    // log-sum-exp statistics; its backward gives the gradients of Σ dy·out, checked against
+    // central differences.
+    QFETCH(QString, mask);
+    const std::string dims1 = R"("bmm1_dot_dimension_numbers": {"lhs_contracting_dimensions": ["3"], "rhs_contracting_dimensions": ["3"], "lhs_batch_dimensions": ["0", "2"], "rhs_batch_dimensions": ["0", "2"]}, "bmm2_dot_dimension_numbers": {"lhs_contracting_dimensions": ["3"], "rhs_contracting_dimensions": ["1"], "lhs_batch_dimensions": ["0", "1"], "rhs_batch_dimensions": ["0", "2"]})";
+    const std::string dims2 = R"("bmm1_grad_gemm1_dot_dimension_numbers": {"lhs_contracting_dimensions": ["2"], "rhs_contracting_dimensions": ["1"], "lhs_batch_dimensions": ["0", "1"], "rhs_batch_dimensions": ["0", "2"]}, "bmm1_grad_gemm2_dot_dimension_numbers": {"lhs_contracting_dimensions": ["3"], "rhs_contracting_dimensions": ["1"], "lhs_batch_dimensions": ["0", "1"], "rhs_batch_dimensions": ["0", "2"]}, "bmm2_grad_gemm1_dot_dimension_numbers": {"lhs_contracting_dimensions": ["2"], "rhs_contracting_dimensions": ["1"], "lhs_batch_dimensions": ["0", "1"], "rhs_batch_dimensions": ["0", "2"]}, "bmm2_grad_gemm2_dot_dimension_numbers": {"lhs_contracting_dimensions": ["3"], "rhs_contracting_dimensions": ["3"], "lhs_batch_dimensions": ["0", "2"], "rhs_batch_dimensions": ["0", "2"]})";
+    const std::string common = R"("fmha_scale": 0.5, "mask_type": ")" + mask.toStdString() + R"(", "dropout_rate": 0.0, "is_flash_attention": true)";
+    const std::string text = "HloModule fmha\nENTRY main {\n"
+                             "  q = f32[2,3,2,4] parameter(0)\n  k = f32[2,3,2,4] parameter(1)\n"
+                             "  v = f32[2,3,2,4] parameter(2)\n  dy = f32[2,3,2,4] parameter(3)\n"
+                             "  fwd = (f32[2,2,3,4], f32[2,2,3], u8[0]) custom-call(q, k, v), custom_call_target=\"__cudnn$fmhaSoftmax\", "
+                             "backend_config={\"cudnn_fmha_backend_config\": {" + common + ", " + dims1 + "}}\n"
+                             "  out = f32[2,2,3,4] get-tuple-element(fwd), index=0\n"
+                             "  stats = f32[2,2,3] get-tuple-element(fwd), index=1\n"
+                             "  outT = f32[2,3,2,4] transpose(out), dimensions={0,2,1,3}\n"
+                             "  bwd = (f32[2,2,3,4], f32[2,2,3,4], f32[2,2,3,4], u8[0]) custom-call(q, k, v, stats, dy, outT), "
+                             "custom_call_target=\"__cudnn$fmhaSoftmaxBackward\", backend_config={\"cudnn_fmha_backend_config\": {" +
+                             common + ", " + dims2 + "}}\n"
+                             "  dq = f32[2,2,3,4] get-tuple-element(bwd), index=0\n"
+                             "  dk = f32[2,2,3,4] get-tuple-element(bwd), index=1\n"
+                             "  dv = f32[2,2,3,4] get-tuple-element(bwd), index=2\n"
+                             "  ROOT t = (f32[2,2,3,4], f32[2,2,3], f32[2,2,3,4], f32[2,2,3,4], f32[2,2,3,4]) tuple(out, stats, dq, dk, dv)\n}\n";
+    const ImportedModel m = test::must(importHloText(text, "fmha.hlo"), "fmha");
+    for (const Op& op : m.graph.ops()) QVERIFY2(op.kind != OpKind::CustomCall, op.name.c_str());
+    QVERIFY(std::any_of(m.notes.begin(), m.notes.end(), [](const ImportNote& n) { return n.code == "hlo.fused_attention"; }));
+    std::map<std::string, Tensor> in{{"q", wave({2, 3, 2, 4}, 0.7)}, {"k", wave({2, 3, 2, 4}, 1.1)},
+                                     {"v", wave({2, 3, 2, 4}, 1.9)}, {"dy", wave({2, 3, 2, 4}, 2.3)}};
+    const bool causal = mask == QStringLiteral("CAUSAL");
+    // Reference, straight from the definition.
+    auto attention = [&](const std::map<std::string, Tensor>& p, Tensor* lse) {
+        Tensor out;
+        out.type = TensorType{DType::F32, {2, 2, 3, 4}};
+        out.values.assign(48, 0.0);
+        for (int64_t b = 0; b < 2; ++b)
+            for (int64_t n = 0; n < 2; ++n)
+                for (int64_t i = 0; i < 3; ++i) {
+                    std::vector<double> s;
+                    for (int64_t j = 0; j < 3; ++j) {
+                        double dotqk = 0;
+                        for (int64_t h = 0; h < 4; ++h) dotqk += p.at("q").at({b, i, n, h}) * p.at("k").at({b, j, n, h});
+                        s.push_back(causal && j > i ? -1e30 : 0.5 * dotqk);
+                    }
+                    const double mx = *std::max_element(s.begin(), s.end());
+                    double l = 0;
+                    for (double x : s) l += std::exp(x - mx);
+                    if (lse) lse->values.push_back(mx + std::log(l));
+                    for (int64_t h = 0; h < 4; ++h) {
+                        double acc = 0;
+                        for (int64_t j = 0; j < 3; ++j) acc += std::exp(s[static_cast<size_t>(j)] - mx) / l * p.at("v").at({b, j, n, h});
+                        out.values[static_cast<size_t>(((b * 2 + n) * 3 + i) * 4 + h)] = acc;
+                    }
+                }
+        return out;
+    };
+    const std::vector<Tensor> o = outputsOf(m.graph, in);
+    QCOMPARE(o.size(), size_t{5});
+    Tensor lse;
+    const Tensor want = attention(in, &lse);
+    for (size_t i = 0; i < want.values.size(); ++i) QVERIFY(std::abs(o[0].values[i] - want.values[i]) < 1e-9);
+    for (size_t i = 0; i < lse.values.size(); ++i) QVERIFY(std::abs(o[1].values[i] - lse.values[i]) < 1e-9);
+    // Gradients of Σ dy[b,s,n,h]·out[b,n,s,h], laid out [b, n, s, h] as the call returns them.
+    auto objective = [&](const std::map<std::string, Tensor>& p) {
+        const Tensor out = attention(p, nullptr);
+        double s = 0;
+        for (int64_t b = 0; b < 2; ++b)
+            for (int64_t n = 0; n < 2; ++n)
+                for (int64_t i = 0; i < 3; ++i)
+                    for (int64_t h = 0; h < 4; ++h) s += p.at("dy").at({b, i, n, h}) * out.at({b, n, i, h});
+        return s;
+    };
+    auto check = [&](const std::string& name, const Tensor& grad) {
+        for (int64_t b = 0; b < 2; ++b)
+            for (int64_t s = 0; s < 3; ++s)
+                for (int64_t n = 0; n < 2; ++n)
+                    for (int64_t h = 0; h < 4; ++h) {
+                        const auto flat = static_cast<size_t>(((b * 3 + s) * 2 + n) * 4 + h);
+                        auto plus = in, minus = in;
+                        plus[name].values[flat] += 1e-6;
+                        minus[name].values[flat] -= 1e-6;
+                        const double numeric = (objective(plus) - objective(minus)) / 2e-6;
+                        const double got = grad.at({b, n, s, h});
+                        QVERIFY2(std::abs(numeric - got) < 1e-6 * std::max(1.0, std::abs(numeric)),
+                                 (name + " " + std::to_string(numeric) + " vs " + std::to_string(got)).c_str());
+                    }
+    };
+    check("q", o[2]);
+    check("k", o[3]);
+    check("v", o[4]);
+}
+
+void TestHloImport::batchedGatherScatterCompute() {
+    // take_along_axis as JAX lowers it: a gather and a scatter-add with batching dims read each
+    // row at its own index; the batch dim of table, indices and result share one sharding factor.
+    const std::string text = R"(HloModule take
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY main {
+  x = f32[2,3,4] parameter(0)
+  idx = s32[2,3,1] parameter(1)
+  u = f32[2,3] parameter(2)
+  g = f32[2,3] gather(x, idx), offset_dims={}, collapsed_slice_dims={2}, start_index_map={2}, operand_batching_dims={0,1}, start_indices_batching_dims={0,1}, index_vector_dim=2, slice_sizes={1,1,1}
+  z = f32[] constant(0)
+  zeros = f32[2,3,4] broadcast(z), dimensions={}
+  s = f32[2,3,4] scatter(zeros, idx, u), update_window_dims={}, inserted_window_dims={2}, scatter_dims_to_operand_dims={2}, input_batching_dims={0,1}, scatter_indices_batching_dims={0,1}, index_vector_dim=2, to_apply=add
+  ROOT t = (f32[2,3], f32[2,3,4]) tuple(g, s)
+}
+)";
+    const ImportedModel m = test::must(importHloText(text, "take.hlo"), "take");
+    for (const Op& op : m.graph.ops()) QVERIFY2(op.kind != OpKind::CustomCall, op.name.c_str());
+    Tensor idx;
+    idx.type = TensorType{DType::S32, {2, 3, 1}};
+    idx.values = {3, 0, 2, 1, 1, 3};
+    const std::map<std::string, Tensor> in{{"x", wave({2, 3, 4}, 0.9)}, {"idx", idx}, {"u", wave({2, 3}, 1.7)}};
+    const std::vector<Tensor> o = outputsOf(m.graph, in);
+    for (int64_t b = 0; b < 2; ++b)
+        for (int64_t s = 0; s < 3; ++s) {
+            const auto at = static_cast<int64_t>(idx.values[static_cast<size_t>(b * 3 + s)]);
+            QCOMPARE(o[0].at({b, s}), in.at("x").at({b, s, at}));
+            for (int64_t c = 0; c < 4; ++c) QCOMPARE(o[1].at({b, s, c}), c == at ? in.at("u").at({b, s}) : 0.0);
+        }
+    for (const char* name : {"g", "s"}) {
+        const Op& op = opNamed(m.graph, name);
+        const OpShardingRule r = test::must(shardingRuleFor(m.graph, op), name);
+        QCOMPARE(r.operandDims[0][0], r.operandDims[1][0]);  // table/base batch dim = indices batch dim
+        QCOMPARE(r.operandDims[0][1], r.operandDims[1][1]);
+        QCOMPARE(r.resultDims[0], r.operandDims[1][0]);
+        QCOMPARE(r.factors[static_cast<size_t>(r.resultDims[0])].kind, FactorKind::PassThrough);
+    }
+    // The gradient of a batched gather is a batched scatter-add (autodiff keeps the batching dims).
+    QCOMPARE(opNamed(m.graph, "s").attrs.scatter.inputBatchingDims, (std::vector<int64_t>{0, 1}));
+}
+
+void TestHloImport::constantDynamicUpdateSlice() {
+    // An unrolled scan stacks per-layer results with dynamic-update-slice at constant rows: slices
+    // and a concatenate, the same values.
+    const std::string text = R"(HloModule dus
+ENTRY main {
+  x = f32[4,3,2] parameter(0)
+  u = f32[1,3,1] parameter(1)
+  r = s32[] constant(2)
+  z = s32[] constant(0)
+  o = s32[] constant(1)
+  ROOT d = f32[4,3,2] dynamic-update-slice(x, u, r, z, o)
+}
+)";
+    const ImportedModel m = test::must(importHloText(text, "dus.hlo"), "dus");
+    for (const Op& op : m.graph.ops()) QVERIFY2(op.kind != OpKind::CustomCall, op.name.c_str());
+    const std::map<std::string, Tensor> in{{"x", wave({4, 3, 2}, 0.3)}, {"u", wave({1, 3, 1}, 2.9)}};
+    const Tensor out = outputsOf(m.graph, in)[0];
+    for (int64_t a = 0; a < 4; ++a)
+        for (int64_t b = 0; b < 3; ++b)
+            for (int64_t c = 0; c < 2; ++c)
+                QCOMPARE(out.at({a, b, c}), a == 2 && c == 1 ? in.at("u").at({0, b, 0}) : in.at("x").at({a, b, c}));
+}
+
+void TestHloImport::optimizedDumpSections() {
+    // XLA's dumps may end with source-location tables, and hold u8/s8/f8 values.
+    const std::string text = R"(HloModule m, is_scheduled=true
+
+FileNames
+1 "train.py"
+2 "/usr/lib/python3/site-packages/optax/_src/update.py"
+
+FunctionNames
+1 "step"
+
+FileLocations
+1 {file_name_id=1 function_name_id=1 line=3 end_line=3 column=0 end_column=0}
+
+StackFrames
+1 {file_location_id=1 parent_frame_id=1}
+
+ENTRY main {
+  p = f32[4] parameter(0)
+  b = u8[4] parameter(1)
+  f = f8e4m3fn[4] convert(p)
+  ROOT n = f32[4] negate(p)
+}
+)";
+    const ImportedModel m = test::must(importHloText(text, "opt.hlo"), "optimized dump");
+    QCOMPARE(opNamed(m.graph, "b").type.toString(), std::string("u8[4]"));
+    QCOMPARE(opNamed(m.graph, "b").type.bytes(), int64_t{4});
+}
+
+void TestHloImport::jaxDumpsImport() {
+    // Training steps JAX lowered (tests/data/jax/generate.py): a 12-layer BERT with AdamW and a GPT
+    // with cuDNN fused attention import with no opaque op, their parameter counts exact.
+    const std::string dir = std::string(CFP_TEST_DATA_DIR) + "/jax";
+    const ImportedModel bert = test::must(importHloFile(dir + "/jax_bert12_adamw.hlo"), "bert");
+    const ImportedModel fmha = test::must(importHloFile(dir + "/jax_gpt_cudnn_attention.hlo"), "cudnn");
+    auto trainable = [](const Graph& g) {
+        int64_t n = 0;
+        for (const Op& op : g.ops())
+            if (op.kind == OpKind::Parameter && op.role == ParamRole::Trainable) n += op.type.elements();
+        return n;
+    };
+    QCOMPARE(trainable(bert.graph), int64_t{109514298});  // BERT-base with an untied MLM bias
+    QCOMPARE(trainable(fmha.graph), int64_t{1710592});
+    for (const ImportedModel* m : {&bert, &fmha}) {
+        QVERIFY(m->hadBackward);
+        int optimizer = 0;
+        for (const Op& op : m->graph.ops()) {
+            optimizer += op.phase == Phase::Optimizer;
+            if (op.kind == OpKind::CustomCall) QVERIFY2(static_cast<bool>(shardingRuleFor(m->graph, op)), op.attrs.target.c_str());
+        }
+        QVERIFY(optimizer > 0);
+        const AnalysisReport r = test::must(analyzeGraph(m->graph, test::must(parseMesh("2x4"), "mesh")), "analysis");
+        QVERIFY2(r.check.pass, r.check.firstViolation.c_str());
+    }
+    QVERIFY(std::any_of(fmha.notes.begin(), fmha.notes.end(), [](const ImportNote& n) { return n.code == "hlo.fused_attention"; }));
+}
+
 void TestHloImport::frameworkLoweringsHaveRules() {
     // Lowerings frameworks emit import with sharding rules: dropout's bits (rng-bit-generator,
     // shift, or, bitcast-convert), sort, an argmax reduce, dynamic-slice and -update-slice, a
@@ -437,7 +684,7 @@ ENTRY main {
   at = s32[] parameter(3)
   ds = f32[8,4] dynamic-slice(x, i0, at), dynamic_slice_sizes={8,4}
   fixed = f32[8,4] dynamic-slice(x, i0, i0), dynamic_slice_sizes={8,4}
-  dus = f32[8,16] dynamic-update-slice(x, ds, i0, i0)
+  dus = f32[8,16] dynamic-update-slice(x, ds, i0, at)
   annotated = f32[8,16] custom-call(dus), custom_call_target="Sharding", sharding={devices=[2,1]0,1}
   gemm = (f32[8,32], s8[1024]) custom-call(annotated, w), custom_call_target="__cublas$gemm", backend_config={"gemm_backend_config":{"alpha_real":1,"dot_dimension_numbers":{"lhs_contracting_dimensions":["1"],"rhs_contracting_dimensions":["0"],"lhs_batch_dimensions":[],"rhs_batch_dimensions":[]}}}
   out = f32[8,32] get-tuple-element(gemm), index=0

@@ -133,6 +133,24 @@ private slots:
             QVERIFY(json(r.out)["predicted_step_seconds"].toDouble() > 0);
         }
     }
+    void planJaxSteps() {
+        // Training steps JAX lowered (tests/data/jax): the scanned GPT with AdamW (StableHLO) shows its
+        // parameter count and plans; the 12-layer BERT with AdamW (HLO) plans on a flat, a 2-D and the
+        // automatic mesh; the GPT with cuDNN fused attention plans from either text.
+        const QString dir = QStringLiteral(CFP_TEST_DATA_DIR "/jax");
+        const Run d = runCfp({"describe", dir + "/jax_gpt2_scan_adamw.mlir", "--json"});
+        QVERIFY2(d.exitCode == 0, d.err.constData());
+        QCOMPARE(json(d.out)["params"].toInteger(), qint64{470528});
+        const std::vector<std::pair<QString, const char*>> runs = {
+            {"jax_gpt2_scan_adamw.mlir", "8"}, {"jax_gpt2_scan_adamw.mlir", "auto"}, {"jax_bert12_adamw.hlo", "8"},
+            {"jax_bert12_adamw.hlo", "2x4"},   {"jax_bert12_adamw.hlo", "auto"},     {"jax_gpt_cudnn_attention.mlir", "2x4"},
+            {"jax_gpt_cudnn_attention.hlo", "8"}};
+        for (const auto& [file, mesh] : runs) {
+            const Run r = runCfp({"plan", dir + "/" + file, "--mesh", mesh, "--no-baselines", "--json"});
+            QVERIFY2(r.exitCode == 0, (file.toStdString() + " --mesh " + mesh + ": " + r.err.toStdString()).c_str());
+            QVERIFY(json(r.out)["predicted_step_seconds"].toDouble() > 0);
+        }
+    }
     void graphWritesHlo() {
         QTemporaryDir dir;
         const QString out = dir.filePath("mlp.hlo");

@@ -100,6 +100,13 @@ Graph allKindsGraph() {
     const OpId ids = b.parameter("ids", t("s32[3]"), ParamRole::Input);
     const OpId rows = b.gather(table, ids, GatherDimensionNumbers{{1}, {0}, {0}, 1, {1, 4}});
     b.scatter(table, ids, rows, ScatterDimensionNumbers{{1}, {0}, {0}, 1});
+    // take_along_axis: batching dims pair table rows with index rows.
+    const OpId scores = b.parameter("scores", t("f32[3,5]"), ParamRole::Input);
+    const OpId picks = b.parameter("picks", t("s32[3,1]"), ParamRole::Input);
+    const OpId picked = b.gather(scores, picks, GatherDimensionNumbers{{}, {1}, {1}, 1, {1, 1}, {0}, {0}});
+    b.scatter(scores, picks, picked, ScatterDimensionNumbers{{}, {1}, {1}, 1, {0}, {0}});
+    for (const char* type : {"s8[2]", "u8[0]", "s16[2]", "u16[2]", "f8e4m3fn[2]", "f8e5m2[2]"})
+        b.parameter(std::string("small.") + type, t(type), ParamRole::Input);
 
     b.setScope("opaque");
     {
