@@ -20,17 +20,21 @@ namespace cfp::cli {
 
 int cmdExport(const std::vector<std::string>& argv) {
     OptionSpec spec;
-    spec.valued = {"--format", "-o", "--output"};
+    spec.valued = {"--format", "-o", "--output", "--names"};
     spec.flags = {"--help", "-h"};
     auto args = cli::parseArgs(argv, spec);
     if (!args) return fail(args.error());
     if (args->has("--help") || args->has("-h")) {
         std::string formats;
         for (const auto& f : exportFormatNames()) formats += (formats.empty() ? "" : ", ") + f;
-        std::cout << "Usage: cfp export PLAN --format F -o FILE\n\n"
+        std::cout << "Usage: cfp export PLAN --format F -o FILE [--names N]\n\n"
                      "Writes a plan (from `cfp plan -o PLAN`) for a training job. Formats: " << formats << ".\n"
                      "The model is rebuilt from the plan's model source and checked against the plan.\n"
-                     "FILE '-' writes to stdout. See docs/exporters.md.\n";
+                     "FILE '-' writes to stdout. See docs/exporters.md.\n\n"
+                     "  --names N   parameter and module names of the jax, dtensor and hlo-sharding files:\n"
+                     "              cfp (the graph's paths), hf (Hugging Face transformers: Llama, Mistral,\n"
+                     "              GPT-2), torchtitan (Llama), or auto (default: hf for a model read from a\n"
+                     "              Hugging Face config.json, else cfp)\n";
         return kExitOk;
     }
     if (args->positionals.size() != 1) return fail(makeError("cli.usage", "export needs one PLAN file"));
@@ -41,11 +45,17 @@ int cmdExport(const std::vector<std::string>& argv) {
     auto out = args->value("-o");
     if (!out) out = args->value("--output");
     if (!out) return fail(makeError("cli.usage", "export needs -o FILE (or -o - for stdout)"));
+    ExportOptions options;
+    if (auto names = args->value("--names")) {
+        auto c = parseNameConvention(*names);
+        if (!c) return fail(c.error());
+        options.names = *c;
+    }
     auto plan = readPlanFile(args->positionals[0]);
     if (!plan) return fail(plan.error());
     auto model = reloadPlanModel(*plan);
     if (!model) return fail(model.error());
-    auto text = renderExport(model->graph, *plan, *format, model->config ? &*model->config : nullptr);
+    auto text = renderExport(model->graph, *plan, *format, model->config ? &*model->config : nullptr, options);
     if (!text) return fail(text.error());
     if (*out == "-") {
         std::cout << *text;

@@ -356,11 +356,11 @@ void Explorer::writeFromPlan(const QString& path, const QString& title, const QS
         });
 }
 
-void Explorer::exportPlan(ExportFormat format, const QString& path) {
+void Explorer::exportPlan(ExportFormat format, const QString& path, const ExportOptions& options) {
     writeFromPlan(path, tr("Exporting"), tr("Export failed"),
-                  [format](const PlanData& plan) {
+                  [format, options](const PlanData& plan) {
                       const auto& config = plan.model->loaded->config;
-                      return renderExport(plan.model->graph(), plan.plan(), format, config ? &*config : nullptr);
+                      return renderExport(plan.model->graph(), plan.plan(), format, config ? &*config : nullptr, options);
                   });
 }
 

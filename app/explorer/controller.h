@@ -75,7 +75,7 @@ public:
     void estimate(const QString& configText);
     std::shared_ptr<const PlanRun> lastEstimate() const { return m_estimate; }
     QString lastEstimateConfig() const { return m_estimateConfig; }
-    void exportPlan(ExportFormat format, const QString& path);
+    void exportPlan(ExportFormat format, const QString& path, const ExportOptions& options = {});
     void savePlan(const QString& path);
     Status saveProject(const QString& path);
     // Reads the project and opens its model (the analysis and search follow as jobs).

@@ -1,5 +1,6 @@
 #include "panels.h"
 
+#include <memory>
 #include <QMessageBox>
 
 #include <QCheckBox>
@@ -886,6 +887,15 @@ ExportDialog::ExportDialog(Explorer* explorer, QWidget* parent) : QDialog(parent
     m_format = new QComboBox(this);
     for (const std::string& f : exportFormatNames()) m_format->addItem(qs(f));
     form->addRow(tr("Format"), m_format);
+    m_names = new QComboBox(this);
+    for (const std::string& n : nameConventionNames()) m_names->addItem(qs(n));
+    m_names->setToolTip(tr("Parameter and module names of the jax, dtensor and hlo-sharding files: cfp (the graph's), "
+                           "hf (Hugging Face transformers: Llama, Mistral, GPT-2), torchtitan (Llama); auto: hf for a model "
+                           "read from a Hugging Face config.json, else cfp"));
+    form->addRow(tr("Names"), m_names);
+    auto namesMatter = [this] { m_names->setEnabled(m_format->currentText() != QLatin1String("megatron") && m_format->currentText() != QLatin1String("trace")); };
+    connect(m_format, &QComboBox::currentTextChanged, this, namesMatter);
+    namesMatter();
     auto* row = new QHBoxLayout;
     m_path = new QLineEdit(this);
     auto* browse = new QToolButton(this);
@@ -893,20 +903,25 @@ ExportDialog::ExportDialog(Explorer* explorer, QWidget* parent) : QDialog(parent
     row->addWidget(m_path, 1);
     row->addWidget(browse);
     form->addRow(tr("File"), row);
-    m_info = new QLabel(tr("The file is byte for byte what `cfp export PLAN --format F` writes for this plan."), this);
+    m_info = new QLabel(tr("The file is byte for byte what `cfp export PLAN --format F --names N` writes for this plan."), this);
     m_info->setWordWrap(true);
     form->addRow(m_info);
     auto* box = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
     box->button(QDialogButtonBox::Ok)->setText(tr("Export"));
     form->addRow(box);
-    auto suggest = [this] {
+    // A name of the dialog's own (plan_<format>.<ext>) follows the format; one the user typed keeps
+    // its stem and takes the format's extension.
+    auto suggest = [this, suggested = std::make_shared<QString>()] {
         auto f = parseExportFormat(m_format->currentText().toStdString());
         if (!f) return;
         const QString ext = qs(std::string(exportFormatExtension(*f)));
         QString path = m_path->text();
         const int dot = path.lastIndexOf(QLatin1Char('.'));
-        if (path.isEmpty()) path = QStringLiteral("plan_%1%2").arg(m_format->currentText().replace(QLatin1Char('-'), QLatin1Char('_')), ext);
-        else if (dot > path.lastIndexOf(QLatin1Char('/'))) path = path.left(dot) + ext;
+        if (path.isEmpty() || path == *suggested)
+            path = QStringLiteral("plan_%1%2").arg(m_format->currentText().replace(QLatin1Char('-'), QLatin1Char('_')), ext);
+        else if (dot > path.lastIndexOf(QLatin1Char('/')))
+            path = path.left(dot) + ext;
+        *suggested = path;
         m_path->setText(path);
     };
     connect(m_format, &QComboBox::currentTextChanged, this, suggest);
@@ -922,7 +937,9 @@ ExportDialog::ExportDialog(Explorer* explorer, QWidget* parent) : QDialog(parent
 void ExportDialog::start() {
     auto f = parseExportFormat(m_format->currentText().toStdString());
     if (!f || m_path->text().trimmed().isEmpty()) return;
-    m_explorer->exportPlan(*f, m_path->text().trimmed());
+    ExportOptions options;
+    if (auto n = parseNameConvention(m_names->currentText().toStdString())) options.names = *n;
+    m_explorer->exportPlan(*f, m_path->text().trimmed(), options);
     accept();
 }
 

@@ -196,6 +196,7 @@ class ExportDialog : public QDialog {
 public:
     ExportDialog(Explorer* explorer, QWidget* parent = nullptr);
     QComboBox* formatBox() const { return m_format; }
+    QComboBox* namesBox() const { return m_names; }
     QLineEdit* pathEdit() const { return m_path; }
     // Starts the export with the dialog's choices (the dialog closes when it is written).
     void start();
@@ -203,6 +204,7 @@ public:
 private:
     Explorer* m_explorer;
     QComboBox* m_format = nullptr;
+    QComboBox* m_names = nullptr;
     QLineEdit* m_path = nullptr;
     QLabel* m_info = nullptr;
 };

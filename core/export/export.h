@@ -6,9 +6,10 @@
 //                 PARAM_SHAPES, make_mesh(devices=None) and named_shardings(mesh=None) (the mesh is
 //                 built on call, so the module imports anywhere).
 //   dtensor       Python module for PyTorch: make_device_mesh(), PARALLELIZE_PLAN
-//                 (ColwiseParallel/RowwiseParallel per linear module path) and PLACEMENTS
-//                 (Shard/Replicate per mesh dim for every parameter, PyTorch's [out, in] layout
-//                 for linear weights).
+//                 (ColwiseParallel/RowwiseParallel/SequenceParallel per module, with the layouts
+//                 the plan gives it), HF_TP_PLAN, FSDP2 over the batch's mesh dims (apply_fsdp,
+//                 parallelize) and PLACEMENTS (Shard/Replicate per mesh dim for every parameter,
+//                 PyTorch's [out, in] layout for linear weights).
 //   megatron      one line of Megatron-LM flags when every transformer layer follows the Megatron
 //                 tensor-parallel pattern; otherwise the error export.not_uniform says where not.
 //   hlo-sharding  one line per parameter: "<path> {devices=[…]…}" in XLA HloSharding text syntax.
@@ -44,6 +45,22 @@ namespace cfp {
 
 enum class ExportFormat { Jax, DTensor, Megatron, HloSharding, Trace };
 
+// Whose parameter names the jax, dtensor and hlo-sharding files use (docs/exporters.md, "Names"):
+// the builders' own (cfp: "layers.0.attn.qkv.weight"), Hugging Face transformers' (hf:
+// "model.layers.0.self_attn.q_proj.weight"; GPT-2's "transformer.h.0.attn.c_attn.weight") or
+// torchtitan's (torchtitan: "layers.0.attention.wq.weight"). Auto: hf for a model read from a
+// Hugging Face config.json, else cfp. Maps exist for the builders' Llama-family (hf, torchtitan)
+// and GPT models with learned positions (hf); others are export.unsupported.
+enum class NameConvention { Auto, Cfp, HuggingFace, Torchtitan };
+Result<NameConvention> parseNameConvention(std::string_view name);  // "auto", "cfp", "hf", "torchtitan"
+std::string_view nameConventionName(NameConvention c);
+std::vector<std::string> nameConventionNames();
+NameConvention resolveNameConvention(NameConvention requested, const Plan& plan, const ModelConfig* model);
+
+struct ExportOptions {
+    NameConvention names = NameConvention::Auto;
+};
+
 // "jax", "dtensor", "megatron", "hlo-sharding", "trace" (exact, lower case); export.bad_format
 // lists the valid names otherwise.
 Result<ExportFormat> parseExportFormat(std::string_view name);
@@ -57,7 +74,8 @@ std::string_view exportFormatExtension(ExportFormat format);
 // produces it); the other formats ignore it. `model`, the architecture of a builder-made model
 // (built-in or config.json), lets Megatron write the model and batch flags too.
 Result<std::string> exportPlan(const Graph& graph, const Plan& plan, ExportFormat format,
-                               std::span<const TimelineEvent> timeline = {}, const ModelConfig* model = nullptr);
+                               std::span<const TimelineEvent> timeline = {}, const ModelConfig* model = nullptr,
+                               const ExportOptions& options = {});
 
 // The dotted path the exporters use for parameter `op` (rules above).
 std::string parameterPath(const Op& op);

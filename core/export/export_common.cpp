@@ -152,7 +152,7 @@ Status collectParams(Context& ctx) {
                              "sharding " + t->result.toString() + " of parameter " + op.name +
                                  " does not fit mesh " + ctx.plan.mesh.toString() + ": " + s.error().message,
                              op.name);
-        ParamEntry e{&op, parameterPath(op), &t->result};
+        ParamEntry e{&op, parameterPath(op), &t->result, op.type.dims, false, {}};
         if (!seen.insert(e.path).second)
             return makeError("export.bad_plan", "two parameters share the path " + e.path, op.name);
         ctx.params.push_back(std::move(e));
@@ -180,6 +180,8 @@ bool isLinearWeight(const Context& ctx, const Op& param) {
     }
     return false;
 }
+
+bool storedTransposed(const Context& ctx, const ParamEntry& p) { return !p.conv1d && isLinearWeight(ctx, *p.op); }
 
 // The axes of `axes` whose mesh size is above 1 (an axis of size 1 splits nothing).
 std::vector<std::string> effectiveAxes(const std::vector<std::string>& axes, const Mesh& mesh) {

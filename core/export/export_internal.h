@@ -17,8 +17,11 @@ namespace cfp::exporting {
 
 struct ParamEntry {
     const Op* op = nullptr;
-    std::string path;
+    std::string path;                        // under the export's name convention
     const TensorSharding* sharding = nullptr;
+    std::vector<int64_t> dims;               // global shape in the graph's layout ([in, out] for a linear weight)
+    bool conv1d = false;                     // the target stores it [in, out] (GPT-2's Conv1D), not [out, in]
+    std::string fusedFrom;                   // the graph parameter a split projection comes from (fused QKV)
 };
 
 struct Context {
@@ -28,6 +31,7 @@ struct Context {
     std::vector<std::vector<OpId>> users;
     std::vector<ParamEntry> params;            // trainable parameters, op order
     const ModelConfig* model = nullptr;        // the architecture, for builder-made models
+    NameConvention names = NameConvention::Cfp;  // of ParamEntry::path
 };
 
 std::string fixedNumber(double v, int precision);
@@ -40,6 +44,11 @@ std::string joinAxes(const std::vector<std::string>& axes);
 Status indexTensors(Context& ctx);
 Status collectParams(Context& ctx);
 Result<Context> makeContext(const Graph& graph, const Plan& plan);
+// Renames ctx.params to the convention's names (export_names.cpp); export.unsupported when a
+// parameter has no name there or its layout cannot be said in the target's tensors.
+Status applyNameConvention(Context& ctx, NameConvention c);
+// A linear weight the target stores as torch.nn.Linear does ([out, in]).
+bool storedTransposed(const Context& ctx, const ParamEntry& p);
 bool isLinearWeight(const Context& ctx, const Op& param);
 std::vector<std::string> effectiveAxes(const std::vector<std::string>& axes, const Mesh& mesh);
 std::vector<std::vector<std::string>> effectiveDims(const TensorSharding& s, const Mesh& mesh);

@@ -68,7 +68,7 @@ std::string exportJax(const Context& ctx) {
     out += "PARAM_SHAPES = {\n";
     for (const auto& p : ctx.params) {
         std::vector<std::string> dims;
-        for (int64_t d : p.op->type.dims) dims.push_back(std::to_string(d));
+        for (int64_t d : p.dims) dims.push_back(std::to_string(d));
         out += "    " + pyStr(p.path) + ": " + pyTuple(dims) + ",\n";
     }
     out += "}\n";

@@ -519,14 +519,15 @@ Result<LoadedModel> reloadPlanModel(const Plan& plan) {
     return model;
 }
 
-Result<std::string> renderExport(const Graph& graph, const Plan& plan, ExportFormat format, const ModelConfig* model) {
+Result<std::string> renderExport(const Graph& graph, const Plan& plan, ExportFormat format, const ModelConfig* model,
+                                 const ExportOptions& options) {
     std::vector<TimelineEvent> timeline;
     if (format == ExportFormat::Trace && plan.pipeline) {
         // A pipelined plan's trace: the schedule, a track per rank.
         auto replay = replayPipeline(*plan.pipeline);
         if (!replay) return replay.error().withContext("plan pipeline");
         timeline = pipelineTimeline(*plan.pipeline, *replay);
-        return exportPlan(graph, plan, format, timeline, model);
+        return exportPlan(graph, plan, format, timeline, model, options);
     }
     if (format == ExportFormat::Trace) {
         auto hw = loadHardware(plan.hardware);
@@ -540,10 +541,10 @@ Result<std::string> renderExport(const Graph& graph, const Plan& plan, ExportFor
         if (plan.simulated.seconds <= 0) {
             Plan simulated = plan;
             simulated.simulated = ev->simulated;
-            return exportPlan(graph, simulated, format, timeline, model);
+            return exportPlan(graph, simulated, format, timeline, model, options);
         }
     }
-    return exportPlan(graph, plan, format, timeline, model);
+    return exportPlan(graph, plan, format, timeline, model, options);
 }
 
 }  // namespace cfp

@@ -92,6 +92,7 @@ Result<LoadedModel> reloadPlanModel(const Plan& plan);
 
 // A plan in an export format, as `cfp export` writes it; a trace evaluates the plan afresh on its
 // hardware and mesh for the timeline.
-Result<std::string> renderExport(const Graph& graph, const Plan& plan, ExportFormat format, const ModelConfig* model = nullptr);
+Result<std::string> renderExport(const Graph& graph, const Plan& plan, ExportFormat format, const ModelConfig* model = nullptr,
+                                 const ExportOptions& options = {});
 
 }  // namespace cfp

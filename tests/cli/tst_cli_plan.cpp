@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 #include <utility>
 #include <vector>
 
@@ -527,6 +528,111 @@ private slots:
         QVERIFY2(nearlyEqual(end, step * 1e6, 1e-6), qPrintable(QString("%1 us vs %2 s").arg(end).arg(step)));
     }
 
+    // --names: the exported names are the target model's parameters, with their shapes — the lists
+    // in tests/data/export were read off transformers 5.17 (LlamaForCausalLM, GPT2LMHeadModel) and
+    // torchtitan's Llama module tree for the same configs — and the DTensor styles read back are the
+    // plan's layouts.
+    void exportNamesAreTheTargetModels_data() {
+        QTest::addColumn<QString>("config");
+        QTest::addColumn<QString>("names");
+        QTest::addColumn<QString>("parallel");
+        QTest::addColumn<QString>("list");
+        QTest::newRow("llama hf, tp 4 dp 2") << "llama_tiny_config.json" << "hf" << "tp=4,dp=2" << "hf_llama_params.txt";
+        QTest::newRow("llama hf (auto), dp 8") << "llama_tiny_config.json" << "auto" << "dp=8" << "hf_llama_params.txt";
+        QTest::newRow("llama torchtitan, tp 4 dp 2") << "llama_tiny_config.json" << "torchtitan" << "tp=4,dp=2"
+                                                      << "torchtitan_llama_params.txt";
+        QTest::newRow("gpt-2 hf, dp 8") << "gpt2_tiny_config.json" << "hf" << "dp=8" << "hf_gpt2_params.txt";
+    }
+    void exportNamesAreTheTargetModels() {
+        QFETCH(QString, config);
+        QFETCH(QString, names);
+        QFETCH(QString, parallel);
+        QFETCH(QString, list);
+        const QString data = QStringLiteral(CFP_TEST_DATA_DIR "/export/");
+        QTemporaryDir dir;
+        const QString plan = dir.filePath("plan.json");
+        Run e = cfp({"estimate", data + config, "--batch", "8", "--seq", "64", "--config", parallel, "-o", plan});
+        QVERIFY2(e.exitCode == 0, e.err.constData());
+        // The target's parameters: name → shape.
+        QFile f(data + list);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        std::map<QString, QString> want;
+        for (const QByteArray& line : f.readAll().split('\n')) {
+            if (line.isEmpty() || line.startsWith('#')) continue;
+            const QList<QByteArray> parts = line.split(' ');
+            want[QString::fromUtf8(parts[0])] = QString::fromUtf8(parts.value(1));
+        }
+        Run dt = cfp({"export", plan, "--format", "dtensor", "--names", names, "-o", "-"});
+        QVERIFY2(dt.exitCode == 0, dt.err.constData());
+        Run jx = cfp({"export", plan, "--format", "jax", "--names", names, "-o", "-"});
+        QVERIFY2(jx.exitCode == 0, jx.err.constData());
+        // PARAM_SHAPES (graph layout) and LINEAR_WEIGHTS (stored [out, in]) give the target's shapes.
+        std::map<QString, QString> shapes;
+        const QRegularExpression shapeLine(QStringLiteral("^    \"([^\"]+)\": \\(([0-9, ]+),?\\),$"));
+        bool inShapes = false;
+        for (const QString& line : QString::fromUtf8(jx.out).split('\n')) {
+            if (line.startsWith("PARAM_SHAPES")) inShapes = true;
+            else if (line == "}") inShapes = false;
+            else if (inShapes) {
+                auto m = shapeLine.match(line);
+                if (m.hasMatch()) {
+                    QString dims = QString(m.captured(2)).remove(' ');
+                    if (dims.endsWith(',')) dims.chop(1);  // a 1-tuple
+                    shapes[m.captured(1)] = dims;
+                }
+            }
+        }
+        std::set<QString> linear;
+        bool inLinear = false;
+        for (const QString& line : QString::fromUtf8(dt.out).split('\n')) {
+            if (line.startsWith("LINEAR_WEIGHTS")) inLinear = true;
+            else if (line == "}") inLinear = false;
+            else if (inLinear) linear.insert(line.trimmed().remove('"').remove(','));
+        }
+        QCOMPARE(shapes.size(), want.size());
+        for (const auto& [name, shape] : shapes) {
+            QVERIFY2(want.count(name), qPrintable(name + " is not a parameter of the target model"));
+            QString stored = shape;
+            if (linear.count(name)) {
+                const QStringList d = shape.split(',');
+                stored = d.value(1) + "," + d.value(0);
+            }
+            QCOMPARE(stored, want[name]);
+        }
+        if (parallel.startsWith("tp")) {
+            // Megatron-style: projections column then row parallel with default layouts; the untied
+            // head row parallel over a replicated input (the final norm passes on its whole output).
+            const QString py = QString::fromUtf8(dt.out);
+            const bool hf = names == "hf";
+            const QString q = hf ? "model.layers.1.self_attn.q_proj" : "layers.1.attention.wq";
+            const QString o = hf ? "model.layers.1.self_attn.o_proj" : "layers.1.attention.wo";
+            const QString head = hf ? "lm_head" : "output";
+            QVERIFY(py.contains("    \"" + q + "\": ColwiseParallel(),\n"));
+            QVERIFY(py.contains("    \"" + o + "\": RowwiseParallel(),\n"));
+            QVERIFY(py.contains("    \"" + head + "\": RowwiseParallel(input_layouts=Replicate()),\n"));
+            QVERIFY(py.contains("    \"" + q + ".weight\": [Replicate(), Shard(0)],  # from layers.1.attn.qkv.weight\n"));
+            QVERIFY(py.contains("DP_MESH_DIMS = (\"dp\",)\n"));
+            QVERIFY(py.contains(hf ? "HF_TP_PLAN = None\n" : "HF_TP_PLAN = None\n"));
+        }
+    }
+    void exportNamesRefusals() {
+        // A mixture-of-experts model and an imported graph have no name map; GPT has no torchtitan one.
+        QTemporaryDir dir;
+        const QString plan = dir.filePath("plan.json");
+        Run e = cfp({"estimate", QStringLiteral(CFP_TEST_DATA_DIR "/export/gpt2_tiny_config.json"), "--batch", "8", "--seq",
+                     "64", "--config", "dp=8", "-o", plan});
+        QVERIFY2(e.exitCode == 0, e.err.constData());
+        Run r = cfp({"export", plan, "--format", "dtensor", "--names", "torchtitan", "-o", "-"});
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY(r.err.contains("[export.unsupported]"));
+        QCOMPARE(r.err.count('\n'), 1);
+        Run bad = cfp({"export", plan, "--format", "dtensor", "--names", "flax", "-o", "-"});
+        QCOMPARE(bad.exitCode, 1);
+        QVERIFY(bad.err.contains("[export.bad_names]"));
+        // Megatron's flags name no parameters: --names does not matter there.
+        Run m = cfp({"export", plan, "--format", "megatron", "--names", "hf", "-o", "-"});
+        QCOMPARE(m.exitCode, 0);
+    }
     void exportMegatronOfTheSearchedPlan() {
         // Flags when the plan is a uniform Megatron layout, else exit 1 and one line saying why.
         Run r = cfp({"export", planPath_, "--format", "megatron", "-o", "-"});

@@ -129,6 +129,20 @@ Fixture makeFixture(std::string_view meshText = "dp=2,tp=4") {
             if ((scopeEndsWith(op, ".attn.out") || scopeEndsWith(op, ".mlp.fc2")) && weight)
                 f.setResult(op.name, "[{tp},{}]");
         }
+        // Activations as a Megatron-style plan passes them on: a column-parallel projection's
+        // output and a row-parallel one's input split along features over tp.
+        auto featuresOnTp = [&](OpId id) {
+            std::string s = "[";
+            for (size_t d = 0; d < g.op(id).type.dims.size(); ++d)
+                s += std::string(d ? "," : "") + (d + 1 == g.op(id).type.dims.size() ? "{tp}" : "{}");
+            f.setResult(g.op(id).name, s + "]");
+        };
+        for (const Op& op : g.ops()) {
+            if (op.kind != OpKind::Dot || op.phase != Phase::Forward) continue;
+            const Op& w = g.op(op.operands[1]);
+            if (scopeEndsWith(w, ".attn.qkv") || scopeEndsWith(w, ".mlp.fc1")) featuresOnTp(op.id);
+            if (scopeEndsWith(w, ".attn.out") || scopeEndsWith(w, ".mlp.fc2")) featuresOnTp(op.operands[0]);
+        }
     }
     return f;
 }
@@ -208,9 +222,11 @@ void writeStubs(const QString& root) {
               "    return ('device-grid', tuple(shape))\n");
     writeFile(root + "/torch/__init__.py", "");
     writeFile(root + "/torch/distributed/__init__.py", "");
+    // Signatures as torch 2.11 has them (keyword-only layouts, mesh_dim_names keyword-only).
     writeFile(root + "/torch/distributed/device_mesh.py",
-              "def init_device_mesh(device_type, shape, mesh_dim_names=None):\n"
-              "    return (device_type, tuple(shape), tuple(mesh_dim_names))\n");
+              "def init_device_mesh(device_type, mesh_shape, *, mesh_dim_names=None, backend_override=None):\n"
+              "    assert isinstance(mesh_shape, tuple) and mesh_dim_names is None or len(mesh_dim_names) == len(mesh_shape)\n"
+              "    return (device_type, tuple(mesh_shape), tuple(mesh_dim_names))\n");
     writeFile(root + "/torch/distributed/tensor/__init__.py",
               "class Shard:\n"
               "    def __init__(self, dim):\n"
@@ -221,12 +237,26 @@ void writeStubs(const QString& root) {
               "    def __repr__(self):\n"
               "        return 'Replicate()'\n");
     writeFile(root + "/torch/distributed/tensor/parallel/__init__.py",
-              "class ColwiseParallel:\n"
+              "from torch.distributed.tensor import Shard, Replicate\n"
+              "def _layout(x):\n"
+              "    assert x is None or isinstance(x, (Shard, Replicate)), 'a layout is a Placement'\n"
+              "    return x\n"
+              "class _Style:\n"
+              "    def __init__(self, *, input_layouts=None, output_layouts=None, use_local_output=True):\n"
+              "        self.args = [('input_layouts', _layout(input_layouts)), ('output_layouts', _layout(output_layouts))]\n"
               "    def __repr__(self):\n"
-              "        return 'ColwiseParallel()'\n"
-              "class RowwiseParallel:\n"
+              "        return type(self).__name__ + '(' + ', '.join('%s=%r' % kv for kv in self.args if kv[1] is not None) + ')'\n"
+              "class ColwiseParallel(_Style):\n"
+              "    pass\n"
+              "class RowwiseParallel(_Style):\n"
+              "    pass\n"
+              "class SequenceParallel:\n"
+              "    def __init__(self, *, sequence_dim=1, use_local_output=False):\n"
+              "        self.sequence_dim = sequence_dim\n"
               "    def __repr__(self):\n"
-              "        return 'RowwiseParallel()'\n");
+              "        return 'SequenceParallel()'\n"
+              "def parallelize_module(module, device_mesh=None, parallelize_plan=None, *, src_data_rank=0):\n"
+              "    return module\n");
 }
 
 // Executes `source` as a module against the stubs and returns what `probe` (Python code with the
@@ -417,7 +447,8 @@ private slots:
         f.setResult("layers.1.mlp.fc2.weight", "[{tp},{dp}]");
         const std::string py = exportOk(f, ExportFormat::DTensor);
         QVERIFY(contains(py, "TP_MESH_DIM = \"tp\"\n"));
-        QVERIFY(contains(py, "OTHER_PARALLELIZE_PLANS = {\n    \"dp\": {\n        \"layers.1.mlp.fc1\": ColwiseParallel(),\n    },\n}\n"));
+        // Its output is split over tp, not dp: the style gathers it on dp.
+        QVERIFY(contains(py, "OTHER_PARALLELIZE_PLANS = {\n    \"dp\": {\n        \"layers.1.mlp.fc1\": ColwiseParallel(output_layouts=Replicate()),\n    },\n}\n"));
         QVERIFY(!contains(py, "\"layers.1.mlp.fc2\": RowwiseParallel()"));
         QVERIFY(contains(py, "    \"layers.1.mlp.fc2.weight\": [Shard(0), Shard(1)],\n"));
         if (python().isEmpty()) QSKIP("python3 not found");
