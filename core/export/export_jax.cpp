@@ -2,6 +2,8 @@
 
 #include "export/export_internal.h"
 
+#include "cost/step_policy.h"
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -16,14 +18,14 @@ namespace cfp::exporting {
 
 namespace {
 
-std::string partitionSpec(const TensorSharding& s) {
+std::string partitionSpec(const std::vector<std::vector<std::string>>& dims) {
     bool any = false;
-    for (const auto& d : s.dims()) any = any || !d.empty();
+    for (const auto& d : dims) any = any || !d.empty();
     if (!any) return "P()";
     std::string out = "P(";
-    for (size_t i = 0; i < s.dims().size(); ++i) {
+    for (size_t i = 0; i < dims.size(); ++i) {
         if (i) out += ", ";
-        const auto& axes = s.dims()[i];
+        const auto& axes = dims[i];
         if (axes.empty()) {
             out += "None";
         } else if (axes.size() == 1) {
@@ -35,6 +37,29 @@ std::string partitionSpec(const TensorSharding& s) {
         }
     }
     return out + ")";
+}
+
+// The optimizer state's layout under the plan's ZeRO stage: the state's own sharding, with the
+// data-parallel axes that do not split it yet added to the first dim they divide evenly.
+std::vector<std::vector<std::string>> zeroLayout(const Context& ctx, const TensorSharding& s, const std::vector<int64_t>& dims,
+                                                const std::vector<std::string>& dpAxes) {
+    std::vector<std::vector<std::string>> out = s.dims();
+    if (zeroStageOf(ctx.plan.policy) < 1) return out;
+    for (const std::string& a : dpAxes) {
+        bool used = false;
+        for (const auto& d : out) used = used || std::find(d.begin(), d.end(), a) != d.end();
+        if (used) continue;
+        const int64_t n = ctx.plan.mesh.axisSize(a).value_or(1);
+        for (size_t d = 0; d < out.size() && d < dims.size(); ++d) {
+            int64_t ways = n;
+            for (const auto& b : out[d]) ways *= ctx.plan.mesh.axisSize(b).value_or(1);
+            if (dims[d] % ways == 0) {
+                out[d].push_back(a);
+                break;
+            }
+        }
+    }
+    return out;
 }
 
 }  // namespace
@@ -61,7 +86,33 @@ std::string exportJax(const Context& ctx) {
     out += "MESH_AXIS_NAMES = " + meshNamesTuple(plan.mesh) + "\n";
     out += "\n";
     out += "PARTITION_SPECS = {\n";
-    for (const auto& p : ctx.params) out += "    " + pyStr(p.path) + ": " + partitionSpec(*p.sharding) + ",\n";
+    for (const auto& p : ctx.params) out += "    " + pyStr(p.path) + ": " + partitionSpec(p.sharding->dims()) + ",\n";
+    out += "}\n";
+    out += "\n";
+    // Data inputs, by name, as the plan splits them.
+    out += "# The step's data inputs (token ids, labels), as the plan splits them (the batch over DP axes).\n";
+    out += "INPUT_SPECS = {\n";
+    for (const Op& op : ctx.graph.ops())
+        if (op.kind == OpKind::Parameter && op.role == ParamRole::Input)
+            if (const TensorPlan* t = ctx.byOp[static_cast<size_t>(op.id)])
+                out += "    " + pyStr(op.name) + ": " + partitionSpec(t->result.dims()) + ",\n";
+    out += "}\n";
+    out += "\n";
+    // Optimizer state: the moments (and fp32 master weights) of each parameter, ZeRO-sharded.
+    std::vector<std::string> dpAxes;
+    if (auto batch = planBatch(plan, ctx.graph))
+        for (const auto& a : batch->dataParallelAxes)
+            if (plan.mesh.axisSize(a).value_or(1) > 1) dpAxes.push_back(a);
+    out += "# Each parameter's optimizer state (AdamW moments, fp32 master weights) under ZeRO stage " +
+           std::to_string(zeroStageOf(plan.policy)) + ": the\n";
+    out += "# state's layout in the plan, the data-parallel axes added to the first dim they divide (ZeRO >= 1).\n";
+    out += "OPTIMIZER_STATE_SPECS = {\n";
+    for (const auto& p : ctx.params) {
+        const OpId state = ctx.graph.find(p.op->name + ".adam_m");
+        const TensorPlan* t = state != kNoOp ? ctx.byOp[static_cast<size_t>(state)] : nullptr;
+        const TensorSharding& s = t ? t->result : *p.sharding;
+        out += "    " + pyStr(p.path) + ": " + partitionSpec(zeroLayout(ctx, s, p.dims, dpAxes)) + ",\n";
+    }
     out += "}\n";
     out += "\n";
     out += "# Global (unsharded) shape of every parameter, for checking against the model's pytree.\n";
@@ -90,6 +141,60 @@ std::string exportJax(const Context& ctx) {
     out += "    \"\"\"NamedSharding of every parameter path on `mesh` (a Mesh with MESH_AXIS_NAMES; default: make_mesh()).\"\"\"\n";
     out += "    mesh = make_mesh() if mesh is None else mesh\n";
     out += "    return {path: NamedSharding(mesh, spec) for path, spec in PARTITION_SPECS.items()}\n";
+    out += "\n";
+    out += "\n";
+    out += "def _tree_path(path):\n";
+    out += "    parts = []\n";
+    out += "    for k in path:\n";
+    out += "        for attr in (\"key\", \"name\", \"idx\"):\n";
+    out += "            if hasattr(k, attr):\n";
+    out += "                parts.append(str(getattr(k, attr)))\n";
+    out += "                break\n";
+    out += "    return parts\n";
+    out += "\n";
+    out += "\n";
+    out += "def tree_shardings(tree, mesh=None, specs=None):\n";
+    out += "    \"\"\"A NamedSharding for every leaf of `tree` (nested dicts, Flax's {'params': ...}, optax states).\n";
+    out += "\n";
+    out += "    A leaf's path, its keys joined by dots, names its entry in `specs` (default PARTITION_SPECS) by its\n";
+    out += "    longest suffix that is one: 'params.layers.0.mlp.fc1.weight' and an optimizer state's\n";
+    out += "    '0.mu.layers.0.mlp.fc1.weight' both find 'layers.0.mlp.fc1.weight'; and an entry by its own\n";
+    out += "    suffix when only one has it (a step lowered with debug info names 'params.layers.0.w', the params\n";
+    out += "    tree has 'layers.0.w'). Scalars without an entry are replicated; any other leaf is an error.\n";
+    out += "    \"\"\"\n";
+    out += "    mesh = make_mesh() if mesh is None else mesh\n";
+    out += "    specs = PARTITION_SPECS if specs is None else specs\n";
+    out += "    # Entry names by their dotted suffixes too ('params.layers.0.w' by 'layers.0.w'), unambiguous ones.\n";
+    out += "    by_suffix = {}\n";
+    out += "    for key in specs:\n";
+    out += "        parts = key.split(\".\")\n";
+    out += "        for i in range(1, len(parts)):\n";
+    out += "            suffix = \".\".join(parts[i:])\n";
+    out += "            by_suffix[suffix] = None if suffix in by_suffix else key\n";
+    out += "\n";
+    out += "    def one(path, leaf):\n";
+    out += "        parts = _tree_path(path)\n";
+    out += "        for i in range(len(parts)):\n";
+    out += "            name = \".\".join(parts[i:])\n";
+    out += "            key = name if name in specs else by_suffix.get(name)\n";
+    out += "            if key is not None:\n";
+    out += "                return NamedSharding(mesh, specs[key])\n";
+    out += "        if getattr(leaf, \"ndim\", 0) == 0:\n";
+    out += "            return NamedSharding(mesh, P())\n";
+    out += "        raise KeyError(\"no sharding in this plan for %s\" % \".\".join(parts))\n";
+    out += "\n";
+    out += "    return jax.tree_util.tree_map_with_path(one, tree)\n";
+    out += "\n";
+    out += "\n";
+    out += "def optimizer_shardings(opt_state, mesh=None):\n";
+    out += "    \"\"\"tree_shardings of an optimizer state (e.g. optax.adamw's) with OPTIMIZER_STATE_SPECS.\"\"\"\n";
+    out += "    return tree_shardings(opt_state, mesh, OPTIMIZER_STATE_SPECS)\n";
+    out += "\n";
+    out += "\n";
+    out += "def input_shardings(mesh=None):\n";
+    out += "    \"\"\"NamedSharding of every data input by name (INPUT_SPECS).\"\"\"\n";
+    out += "    mesh = make_mesh() if mesh is None else mesh\n";
+    out += "    return {name: NamedSharding(mesh, spec) for name, spec in INPUT_SPECS.items()}\n";
     return out;
 }
 

@@ -171,6 +171,7 @@ struct Function {
     bool isPublic = true;
     std::vector<std::pair<std::string, Shape>> args;
     std::vector<std::string> argShardings;
+    std::vector<std::string> argNames;  // from `loc("params['layers']['0']['w']")` (lower(...).as_text(debug_info=True))
     std::vector<Stmt> body;
     Location where;
 };
@@ -183,6 +184,24 @@ std::string hloEscaped(const std::string& s) {
         out += c;
     }
     return out;
+}
+
+// A pytree path as JAX prints it, as a dotted name: "params['layers']['0']['w']" → "params.layers.0.w",
+// "opt_state[0].mu" → "opt_state.0.mu"; empty when it is not one (characters other than names,
+// brackets, quotes and dots).
+std::string pytreePathName(const std::string& path) {
+    std::string out;
+    for (char c : path) {
+        if (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-') out += c;
+        else if (c == '[' || c == '.') out += '.';
+        else if (c == ']' || c == '\'' || c == '"') continue;
+        else return {};
+    }
+    std::string clean;
+    for (char c : out)
+        if (!(c == '.' && (clean.empty() || clean.back() == '.'))) clean += c;
+    while (!clean.empty() && clean.back() == '.') clean.pop_back();
+    return clean;
 }
 
 // MLIR element types in HLO's spelling: i1 → pred, i32 → s32, ui32 → u32, f8E4M3FN → f8e4m3fn; other
@@ -253,7 +272,8 @@ private:
     Result<Region> region(const std::string& name, bool withArgs);
     Result<std::vector<Stmt>> block();
     Result<Stmt> statement();
-    Status argList(std::vector<std::pair<std::string, Shape>>& args, std::vector<std::string>* shardings);
+    Status argList(std::vector<std::pair<std::string, Shape>>& args, std::vector<std::string>* shardings,
+                   std::vector<std::string>* names = nullptr);
     void skipLoc(std::string* ref);
 };
 
@@ -373,7 +393,8 @@ Status Parser::signature(Stmt& s) {
 }
 
 // `(%a: tensor<f32>, %b: tensor<f32>)` with optional attribute dicts.
-Status Parser::argList(std::vector<std::pair<std::string, Shape>>& args, std::vector<std::string>* shardings) {
+Status Parser::argList(std::vector<std::pair<std::string, Shape>>& args, std::vector<std::string>* shardings,
+                       std::vector<std::string>* names) {
     CFP_TRY(expect("("));
     while (!is(")")) {
         if (peek().kind != Tok::Value) return error("expected an argument such as %arg0: tensor<…>");
@@ -394,7 +415,11 @@ Status Parser::argList(std::vector<std::pair<std::string, Shape>>& args, std::ve
                     else sharding = m_t[k + 2].text;
                 }
         }
+        // JAX's debug info names the argument by its pytree path: loc("params['layers']['0']['w']").
+        std::string named;
+        if (isWord("loc") && is("(", 1) && peek(2).kind == Tok::String && is(")", 3)) named = pytreePathName(peek(2).text);
         skipLoc(nullptr);
+        if (names) names->push_back(named);
         if (shardings) shardings->push_back(sharding);
         if (is(",")) ++m_i;
         else if (!is(")")) return error("expected ',' or ')' in the argument list");
@@ -590,7 +615,7 @@ Result<std::vector<Function>> Parser::run(std::map<std::string, std::string>& lo
             if (peek().kind != Tok::Symbol) return error("expected the function's @name");
             f.name = peek().text;
             ++m_i;
-            CFP_TRY(argList(f.args, &f.argShardings));
+            CFP_TRY(argList(f.args, &f.argShardings, &f.argNames));
             if (peek().kind == Tok::Arrow) {
                 ++m_i;
                 if (is("(")) CFP_TRY(skipBalanced());
@@ -705,6 +730,7 @@ private:
     Error fail(const Stmt& s, const std::string& code, const std::string& what) const {
         return makeError(code, "'" + s.op + "': " + what, hlo::locationText(m_source, s.where));
     }
+    std::map<std::string, std::string> m_paramNames;  // entry argument → its pytree name
     static std::string instName(const std::string& value) {
         std::string n = value;
         std::replace(n.begin(), n.end(), '#', '.');
@@ -802,12 +828,14 @@ Result<std::string> Translator::computation(const std::string& name, const std::
     } else {
         for (size_t k = 0; k < params.size(); ++k) {
             Instruction p;
-            p.name = instName(params[k].first);
+            const auto named = m_paramNames.find(params[k].first);
+            p.name = named != m_paramNames.end() ? named->second : instName(params[k].first);
             p.opcode = "parameter";
             p.payload = std::to_string(k);
             p.shape = params[k].second;
+            const std::string pname = p.name;
             add(sc, std::move(p));
-            define(sc, params[k].first, instName(params[k].first), params[k].second);
+            define(sc, params[k].first, pname, params[k].second);
         }
     }
     bool returned = false;
@@ -1305,7 +1333,14 @@ Result<hlo::Module> Translator::run() {
         auto c = computation(f.name, f.args, f.body);
         if (!c) return c.error();
     }
+    // The entry's parameters take their pytree names where JAX gave them (unique ones only).
+    std::set<std::string> seen;
+    for (size_t k = 0; k < entry->argNames.size() && k < entry->args.size(); ++k) {
+        const std::string& n = entry->argNames[k];
+        if (!n.empty() && seen.insert(n).second) m_paramNames[entry->args[k].first] = n;
+    }
     auto e = computation(entry->name, entry->args, entry->body);
+    m_paramNames.clear();
     if (!e) return e.error();
     for (size_t k = 0; k < m_module.computations.size(); ++k)
         if (m_module.computations[k].name == *e) m_module.entry = static_cast<int32_t>(k);

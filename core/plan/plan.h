@@ -131,6 +131,7 @@ struct Plan {
     std::string model;                 // graph name
     std::string modelSource;           // how to load it again ("builtin:gpt3-175b", a path)
     std::optional<BuildOptions> build; // builder options of built-in models and configs (seq resolved)
+    bool importTraining = false;       // an imported forward pass made a training step (--train)
     std::string hardware;              // hardware spec id or file
     std::string hardwareName;          // its display name
     int64_t nodes = 1;

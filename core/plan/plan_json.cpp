@@ -509,7 +509,12 @@ Status PlanReader::read(const Json& doc) {
 
 Status PlanReader::readModel(const Json& j, int64_t& ops) {
     const std::string ptr = "/model";
-    CFP_TRY(expectObject(j, ptr, {"name", "source", "batch", "seq", "dtype", "qkv", "ops"}));
+    if (j.is_object() && j.contains("train")) {
+        CFP_TRY(expectObject(j, ptr, {"name", "source", "batch", "seq", "dtype", "qkv", "ops", "train"}));
+        CFP_PLAN_ASSIGN(m_plan.importTraining, boolField(j, ptr, "train"));
+    } else {
+        CFP_TRY(expectObject(j, ptr, {"name", "source", "batch", "seq", "dtype", "qkv", "ops"}));
+    }
     CFP_PLAN_ASSIGN(m_plan.model, stringField(j, ptr, "name"));
     CFP_PLAN_ASSIGN(m_plan.modelSource, stringField(j, ptr, "source"));
     // Builder options: batch 0 (and empty dtype and qkv) for sources built without them.
@@ -871,6 +876,7 @@ OJson headerJson(const Plan& plan, const Graph& graph) {
     model["dtype"] = plan.build ? std::string(dtypeName(plan.build->dtype)) : std::string();
     model["qkv"] = plan.build ? std::string(plan.build->qkv == QkvLayout::Separate ? "separate" : "fused") : std::string();
     model["ops"] = graph.size();
+    if (plan.importTraining) model["train"] = true;
     doc["model"] = std::move(model);
 
     OJson hardware = OJson::object();

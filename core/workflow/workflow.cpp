@@ -66,6 +66,7 @@ PlannerOptions plannerOptionsFor(const PlanRequest& request, const PlanHooks& ho
 void stampPlan(Plan& plan, const LoadedModel& model, const PlanRequest& request) {
     plan.modelSource = model.spec;
     plan.build = model.options;
+    plan.importTraining = model.trainingAppended;
     plan.hardware = request.hardware;
 }
 
@@ -513,7 +514,9 @@ Result<PlanRun> runPlan(const PlanRequest& request, const PlanHooks& hooks) {
 
 Result<LoadedModel> reloadPlanModel(const Plan& plan) {
     const BuildOptions build = plan.build.value_or(BuildOptions{});
-    auto model = loadModel(plan.modelSource, build);
+    ImportOptions importOptions;
+    if (plan.importTraining) importOptions.training = TrainingMode::AppendTraining;
+    auto model = loadModel(plan.modelSource, build, importOptions);
     if (!model) return model.error().withContext("plan model '" + plan.modelSource + "'");
     CFP_TRY(checkPlanAgainstGraph(plan, model->graph));
     return model;

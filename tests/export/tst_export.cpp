@@ -199,7 +199,20 @@ void writeFile(const QString& path, const char* content) {
 // Minimal stand-ins for the jax and torch APIs the generated modules use, so the modules can be
 // executed here (neither library is installed on CI).
 void writeStubs(const QString& root) {
-    writeFile(root + "/jax/__init__.py", "from . import sharding, experimental\n"
+    writeFile(root + "/jax/tree_util.py",
+              "class DictKey:\n"
+              "    def __init__(self, key):\n"
+              "        self.key = key\n"
+              "class SequenceKey:\n"
+              "    def __init__(self, idx):\n"
+              "        self.idx = idx\n"
+              "def tree_map_with_path(f, tree, path=()):\n"
+              "    if isinstance(tree, dict):\n"
+              "        return {k: tree_map_with_path(f, v, path + (DictKey(k),)) for k, v in tree.items()}\n"
+              "    if isinstance(tree, (list, tuple)):\n"
+              "        return type(tree)(tree_map_with_path(f, v, path + (SequenceKey(i),)) for i, v in enumerate(tree))\n"
+              "    return f(path, tree)\n");
+    writeFile(root + "/jax/__init__.py", "from . import sharding, experimental, tree_util\n"
                                          "def devices():\n"
                                          "    return ['dev%d' % i for i in range(8)]\n");
     writeFile(root + "/jax/sharding.py",
@@ -351,14 +364,34 @@ private slots:
         QVERIFY(contains(py, "Mesh:      {dp=2, tp=4}, 8 devices"));
         QVERIFY(contains(py, "Predicted step time: 12.346 ms"));
         QVERIFY(contains(py, "gpt3-125m"));
-        // Optimizer state and data inputs are not trainable parameters.
+        // Optimizer state and data inputs have their own tables (no adam_m entry anywhere).
         QVERIFY(!contains(py, "adam_m"));
-        QVERIFY(!contains(py, "input_ids"));
+        QVERIFY(contains(py, "INPUT_SPECS = {\n    \"input_ids\": P(\"dp\", None),\n    \"labels\": P(\"dp\", None),\n}\n"));
+        QVERIFY(contains(py, "OPTIMIZER_STATE_SPECS = {\n"));
 
         if (python().isEmpty()) QSKIP("python3 not found");
         QByteArray err;
         QVERIFY2(parsesAsPython(py, &err), err.constData());
         const auto j = executeModule(py,
+                                     "class Leaf:\n"
+                                     "    def __init__(self, ndim):\n"
+                                     "        self.ndim = ndim\n"
+                                     "def tree_check():\n"
+                                     "    tree = {}\n"
+                                     "    for path, shape in m.PARAM_SHAPES.items():\n"
+                                     "        node = tree\n"
+                                     "        for p in path.split('.')[:-1]:\n"
+                                     "            node = node.setdefault(p, {})\n"
+                                     "        node[path.split('.')[-1]] = Leaf(len(shape))\n"
+                                     "    flax = m.tree_shardings({'params': tree})\n"
+                                     "    fc2 = flax['params']['layers']['1']['mlp']['fc2']['weight'].spec\n"
+                                     "    opt = m.optimizer_shardings(({'count': Leaf(0), 'mu': tree, 'nu': tree},))\n"
+                                     "    try:\n"
+                                     "        m.tree_shardings({'not_in_plan': Leaf(2)})\n"
+                                     "        unknown = 'accepted'\n"
+                                     "    except KeyError as e:\n"
+                                     "        unknown = str(e)\n"
+                                     "    return [list(fc2), list(opt[0]['count'].spec), list(opt[0]['mu']['layers']['0']['attn']['qkv']['weight'].spec), unknown]\n"
                                      "def wrong():\n"
                                      "    try:\n"
                                      "        m.make_mesh(['d'] * 4)\n"
@@ -369,7 +402,8 @@ private slots:
                                      "                  'named': len(m.named_shardings()), 'axes': list(m.make_mesh().axis_names),\n"
                                      "                  'grid': list(m.make_mesh().devices[1]),\n"
                                      "                  'wrong': wrong(),\n"
-                                     "                  'shape': list(m.PARAM_SHAPES['layers.0.attn.qkv.weight'])}))\n");
+                                     "                  'shape': list(m.PARAM_SHAPES['layers.0.attn.qkv.weight']),\n"
+                                     "                  'tree': tree_check()}))\n");
         const auto& specs = j.at("specs");
         QCOMPARE(specs.size(), f.graph().parameters(ParamRole::Trainable).size());
         QCOMPARE(j.at("named").get<size_t>(), specs.size());
@@ -378,6 +412,11 @@ private slots:
         // Too few devices: a clear error when the mesh is asked for, not at import.
         QCOMPARE(j.at("wrong").get<std::string>(), std::string("this plan's mesh (2, 4) needs 8 devices, 4 given"));
         QCOMPARE(j.at("shape").dump(), std::string("[768,2304]"));
+        // tree_shardings under Flax's 'params', an optimizer state (count replicated; the moments as
+        // the plan stores them — replicated in this hand-built plan — with ZeRO-1's dp added to their
+        // first dim), and a leaf the plan does not know.
+        const std::string tree = j.at("tree").dump();
+        QVERIFY2(tree == R"([["tp",null],[],["dp",null],"'no sharding in this plan for not_in_plan'"])", tree.c_str());
         QCOMPARE(specs.at("layers.0.attn.qkv.weight").dump(), std::string(R"([null,"tp"])"));
         QCOMPARE(specs.at("layers.1.attn.out.weight").dump(), std::string(R"(["tp",null])"));
         QCOMPARE(specs.at("embed.positions.weight").dump(), std::string(R"([["dp","tp"],null])"));

@@ -151,6 +151,30 @@ private slots:
             QVERIFY(json(r.out)["predicted_step_seconds"].toDouble() > 0);
         }
     }
+    void jaxDebugInfoNamesReachTheExport() {
+        // A step lowered with debug info names its arguments by pytree path; they become the
+        // parameters' names, and a plan made with --train exports them (the plan records --train,
+        // so `cfp export` rebuilds the same graph).
+        QTemporaryDir dir;
+        const QString mlir = dir.filePath("step.mlir");
+        QFile f(mlir);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("module @jit_f {\n"
+                "  func.func public @main(%arg0: tensor<8x8xf32> loc(\"params['layers']['0']['w']\"), %arg1: tensor<8x8xf32> "
+                "loc(\"x\")) -> (tensor<f32> {jax.result_info = \"result\"}) {\n"
+                "    %0 = stablehlo.dot_general %arg1, %arg0, contracting_dims = [1] x [0] : (tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<8x8xf32>\n"
+                "    %1 = stablehlo.tanh %0 : tensor<8x8xf32>\n"
+                "    %cst = stablehlo.constant dense<0.000000e+00> : tensor<f32>\n"
+                "    %2 = stablehlo.reduce(%1 init: %cst) applies stablehlo.add across dimensions = [0, 1] : (tensor<8x8xf32>, tensor<f32>) -> tensor<f32>\n"
+                "    return %2 : tensor<f32>\n  }\n}\n");
+        f.close();
+        const QString plan = dir.filePath("plan.json");
+        const Run p = runCfp({"plan", mlir, "--train", "--mesh", "8", "--no-baselines", "-o", plan});
+        QVERIFY2(p.exitCode == 0, p.err.constData());
+        const Run e = runCfp({"export", plan, "--format", "jax", "-o", "-"});
+        QVERIFY2(e.exitCode == 0, e.err.constData());
+        QVERIFY(e.out.contains("    \"params.layers.0.w\": P("));
+    }
     void graphWritesHlo() {
         QTemporaryDir dir;
         const QString out = dir.filePath("mlp.hlo");
