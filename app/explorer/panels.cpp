@@ -893,7 +893,10 @@ ExportDialog::ExportDialog(Explorer* explorer, QWidget* parent) : QDialog(parent
                            "hf (Hugging Face transformers: Llama, Mistral, GPT-2), torchtitan (Llama); auto: hf for a model "
                            "read from a Hugging Face config.json, else cfp"));
     form->addRow(tr("Names"), m_names);
-    auto namesMatter = [this] { m_names->setEnabled(m_format->currentText() != QLatin1String("megatron") && m_format->currentText() != QLatin1String("trace")); };
+    auto namesMatter = [this] {
+        const QString f = m_format->currentText();
+        m_names->setEnabled(f == QLatin1String("jax") || f == QLatin1String("dtensor") || f == QLatin1String("hlo-sharding"));
+    };
     connect(m_format, &QComboBox::currentTextChanged, this, namesMatter);
     namesMatter();
     auto* row = new QHBoxLayout;

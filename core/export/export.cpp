@@ -3,12 +3,13 @@
 #include <iterator>
 
 #include "export/export_internal.h"
+#include "import/hlo_writer.h"
 
 namespace cfp {
 
 namespace {
 
-constexpr std::string_view kFormatNames[] = {"jax", "dtensor", "megatron", "hlo-sharding", "trace"};
+constexpr std::string_view kFormatNames[] = {"jax", "dtensor", "megatron", "hlo-sharding", "trace", "hlo"};
 
 }  // namespace
 
@@ -34,6 +35,7 @@ std::string_view exportFormatExtension(ExportFormat format) {
         case ExportFormat::Megatron:
         case ExportFormat::HloSharding: return ".txt";
         case ExportFormat::Trace: return ".json";
+        case ExportFormat::HloModule: return ".hlo";
     }
     return ".txt";
 }
@@ -110,6 +112,19 @@ Result<std::string> exportPlan(const Graph& graph, const Plan& plan, ExportForma
         return makeError("export.unsupported",
                          "the plan has " + std::to_string(plan.pipeline->stages) + " pipeline stages and the " + std::string(exportFormatName(format)) +
                              " export has no stage split yet (it would place every layer on one stage's devices); export it as megatron or trace");
+    if (format == ExportFormat::HloModule) {
+        // The training step as HLO text, every instruction with the plan's layout.
+        if (plan.tensors.size() != static_cast<size_t>(graph.size()))
+            return makeError("export.bad_plan", "the plan has " + std::to_string(plan.tensors.size()) + " tensor entries for " +
+                                                    std::to_string(graph.size()) + " ops");
+        std::vector<std::string> shardings;
+        for (const TensorPlan& t : plan.tensors) {
+            auto text = hloShardingText(t.result, plan.mesh);
+            if (!text) return text.error().withContext(graph.op(t.op).name);
+            shardings.push_back(std::move(*text));
+        }
+        return writeHloText(graph, shardings);
+    }
     auto ctx = makeContext(graph, plan);
     if (!ctx) return ctx.error();
     ctx->model = model;
@@ -121,7 +136,8 @@ Result<std::string> exportPlan(const Graph& graph, const Plan& plan, ExportForma
         case ExportFormat::DTensor: return exportDTensor(*ctx);
         case ExportFormat::Megatron: return exportMegatron(*ctx);
         case ExportFormat::HloSharding: return exportHloSharding(*ctx);
-        case ExportFormat::Trace: break;
+        case ExportFormat::Trace:
+        case ExportFormat::HloModule: break;
     }
     return makeError("export.bad_format", "unknown export format");
 }

@@ -14,6 +14,8 @@
 //                 tensor-parallel pattern; otherwise the error export.not_uniform says where not.
 //   hlo-sharding  one line per parameter: "<path> {devices=[…]…}" in XLA HloSharding text syntax.
 //   trace         Chrome Trace Event Format JSON of the predicted step (opens in Perfetto).
+//   hlo           the training step as XLA HLO text with every instruction's sharding={…} from the
+//                 plan (the HLO importer reads it back: a round trip).
 //
 // Parameter path: every trainable parameter (ParamRole::Trainable) is named by its dotted module
 // path. The built-in models already name parameters "<scope>.<leaf>" ("layers.3.attn.qkv.weight"
@@ -43,7 +45,7 @@
 
 namespace cfp {
 
-enum class ExportFormat { Jax, DTensor, Megatron, HloSharding, Trace };
+enum class ExportFormat { Jax, DTensor, Megatron, HloSharding, Trace, HloModule };
 
 // Whose parameter names the jax, dtensor and hlo-sharding files use (docs/exporters.md, "Names"):
 // the builders' own (cfp: "layers.0.attn.qkv.weight"), Hugging Face transformers' (hf:
@@ -61,13 +63,14 @@ struct ExportOptions {
     NameConvention names = NameConvention::Auto;
 };
 
-// "jax", "dtensor", "megatron", "hlo-sharding", "trace" (exact, lower case); export.bad_format
+// "jax", "dtensor", "megatron", "hlo-sharding", "trace", "hlo" (exact, lower case); export.bad_format
 // lists the valid names otherwise.
 Result<ExportFormat> parseExportFormat(std::string_view name);
 // The names above, in enum order.
 std::vector<std::string> exportFormatNames();
 std::string_view exportFormatName(ExportFormat format);
-// Suggested file extension: ".py" (jax, dtensor), ".txt" (megatron, hlo-sharding), ".json" (trace).
+// Suggested file extension: ".py" (jax, dtensor), ".txt" (megatron, hlo-sharding), ".json" (trace),
+// ".hlo" (hlo).
 std::string_view exportFormatExtension(ExportFormat format);
 
 // Renders `plan` for `graph` in `format`. `timeline` is only used by Trace (the evaluator

@@ -93,7 +93,7 @@ std::string regionName(ReduceKind k, DType t) {
 
 }  // namespace
 
-std::string writeHloText(const Graph& graph) {
+std::string writeHloText(const Graph& graph, const std::vector<std::string>& shardings) {
     // Unique HLO names for every op.
     std::vector<std::string> names(static_cast<size_t>(graph.size()));
     std::set<std::string> taken;
@@ -206,6 +206,8 @@ std::string writeHloText(const Graph& graph) {
         opName += (opName.empty() ? "" : "/") + opcode;
         std::string quoted;
         for (char c : opName) quoted += c == '"' || c == '\\' ? std::string("\\") + c : std::string(1, c);
+        const auto at = static_cast<size_t>(op.id);
+        if (at < shardings.size() && !shardings[at].empty()) attrs += ", sharding=" + shardings[at];
         out += "  %" + name + " = " + shapeText(op.type) + " " + opcode + "(" + operands + ")" + attrs +
                ", metadata={op_name=\"" + quoted + "\"}\n";
     }

@@ -10,11 +10,14 @@
 // the import tests).
 
 #include <string>
+#include <vector>
 
 #include "ir/graph.h"
 
 namespace cfp {
 
-std::string writeHloText(const Graph& graph);
+// `shardings`, when given, holds one HloSharding text per op ("{devices=[2,1]0,1}", empty: none),
+// written as the instruction's `sharding=` (a plan's layouts: `cfp graph --plan`).
+std::string writeHloText(const Graph& graph, const std::vector<std::string>& shardings = {});
 
 }  // namespace cfp

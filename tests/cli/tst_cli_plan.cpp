@@ -615,6 +615,40 @@ private slots:
             QVERIFY(py.contains(hf ? "HF_TP_PLAN = None\n" : "HF_TP_PLAN = None\n"));
         }
     }
+    // `cfp graph --plan P -o step.hlo`: every instruction carries the plan's layout; importing the
+    // text gives every op its sharding back, and each parameter's is the hlo-sharding export's.
+    void hloRoundTripKeepsThePlansShardings() {
+        QTemporaryDir dir;
+        const QString plan = dir.filePath("plan.json"), hlo = dir.filePath("step.hlo");
+        Run e = cfp({"estimate", "builtin:gpt3-125m", "--batch", "8", "--seq", "128", "--config", "tp=4,dp=2", "-o", plan});
+        QVERIFY2(e.exitCode == 0, e.err.constData());
+        Run g = cfp({"graph", "--plan", plan, "-o", hlo});
+        QVERIFY2(g.exitCode == 0, g.err.constData());
+        Run d = cfp({"describe", hlo, "--json"});
+        QVERIFY2(d.exitCode == 0, d.err.constData());
+        const QJsonObject j = parseJson(d.out).object();
+        const QJsonObject read = j["source_shardings"].toObject();
+        QCOMPARE(read.size(), j["ops"].toInt());
+        Run x = cfp({"export", plan, "--format", "hlo-sharding", "-o", "-"});
+        QVERIFY2(x.exitCode == 0, x.err.constData());
+        int params = 0;
+        for (const QByteArray& line : x.out.split('\n')) {
+            if (line.isEmpty() || line.startsWith('#')) continue;
+            const int space = line.indexOf(' ');
+            const QString name = QString::fromUtf8(line.left(space));
+            QVERIFY2(read.contains(name), qPrintable(name));
+            QCOMPARE(read[name].toString(), QString::fromUtf8(line.mid(space + 1)));
+            ++params;
+        }
+        QVERIFY(params > 100);
+        QVERIFY(read["layers.0.attn.qkv.weight"].toString().startsWith("{devices=[1,4,2]"));  // column split over tp
+        Run bad = cfp({"graph", "--plan", plan, "-o", dir.filePath("step.json")});
+        QCOMPARE(bad.exitCode, 2);
+        // One code path: `cfp export --format hlo` writes the same bytes.
+        Run ex = cfp({"export", plan, "--format", "hlo", "-o", "-"});
+        QVERIFY2(ex.exitCode == 0, ex.err.constData());
+        QCOMPARE(ex.out, slurp(hlo));
+    }
     void exportNamesRefusals() {
         // A mixture-of-experts model and an imported graph have no name map; GPT has no torchtitan one.
         QTemporaryDir dir;
@@ -777,7 +811,7 @@ private slots:
         Run exp = cfp({"export", "--help"});
         QCOMPARE(exp.exitCode, 0);
         QVERIFY(exp.out.contains("--format"));
-        for (const char* name : {"jax", "dtensor", "megatron", "hlo-sharding", "trace"}) QVERIFY2(exp.out.contains(name), name);
+        for (const char* name : {"jax", "dtensor", "megatron", "hlo-sharding", "trace", "hlo"}) QVERIFY2(exp.out.contains(name), name);
         Run hw = cfp({"hardware", "--help"});
         QCOMPARE(hw.exitCode, 0);
         QVERIFY(hw.out.contains("--json"));

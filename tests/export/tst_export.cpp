@@ -314,7 +314,7 @@ class TestExport : public QObject {
 private slots:
     // ---- names ----------------------------------------------------------------------------------
     void formatNames() {
-        const std::vector<std::string> names = {"jax", "dtensor", "megatron", "hlo-sharding", "trace"};
+        const std::vector<std::string> names = {"jax", "dtensor", "megatron", "hlo-sharding", "trace", "hlo"};
         QCOMPARE(exportFormatNames(), names);
         for (size_t i = 0; i < names.size(); ++i) {
             auto f = parseExportFormat(names[i]);
@@ -324,7 +324,8 @@ private slots:
         }
         QCOMPARE(std::string(exportFormatExtension(ExportFormat::Jax)), std::string(".py"));
         QCOMPARE(std::string(exportFormatExtension(ExportFormat::Trace)), std::string(".json"));
-        for (const char* bad : {"", "JAX", "pytorch", "hlo", "trace "}) {
+        QCOMPARE(std::string(exportFormatExtension(ExportFormat::HloModule)), std::string(".hlo"));
+        for (const char* bad : {"", "JAX", "pytorch", "HLO", "trace "}) {
             auto f = parseExportFormat(bad);
             QVERIFY2(!f.ok(), bad);
             QCOMPARE(QString::fromStdString(f.error().code), QString("export.bad_format"));

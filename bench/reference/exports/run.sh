@@ -7,4 +7,5 @@
 here=$(cd "$(dirname "$0")" && pwd)
 jaxfile=$(realpath "$1"); dtfile=$(realpath "$2")
 XLA_FLAGS=--xla_force_host_platform_device_count=8 JAX_PLATFORMS=cpu python3 "$here/check_jax.py" "$jaxfile"
+XLA_FLAGS=--xla_force_host_platform_device_count=8 JAX_PLATFORMS=cpu python3 "$here/check_jax_tree.py" "$jaxfile"
 torchrun --nproc-per-node 8 "$here/check_dtensor.py" "$dtfile" "$jaxfile"
