@@ -39,6 +39,10 @@ bool carriesGradient(OpKind kind, size_t operand) {
     }
 }
 
+// Custom-calls an importer writes for elementwise HLO opcodes the IR has no kind for, whose
+// derivative is known: erf (PyTorch's exact GELU), d/dx erf(x) = 2/√π · exp(−x²).
+bool hasCustomCallGradient(const Op& op) { return op.attrs.target == "hlo.erf" && op.operands.size() == 1; }
+
 // Kinds whose output never depends differentiably on anything, even when their type is floating.
 bool isSource(OpKind kind) {
     return kind == OpKind::Parameter || kind == OpKind::Constant || kind == OpKind::Iota;
@@ -129,7 +133,7 @@ Status BackwardPass::checkDifferentiable() const {
         for (size_t j = 0; j < op.operands.size(); ++j)
             if (carriesGradient(op.kind, j) && m_needed[static_cast<size_t>(op.operands[j])]) flowsIn = true;
         if (!flowsIn) continue;
-        if (op.kind == OpKind::CustomCall)
+        if (op.kind == OpKind::CustomCall && !hasCustomCallGradient(op))
             return makeError("autodiff.not_differentiable",
                              "the loss depends on custom-call '" + op.attrs.target + "', which has no gradient rule",
                              op.name);
@@ -404,6 +408,12 @@ OpId BackwardPass::vjp(const Op& fwd, OpId g, size_t j) {
         // ---- reductions, contractions, indexing ----
         case OpKind::Reduce: return reduceVjp(fwd, g);
         case OpKind::Dot: return dotVjp(fwd, g, j);
+        case OpKind::CustomCall:
+            if (hasCustomCallGradient(fwd)) {  // hlo.erf
+                const OpId slope = m_b.unary(OpKind::Exponential, m_b.neg(m_b.mul(x, x)));
+                return m_b.mul(g, scaled(slope, 1.1283791670955126));  // 2/√π
+            }
+            break;
         case OpKind::Gather: {
             // Scatter-add g into zeros: the window dims of g are gather's offset dims.
             const GatherDimensionNumbers& gd = fwd.attrs.gather;

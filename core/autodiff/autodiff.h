@@ -24,7 +24,8 @@
 //     indices are in bounds (gather clamps them, scatter would skip them).
 //   * slice's gradient pads with zeros through concatenate (strided slices interleave zero blocks via
 //     reshape + concatenate); there is no pad op in the IR.
-//   * custom-call and scatter with a combiner other than add have no gradient rule: an error
+//   * custom-call (but hlo.erf: 2/√π·exp(−x²)) and scatter with a combiner other than add have no
+//     gradient rule: an error
 //     (autodiff.not_differentiable) when a gradient would have to cross one, none otherwise.
 // Errors (autodiff.bad_loss, autodiff.bad_wrt, autodiff.not_differentiable) are found before any op
 // is appended, so a failed call leaves the graph unchanged.

@@ -124,8 +124,7 @@ std::optional<Target> targetName(const std::string& path, const ModelConfig& m, 
 }
 
 Error unsupported(const std::string& path, NameConvention c, const std::string& why) {
-    return makeError("export.unsupported",
-                     std::string("--names ") + std::string(nameConventionName(c)) + ": " + path + ": " + why, path);
+    return makeError("export.unsupported", std::string("--names ") + std::string(nameConventionName(c)) + ": " + why, path);
 }
 
 }  // namespace

@@ -130,6 +130,12 @@ const std::map<std::string, CaseBuilder>& handBuiltCases() {
         c["sign"] = unary(OpKind::Sign, -1, 1);
         c["sine"] = unary(OpKind::Sine, -2, 2);
         c["cosine"] = unary(OpKind::Cosine, -2, 2);
+        // erf as the HLO importer writes it (PyTorch/XLA's exact GELU): a custom-call hlo.erf.
+        c["erf custom-call"] = [m23](GraphBuilder& b, Values& v, std::mt19937_64& rng) {
+            OpAttrs a;
+            a.target = "hlo.erf";
+            return b.addOp(OpKind::CustomCall, {randomParam(b, v, rng, "x", m23, -2, 2)}, a, m23);
+        };
         c["convert f32 to f64 and back"] = [m23](GraphBuilder& b, Values& v, std::mt19937_64& rng) {
             OpId x = randomParam(b, v, rng, "x", m23);
             return b.convert(b.exp(b.convert(x, DType::F64)), DType::F32);

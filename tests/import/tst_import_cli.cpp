@@ -90,6 +90,20 @@ private slots:
             QVERIFY(json(r.out)["predicted_step_seconds"].toDouble() > 0);
         }
     }
+    void planTorchXlaBertStep() {
+        // A 12-layer BERT-style MLM step written as PyTorch/XLA lowers it (torch_xla_bert.py: post-LN,
+        // exact GELU through erf, token types, tied MLM head), --train adding the backward and AdamW
+        // (11,480 ops, 109.5 M parameters): plans on a flat, a 2-D and the automatic mesh.
+        const QString hlo = kData + "/torch_xla_bert12.hlo";
+        const Run d = runCfp({"describe", hlo, "--train", "--json"});
+        QVERIFY2(d.exitCode == 0, d.err.constData());
+        QCOMPARE(json(d.out)["params"].toInteger(), qint64{109514298});
+        for (const char* mesh : {"8", "2x4", "auto"}) {
+            const Run r = runCfp({"plan", hlo, "--train", "--mesh", mesh, "--no-baselines", "--json"});
+            QVERIFY2(r.exitCode == 0, r.err.constData());
+            QVERIFY(json(r.out)["predicted_step_seconds"].toDouble() > 0);
+        }
+    }
     void analyzeSaysHowOpsAreDecided() {
         // Every op counted once by how the planner decides it; opaque ops listed by target.
         QTemporaryDir dir;
