@@ -91,7 +91,7 @@ private slots:
         }
     }
     void planTorchXlaBertStep() {
-        // A 12-layer BERT-style MLM step written as PyTorch/XLA lowers it (torch_xla_bert.py: post-LN,
+        // A 12-layer BERT-style MLM step written as PyTorch/XLA lowers it (torch_xla_style.py bert 12: post-LN,
         // exact GELU through erf, token types, tied MLM head), --train adding the backward and AdamW
         // (11,480 ops, 109.5 M parameters): plans on a flat, a 2-D and the automatic mesh.
         const QString hlo = kData + "/torch_xla_bert12.hlo";
