@@ -55,8 +55,10 @@ int cmdExport(const std::vector<std::string>& argv) {
     if (!plan) return fail(plan.error());
     auto model = reloadPlanModel(*plan);
     if (!model) return fail(model.error());
-    auto text = renderExport(model->graph, *plan, *format, model->config ? &*model->config : nullptr, options);
+    std::vector<std::string> notes;
+    auto text = renderExport(model->graph, *plan, *format, model->config ? &*model->config : nullptr, options, &notes);
     if (!text) return fail(text.error());
+    for (const std::string& n : notes) std::cerr << "cfp: note: " << n << '\n';
     if (*out == "-") {
         std::cout << *text;
         return kExitOk;

@@ -331,7 +331,8 @@ void Explorer::requestAlternatives(int32_t segment) {
 }
 
 void Explorer::writeFromPlan(const QString& path, const QString& title, const QString& failTitle,
-                             std::function<Result<std::string>(const PlanData&)> render) {
+                             std::function<Result<std::string>(const PlanData&)> render,
+                             std::shared_ptr<const std::vector<std::string>> notes) {
     if (!m_plan) {
         emit failed(failTitle, tr("There is no plan yet: run the search first."));
         return;
@@ -346,22 +347,31 @@ void Explorer::writeFromPlan(const QString& path, const QString& title, const QS
             if (auto st = writeFileAtomically(file, *text); !st) return st.error();
             return file;
         },
-        [this, failTitle](Result<std::string> r) {
+        [this, failTitle, notes](Result<std::string> r) {
             if (!r) {
                 emit failed(failTitle, QString::fromStdString(r.error().toString()));
                 return;
             }
-            emit status(tr("Wrote %1").arg(QString::fromStdString(*r)));
+            QString said = tr("Wrote %1").arg(QString::fromStdString(*r));
+            if (notes)
+                for (const std::string& n : *notes) said += QStringLiteral(" — ") + tr("note: %1").arg(QString::fromStdString(n));
+            m_lastExportNotes.clear();
+            if (notes)
+                for (const std::string& n : *notes) m_lastExportNotes << QString::fromStdString(n);
+            emit status(said);
             emit exported(QString::fromStdString(*r));
         });
 }
 
 void Explorer::exportPlan(ExportFormat format, const QString& path, const ExportOptions& options) {
-    writeFromPlan(path, tr("Exporting"), tr("Export failed"),
-                  [format, options](const PlanData& plan) {
-                      const auto& config = plan.model->loaded->config;
-                      return renderExport(plan.model->graph(), plan.plan(), format, config ? &*config : nullptr, options);
-                  });
+    auto notes = std::make_shared<std::vector<std::string>>();
+    writeFromPlan(
+        path, tr("Exporting"), tr("Export failed"),
+        [format, options, notes](const PlanData& plan) {
+            const auto& config = plan.model->loaded->config;
+            return renderExport(plan.model->graph(), plan.plan(), format, config ? &*config : nullptr, options, notes.get());
+        },
+        notes);
 }
 
 void Explorer::savePlan(const QString& path) {

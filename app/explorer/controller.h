@@ -76,6 +76,8 @@ public:
     std::shared_ptr<const PlanRun> lastEstimate() const { return m_estimate; }
     QString lastEstimateConfig() const { return m_estimateConfig; }
     void exportPlan(ExportFormat format, const QString& path, const ExportOptions& options = {});
+    // What the last export said about the file it wrote (cfp export's "note:" lines).
+    const QStringList& lastExportNotes() const { return m_lastExportNotes; }
     void savePlan(const QString& path);
     Status saveProject(const QString& path);
     // Reads the project and opens its model (the analysis and search follow as jobs).
@@ -105,8 +107,11 @@ private:
     // request takes, with its pins cleared, only once it has loaded.
     void startAnalysis(bool searchAfter, std::optional<ModelRequest> opening = std::nullopt);
     // Renders the current plan off the GUI thread and writes it atomically to `path`.
+    // `notes`, filled by `render` on the worker, are shown with the status once the file is written.
     void writeFromPlan(const QString& path, const QString& title, const QString& failTitle,
-                       std::function<Result<std::string>(const PlanData&)> render);
+                       std::function<Result<std::string>(const PlanData&)> render,
+                       std::shared_ptr<const std::vector<std::string>> notes = {});
+    QStringList m_lastExportNotes;
 
     JobRunner m_jobs;
     PlanRequest m_request;

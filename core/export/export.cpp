@@ -104,7 +104,7 @@ Result<std::string> hloShardingText(const TensorSharding& sharding, const Mesh& 
 
 Result<std::string> exportPlan(const Graph& graph, const Plan& plan, ExportFormat format,
                                std::span<const TimelineEvent> timeline, const ModelConfig* model,
-                               const ExportOptions& options) {
+                               const ExportOptions& options, std::vector<std::string>* notes) {
     using namespace exporting;
     if (format == ExportFormat::Trace) return exportTrace(graph, plan, timeline);
     // A pipelined plan's mesh is one stage's; these formats would place every layer on it.
@@ -128,6 +128,7 @@ Result<std::string> exportPlan(const Graph& graph, const Plan& plan, ExportForma
     auto ctx = makeContext(graph, plan);
     if (!ctx) return ctx.error();
     ctx->model = model;
+    ctx->notes = notes;
     // Megatron-LM's flags name no parameters; the others speak the convention's names.
     if (format != ExportFormat::Megatron)
         CFP_TRY(applyNameConvention(*ctx, resolveNameConvention(options.names, plan, model)));

@@ -76,9 +76,11 @@ std::string_view exportFormatExtension(ExportFormat format);
 // Renders `plan` for `graph` in `format`. `timeline` is only used by Trace (the evaluator
 // produces it); the other formats ignore it. `model`, the architecture of a builder-made model
 // (built-in or config.json), lets Megatron write the model and batch flags too.
+// `notes`, when given, receives what the user should know about a file that was written (e.g. the
+// megatron export's: Megatron-LM lays the embedding or the head out other than the plan does).
 Result<std::string> exportPlan(const Graph& graph, const Plan& plan, ExportFormat format,
                                std::span<const TimelineEvent> timeline = {}, const ModelConfig* model = nullptr,
-                               const ExportOptions& options = {});
+                               const ExportOptions& options = {}, std::vector<std::string>* notes = nullptr);
 
 // The dotted path the exporters use for parameter `op` (rules above).
 std::string parameterPath(const Op& op);

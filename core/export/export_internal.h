@@ -32,6 +32,7 @@ struct Context {
     std::vector<ParamEntry> params;            // trainable parameters, op order
     const ModelConfig* model = nullptr;        // the architecture, for builder-made models
     NameConvention names = NameConvention::Cfp;  // of ParamEntry::path
+    std::vector<std::string>* notes = nullptr;   // what the caller should tell the user (may be null)
 };
 
 std::string fixedNumber(double v, int precision);

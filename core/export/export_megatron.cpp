@@ -147,6 +147,30 @@ std::string modelFlags(const Context& ctx, int64_t tpSize) {
 
 }  // namespace
 
+// Megatron-LM makes the token embedding vocabulary-parallel (rows over the tensor-parallel axis)
+// and the output layer column-parallel over the vocabulary, whatever the plan does: say where the
+// plan differs, since the job's memory and communication there are Megatron's, not the plan's.
+void megatronLayoutNotes(const Context& ctx, const std::string& tp) {
+    for (const ParamEntry& p : ctx.params) {
+        const bool table = p.op->scope == "embed.tokens", head = p.op->scope == "lm_head";
+        if ((!table && !head) || p.dims.size() != 2) continue;
+        const auto dims = effectiveDims(*p.sharding, ctx.plan.mesh);
+        const size_t vocabDim = table ? 0 : 1;  // the table [vocab, hidden]; the head [hidden, vocab]
+        const bool vocabParallel = dims[vocabDim] == std::vector<std::string>{tp} && dims[1 - vocabDim].empty();
+        if (vocabParallel) continue;
+        std::string layout = "[";
+        for (size_t d = 0; d < dims.size(); ++d) {
+            layout += d ? ",{" : "{";
+            for (size_t k = 0; k < dims[d].size(); ++k) layout += (k ? "," : "") + dims[d][k];
+            layout += "}";
+        }
+        ctx.notes->push_back(p.path + ": the plan lays it out " + layout + "]; Megatron-LM splits its vocabulary over " +
+                             tp + (table ? " (a vocabulary-parallel embedding: the lookup all-reduces)"
+                                         : " (a column-parallel output layer: the loss is vocabulary-parallel)") +
+                             ", so the job's memory and communication there differ from the plan's");
+    }
+}
+
 Result<std::string> exportMegatron(const Context& ctx) {
     const Mesh& mesh = ctx.plan.mesh;
 
@@ -336,6 +360,7 @@ Result<std::string> exportMegatron(const Context& ctx) {
                               {});
         flags += modelFlags(ctx, tpSize);
     }
+    if (ctx.notes && tpSize > 1) megatronLayoutNotes(ctx, tp);
     return flags + "\n";
 }
 

@@ -523,14 +523,14 @@ Result<LoadedModel> reloadPlanModel(const Plan& plan) {
 }
 
 Result<std::string> renderExport(const Graph& graph, const Plan& plan, ExportFormat format, const ModelConfig* model,
-                                 const ExportOptions& options) {
+                                 const ExportOptions& options, std::vector<std::string>* notes) {
     std::vector<TimelineEvent> timeline;
     if (format == ExportFormat::Trace && plan.pipeline) {
         // A pipelined plan's trace: the schedule, a track per rank.
         auto replay = replayPipeline(*plan.pipeline);
         if (!replay) return replay.error().withContext("plan pipeline");
         timeline = pipelineTimeline(*plan.pipeline, *replay);
-        return exportPlan(graph, plan, format, timeline, model, options);
+        return exportPlan(graph, plan, format, timeline, model, options, notes);
     }
     if (format == ExportFormat::Trace) {
         auto hw = loadHardware(plan.hardware);
@@ -544,10 +544,10 @@ Result<std::string> renderExport(const Graph& graph, const Plan& plan, ExportFor
         if (plan.simulated.seconds <= 0) {
             Plan simulated = plan;
             simulated.simulated = ev->simulated;
-            return exportPlan(graph, simulated, format, timeline, model, options);
+            return exportPlan(graph, simulated, format, timeline, model, options, notes);
         }
     }
-    return exportPlan(graph, plan, format, timeline, model, options);
+    return exportPlan(graph, plan, format, timeline, model, options, notes);
 }
 
 }  // namespace cfp

@@ -93,6 +93,6 @@ Result<LoadedModel> reloadPlanModel(const Plan& plan);
 // A plan in an export format, as `cfp export` writes it; a trace evaluates the plan afresh on its
 // hardware and mesh for the timeline.
 Result<std::string> renderExport(const Graph& graph, const Plan& plan, ExportFormat format, const ModelConfig* model = nullptr,
-                                 const ExportOptions& options = {});
+                                 const ExportOptions& options = {}, std::vector<std::string>* notes = nullptr);
 
 }  // namespace cfp

@@ -500,6 +500,13 @@ private slots:
     void megatronFlags() {
         Fixture f = makeFixture();
         QCOMPARE(exportOk(f, ExportFormat::Megatron), std::string("--tensor-model-parallel-size 4 --pipeline-model-parallel-size 1 --use-distributed-optimizer\n"));
+        // Megatron-LM's own embedding layout (vocabulary over tp) differs from this plan's
+        // replicated table (the head is tied to it): a note says so.
+        std::vector<std::string> notes;
+        QVERIFY(exportPlan(f.graph(), f.plan, ExportFormat::Megatron, {}, nullptr, {}, &notes).ok());
+        QCOMPARE(notes.size(), size_t{1});
+        QVERIFY2(notes[0].rfind("embed.tokens.weight: the plan lays it out [{},{}]; Megatron-LM splits its vocabulary over tp", 0) == 0,
+                 notes[0].c_str());
     }
 
     // With the model's architecture: its shape, positions, norm and MLP, batch and precision (a
