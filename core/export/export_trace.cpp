@@ -19,6 +19,17 @@ namespace cfp::exporting {
 
 namespace {
 
+// A kernel's name with its scope in front ("layers.0.attn.qkv: dot.34"), so the module shows in
+// the viewer's slices and search; names that already hold the scope stay as they are.
+std::string eventName(const TimelineEvent& e) {
+    if (e.scope.empty() || e.name.find(e.scope) != std::string::npos) return e.name;
+    return e.scope + ": " + e.name;
+}
+
+}  // namespace
+
+namespace {
+
 // Times in whole nanoseconds: an event's start and end are each rounded once, and its duration is
 // their difference, so events that follow each other on a track stay back to back (rounding start
 // and duration separately let them overlap by 1 ns, and Perfetto drops overlapping slices).
@@ -71,7 +82,11 @@ Result<std::string> exportTrace(const Graph& graph, const Plan& plan, std::span<
         return trackOf(timeline[a]) < trackOf(timeline[b]);
     });
 
-    const std::string processName = "CFP predicted step: " + plan.model + " on " + plainMeshText(plan.mesh);
+    // Without pipeline stages every device runs the same program (SPMD): one timeline stands for all.
+    const int64_t devices = plan.mesh.deviceCount();
+    std::string processName = "CFP predicted step: " + plan.model + " on " + plainMeshText(plan.mesh);
+    if (!plan.pipeline && devices > 1)
+        processName += " (devices 0-" + std::to_string(devices - 1) + " each run this timeline)";
     std::vector<Json> events;
     events.push_back(Json{{"ph", "M"}, {"pid", 1}, {"tid", 0}, {"name", "process_name"},
                           {"args", Json{{"name", processName}}}});
@@ -101,7 +116,7 @@ Result<std::string> exportTrace(const Graph& graph, const Plan& plan, std::span<
         events.push_back(Json{{"ph", "X"},
                               {"pid", 1},
                               {"tid", trackOf(e)},
-                              {"name", e.name},
+                              {"name", eventName(e)},
                               {"cat", e.category.empty() ? std::string("other") : e.category},
                               {"ts", micros(startNs)},
                               {"dur", micros(durNs)},

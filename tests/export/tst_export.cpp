@@ -713,7 +713,7 @@ private slots:
             for (const char* key : {"name", "cat", "ts", "dur", "pid", "tid", "args"}) QVERIFY2(e.contains(key), key);
             complete.push_back(e);
         }
-        QCOMPARE(process, std::string("CFP predicted step: gpt3-125m on {dp=2, tp=4}"));
+        QCOMPARE(process, std::string("CFP predicted step: gpt3-125m on {dp=2, tp=4} (devices 0-7 each run this timeline)"));
         // One thread per track: compute first, then the communication axes in mesh order.
         QCOMPARE(threads.size(), size_t(3));
         QCOMPARE(threads[1], std::string("compute"));
@@ -730,10 +730,10 @@ private slots:
             last = ts;
             QVERIFY(threads.count(e.at("tid").get<int>()));
         }
-        // Microseconds; the op id resolves to the op's name.
-        QCOMPARE(complete[0].at("name").get<std::string>(), std::string("dot.34"));
+        // Microseconds; kernels named with their scope; the op id resolves to the op's name.
+        QCOMPARE(complete[0].at("name").get<std::string>(), std::string("layers.0.attn.qkv: dot.34"));
         QCOMPARE(complete[0].at("args").at("op").get<std::string>(), f.graph().op(34).name);
-        QCOMPARE(complete[2].at("name").get<std::string>(), std::string("dot.82"));
+        QCOMPARE(complete[2].at("name").get<std::string>(), std::string("layers.0.attn.out: dot.82"));
         QCOMPARE(complete[2].at("ts").get<double>(), 120.5);
         QCOMPARE(complete[2].at("dur").get<double>(), 179.5);
         QCOMPARE(complete[3].at("cat").get<std::string>(), std::string("collective"));
