@@ -4,6 +4,7 @@
 //   cfp-explorer --screenshot FILE [MODEL]    load, analyse, plan, render, write FILE (PNG), exit
 
 #include <QApplication>
+#include <QSettings>
 
 #include <cstdio>
 #include <cstring>
@@ -65,9 +66,10 @@ int main(int argc, char** argv) {
         return 2;
     }
     cfp::explorer::WindowOptions options;
+    options.rememberLayout = true;
     if (!args.isEmpty()) options.model = args[0].toStdString();
     cfp::explorer::MainWindow window(options);
-    window.resize(1600, 1000);
+    if (!QSettings().contains(QStringLiteral("window/geometry"))) window.resize(1600, 1000);  // else as last time
     window.show();
     return app.exec();
 }

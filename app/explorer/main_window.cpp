@@ -183,6 +183,13 @@ MainWindow::MainWindow(const WindowOptions& options, QWidget* parent) : QMainWin
     resizeDocks({treeDock, propDock}, {390, 330}, Qt::Horizontal);
 
     buildActions();
+    m_defaultLayout = saveState();
+    m_rememberLayout = options.rememberLayout;
+    if (m_rememberLayout) {
+        QSettings s;
+        restoreGeometry(s.value(QStringLiteral("window/geometry")).toByteArray());
+        restoreState(s.value(QStringLiteral("window/state")).toByteArray());
+    }
 
     // Wiring.
     connect(m_explorer, &Explorer::analysisChanged, this, &MainWindow::onAnalysis);
@@ -275,6 +282,12 @@ void MainWindow::buildActions() {
     redo->setShortcut(QKeySequence::Redo);
     edit->addAction(undo);
     edit->addAction(redo);
+    edit->addSeparator();
+    QAction* find = edit->addAction(tr("&Find op…"), this, [this] {
+        m_find->setFocus(Qt::ShortcutFocusReason);
+        m_find->selectAll();
+    });
+    find->setShortcut(QKeySequence::Find);
 
     QMenu* plan = menuBar()->addMenu(tr("&Plan"));
     QAction* search = plan->addAction(tr("&Search"), m_explorer, &Explorer::search);
@@ -284,6 +297,23 @@ void MainWindow::buildActions() {
     QMenu* view = menuBar()->addMenu(tr("&View"));
     view->addAction(tr("&Fit graph"), m_graph, &GraphView::fitAll);
     view->addAction(tr("Fold &all"), m_graph, &GraphView::collapseAll);
+    view->addSeparator();
+    for (QDockWidget* d : findChildren<QDockWidget*>()) view->addAction(d->toggleViewAction());
+    view->addSeparator();
+    view->addAction(tr("&Reset layout"), this, &MainWindow::resetLayout);
+
+    QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&Glossary"), this, [this] { showGlossary(); });
+    help->addAction(tr("&Documentation"), this, [this] {
+        auto* box = new QMessageBox(QMessageBox::Information, tr("Documentation"),
+                                    tr("The documentation is in the source tree's docs/ folder: README.md (set-up and commands), "
+                                       "docs/planning.md (the cost model, the search and the step simulator), docs/exporters.md "
+                                       "(every export format and how to run it), docs/importers.md (HLO, StableHLO, ONNX), "
+                                       "docs/plan-format.md, docs/hardware-format.md, docs/BENCHMARKS.md (measured numbers)."),
+                                    QMessageBox::Ok, this);
+        box->setAttribute(Qt::WA_DeleteOnClose);
+        box->show();
+    });
 
     QToolBar* bar = addToolBar(tr("Main"));
     bar->setObjectName(QStringLiteral("mainToolBar"));
@@ -498,7 +528,45 @@ void MainWindow::dropEvent(QDropEvent* event) {
         }
 }
 
+void MainWindow::resetLayout() {
+    restoreState(m_defaultLayout);
+    for (QDockWidget* d : findChildren<QDockWidget*>()) d->show();
+}
+
+QString MainWindow::glossaryText() {
+    return tr("<p><b>Strategy labels</b> name how a ParallelBlock splits over each mesh axis:</p>"
+              "<ul>"
+              "<li><b>x:rows</b> — the block's leading (batch or sequence) rows split over axis x: <i>data parallel</i> when "
+              "they are the batch (each device its share of sequences), <i>sequence parallel</i> when they are the "
+              "sequence.</li>"
+              "<li><b>x:cols</b> — output columns split over x: <i>tensor parallel, column-parallel</i> (Megatron's "
+              "ColumnParallelLinear; DTensor's ColwiseParallel).</li>"
+              "<li><b>x:contract</b> — the contracted dimension split over x: <i>tensor parallel, row-parallel</i> (partial "
+              "sums all-reduced or reduce-scattered; RowwiseParallel).</li>"
+              "<li>Several axes (<b>x:rows;y:cols</b>) compose: e.g. data parallel over x and tensor parallel over y.</li>"
+              "</ul>"
+              "<p><b>ZeRO</b> 1: optimizer state sharded over the data-parallel devices; 2: gradients too; 3: weights too "
+              "(gathered per layer; FSDP). <b>Recomputation</b>: selective = the attention core (what flash attention "
+              "does), full = each layer from its input. <b>Micro-batch × rounds</b>: sequences per data-parallel rank per "
+              "forward/backward, and the gradient-accumulation steps. A mesh axis is <i>intra</i> (NVLink within a node) "
+              "or <i>inter</i> (the network between nodes).</p>");
+}
+
+QWidget* MainWindow::showGlossary() {
+    auto* box = new QMessageBox(QMessageBox::Information, tr("Glossary"), glossaryText(), QMessageBox::Ok, this);
+    box->setObjectName(QStringLiteral("glossaryDialog"));
+    box->setTextFormat(Qt::RichText);
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->show();
+    return box;
+}
+
 void MainWindow::closeEvent(QCloseEvent* event) {
+    if (m_rememberLayout) {
+        QSettings s;
+        s.setValue(QStringLiteral("window/geometry"), saveGeometry());
+        s.setValue(QStringLiteral("window/state"), saveState());
+    }
     m_explorer->jobs().cancelAll();
     QMainWindow::closeEvent(event);
 }

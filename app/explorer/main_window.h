@@ -38,6 +38,7 @@ struct WindowOptions {
     ClusterSettings cluster;            // hardware, nodes, mesh, memory limit
     bool searchOnOpen = false;          // run the search after the first analysis
     bool discoverDevices = true;        // list GPUs on the profiler thread at start
+    bool rememberLayout = false;        // restore the window's size and docks from the last session, save on close
 };
 
 class MainWindow : public QMainWindow {
@@ -81,6 +82,13 @@ protected:
     void dragEnterEvent(QDragEnterEvent* event) override;
     void dropEvent(QDropEvent* event) override;
     void closeEvent(QCloseEvent* event) override;
+public:
+    // View > Reset layout: the docks as the window first laid them out, all shown.
+    void resetLayout();
+    // Help > Glossary: the strategy labels in the terms engineers use (non-modal; the last one shown).
+    QWidget* showGlossary();
+    static QString glossaryText();
+protected:
 
 private:
     void buildActions();
@@ -111,6 +119,8 @@ private:
     QTabWidget* m_chartTabs = nullptr;
     QComboBox* m_overlay = nullptr;
     QLineEdit* m_find = nullptr;
+    QByteArray m_defaultLayout;
+    bool m_rememberLayout = false;
     QMenu* m_recentMenu = nullptr;
     QPointer<QMessageBox> m_lastError;
     int m_alternativesSegment = -1;

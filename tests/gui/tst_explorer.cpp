@@ -14,7 +14,9 @@
 #include <QElapsedTimer>
 #include <QLabel>
 #include <QLineEdit>
+#include <QDockWidget>
 #include <QMenu>
+#include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
 #include <QProcess>
@@ -270,6 +272,45 @@ private slots:
         w.structureModel()->setPlan(second);
         const QModelIndex blockRow = w.structureModel()->indexFor({Selection::Kind::Block, p.segments[seg].firstBlock});
         QVERIFY(w.structureModel()->index(blockRow.row(), StructureModel::ColStrategy, blockRow.parent()).data().toString().contains("pinned"));
+    }
+
+    // Ctrl+F focuses Find op; View lists every dock and Reset layout brings a closed one back; Help's
+    // glossary puts the strategy labels in data/tensor/sequence-parallel terms.
+    void viewHelpAndFind() {
+        MainWindow w(smallModel());
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QLineEdit* find = w.findChild<QLineEdit*>(QStringLiteral("findEdit"));
+        QVERIFY(find);
+        QAction* findAction = nullptr;
+        for (QAction* a : w.findChildren<QAction*>())
+            if (a->shortcut() == QKeySequence(QKeySequence::Find)) findAction = a;
+        QVERIFY(findAction);
+        findAction->trigger();
+        QCOMPARE(w.focusWidget(), static_cast<QWidget*>(find));  // the window's focus (active or not)
+        QMenu* view = nullptr;
+        QMenu* help = nullptr;
+        for (QAction* m : w.menuBar()->actions()) {
+            if (m->text() == QStringLiteral("&View")) view = m->menu();
+            if (m->text() == QStringLiteral("&Help")) help = m->menu();
+        }
+        QVERIFY(view && help);
+        const QList<QDockWidget*> docks = w.findChildren<QDockWidget*>();
+        QVERIFY(docks.size() >= 5);
+        for (QDockWidget* d : docks) QVERIFY2(view->actions().contains(d->toggleViewAction()), qPrintable(d->objectName()));
+        docks.front()->toggleViewAction()->trigger();
+        QVERIFY(!docks.front()->isVisible());
+        w.resetLayout();
+        QVERIFY(docks.front()->isVisible());
+        QWidget* glossary = w.showGlossary();
+        QVERIFY(glossary && glossary->isVisible());
+        if (qEnvironmentVariableIsSet("CFP_SHOT_DIR")) {  // to look at it
+            glossary->grab().save(qEnvironmentVariable("CFP_SHOT_DIR") + "/glossary.png");
+            w.grab().save(qEnvironmentVariable("CFP_SHOT_DIR") + "/window.png");
+        }
+        for (const char* term : {"data parallel", "ColwiseParallel", "RowwiseParallel", "ZeRO", "x:contract"})
+            QVERIFY2(MainWindow::glossaryText().contains(QLatin1String(term)), term);
+        glossary->close();
     }
 
     // Every export format: the GUI's file equals the bytes `cfp export` writes from the saved plan.
