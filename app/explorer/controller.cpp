@@ -122,8 +122,14 @@ void Explorer::startAnalysis(bool searchAfter, std::optional<ModelRequest> openi
             const bool thenSearch = searchAfter || m_searchAfterAnalysis;
             m_searchAfterAnalysis = false;
             if (!r) {
-                if (r.error().code != "job.cancelled")
-                    emit failed(tr("Cannot open the model"), QString::fromStdString(r.error().toString()));
+                if (r.error().code != "job.cancelled") {
+                    // Titled by what went wrong: the mesh, the analysis, or (opening) the model itself.
+                    const std::string& code = r.error().code;
+                    const QString title = code.rfind("mesh.", 0) == 0 ? tr("Cannot use this mesh")
+                                          : opening                   ? tr("Cannot open the model")
+                                                                      : tr("Cannot analyse the model");
+                    emit failed(title, QString::fromStdString(r.error().toString()));
+                }
                 return;
             }
             if (opening) {

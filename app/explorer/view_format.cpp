@@ -5,14 +5,25 @@
 
 namespace cfp::explorer {
 
+namespace {
+
+// A number with `decimals` digits and no sign when it rounds to zero ("-0 ns" reads as a loss).
+QString unsignedZero(double v, int decimals) {
+    QString t = QString::number(v, 'f', decimals);
+    if (t.startsWith(QLatin1Char('-')) && t.count(QLatin1Char('0')) + t.count(QLatin1Char('.')) == t.size() - 1) t.remove(0, 1);
+    return t;
+}
+
+}  // namespace
+
 QString formatSeconds(double s) {
     if (!std::isfinite(s)) return QStringLiteral("–");
     const double a = std::abs(s);
-    if (a >= 10.0) return QString::number(s, 'f', 1) + QStringLiteral(" s");
-    if (a >= 1.0) return QString::number(s, 'f', 2) + QStringLiteral(" s");
-    if (a >= 1e-3) return QString::number(s * 1e3, 'f', a >= 0.1 ? 0 : 1) + QStringLiteral(" ms");
-    if (a >= 1e-6 || a == 0) return QString::number(s * 1e6, 'f', 0) + QStringLiteral(" µs");
-    return QString::number(s * 1e9, 'f', 0) + QStringLiteral(" ns");
+    if (a >= 10.0) return unsignedZero(s, 1) + QStringLiteral(" s");
+    if (a >= 1.0) return unsignedZero(s, 2) + QStringLiteral(" s");
+    if (a >= 1e-3) return unsignedZero(s * 1e3, a >= 0.1 ? 0 : 1) + QStringLiteral(" ms");
+    if (a >= 1e-6 || a == 0) return unsignedZero(s * 1e6, 0) + QStringLiteral(" µs");
+    return unsignedZero(s * 1e9, 0) + QStringLiteral(" ns");
 }
 
 QString formatBytes(double b) {

@@ -40,6 +40,7 @@
 #include "controller.h"
 #include "plan_helpers.h"
 #include "view_format.h"
+#include "sharding/mesh.h"
 
 using namespace cfp;
 using namespace cfp::explorer;
@@ -272,6 +273,23 @@ private slots:
         w.structureModel()->setPlan(second);
         const QModelIndex blockRow = w.structureModel()->indexFor({Selection::Kind::Block, p.segments[seg].firstBlock});
         QVERIFY(w.structureModel()->index(blockRow.row(), StructureModel::ColStrategy, blockRow.parent()).data().toString().contains("pinned"));
+    }
+
+    // Small texts: no "-0 ns" when a difference rounds to zero; a mesh the cluster cannot hold is
+    // reported as a mesh error, not as a model that cannot be opened.
+    void formatAndErrorTitles() {
+        QCOMPARE(formatSeconds(-1e-10), QStringLiteral("0 ns"));
+        QCOMPARE(formatSeconds(-2e-3), QStringLiteral("-2.0 ms"));
+        QCOMPARE(formatSeconds(0.0), QStringLiteral("0 µs"));
+        WindowOptions o = smallModel();
+        auto three = parseMesh("3");
+        QVERIFY(three.ok());
+        o.cluster.mesh = MeshChoice::fixed(*three);
+        MainWindow w(o);
+        QSignalSpy failed(w.explorer(), &Explorer::failed);
+        QTRY_VERIFY_WITH_TIMEOUT(failed.count() >= 1, 60000);
+        QCOMPARE(failed.at(0).at(0).toString(), QStringLiteral("Cannot use this mesh"));
+        if (w.lastErrorDialog()) w.lastErrorDialog()->close();
     }
 
     // Ctrl+F focuses Find op; View lists every dock and Reset layout brings a closed one back; Help's
