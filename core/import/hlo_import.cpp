@@ -301,6 +301,13 @@ private:
     std::string uniqueName(const std::string& base);
     // Adds an op (name derived from the instruction) and checks it against the declared type when given.
     Result<OpId> emit(Frame& f, const Instruction& ins, Op op, const std::string& suffix = {});
+    // The start indices of a dynamic-slice / -update-slice (operands from `first` on) when every one
+    // is a scalar constant, clamped to [0, dim − window] as HLO does; nullopt otherwise (or when the
+    // operand count or the window's rank does not fit `dims`). `dims` and `window` must not refer
+    // into the graph being built (reading the operands may add ops to it).
+    Result<std::optional<std::vector<int64_t>>> constantStarts(Frame& f, const Instruction& ins, size_t first,
+                                                               const std::vector<int64_t>& dims,
+                                                               const std::vector<int64_t>& window);
     // `update` written into `x` at `starts` (in range), dims from `dim` on: slices and concatenates.
     Result<OpId> placeUpdate(Frame& f, const Instruction& ins, OpId x, OpId update, const std::vector<int64_t>& starts,
                              size_t dim);
@@ -465,6 +472,22 @@ Result<OpId> Importer::leafOperand(Frame& f, const Instruction& ins, size_t i) {
     if (!v) return v.error();
     if (v->isTuple) return fail(ins, "hlo.type_error", "operand '" + ins.operands[i] + "' is a tuple where an array is needed");
     return v->id;
+}
+
+Result<std::optional<std::vector<int64_t>>> Importer::constantStarts(Frame& f, const Instruction& ins, size_t first,
+                                                                     const std::vector<int64_t>& dims,
+                                                                     const std::vector<int64_t>& window) {
+    if (ins.operands.size() != dims.size() + first || window.size() != dims.size()) return std::optional<std::vector<int64_t>>{};
+    std::vector<int64_t> starts;
+    for (size_t k = 0; k < dims.size(); ++k) {
+        auto idx = leafOperand(f, ins, k + first);
+        if (!idx) return idx.error();
+        const Op& c = m_staged.op(*idx);
+        if (c.kind != OpKind::Constant || c.attrs.literal.size() != 1 || window[k] > dims[k])
+            return std::optional<std::vector<int64_t>>{};
+        starts.push_back(std::clamp<int64_t>(static_cast<int64_t>(c.attrs.literal[0]), 0, dims[k] - window[k]));
+    }
+    return std::optional<std::vector<int64_t>>(std::move(starts));
 }
 
 Result<OpId> Importer::placeUpdate(Frame& f, const Instruction& ins, OpId x, OpId update,
@@ -1572,23 +1595,15 @@ Result<Value> Importer::lower(Frame& f, const Instruction& ins) {
             auto x = leafOperand(f, ins, 0);
             if (!x) return x.error();
             const std::vector<int64_t> dims = m_staged.op(*x).type.dims;
-            bool constant = ins.operands.size() == dims.size() + 1 && declared->dims.size() == dims.size();
-            SliceBounds sb;
-            for (size_t k = 0; constant && k < dims.size(); ++k) {
-                auto idx = leafOperand(f, ins, k + 1);
-                if (!idx) return idx.error();
-                const Op& c = m_staged.op(*idx);
-                if (c.kind != OpKind::Constant || c.attrs.literal.size() != 1) {
-                    constant = false;
-                    break;
+            auto starts = constantStarts(f, ins, 1, dims, declared->dims);
+            if (!starts) return starts.error();
+            if (*starts) {
+                SliceBounds sb;
+                for (size_t k = 0; k < dims.size(); ++k) {
+                    sb.start.push_back((**starts)[k]);
+                    sb.limit.push_back((**starts)[k] + declared->dims[k]);
+                    sb.stride.push_back(1);
                 }
-                const int64_t size = declared->dims[k];
-                const auto start = std::clamp<int64_t>(static_cast<int64_t>(c.attrs.literal[0]), 0, dims[k] - size);
-                sb.start.push_back(start);
-                sb.limit.push_back(start + size);
-                sb.stride.push_back(1);
-            }
-            if (constant) {
                 Op sl;
                 sl.kind = OpKind::Slice;
                 sl.operands = {*x};
@@ -1609,19 +1624,11 @@ Result<Value> Importer::lower(Frame& f, const Instruction& ins) {
             auto u = leafOperand(f, ins, 1);
             if (!u) return u.error();
             const std::vector<int64_t> dims = m_staged.op(*x).type.dims;
-            const std::vector<int64_t> udims = m_staged.op(*u).type.dims;
-            bool constant = ins.operands.size() == dims.size() + 2 && udims.size() == dims.size();
-            std::vector<int64_t> starts;
-            for (size_t k = 0; constant && k < dims.size(); ++k) {
-                auto idx = leafOperand(f, ins, k + 2);
-                if (!idx) return idx.error();
-                const Op& c = m_staged.op(*idx);
-                constant = c.kind == OpKind::Constant && c.attrs.literal.size() == 1 && udims[k] <= dims[k];
-                if (constant)
-                    starts.push_back(std::clamp<int64_t>(static_cast<int64_t>(c.attrs.literal[0]), 0, dims[k] - udims[k]));
-            }
-            if (constant) {
-                auto placed = placeUpdate(f, ins, *x, *u, starts, 0);
+            const std::vector<int64_t> window = m_staged.op(*u).type.dims;  // a copy: reading operands may add ops
+            auto starts = constantStarts(f, ins, 2, dims, window);
+            if (!starts) return starts.error();
+            if (*starts) {
+                auto placed = placeUpdate(f, ins, *x, *u, **starts, 0);
                 if (!placed) return placed.error();
                 if (m_staged.op(*placed).type != *declared)
                     return fail(ins, "hlo.type_error", "dynamic-update-slice result is " + m_staged.op(*placed).type.toString() +

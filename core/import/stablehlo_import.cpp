@@ -1220,33 +1220,20 @@ Status Translator::lower(Scope& sc, const Stmt& s) {
         ins.attributes.push_back({"slice", ranges + "}"});
     } else if (op == "pad") {
         // low = [..], high = [..], interior = [..] → padding=l_h_i x …
-        auto split = [](const std::string& list) {
-            std::vector<std::string> out;
-            std::string cur;
-            for (char c : list) {
-                if (c == ',') {
-                    out.push_back(cur);
-                    cur.clear();
-                } else if (c != ' ' && c != '{' && c != '}') {
-                    cur += c;
-                }
-            }
-            if (!cur.empty()) out.push_back(cur);
-            return out;
-        };
         auto lo = intListAfter(h, "low"), hi = intListAfter(h, "high"), in = intListAfter(h, "interior");
         if (!lo) lo = intListAfter(h, "edge_padding_low");
         if (!hi) hi = intListAfter(h, "edge_padding_high");
         if (!in) in = intListAfter(h, "interior_padding");
         if (!lo || !hi) return fail(s, "stablehlo.syntax", "pad needs low = […] and high = […]");
-        const auto l = split(*lo), r = split(*hi), i = in ? split(*in) : std::vector<std::string>{};
-        if (l.size() != r.size() || (!i.empty() && i.size() != l.size()))
+        auto l = hlo::parseIntList(*lo), r = hlo::parseIntList(*hi);
+        auto i = in ? hlo::parseIntList(*in) : Result<std::vector<int64_t>>(std::vector<int64_t>{});
+        if (!l || !r || !i || l->size() != r->size() || (!i->empty() && i->size() != l->size()))
             return fail(s, "stablehlo.syntax", "pad's low, high and interior lists differ in length");
         std::string padding;
-        for (size_t k = 0; k < l.size(); ++k) {
+        for (size_t k = 0; k < l->size(); ++k) {
             if (k) padding += 'x';
-            padding += l[k] + "_" + r[k];
-            if (!i.empty() && i[k] != "0") padding += "_" + i[k];
+            padding += std::to_string((*l)[k]) + "_" + std::to_string((*r)[k]);
+            if (!i->empty() && (*i)[k] != 0) padding += "_" + std::to_string((*i)[k]);
         }
         ins.attributes.push_back({"padding", padding});
     } else if (op == "dynamic_slice") {

@@ -34,6 +34,18 @@ QJsonObject json(const QByteArray& text) {
     return d.object();
 }
 
+// `cfp describe MODEL EXTRA --json` gives `params`; `cfp plan MODEL EXTRA --mesh M` plans on each mesh.
+void describesAndPlans(const QString& model, const QStringList& extra, qint64 params, const std::vector<const char*>& meshes) {
+    const Run d = runCfp(QStringList{"describe", model} + extra + QStringList{"--json"});
+    QVERIFY2(d.exitCode == 0, d.err.constData());
+    QCOMPARE(json(d.out)["params"].toInteger(), params);
+    for (const char* mesh : meshes) {
+        const Run r = runCfp(QStringList{"plan", model} + extra + QStringList{"--mesh", mesh, "--no-baselines", "--json"});
+        QVERIFY2(r.exitCode == 0, (model.toStdString() + " --mesh " + mesh + ": " + r.err.toStdString()).c_str());
+        QVERIFY(json(r.out)["predicted_step_seconds"].toDouble() > 0);
+    }
+}
+
 }  // namespace
 
 class TestImportCli : public QObject {
@@ -94,15 +106,7 @@ private slots:
         // A 12-layer BERT-style MLM step written as PyTorch/XLA lowers it (torch_xla_style.py bert 12: post-LN,
         // exact GELU through erf, token types, tied MLM head), --train adding the backward and AdamW
         // (11,480 ops, 109.5 M parameters): plans on a flat, a 2-D and the automatic mesh.
-        const QString hlo = kData + "/torch_xla_bert12.hlo";
-        const Run d = runCfp({"describe", hlo, "--train", "--json"});
-        QVERIFY2(d.exitCode == 0, d.err.constData());
-        QCOMPARE(json(d.out)["params"].toInteger(), qint64{109514298});
-        for (const char* mesh : {"8", "2x4", "auto"}) {
-            const Run r = runCfp({"plan", hlo, "--train", "--mesh", mesh, "--no-baselines", "--json"});
-            QVERIFY2(r.exitCode == 0, r.err.constData());
-            QVERIFY(json(r.out)["predicted_step_seconds"].toDouble() > 0);
-        }
+        describesAndPlans(kData + "/torch_xla_bert12.hlo", {"--train"}, 109514298, {"8", "2x4", "auto"});
     }
     void analyzeSaysHowOpsAreDecided() {
         // Every op counted once by how the planner decides it; opaque ops listed by target.
@@ -137,33 +141,17 @@ private slots:
     void planStableHlo() {
         // A JAX-style StableHLO module (lax.scan over stacked layers) with --train: describe shows
         // its parameters; it plans on a flat, a 2-D and the automatic mesh.
-        const QString mlir = QStringLiteral(CFP_TEST_DATA_DIR "/stablehlo/scan_mlp.mlir");
-        const Run d = runCfp({"describe", mlir, "--train", "--json"});
-        QVERIFY2(d.exitCode == 0, d.err.constData());
-        QCOMPARE(json(d.out)["params"].toInteger(), qint64{74880});
-        for (const char* mesh : {"8", "2x4", "auto"}) {
-            const Run r = runCfp({"plan", mlir, "--train", "--mesh", mesh, "--no-baselines", "--json"});
-            QVERIFY2(r.exitCode == 0, r.err.constData());
-            QVERIFY(json(r.out)["predicted_step_seconds"].toDouble() > 0);
-        }
+        describesAndPlans(QStringLiteral(CFP_TEST_DATA_DIR "/stablehlo/scan_mlp.mlir"), {"--train"}, 74880, {"8", "2x4", "auto"});
     }
     void planJaxSteps() {
         // Training steps JAX lowered (tests/data/jax): the scanned GPT with AdamW (StableHLO) shows its
         // parameter count and plans; the 12-layer BERT with AdamW (HLO) plans on a flat, a 2-D and the
         // automatic mesh; the GPT with cuDNN fused attention plans from either text.
         const QString dir = QStringLiteral(CFP_TEST_DATA_DIR "/jax");
-        const Run d = runCfp({"describe", dir + "/jax_gpt2_scan_adamw.mlir", "--json"});
-        QVERIFY2(d.exitCode == 0, d.err.constData());
-        QCOMPARE(json(d.out)["params"].toInteger(), qint64{470528});
-        const std::vector<std::pair<QString, const char*>> runs = {
-            {"jax_gpt2_scan_adamw.mlir", "8"}, {"jax_gpt2_scan_adamw.mlir", "auto"}, {"jax_bert12_adamw.hlo", "8"},
-            {"jax_bert12_adamw.hlo", "2x4"},   {"jax_bert12_adamw.hlo", "auto"},     {"jax_gpt_cudnn_attention.mlir", "2x4"},
-            {"jax_gpt_cudnn_attention.hlo", "8"}};
-        for (const auto& [file, mesh] : runs) {
-            const Run r = runCfp({"plan", dir + "/" + file, "--mesh", mesh, "--no-baselines", "--json"});
-            QVERIFY2(r.exitCode == 0, (file.toStdString() + " --mesh " + mesh + ": " + r.err.toStdString()).c_str());
-            QVERIFY(json(r.out)["predicted_step_seconds"].toDouble() > 0);
-        }
+        describesAndPlans(dir + "/jax_gpt2_scan_adamw.mlir", {}, 470528, {"8", "auto"});
+        describesAndPlans(dir + "/jax_bert12_adamw.hlo", {}, 109514298, {"8", "2x4", "auto"});
+        describesAndPlans(dir + "/jax_gpt_cudnn_attention.mlir", {}, 1710592, {"2x4"});
+        describesAndPlans(dir + "/jax_gpt_cudnn_attention.hlo", {}, 1710592, {"8"});
     }
     void jaxDebugInfoNamesReachTheExport() {
         // A step lowered with debug info names its arguments by pytree path; they become the
