@@ -280,6 +280,53 @@ int64_t sequenceParallelSplit(int axis, const MeshSizes& sizes, bool candidate, 
     return sizes.size[static_cast<size_t>(axis)];
 }
 
+std::vector<char> sequenceParallelScatters(const Graph& graph, const std::vector<char>& spOps) {
+    const std::vector<char> data = dataDerived(graph);
+    std::vector<char> out(static_cast<size_t>(graph.size()), 0);
+    for (const Op& op : graph.ops())
+        if (spOps[static_cast<size_t>(op.id)])
+            for (OpId o : op.operands) out[static_cast<size_t>(o)] = data[static_cast<size_t>(o)];
+    return out;
+}
+
+std::vector<OpId> sequenceParallelGatherers(const Graph& graph, const std::vector<char>& spOps) {
+    std::vector<OpId> out(static_cast<size_t>(graph.size()), kNoOp);
+    for (const Op& op : graph.ops()) {  // op order: the first consumer sets it
+        if (spOps[static_cast<size_t>(op.id)]) continue;
+        for (OpId o : op.operands)
+            if (out[static_cast<size_t>(o)] == kNoOp) out[static_cast<size_t>(o)] = op.id;
+    }
+    return out;
+}
+
+bool sequenceParallelPiece(int axis, int64_t split, uint32_t partialMask, bool scatters) {
+    return axis >= 0 && (split > 1 || (scatters && (partialMask & (1u << axis))));
+}
+
+bool sequenceParallelGathers(bool uPiece, const Op& v, size_t slot, OpId u, OpId gatherer, bool vCandidate, int64_t vSplit) {
+    if (!uPiece || (v.id != gatherer && !(vCandidate && vSplit == 1))) return false;
+    for (size_t i = 0; i < slot; ++i)
+        if (v.operands[i] == u) return false;
+    return true;
+}
+
+CollectiveStep sequenceParallelGatherStep(const TensorSharding& held, const Mesh& mesh, size_t axis, int64_t localBytes) {
+    CollectiveStep step;
+    step.kind = CollectiveKind::AllGather;
+    step.axis = mesh.axes()[axis].name;
+    step.axisSize = mesh.axes()[axis].size;
+    step.messageBytes = localBytes;
+    step.sendBytesPerDevice = step.axisSize > 0 ? localBytes / step.axisSize * (step.axisSize - 1) : 0;
+    step.before = held;
+    step.after = held;
+    return step;
+}
+
+uint32_t ownScatterMask(uint32_t partialMask, bool scattersOwn, int spAxis, bool spScatters) {
+    if (scattersOwn) return partialMask;
+    return spAxis >= 0 && spScatters ? partialMask & (1u << spAxis) : 0;
+}
+
 int64_t savedActivationBytes(const Graph& graph, const OpRoles& roles) {
     int64_t bytes = 0;
     for (const Op& op : graph.ops()) {
@@ -347,9 +394,9 @@ double weightGatherRepeats(const MemoryPolicy& policy) {
     return zeroStageOf(policy) >= 3 ? 2.0 * static_cast<double>(policy.accumulation) : 1.0;
 }
 
-double ownCollectiveSeconds(const CostModel& model, uint32_t partialMask, int64_t localResultBytes, bool scatter) {
+double ownCollectiveSeconds(const CostModel& model, uint32_t partialMask, int64_t localResultBytes, uint32_t scatterMask) {
     double t = 0;
-    forEachOwnCollective(model.sizes(), partialMask, localResultBytes, scatter,
+    forEachOwnCollective(model.sizes(), partialMask, localResultBytes, scatterMask,
                          [&](const OpCollective& c) { t += model.collectiveSeconds(c.kind, c.axis, c.bytes); });
     return t;
 }

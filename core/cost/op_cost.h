@@ -126,20 +126,52 @@ std::vector<char> dataDerived(const Graph& graph);
 // runs on a 1/|T| piece of the sequence instead: its kernel time is divided by |T|. Its result,
 // and a partial sum over T completed by its collective (a row-parallel matmul's output, which
 // sequence parallelism reduce-scatters), held whole over T, is held as a 1/|T| piece: kept (and
-// recomputed) bytes divided by |T|. Matmuls, gathers and other kernels are not split. The collectives are
-// priced unchanged: Megatron-LM's all-gather before a column-parallel matmul and reduce-scatter
-// after a row-parallel one move the bytes of the all-reduce they replace (ring algorithms), in the
-// forward and in the backward. Working sets are left whole (the gathered input of a column-parallel
-// matmul is whole). Example, GPT layer at tensor parallelism t: the layer norms' inputs and outputs
-// (8 sbh) become 8/t: 32/t sbh per layer with flash attention and no dropout, Korthikanti et al.'s
-// 34/t less the two dropout masks.
+// recomputed) bytes divided by |T|. Matmuls, gathers and other kernels are not split. Working sets
+// are left whole (the gathered input of a column-parallel matmul is whole). Example, GPT layer at
+// tensor parallelism t: the layer norms' inputs and outputs (8 sbh) become 8/t: 32/t sbh per layer
+// with flash attention and no dropout, Korthikanti et al.'s 34/t less the two dropout masks.
 // sequenceParallelSplit: |T| where the op qualifies (`candidate`) and `mask` (the axes its kernel
 // uses, or its result's split axes) leaves T out, else 1.
+//
+// Communication, as Megatron-LM runs it and for any layout: a piece is made from a tensor whole
+// over T by slicing (free); a partial sum over T read by an op sequence parallelism can split
+// (sequenceParallelScatters: the row-parallel output read by the residual add) is completed by a
+// reduce-scatter over T instead of an all-reduce; a piece read by an op that needs it whole is
+// all-gathered over T on the edge into that op (sequenceParallelGathers). The gather is charged once
+// per piece: on the edge into its first consumer that sequence parallelism cannot split
+// (sequenceParallelGatherers: the column-parallel matmul after a norm; in the backward the
+// row-parallel matmul's input-gradient matmul, whose weight-gradient matmul reads the same gathered
+// buffer), and on the edge into any consumer it could split that uses T (a layout that splits that
+// op over T another way). The backward's re-gather of a saved piece for a weight-gradient matmul,
+// which Megatron-LM overlaps with the input-gradient matmul, is not charged. In the Megatron layout
+// the reduce-scatter and the all-gather are the two halves of the all-reduce they replace; a layout
+// that holds a region whole over T without a partial sum before it pays the whole all-gather.
 std::vector<char> sequenceParallelOps(const Graph& graph);
 // The mesh index of the policy's sequence-parallel axis: -1 when it is off, nullopt when `mesh`
 // has no such axis.
 std::optional<int> sequenceParallelAxisIndex(const MemoryPolicy& policy, const Mesh& mesh);
 int64_t sequenceParallelSplit(int axis, const MeshSizes& sizes, bool candidate, uint32_t mask);
+// Per op: whether its partial sum over T is reduce-scattered into a piece (computed from data, and a
+// consumer is in sequenceParallelOps; the rest of the partial axes are all-reduced as before).
+std::vector<char> sequenceParallelScatters(const Graph& graph, const std::vector<char>& spOps);
+// Per op: the consumer whose edge carries the all-gather of its result when held as a piece: its
+// first consumer in op order not in sequenceParallelOps, kNoOp when none.
+std::vector<OpId> sequenceParallelGatherers(const Graph& graph, const std::vector<char>& spOps);
+// Whether an op's result is held as a piece over T (`axis` ≥ 0): its kernel ran on a piece
+// (`split` > 1), or it completes a partial sum over T by a reduce-scatter.
+bool sequenceParallelPiece(int axis, int64_t split, uint32_t partialMask, bool scatters);
+// Whether edge u → v (operand `slot`) all-gathers u's piece: u is held as a piece (`uPiece`), the
+// slot is u's first among v's operands, and v is u's gatherer or an op sequence parallelism could
+// split (`vCandidate`) that runs whole (`vSplit` 1).
+bool sequenceParallelGathers(bool uPiece, const Op& v, size_t slot, OpId u, OpId gatherer, bool vCandidate, int64_t vSplit);
+// The axes whose partial sum an op completes by a reduce-scatter rather than an all-reduce: all of
+// `partialMask` for a gradient only the sharded optimizer reads (scattersOwnResult), T where
+// sequence parallelism holds the result as a piece (`spScatters`, sequenceParallelScatters).
+uint32_t ownScatterMask(uint32_t partialMask, bool scattersOwn, int spAxis, bool spScatters);
+// That all-gather as a resharding step (for the step simulator and the trace): the piece of a
+// tensor held as `held` (whole over T in its sharding), `localBytes` per device once gathered. Last
+// in the edge's plan, so that its seconds sum as the search sums them.
+CollectiveStep sequenceParallelGatherStep(const TensorSharding& held, const Mesh& mesh, size_t axis, int64_t localBytes);
 // The bytes of forward results kept for backward (readByBackward), unsharded: one device's
 // activations without parallelism or recomputation.
 int64_t savedActivationBytes(const Graph& graph, const OpRoles& roles);
@@ -169,18 +201,20 @@ struct OpCollective {
 };
 
 // The collectives completing a partial result over the axes in `partialMask`, in mesh order: an
-// all-reduce of the local result per axis, or, for a gradient only the sharded optimizer reads
-// (`scatter`), a reduce-scatter per axis of what is left of the buffer.
+// all-reduce of the local result per axis, or, on the axes in `scatterMask` (ownScatterMask), a
+// reduce-scatter of what is left of the buffer.
 template <typename Fn>
-void forEachOwnCollective(const MeshSizes& sizes, uint32_t partialMask, int64_t localResultBytes, bool scatter, Fn&& fn) {
+void forEachOwnCollective(const MeshSizes& sizes, uint32_t partialMask, int64_t localResultBytes, uint32_t scatterMask, Fn&& fn) {
     int64_t left = localResultBytes;
     for (int a = 0; a < sizes.rank; ++a) {
         if (!(partialMask & (1u << a))) continue;
-        fn(OpCollective{scatter ? CollectiveKind::ReduceScatter : CollectiveKind::AllReduce, static_cast<size_t>(a),
-                        scatter ? left : localResultBytes});
+        const bool scatter = (scatterMask & (1u << a)) != 0;
+        fn(OpCollective{scatter ? CollectiveKind::ReduceScatter : CollectiveKind::AllReduce, static_cast<size_t>(a), left});
         if (scatter) left /= sizes.size[static_cast<size_t>(a)];
     }
 }
+template <typename Fn>
+void forEachOwnCollective(const MeshSizes&, uint32_t, int64_t, bool, Fn&&) = delete;  // a mask, not a flag
 // Whether an op's partial result is reduce-scattered (optimizer-state sharding, a gradient only the
 // optimizer reads) rather than all-reduced.
 inline bool scattersOwnResult(bool gradToOptimizer, const MemoryPolicy& policy) { return policy.optimizerSharding && gradToOptimizer; }
@@ -222,7 +256,8 @@ double weightGatherCharge(const CostModel& model, const MemoryPolicy& policy);
 double weightGatherRepeats(const MemoryPolicy& policy);
 
 // Seconds of an op's own collectives and of a weight's gathers (one time each), summed in the order above.
-double ownCollectiveSeconds(const CostModel& model, uint32_t partialMask, int64_t localResultBytes, bool scatter);
+double ownCollectiveSeconds(const CostModel& model, uint32_t partialMask, int64_t localResultBytes, uint32_t scatterMask);
+double ownCollectiveSeconds(const CostModel&, uint32_t, int64_t, bool) = delete;  // a mask, not a flag
 double weightGatherSeconds(const CostModel& model, const Op& param, uint32_t replicaAxes, int64_t localBytes, const MemoryPolicy& policy);
 
 // What a parameter op holds per device: a trainable weight itself and a gradient buffer like it

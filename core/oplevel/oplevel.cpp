@@ -170,7 +170,7 @@ Result<OpLevelFormulation> buildOpLevel(const Graph& graph, const CostModel& mod
                 }
                 // Without the step's memory policy (no optimizer-state sharding): cost/op_cost.h.
                 seconds = opKernelSeconds(model, op, opFlops(graph, op), axesUsed, bytes, 1) +
-                          ownCollectiveSeconds(model, s.partialMask, resultBytes, false);
+                          ownCollectiveSeconds(model, s.partialMask, resultBytes, 0u);
             }
             costs.push_back(units(seconds));
             usage.push_back(sourceLike[k] && op.kind != OpKind::Parameter ? 0 : resultBytes);

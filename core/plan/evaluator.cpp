@@ -199,6 +199,8 @@ Result<Evaluation> evaluatePlan(const Graph& graph, const Plan& plan, const Cost
     if (!spAxisFound) return makeError("plan.mismatch", "sequence parallelism on '" + policy.sequenceParallelAxis + "', which the mesh lacks");
     const int spAxis = *spAxisFound;
     const std::vector<char> spOps = spAxis >= 0 ? sequenceParallelOps(graph) : std::vector<char>{};
+    const std::vector<char> spScatters = spAxis >= 0 ? sequenceParallelScatters(graph, spOps) : std::vector<char>(n, 0);
+    const std::vector<OpId> spGatherer = spAxis >= 0 ? sequenceParallelGatherers(graph, spOps) : std::vector<OpId>{};
     auto spSplit = [&](OpId v, uint32_t mask, bool completed = false) {
         return spAxis < 0 ? int64_t{1} : sequenceParallelSplit(spAxis, sizes, spOps[static_cast<size_t>(v)] != 0 || completed, mask);
     };
@@ -225,6 +227,7 @@ Result<Evaluation> evaluatePlan(const Graph& graph, const Plan& plan, const Cost
     // Per op: its result's bytes per device, and its working set (result and operands).
     std::vector<int64_t> ownBytes(n, 0), workBytes(n, 0);
     std::vector<int64_t> spK(n, 1);  // sequence parallelism's split of each kernel (cost/op_cost.h)
+    std::vector<char> spPiece(n, 0); // and whether it holds its result as a piece
     // Per op (in parallel): its kernel, own collectives and whether it was measured.
     CFP_TRY(perOp([&](const Op& op) -> Status {
         const auto k = static_cast<size_t>(op.id);
@@ -291,7 +294,9 @@ Result<Evaluation> evaluatePlan(const Graph& graph, const Plan& plan, const Cost
         kernel[k] *= kernelRepeats(op, policy, roles.flashRecompute[k]);
         const double ownRepeats = ownCollectiveRepeats(op, roles.gradContribution[k], policy);
         // A partial result is completed by its own collectives (cost/op_cost.h).
-        forEachOwnCollective(sizes, partialMask, resultBytes, scattersOwnResult(roles.gradToOptimizer[k], policy), [&](const OpCollective& c) {
+        spPiece[k] = sequenceParallelPiece(spAxis, spK[k], partialMask, spScatters[k]);
+        const uint32_t scatterMask = ownScatterMask(partialMask, scattersOwnResult(roles.gradToOptimizer[k], policy), spAxis, spScatters[k]);
+        forEachOwnCollective(sizes, partialMask, resultBytes, scatterMask, [&](const OpCollective& c) {
             const double seconds = model.collectiveSeconds(c.kind, c.axis, c.bytes) * ownRepeats;
             ownCollectives[k].push_back({c, seconds});
             ownSeconds[k] += seconds * (roles.gradContribution[k] ? gradReduceCharge(model, policy) : 1.0);
@@ -343,7 +348,9 @@ Result<Evaluation> evaluatePlan(const Graph& graph, const Plan& plan, const Cost
             const TensorSharding& have = plan.tensors[ku].result;
             const TensorSharding& need = t.operands[i];
             EdgeTerm& e = edgeTerms[static_cast<size_t>(operandStart[k]) + i];
-            if (have == need) {
+            // Sequence parallelism's all-gather of a piece into this op (cost/op_cost.h).
+            const bool gather = spAxis >= 0 && sequenceParallelGathers(spPiece[ku], op, i, u, spGatherer[ku], spOps[k] != 0, spK[k]);
+            if (have == need && !gather) {
                 if (fusesInto(producer.kind, op.kind) && uses[ku] == 1 && !measured[k] && !measured[ku] && !sourceLike[ku] && !onChip[ku] &&
                     !onChip[k]) {
                     e.fused = true;
@@ -352,8 +359,9 @@ Result<Evaluation> evaluatePlan(const Graph& graph, const Plan& plan, const Cost
                 }
                 continue;
             }
-            auto rp = planReshard(have, need, mesh, producer.type);
+            auto rp = have == need ? Result<ReshardPlan>(ReshardPlan{have, need, {}}) : planReshard(have, need, mesh, producer.type);
             if (!rp) return rp.error().withContext("edge " + producer.name + " -> " + op.name);
+            if (gather) rp->steps.push_back(sequenceParallelGatherStep(have, mesh, static_cast<size_t>(spAxis), shardBytes(producer.type, have, mesh)));
             e.seconds = model.reshardSeconds(*rp) * kernelRepeats(op, policy) * (rc[k] ? 2.0 : 1.0);
             e.counted = e.seconds > 0 || !rp->isNoCommunication();
             if (!rp->steps.empty()) reshardInto[k].push_back({u, std::move(*rp), e.seconds});
@@ -473,9 +481,10 @@ Result<Evaluation> evaluatePlan(const Graph& graph, const Plan& plan, const Cost
         }
         if (sourceLike[k] || op.phase != Phase::Forward) continue;
         const bool kept = checkpoint[k] || (readByBackward[k] && !rc[k]);
-        // A partial sum over the sequence-parallel axis, completed (reduce-scattered) by the op.
+        // A partial sum over the sequence-parallel axis, reduce-scattered by the op into a piece.
         bool completed = false;
-        for (const std::string& axis : t.ownCollectiveAxes) completed = completed || (spAxis >= 0 && mesh.axisIndex(axis) == static_cast<size_t>(spAxis));
+        for (const std::string& axis : t.ownCollectiveAxes)
+            completed = completed || (spAxis >= 0 && spScatters[k] && mesh.axisIndex(axis) == static_cast<size_t>(spAxis));
         const int64_t held = own / spSplit(op.id, ~replicaMask(t.result, mesh), completed);
         if (kept) {
             ev.memory.activations += held;

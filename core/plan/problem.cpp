@@ -76,7 +76,8 @@ void PlanProblem::Impl::computeOpState(const Op& op, double opFlops, OpState& s)
     }
     // Per step: micro-batch rounds (cost/op_cost.h).
     s.kernel *= kernelRepeats(op, policy, flashRecompute[k]);
-    s.own = ownCollectiveSeconds(model(), s.partialMask, own, scattersOwnResult(gradToOptimizer[k], policy)) *
+    s.own = ownCollectiveSeconds(model(), s.partialMask, own,
+                                 ownScatterMask(s.partialMask, scattersOwnResult(gradToOptimizer[k], policy), spAxis, spScatters[k])) *
             ownCollectiveRepeats(op, gradContribution[k], policy) * (gradContribution[k] ? gradReduceCharge(model(), policy) : 1.0);
 }
 
@@ -128,6 +129,8 @@ Status PlanProblem::Impl::buildStates(const std::vector<std::pair<uint64_t, doub
     if (!sp) return makeError("plan.internal", "sequence parallelism on '" + policy.sequenceParallelAxis + "', which the mesh lacks");
     spAxis = *sp;
     spOps = spAxis >= 0 ? sequenceParallelOps(graph) : std::vector<char>(n, 0);
+    spScatters = spAxis >= 0 ? sequenceParallelScatters(graph, spOps) : std::vector<char>(n, 0);
+    spGatherer = spAxis >= 0 ? sequenceParallelGatherers(graph, spOps) : std::vector<OpId>(n, kNoOp);
     for (const Op& op : graph.ops()) {
         auto it = types.try_emplace(op.type, static_cast<uint32_t>(types.size())).first;
         typeId[static_cast<size_t>(op.id)] = it->second;
@@ -271,7 +274,7 @@ Status PlanProblem::Impl::buildStates(const std::vector<std::pair<uint64_t, doub
             computeOpState(op, flops, os);
             if (op.phase == Phase::Forward && !sourceLike[k]) {
                 // Kept for the backward pass: read by it (unless recomputed), or a checkpoint.
-                const bool spPiece = spOps[k] || (spAxis >= 0 && (os.partialMask & (1u << spAxis)));
+                const bool spPiece = spOps[k] || (spAxis >= 0 && spScatters[k] && (os.partialMask & (1u << spAxis)));
                 const int64_t bytes = local(op.id, os.result) / sequenceParallelSplit(spAxis, sizes, spPiece, ~replicaMask(os.result));
                 const bool kept = readByBackward[k] || checkpoint[k];
                 const bool keptRc = checkpoint[k] || (readByBackward[k] && !rcEligible[k]);
@@ -555,8 +558,8 @@ void PlanProblem::Impl::addEdgeToPair(OpId u, OpId v, size_t i, Pair& p, std::ve
                 e = edge(u, su, v, sv, i, cache);
             } else {
                 double& c = priced[h * needs.size() + q];
-                if (std::isnan(c)) c = reshard(u, haves[h], needs[q], cache) * repeats;
-                e = c;
+                if (std::isnan(c)) c = reshard(u, haves[h], needs[q], cache);
+                e = (c + spGather(u, su, v, sv, i)) * repeats;  // as edge() sums it
             }
         }
     for (int su = 0; su < strategies(ou); ++su)

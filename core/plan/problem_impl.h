@@ -92,6 +92,8 @@ struct PlanProblem::Impl {
     std::vector<char> unmaterialized;   // never in HBM: no working set (cost/op_cost.h)
     std::vector<char> flashRecompute;   // on chip in the forward: runs again in the backward
     std::vector<char> spOps;            // ops sequence parallelism can split (cost/op_cost.h)
+    std::vector<char> spScatters;       // partial sums it reduce-scatters into pieces
+    std::vector<OpId> spGatherer;       // per op: the consumer whose edge gathers its piece
     int spAxis = -1;                    // the sequence-parallel mesh axis, -1 off (cost/op_cost.h)
 
     // Decomposed terms.
@@ -178,13 +180,24 @@ struct PlanProblem::Impl {
         return s;
     }
 
+    // Sequence parallelism's all-gather on edge u → v (operand i), seconds per run of v (cost/op_cost.h).
+    double spGather(OpId u, int su, OpId v, int sv, size_t i) const {
+        if (spAxis < 0) return 0.0;
+        const OpState& a = st(u, su);
+        const auto ku = static_cast<size_t>(u);
+        const bool piece = sequenceParallelPiece(spAxis, a.spSplit, a.partialMask, spScatters[ku]);
+        if (!sequenceParallelGathers(piece, g->op(v), i, u, spGatherer[ku], spOps[static_cast<size_t>(v)] != 0, st(v, sv).spSplit)) return 0.0;
+        return model().collectiveSeconds(CollectiveKind::AllGather, static_cast<size_t>(spAxis), local(u, a.result));
+    }
+
     // Cost of edge u → v (operand i) with u in state su and v in state sv, per step (as often as
     // v's kernel runs: cost/op_cost.h kernelRepeats).
     double edge(OpId u, int su, OpId v, int sv, size_t i, ReshardCache* cache = nullptr) const {
         const CompactSharding& have = st(u, su).result;
         const CompactSharding n = need(v, sv, i);
         const Op& pv = g->op(v);
-        if (have == n) {
+        const double gather = spGather(u, su, v, sv, i);
+        if (have == n && gather == 0) {
             const Op& pu = g->op(u);
             if (fusesInto(pu.kind, pv.kind) && uses[static_cast<size_t>(u)] == 1 && !st(u, su).measured &&
                 !st(v, sv).measured && !sourceLike[static_cast<size_t>(u)] && !onChip[static_cast<size_t>(u)] &&
@@ -193,7 +206,7 @@ struct PlanProblem::Impl {
                        kernelRepeats(pv, policy);
             return 0.0;
         }
-        return reshard(u, have, n, cache) * kernelRepeats(pv, policy);
+        return ((have == n ? 0.0 : reshard(u, have, n, cache)) + gather) * kernelRepeats(pv, policy);
     }
 
     Status buildStates(const std::vector<std::pair<uint64_t, double>>& measured);

@@ -435,7 +435,7 @@ Result<SegmentWorkPlan> SegmentCatalog::workPlan(int type, const std::vector<int
         uint32_t partialMask = 0;
         for (const std::string& axis : t.ownCollectiveAxes)
             if (auto a = mesh.axisIndex(axis)) partialMask |= 1u << *a;
-        forEachOwnCollective(sizes, partialMask, resultBytes, scattersOwnResult(roles.gradToOptimizer[k], policy),
+        forEachOwnCollective(sizes, partialMask, resultBytes, ownScatterMask(partialMask, scattersOwnResult(roles.gradToOptimizer[k], policy), -1, false),
                              [&](const OpCollective& c) { w.items.push_back(collectiveItem(c, op, op.name)); });
     }
     for (WorkItem& item : weightGathers) w.items.push_back(std::move(item));

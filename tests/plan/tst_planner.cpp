@@ -242,10 +242,13 @@ private slots:
     }
 
     // Sequence parallelism over one axis of a 2×2 mesh: the evaluator prices every assignment's
-    // time and memory as the DP does, the search finds the brute-force best, and no assignment is
-    // slower or needs more memory than without it.
+    // time and memory as the DP does, the search finds the brute-force best, and no assignment
+    // needs more memory than without it. Time: faster where the layout completes a partial sum
+    // before the region it splits (the reduce-scatter and all-gather are the all-reduce's
+    // halves), slower where it splits a region no partial sum precedes (the pieces are gathered
+    // again before a matmul: cost/op_cost.h), so both occur.
     void sequenceParallelAgreesWithBruteForceAndTheEvaluator() {
-        const Graph g = tinyGpt(1, 32, 4, 8);
+        const Graph g = tinyGpt(1, 256, 8, 512);
         const Mesh mesh = must(assignLinkClasses(must(parseMesh("2x2"), "mesh"), 8), "link classes");
         const CostModel model = must(CostModel::create(must(loadHardware("h100-sxm"), "hw"), mesh), "cost model");
         MemoryPolicy off;
@@ -254,13 +257,14 @@ private slots:
         on.sequenceParallelAxis = mesh.axes()[1].name;
         const PlanProblem p0 = problem(g, "2x2", 8, 0, off), p1 = problem(g, "2x2", 8, 0, on);
         double best = INFINITY;
-        int n = 0, faster = 0, smaller = 0;
+        int n = 0, faster = 0, slower = 0, smaller = 0;
         std::string mismatches;
         forEachAssignment(p1, [&](const Assignment& a) {
             best = std::min(best, p1.objective(a));
             faster += p1.objective(a) < p0.objective(a) * (1 - 1e-9);
+            slower += p1.objective(a) > p0.objective(a) * (1 + 1e-9);
             smaller += p1.memory(a) < p0.memory(a);
-            if (!(p1.objective(a) <= p0.objective(a) * (1 + 1e-9) && p1.memory(a) <= p0.memory(a))) mismatches += "slower or larger; ";
+            if (p1.memory(a) > p0.memory(a)) mismatches += "larger; ";
             if (n++ % 97 != 0) return;
             Plan plan;
             p1.fillPlan(a, {}, plan);
@@ -269,7 +273,7 @@ private slots:
             if (ev.memory.total() != p1.memory(a)) mismatches += "memory " + std::to_string(ev.memory.total()) + " vs " + std::to_string(p1.memory(a)) + "; ";
         });
         QVERIFY2(mismatches.empty(), mismatches.substr(0, 400).c_str());
-        QVERIFY(faster > 0 && smaller > 0);
+        QVERIFY2(faster > 0 && slower > 0 && smaller > 0, (std::to_string(faster) + " faster, " + std::to_string(slower) + " slower, " + std::to_string(smaller) + " smaller of " + std::to_string(n)).c_str());
         PlannerOptions o;
         auto r = must(p1.search(0, {}, o.search, o.hooks), "search");
         QVERIFY(close(r.objectiveSeconds, best));

@@ -198,15 +198,18 @@ private slots:
         QVERIFY(op.outcome.plan.evaluatorStepSeconds < full.outcome.plan.evaluatorStepSeconds);
         QVERIFY(close(op.outcome.plan.predictedStepSeconds, op.outcome.plan.evaluatorStepSeconds));
         // Sequence parallelism: the activations tensor parallelism leaves whole are split over tp
-        // (less memory), their kernels too (faster), the collectives priced as the all-reduces
-        // they replace (the same layout here); the search's time is the evaluator's; the plan file
-        // keeps the axis.
+        // (less memory), their kernels too (faster), the reduce-scatters and all-gathers priced as
+        // the all-reduces they replace (the same layout here) plus the gathers of pieces made from a
+        // tensor no partial sum precedes (after the embedding, before the head: a few percent); the
+        // search's time is the evaluator's; the plan file keeps the axis.
         const PlanRun sp = must(runEstimate(r, must(RunConfig::parse("tp=2,dp=4,zero=1,mbs=4,recompute=none,sp=on"), "sp")), "sp");
         const Plan& spp = sp.outcome.plan;
         QCOMPARE(QString::fromStdString(spp.policy.sequenceParallelAxis), QStringLiteral("tp"));
         QVERIFY(spp.memory.activations < p.memory.activations);
         QVERIFY(spp.evaluatorStepSeconds < p.evaluatorStepSeconds);
-        QVERIFY(close(spp.step.collectiveSeconds, p.step.collectiveSeconds));
+        const double commSp = spp.step.collectiveSeconds + spp.step.reshardSeconds, comm = p.step.collectiveSeconds + p.step.reshardSeconds;
+        QVERIFY2(commSp >= comm && commSp < 1.05 * comm, (std::to_string(commSp) + " vs " + std::to_string(comm)).c_str());
+        QVERIFY(spp.step.collectiveSeconds < 0.6 * p.step.collectiveSeconds);  // the reduce-scatter halves
         QVERIFY(close(spp.predictedStepSeconds, spp.evaluatorStepSeconds));
         const Plan reread = must(planFromJson(planToText(spp, sp.model->graph), "sp.json"), "plan json");
         QCOMPARE(QString::fromStdString(reread.policy.sequenceParallelAxis), QStringLiteral("tp"));
