@@ -57,6 +57,10 @@ Result<PlanRequest> requestFromArgs(const ParsedArgs& args) {
     if (auto v = args.value("--overlap")) {
         if (!setOverlapWord(r.policy, *v)) return makeError("cli.usage", "--overlap: '" + *v + "' is not all, on, grad, param or off");
     }
+    if (auto v = args.value("--sequence-parallel")) {
+        if (*v != "auto" && *v != "off") return makeError("cli.usage", "--sequence-parallel: '" + *v + "' is not auto or off");
+        r.searchSequenceParallel = *v == "auto";
+    }
     if (auto v = args.value("--bucket-mb")) {
         auto n = parsePositive("--bucket-mb", *v);
         if (!n) return n.error();
@@ -96,7 +100,7 @@ Result<PlanRequest> requestFromArgs(const ParsedArgs& args) {
 int cmdPlan(const std::vector<std::string>& argv) {
     OptionSpec spec = modelOptionSpec();
     spec.valued.insert({"--hardware", "--nodes", "--mesh", "--pin", "--memory-limit", "--memory-reserve", "--accumulation", "--attention", "--zero", "--config", "--recompute",
-                        "--optimizer-sharding", "--overlap", "--bucket-mb", "-o", "--output",
+                        "--optimizer-sharding", "--overlap", "--bucket-mb", "--sequence-parallel", "-o", "--output",
                         "--db", "--db-fingerprint", "--threads", "--pp", "--vp", "--schedule"});
     spec.flags.insert({"--json", "--no-baselines", "--quiet", "--check-blocks"});
     auto args = cli::parseArgs(argv, spec);
@@ -135,6 +139,11 @@ int cmdPlan(const std::vector<std::string>& argv) {
                      "                     param, off (both on the critical path), or all (on, and tensor-parallel\n"
                      "                     communication beside its GEMMs: Megatron-LM --tp-comm-overlap)\n"
                      "  --bucket-mb N      gradient bucket size in MB (default 80)\n"
+                     "  --sequence-parallel auto|off\n"
+                     "                     auto (default): also plan every mesh with Megatron-LM's sequence\n"
+                     "                     parallelism over each intra-node axis (norms, dropout and residuals\n"
+                     "                     split along the sequence, reduce-scatter + all-gather) and keep the\n"
+                     "                     fastest; off: never\n"
                      "  --pp P             pipeline stages: the layers cut into P stages of devices/P ranks each;\n"
                      "                     the search plans one stage's mesh (--mesh counts its devices), the\n"
                      "                     micro-batches are searched, no baselines (docs/planning.md)\n"

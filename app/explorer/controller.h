@@ -31,6 +31,7 @@ struct ClusterSettings {
     std::optional<int64_t> accumulation;      // gradient-accumulation rounds; nullopt: chosen by the search
     MemoryPolicy policy;                      // optimizer-state sharding, activation recomputation
     PipelineSettings pipeline;                // pipeline stages (stages > 1): the mesh is one stage's
+    bool searchSequenceParallel = true;       // the search also tries sequence parallelism (PlanRequest)
 };
 
 class Explorer : public QObject {

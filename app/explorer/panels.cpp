@@ -156,6 +156,12 @@ ClusterPanel::ClusterPanel(Explorer* explorer, QWidget* parent) : QWidget(parent
     policy->addWidget(new QLabel(tr("recompute"), this));
     policy->addWidget(m_recompute);
     policy->addWidget(m_zero, 1);
+    m_sequenceParallel = new QCheckBox(tr("SP"), this);
+    m_sequenceParallel->setObjectName(QStringLiteral("sequenceParallelBox"));
+    m_sequenceParallel->setToolTip(tr("Also plan every mesh with sequence parallelism over each intra-node axis its plan splits "
+                                      "weights over (Megatron-LM --sequence-parallel: norms, dropout and residuals split along "
+                                      "the sequence; reduce-scatter and all-gather instead of all-reduce) and keep the fastest"));
+    policy->addWidget(m_sequenceParallel);
     form->addRow(tr("Memory policy"), policy);
     // The step's schedule (docs/planning.md, "The step as frameworks run it").
     auto* schedule = new QHBoxLayout;
@@ -226,6 +232,7 @@ void ClusterPanel::refresh() {
     m_attention->setCurrentText(qs(std::string(attentionKernelName(p.policy.attention))));
     m_zero->setCurrentIndex(zeroStageOf(p.policy));
     m_overlap->setCurrentIndex(std::max(0, m_overlap->findData(qs(overlapWord(p.policy)))));
+    m_sequenceParallel->setChecked(p.searchSequenceParallel);
     m_bucket->setValue(static_cast<int>((p.policy.bucketBytes > 0 ? p.policy.bucketBytes : kDefaultBucketBytes) / 1'000'000));
     m_stages->setValue(std::max<int32_t>(1, p.pipeline.stages));
     m_chunks->setValue(std::max<int32_t>(1, p.pipeline.chunksPerRank));
@@ -288,6 +295,7 @@ void ClusterPanel::apply() {
     c.policy.optimizerSharding = c.policy.zeroStage >= 1;
     c.policy.attention = parseAttentionKernel(m_attention->currentText().toStdString()).value_or(AttentionKernel::Flash);
     setOverlapWord(c.policy, m_overlap->currentData().toString().toStdString());
+    c.searchSequenceParallel = m_sequenceParallel->isChecked();
     const int64_t bucket = int64_t{m_bucket->value()} * 1'000'000;
     c.policy.bucketBytes = bucket == kDefaultBucketBytes ? 0 : bucket;
     c.pipeline.stages = m_stages->value();
@@ -425,7 +433,8 @@ void SearchPanel::showPlan() {
         QStringList parts;
         for (const MeshCandidate& c : o.candidates) {
             auto m = parseMesh(c.mesh);
-            const QString name = m ? qs(meshShapeText(*m)) : qs(c.mesh);
+            const QString name = (m ? qs(meshShapeText(*m)) : qs(c.mesh)) +
+                                 (c.sequenceParallelAxis.empty() ? QString() : tr(" +SP %1").arg(qs(c.sequenceParallelAxis)));
             parts << (c.planned ? QStringLiteral("%1: %2%3")
                                       .arg(name, formatSeconds(c.stepSeconds),
                                            c.simulatedSeconds > 0 ? tr(" (simulated %1)").arg(formatSeconds(c.simulatedSeconds)) : QString())

@@ -47,6 +47,7 @@ public:
     QComboBox* recomputeBox() const { return m_recompute; }
     QComboBox* zeroBox() const { return m_zero; }
     QComboBox* overlapBox() const { return m_overlap; }
+    QCheckBox* sequenceParallelBox() const { return m_sequenceParallel; }
     QSpinBox* bucketBox() const { return m_bucket; }
     QSpinBox* stagesBox() const { return m_stages; }
     QSpinBox* chunksBox() const { return m_chunks; }
@@ -72,6 +73,7 @@ private:
     QComboBox* m_attention = nullptr;
     QComboBox* m_zero = nullptr;
     QComboBox* m_overlap = nullptr;
+    QCheckBox* m_sequenceParallel = nullptr;
     QSpinBox* m_bucket = nullptr;
     QSpinBox* m_stages = nullptr;
     QSpinBox* m_chunks = nullptr;

@@ -95,6 +95,7 @@ std::string parallelismSummary(const Plan& plan, const Graph& graph) {
             parts.push_back(axis.name + " " + std::to_string(axis.size) + " splits activations" +
                             (pct > 0 ? " (and " + std::to_string(pct) + "% of the weights)" : std::string()));
     }
+    if (!plan.policy.sequenceParallelAxis.empty()) parts.push_back("sequence parallel (" + plan.policy.sequenceParallelAxis + ")");
     if (plan.pipeline)
         parts.push_back("pipeline parallel " + std::to_string(plan.pipeline->stages) +
                         (plan.pipeline->chunksPerRank > 1 ? " × " + std::to_string(plan.pipeline->chunksPerRank) + " chunks" : std::string()) + " (" +

@@ -152,29 +152,58 @@ Result<PlanOutcome> finishPlan(const Graph& graph, const Cluster& cluster, const
     return out;
 }
 
-}  // namespace
+// The mesh axes the plan of `mp` splits some trainable weight over.
+std::vector<std::string> weightAxes(const Graph& graph, const MeshPlan& mp) {
+    Plan p;
+    mp.problem->fillPlan(mp.result.assignment, mp.mask, p);
+    std::vector<std::string> out;
+    for (const Op& op : graph.ops()) {
+        if (op.kind != OpKind::Parameter || op.role != ParamRole::Trainable) continue;
+        for (const auto& axes : p.tensors[static_cast<size_t>(op.id)].result.dims())
+            for (const std::string& a : axes)
+                if (std::find(out.begin(), out.end(), a) == out.end()) out.push_back(a);
+    }
+    return out;
+}
 
 // Re-ranking by the simulated step (planGraph): planned meshes within 5% of the best objective, at
 // most 6 besides it.
 constexpr double kRerankSlack = 0.05;
 constexpr size_t kRerankKeep = 6;
 
-Result<PlanOutcome> planGraph(const Graph& graph, const Cluster& cluster, const MeshChoice& choice, const PlannerOptions& options) {
+// Plans every mesh of `meshes` (and its sequence-parallel variants) and keeps the fastest; `given`:
+// the analysis of meshes[0] when the caller has it.
+Result<PlanOutcome> planMeshes(const Graph& graph, const Cluster& cluster, const std::vector<Mesh>& meshes, const PlannerOptions& options,
+                               std::optional<AnalysisReport> given) {
     const auto start = Clock::now();
-    const int64_t devices = cluster.devices();
     const int64_t limit = memoryLimitFor(options, cluster.hardware);
-    std::vector<Mesh> meshes;
-    if (choice.isAuto()) {
-        for (const std::string& text : autoMeshes(devices, cluster.hardware.gpusPerNode)) {
-            auto parsed = parseMesh(text, devices);
-            if (!parsed) return parsed.error().withContext("mesh");
-            meshes.push_back(std::move(*parsed));
-        }
-        if (meshes.empty()) return makeError("plan.bad_mesh", "no mesh of " + std::to_string(devices) + " devices aligns with nodes of " +
-                                                                  std::to_string(cluster.hardware.gpusPerNode) + " GPUs");
-    } else {
-        if (auto st = checkDeviceCount(choice.mesh(), devices); !st) return st.error().withContext("--mesh");
-        meshes = {choice.mesh()};
+    // What is planned: every mesh, and with PlannerOptions::searchSequenceParallel each of them
+    // again with sequence parallelism over each intra-node axis of more than one device.
+    // A variant is planned only where the mesh's own plan splits weights over the axis (tensor
+    // parallelism for sequence parallelism to extend) or the mesh had no plan that fits.
+    struct Variant {
+        size_t mesh;
+        std::string spAxis;
+    };
+    struct BaseOutcome {
+        bool infeasible = false;
+        std::vector<std::string> weightAxes;
+    };
+    std::vector<std::optional<BaseOutcome>> baseOf(meshes.size());
+    Result<AnalysisReport> analysis = makeError("plan.internal", "no analysis");
+    size_t analysisMesh = meshes.size();
+    if (given) {
+        analysis = std::move(*given);
+        analysisMesh = 0;
+    }
+    std::vector<Variant> variants;
+    for (size_t i = 0; i < meshes.size(); ++i) {
+        variants.push_back({i, options.policy.sequenceParallelAxis});
+        if (!options.searchSequenceParallel || !options.policy.sequenceParallelAxis.empty()) continue;
+        auto linked = assignLinkClasses(meshes[i], cluster.hardware.gpusPerNode);
+        if (!linked) continue;
+        for (const MeshAxis& axis : linked->axes())
+            if (axis.size > 1 && axis.link == LinkClass::IntraNode) variants.push_back({i, axis.name});
     }
     PlanOutcome out;
     std::optional<MeshPlan> best;
@@ -187,22 +216,31 @@ Result<PlanOutcome> planGraph(const Graph& graph, const Cluster& cluster, const 
     int64_t closestNeed = std::numeric_limits<int64_t>::max();
     // One mesh; returns false when the search stops (cancelled with a plan in hand), and fills
     // `wide` with the meshes the fail-fast frontier check turned away.
-    std::vector<std::pair<size_t, size_t>> wide;  // (mesh, its candidate entry)
-    auto tryMesh = [&](size_t i, FrontierCheck check) -> Result<bool> {
+    std::vector<std::pair<size_t, size_t>> wide;  // (variant, its candidate entry)
+    auto tryMesh = [&](size_t vi, FrontierCheck check) -> Result<bool> {
         const auto t0 = Clock::now();
+        const size_t i = variants[vi].mesh;
         MeshCandidate cand;
         auto mesh = assignLinkClasses(meshes[i], cluster.hardware.gpusPerNode);
         if (!mesh) return mesh.error().withContext("--mesh");
         cand.mesh = mesh->toString();
-        reportProgress(options, "analysis", cand.mesh, i, meshes.size(), best ? best->result.objectiveSeconds : 0.0);
+        cand.sequenceParallelAxis = variants[vi].spAxis;
+        reportProgress(options, "analysis", cand.mesh, vi, variants.size(), best ? best->result.objectiveSeconds : 0.0);
         int64_t need = 0;
         // A mesh whose fastest plan is no faster than the best so far is skipped (exact).
         PlannerOptions meshOptions = options;
+        meshOptions.policy.sequenceParallelAxis = variants[vi].spAxis;
         if (best) meshOptions.search.cutoffSeconds = std::min(meshOptions.search.cutoffSeconds, best->result.objectiveSeconds);
-        auto mp = planOnMesh(graph, cluster, *mesh, meshOptions, limit, [&](const PlanProblem& p) { return p.applyPins(options.pins); },
-                             check, std::nullopt, &need);
+        // The analysis (blocks and segments) does not depend on the policy: once per mesh.
+        if (analysisMesh != i) {
+            analysis = planningAnalysis(graph, *mesh, options);
+            analysisMesh = i;
+        }
+        auto mp = analysis ? planOnMesh(graph, cluster, *mesh, meshOptions, limit, [&](const PlanProblem& p) { return p.applyPins(options.pins); },
+                                        check, *analysis, &need)
+                           : Result<MeshPlan>(analysis.error());
         cand.seconds = since(t0);
-        if (!mp && mp.error().code == "plan.dominated" && (best || meshes.size() > 1)) {
+        if (!mp && mp.error().code == "plan.dominated" && (best || variants.size() > 1)) {
             cand.note = mp.error().message;
             if (!best) lastError = mp.error();
             out.candidates.push_back(cand);
@@ -216,14 +254,28 @@ Result<PlanOutcome> planGraph(const Graph& graph, const Cluster& cluster, const 
             return false;
         }
         if (!mp) {
-            if (mp.error().code == "plan.cancelled" || mp.error().code == "plan.bad_pin" || meshes.size() == 1) return mp.error();
-            if (mp.error().code == "plan.too_large" && check == FrontierCheck::FailFast) wide.emplace_back(i, out.candidates.size());
+            if (mp.error().code == "plan.cancelled" || mp.error().code == "plan.bad_pin" || variants.size() == 1) return mp.error();
+            if (mp.error().code == "plan.too_large" && check == FrontierCheck::FailFast) wide.emplace_back(vi, out.candidates.size());
             cand.note = mp.error().message;
             lastError = mp.error();
+            if (variants[vi].spAxis.empty() && mp.error().code == "plan.infeasible") baseOf[i] = BaseOutcome{true, {}};
             if (mp.error().code == "plan.infeasible" && need > 0 && need < closestNeed) {
                 closestNeed = need;
                 closest = mp.error();
             }
+            out.candidates.push_back(cand);
+            return true;
+        }
+        // Sequence parallelism splits along the sequence what tensor parallelism leaves whole: over
+        // an axis that splits no weight it is not that (the plan is the mesh's own plan, or it
+        // trades a gradient's all-reduce for its halves), and a framework would not run it.
+        const std::vector<std::string> split = weightAxes(graph, *mp);
+        if (variants[vi].spAxis.empty() && !options.policy.sequenceParallelAxis.empty()) {
+            // the caller's own policy: no variants
+        } else if (variants[vi].spAxis.empty()) {
+            baseOf[i] = BaseOutcome{false, split};
+        } else if (std::find(split.begin(), split.end(), cand.sequenceParallelAxis) == split.end()) {
+            cand.note = "no weight is split over " + cand.sequenceParallelAxis + " (no tensor parallelism for sequence parallelism to extend)";
             out.candidates.push_back(cand);
             return true;
         }
@@ -246,8 +298,14 @@ Result<PlanOutcome> planGraph(const Graph& graph, const Cluster& cluster, const 
         }
         return true;
     };
-    for (size_t i = 0; i < meshes.size(); ++i) {
-        auto go = tryMesh(i, meshes.size() > 1 ? FrontierCheck::FailFast : FrontierCheck::Skip);
+    for (size_t i = 0; i < variants.size(); ++i) {
+        if (!variants[i].spAxis.empty() && variants[i].spAxis != options.policy.sequenceParallelAxis) {
+            const std::optional<BaseOutcome>& base = baseOf[variants[i].mesh];
+            if (!base || (!base->infeasible && std::find(base->weightAxes.begin(), base->weightAxes.end(), variants[i].spAxis) ==
+                                                   base->weightAxes.end()))
+                continue;
+        }
+        auto go = tryMesh(i, variants.size() > 1 ? FrontierCheck::FailFast : FrontierCheck::Skip);
         if (!go) return go.error();
         if (!*go) break;
     }
@@ -266,7 +324,7 @@ Result<PlanOutcome> planGraph(const Graph& graph, const Cluster& cluster, const 
         }
     }
     if (!best && closest)
-        return makeError(closest->code, "none of the " + std::to_string(meshes.size()) + " meshes tried fits; the closest: " + closest->message,
+        return makeError(closest->code, "none of the " + std::to_string(variants.size()) + (variants.size() == meshes.size() ? " meshes" : " meshes and sequence-parallel variants") + " tried fits; the closest: " + closest->message,
                          closest->where);
     if (!best) return lastError;
     // Re-ranking: the objective is a sum (overlapped collectives at their contention); the step
@@ -300,24 +358,30 @@ Result<PlanOutcome> planGraph(const Graph& graph, const Cluster& cluster, const 
     return finishPlan(graph, cluster, options, limit, std::move(*best), std::move(out), start);
 }
 
+}  // namespace
+
+Result<PlanOutcome> planGraph(const Graph& graph, const Cluster& cluster, const MeshChoice& choice, const PlannerOptions& options) {
+    const int64_t devices = cluster.devices();
+    std::vector<Mesh> meshes;
+    if (choice.isAuto()) {
+        for (const std::string& text : autoMeshes(devices, cluster.hardware.gpusPerNode)) {
+            auto parsed = parseMesh(text, devices);
+            if (!parsed) return parsed.error().withContext("mesh");
+            meshes.push_back(std::move(*parsed));
+        }
+        if (meshes.empty()) return makeError("plan.bad_mesh", "no mesh of " + std::to_string(devices) + " devices aligns with nodes of " +
+                                                                  std::to_string(cluster.hardware.gpusPerNode) + " GPUs");
+    } else {
+        if (auto st = checkDeviceCount(choice.mesh(), devices); !st) return st.error().withContext("--mesh");
+        meshes = {choice.mesh()};
+    }
+    return planMeshes(graph, cluster, meshes, options, std::nullopt);
+}
+
 Result<PlanOutcome> planAnalysed(const Graph& graph, const Cluster& cluster, AnalysisReport analysis, const PlannerOptions& options) {
-    const auto start = Clock::now();
-    const int64_t limit = memoryLimitFor(options, cluster.hardware);
     const Mesh mesh = analysis.blocks.mesh;
     if (auto st = checkDeviceCount(mesh, cluster.devices()); !st) return st.error().withContext("--mesh");
-    PlanOutcome out;
-    MeshCandidate cand;
-    cand.mesh = mesh.toString();
-    reportProgress(options, "search", cand.mesh, 0, 1, 0.0);
-    auto mp = planOnMesh(graph, cluster, mesh, options, limit, [&](const PlanProblem& p) { return p.applyPins(options.pins); },
-                         FrontierCheck::Skip, std::move(analysis));
-    if (!mp) return mp.error();
-    cand.seconds = since(start);
-    cand.planned = true;
-    cand.stepSeconds = mp->result.objectiveSeconds;
-    cand.memoryBytes = mp->result.memoryBytes;
-    out.candidates.push_back(cand);
-    return finishPlan(graph, cluster, options, limit, std::move(*mp), std::move(out), start);
+    return planMeshes(graph, cluster, {mesh}, options, std::move(analysis));
 }
 
 int64_t configuredDataParallel(const RunConfig& config, const Cluster& cluster) {

@@ -52,10 +52,15 @@ struct PlannerOptions {
     Timeline timeline = Timeline::Skip;
     SearchOptions search;
     PlanHooks hooks;                          // progress and cancellation
+    // planGraph also plans every mesh with sequence parallelism over each of its intra-node axes
+    // (MemoryPolicy::sequenceParallelAxis; cost/op_cost.h prices it for any layout), as one more
+    // candidate beside the mesh without it, when policy.sequenceParallelAxis is empty.
+    bool searchSequenceParallel = false;
 };
 
 struct MeshCandidate {
     std::string mesh;            // printed form with link classes
+    std::string sequenceParallelAxis;  // the axis sequence parallelism splits over, empty: none
     bool planned = false;        // a plan that fits was found
     double stepSeconds = 0;      // the search's objective (a sum)
     double simulatedSeconds = 0; // its plan's simulated step, where it was re-ranked (else 0)

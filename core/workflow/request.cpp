@@ -28,7 +28,7 @@ bool PlanRequest::operator==(const PlanRequest& o) const {
            policy.optimizerSharding == o.policy.optimizerSharding && policy.recompute == o.policy.recompute && pins == o.pins &&
            policy.overlapGradReduce == o.policy.overlapGradReduce && policy.overlapParamGather == o.policy.overlapParamGather &&
            policy.overlapTensorParallel == o.policy.overlapTensorParallel &&
-           policy.bucketBytes == o.policy.bucketBytes && pipeline == o.pipeline &&
+           policy.bucketBytes == o.policy.bucketBytes && pipeline == o.pipeline && searchSequenceParallel == o.searchSequenceParallel &&
            profile == o.profile && baselines == o.baselines && blockCheck == o.blockCheck;
 }
 
@@ -56,6 +56,7 @@ std::string requestToJson(const PlanRequest& r) {
     j["zero_stage"] = zeroStageOf(r.policy);
     j["overlap"] = overlapWord(r.policy);
     j["bucket_bytes"] = r.policy.bucketBytes;
+    j["sequence_parallel"] = r.searchSequenceParallel ? "auto" : "off";
     if (r.pipeline.stages > 1)
         j["pipeline"] = {{"stages", r.pipeline.stages},
                          {"chunks_per_rank", r.pipeline.chunksPerRank},
@@ -105,7 +106,7 @@ Result<PlanRequest> requestFromJson(std::string_view text, const std::string& or
     static constexpr std::string_view kKeys[] = {"format", "version", "model", "hardware", "nodes", "mesh", "memory_limit_bytes",
                                                  "optimizer_sharding", "recompute", "pins", "profile_db", "profile_fingerprint",
                                                  "baselines", "check_blocks", "memory_reserve_bytes", "accumulation", "attention", "zero_stage",
-                                                 "overlap", "bucket_bytes", "pipeline"};
+                                                 "overlap", "bucket_bytes", "pipeline", "sequence_parallel"};
     static constexpr std::string_view kLegacyKeys[] = {"format", "version", "model", "hardware", "nodes", "mesh", "memory_limit_bytes",
                                                        "optimizer_sharding", "recompute", "pins", "profile_db"};
     if (const std::string* k = legacy ? firstUnknownKey(j, kLegacyKeys) : firstUnknownKey(j, kKeys)) return located(S.unknownField("", *k));
@@ -238,6 +239,14 @@ Result<PlanRequest> requestFromJson(std::string_view text, const std::string& or
             auto b = integer(j, "", "bucket_bytes", 0);
             if (!b) return located(b.error());
             r.policy.bucketBytes = *b;
+        }
+        // Optional (added later): whether the search tries sequence parallelism; left out, auto.
+        if (j.contains("sequence_parallel")) {
+            auto sp = str(j, "", "sequence_parallel");
+            if (!sp) return located(sp.error());
+            if (*sp != "auto" && *sp != "off")
+                return located(makeError("request.format", "sequence_parallel must be auto or off, got '" + *sp + "'", "/sequence_parallel"));
+            r.searchSequenceParallel = *sp == "auto";
         }
         // Optional: pipeline stages.
         if (j.contains("pipeline")) {

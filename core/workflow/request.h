@@ -66,6 +66,9 @@ struct PlanRequest {
     // Pipeline stages (stages > 1): the mesh is one stage's (devices / stages), runPlan plans its
     // program and schedules it (plan/pipeline_plan.h). JSON "pipeline" (optional).
     PipelineSettings pipeline;
+    // Also plan each mesh with sequence parallelism over its intra-node axes (PlannerOptions::
+    // searchSequenceParallel). JSON "sequence_parallel": "auto" (default) or "off".
+    bool searchSequenceParallel = true;
     bool operator==(const PlanRequest& o) const;
 };
 

@@ -60,6 +60,7 @@ PlannerOptions plannerOptionsFor(const PlanRequest& request, const PlanHooks& ho
     o.blockCheck = request.blockCheck;
     o.search = request.search;
     o.hooks = hooks;
+    o.searchSequenceParallel = request.searchSequenceParallel;
     return o;
 }
 
@@ -172,6 +173,7 @@ Result<PlanRun> runPipelinedPlan(const PlanRequest& request, const std::shared_p
     const int64_t limit = memoryLimitFor(plannerOptionsFor(request, hooks), cluster->hardware);
     // After the first plan, its mesh for every later search (unless the request fixes one).
     MeshChoice mesh = request.mesh;
+    int64_t bestCount = 0;
     // One count: the stage program planned, cut into stages and scheduled; retried with a lower
     // program limit while the fullest rank does not fit. True when it is the best so far.
     auto tryCount = [&](int64_t a) -> Result<bool> {
@@ -226,6 +228,7 @@ Result<PlanRun> runPipelinedPlan(const PlanRequest& request, const std::shared_p
         run.model = *roundModel;
         run.outcome = std::move(*fitted);
         best = std::move(run);
+        bestCount = a;
         return true;
     };
     // Counts searched locally from Megatron-LM's usual layout — tensor parallel over a node, one
@@ -247,6 +250,21 @@ Result<PlanRun> runPipelinedPlan(const PlanRequest& request, const std::shared_p
         auto better = tryCount(counts[i]);
         if (!better) return better.error();
         if (!*better && best) break;
+    }
+    // The first count's mesh suits its micro-batch (tensor parallelism where a round is one
+    // sequence); the best count gets every mesh again.
+    if (best && request.mesh.isAuto() && bestCount != counts[first] && !hooks.cancelled()) {
+        mesh = request.mesh;
+        // One report line per count: the plan kept.
+        const auto earlier = std::find_if(tried.begin(), tried.end(), [&](const AccumulationTry& t) { return t.steps == bestCount; });
+        std::optional<AccumulationTry> kept;
+        if (earlier != tried.end()) {
+            kept = *earlier;
+            tried.erase(earlier);
+        }
+        auto again = tryCount(bestCount);
+        if (!again) return again.error();
+        if (!*again && kept) tried.back() = *kept;
     }
     if (!best) {
         if (hooks.cancelled()) return makeError("plan.cancelled", "the search was cancelled");

@@ -151,6 +151,34 @@ private slots:
 
     // ---- cfp plan ----
 
+    // Sequence parallelism is a search dimension: under a tight memory limit the plan on {x=8}
+    // splits weights over x, the variant with sequence parallelism over x is planned beside it and
+    // wins (less activation memory buys less recomputation: 7.8 against 12.9 ms), and at a lower
+    // limit only it fits; --sequence-parallel off never tries it.
+    void planSearchesSequenceParallel() {
+        const QStringList common{"--mesh", "8", "--memory-limit", "600MiB", "--accumulation", "1", "--no-baselines", "--json", "--quiet"};
+        Run on = cfp(planArgs(common));
+        QVERIFY2(on.exitCode == 0, on.err.constData());
+        Run off = cfp(planArgs(common + QStringList{"--sequence-parallel", "off"}));
+        QVERIFY2(off.exitCode == 0, off.err.constData());
+        const QJsonObject a = parseJson(on.out).object(), b = parseJson(off.out).object();
+        QCOMPARE(a["memory_policy"].toObject()["sequence_parallel"].toString(), QString("x"));
+        QVERIFY(b["memory_policy"].toObject()["sequence_parallel"].isNull());
+        QVERIFY2(a["step_seconds"].toDouble() < b["step_seconds"].toDouble(),
+                 qPrintable(QString("%1 vs %2").arg(a["step_seconds"].toDouble()).arg(b["step_seconds"].toDouble())));
+        bool variant = false;
+        for (const QJsonValue& v : a["meshes_tried"].toArray()) variant = variant || v.toObject()["sequence_parallel"].toString() == "x";
+        QVERIFY(variant);
+        for (const QJsonValue& v : b["meshes_tried"].toArray()) QVERIFY(v.toObject()["sequence_parallel"].isNull());
+        const QStringList tighter{"--mesh", "8", "--memory-limit", "500MiB", "--accumulation", "1", "--no-baselines", "--quiet"};
+        QCOMPARE(cfp(planArgs(tighter)).exitCode, 0);
+        Run none = cfp(planArgs(tighter + QStringList{"--sequence-parallel", "off"}));
+        QVERIFY(none.exitCode != 0 && none.err.contains("fits in 500.00 MiB"));
+        Run bad = cfp(planArgs({"--sequence-parallel", "on"}));
+        QCOMPARE(bad.exitCode, 2);
+        QVERIFY(bad.err.contains("--sequence-parallel"));
+    }
+
     void planJsonHasTheFields() {
         const QJsonObject& j = summary_;
         for (const char* key : {"model", "hardware", "devices", "mesh", "predicted_step_seconds", "evaluator_step_seconds",
@@ -166,7 +194,9 @@ private slots:
         QCOMPARE(j["hardware"].toString(), QString("h100-sxm"));
         QCOMPARE(j["devices"].toInteger(), 8);
         QCOMPARE(j["mesh"].toString(), QString("{x=8 (intra)}"));
+        // The mesh alone: its plan splits no weight, so no sequence-parallel variant is tried.
         QCOMPARE(j["meshes_tried"].toArray().size(), 1);
+        QVERIFY(j["meshes_tried"].toArray()[0].toObject()["sequence_parallel"].isNull());
         QVERIFY(j["pins"].toArray().isEmpty());
 
         const double predicted = j["predicted_step_seconds"].toDouble();
@@ -386,8 +416,10 @@ private slots:
         double best = INFINITY;
         for (const QJsonValue& v : tried) {
             const QJsonObject c = v.toObject();
-            // Planned, or skipped because its bound cannot beat the best found (the note says so).
-            QVERIFY2(c["planned"].toBool() || c["note"].toString().contains("is faster than"),
+            // Planned, or skipped because its bound cannot beat the best found, or a sequence-parallel
+            // variant without tensor parallelism (the note says so).
+            QVERIFY2(c["planned"].toBool() || c["note"].toString().contains("is faster than") ||
+                         (!c["sequence_parallel"].isNull() && c["note"].toString().contains("no weight is split over")),
                      qPrintable(c["mesh"].toString() + ": " + c["note"].toString()));
             if (c["planned"].toBool() && c["step_seconds"].toDouble() < best) {
                 best = c["step_seconds"].toDouble();

@@ -542,6 +542,33 @@ private slots:
         QCOMPARE(QString::fromStdString(overlapWord(w.explorer()->plan()->plan().policy)), QStringLiteral("all"));
     }
 
+    // Sequence parallelism from the cluster panel: searched by default (the plan under a tight
+    // limit uses it, the summary and the meshes line say so), off when the box is cleared.
+    void sequenceParallelFromTheClusterPanel() {
+        WindowOptions o = smallModel();
+        o.cluster.memoryLimitBytes = int64_t{600} << 20;
+        o.cluster.accumulation = 1;
+        MainWindow w(o);
+        QVERIFY(waitAnalysis(w));
+        ClusterPanel* c = w.clusterPanel();
+        QVERIFY(c->sequenceParallelBox()->isChecked());
+        QVERIFY(searchAndWait(w));
+        const Plan with = w.explorer()->plan()->plan();
+        QCOMPARE(QString::fromStdString(with.policy.sequenceParallelAxis), QStringLiteral("x"));
+        const QString summary = w.planPanel()->findChild<QLabel*>(QStringLiteral("planSummary"))->text();
+        QVERIFY2(summary.contains(QStringLiteral("sequence parallel (x)")), qPrintable(summary));
+        c->sequenceParallelBox()->setChecked(false);
+        c->findChild<QPushButton*>(QStringLiteral("applyButton"))->click();
+        QVERIFY(waitIdle(w));
+        QVERIFY(!w.explorer()->request().searchSequenceParallel);
+        QVERIFY(searchAndWait(w));
+        const Plan without = w.explorer()->plan()->plan();
+        QVERIFY(without.policy.sequenceParallelAxis.empty());
+        QVERIFY(without.stepSeconds() > with.stepSeconds());
+        // The project keeps it.
+        QVERIFY(!cfp::test::must(requestFromJson(requestToJson(w.explorer()->request()), "project"), "project").searchSequenceParallel);
+    }
+
     // Pipeline stages from the cluster panel: the mesh choices are one stage's, the search plans it
     // and schedules it; the plan summary, the parallelism line and the Pipeline chart show it.
     void pipelineFromTheClusterPanel() {

@@ -54,6 +54,16 @@ private slots:
         v1.replace(v1.find("\"version\": 2"), 12, "\"version\": 1");
         const PlanRequest old = must(requestFromJson(v1, "v1.json"), "v1");
         QCOMPARE(old.accumulation, std::optional<int64_t>(1));
+        QVERIFY(old.searchSequenceParallel);  // left out: auto
+        // Whether the search tries sequence parallelism.
+        r.searchSequenceParallel = false;
+        std::string text = requestToJson(r);
+        QVERIFY(text.find("\"sequence_parallel\": \"off\"") != std::string::npos);
+        QVERIFY(must(requestFromJson(text, "r.json"), "sp off") == r);
+        text.replace(text.find("\"off\""), 5, "\"on\"");
+        auto bad = requestFromJson(text, "r.json");
+        QVERIFY(!bad);
+        QVERIFY(bad.error().where == "/sequence_parallel" || bad.error().message.find("/sequence_parallel") != std::string::npos);
     }
 
     // The usable memory is the HBM less the spec's reserve, or less the request's.
