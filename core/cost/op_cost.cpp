@@ -390,6 +390,32 @@ double weightGatherCharge(const CostModel& model, const MemoryPolicy& policy) {
     return policy.overlapParamGather ? model.hardware().overlapSlowdown : 1.0;
 }
 
+OwnCollectiveCost ownCollectiveCost(const CostModel& model, uint32_t partialMask, int64_t localResultBytes, uint32_t scatterMask) {
+    OwnCollectiveCost c;
+    forEachOwnCollective(model.sizes(), partialMask, localResultBytes, scatterMask, [&](const OpCollective& o) {
+        const double t = model.collectiveSeconds(o.kind, o.axis, o.bytes);
+        c.total += t;
+        if (intraNodeAxis(model, o.axis)) c.intra += t;
+    });
+    return c;
+}
+
+double runsPerStep(const Op& op, const MemoryPolicy& policy) {
+    return op.phase == Phase::Optimizer ? 1.0 : static_cast<double>(std::max<int64_t>(1, policy.accumulation));
+}
+
+bool communicatesBeside(const Op& op, const MemoryPolicy& policy) { return policy.overlapTensorParallel && op.kind == OpKind::Dot; }
+
+double besideGemmCharge(const CostModel& model, double beside, double gemm) {
+    const double hidden = std::min(beside, std::max(0.0, gemm));
+    return beside - hidden + model.hardware().overlapSlowdown * hidden;
+}
+
+bool intraNodeAxis(const CostModel& model, size_t axis) {
+    const auto& a = model.mesh().axes().at(axis);
+    return !(a.link && *a.link == LinkClass::InterNode);
+}
+
 double weightGatherRepeats(const MemoryPolicy& policy) {
     return zeroStageOf(policy) >= 3 ? 2.0 * static_cast<double>(policy.accumulation) : 1.0;
 }

@@ -252,11 +252,33 @@ double ownCollectiveRepeats(const Op& op, bool gradToOptimizer, const MemoryPoli
 double gradReduceCharge(const CostModel& model, const MemoryPolicy& policy);
 double weightGatherCharge(const CostModel& model, const MemoryPolicy& policy);
 
+// Tensor-parallel communication beside its GEMM (MemoryPolicy::overlapTensorParallel, Megatron-LM
+// --tp-comm-overlap; the step simulator's computeBeside): the resharding into a matmul and the
+// matmul's own collectives (not a gradient's reduction) on intra-node axes run beside it, in
+// chunks. The objective (and the evaluator's sum) charges such communication, `beside` seconds of
+// it per run of a matmul whose kernel takes `gemm` seconds per run, as the simulator does: the part
+// the kernel hides at the contention factor (HardwareSpec::overlapSlowdown), the rest in full. Each
+// edge into the matmul and its own collectives are charged against the whole kernel on their own
+// (the simulator adds them up first), so the charge can be below the simulated step where both
+// occur; the Megatron layouts have one of them per matmul.
+bool communicatesBeside(const Op& op, const MemoryPolicy& policy);
+double besideGemmCharge(const CostModel& model, double beside, double gemm);
+// Whether mesh axis `axis` joins devices of one node (the simulator's compute-side channel).
+bool intraNodeAxis(const CostModel& model, size_t axis);
+
 // How many times per step a weight's gathers run: once (ZeRO-1/2), 2 × rounds (ZeRO-3).
 double weightGatherRepeats(const MemoryPolicy& policy);
 
 // Seconds of an op's own collectives and of a weight's gathers (one time each), summed in the order above.
 double ownCollectiveSeconds(const CostModel& model, uint32_t partialMask, int64_t localResultBytes, uint32_t scatterMask);
+// The same, and the part of it on intra-node axes (communicatesBeside).
+struct OwnCollectiveCost {
+    double total = 0, intra = 0;
+};
+OwnCollectiveCost ownCollectiveCost(const CostModel& model, uint32_t partialMask, int64_t localResultBytes, uint32_t scatterMask);
+// Runs of an op per step that its communication is charged against: a micro-batch round's (the
+// accumulation count), once for the optimizer.
+double runsPerStep(const Op& op, const MemoryPolicy& policy);
 double ownCollectiveSeconds(const CostModel&, uint32_t, int64_t, bool) = delete;  // a mask, not a flag
 double weightGatherSeconds(const CostModel& model, const Op& param, uint32_t replicaAxes, int64_t localBytes, const MemoryPolicy& policy);
 

@@ -329,7 +329,7 @@ Error infeasibilityReport(const PlanProblem& problem, const Candidate& smallest,
 using namespace memory_passes;
 
 Result<SearchResult> PlanProblem::search(int64_t limit, const StrategyMask& allowed, const SearchOptions& options, const PlanHooks& hooks,
-                                         const std::string& meshLabel, int64_t* smallestNeed) const {
+                                         const std::string& meshLabel, int64_t* smallestNeed, double* fastestSeconds) const {
     const Impl& P = *m;
     auto engine = SegmentDp::create(P, limit, allowed, options, hooks, meshLabel);
     if (!engine) return engine.error();
@@ -354,6 +354,7 @@ Result<SearchResult> PlanProblem::search(int64_t limit, const StrategyMask& allo
     };
     auto fastest = fastestPass(dp);
     if (!fastest) return fastest.error();
+    if (fastestSeconds) *fastestSeconds = fastest->objectiveSeconds;
     if (fastest->objectiveSeconds >= options.cutoffSeconds)
         return makeError("plan.dominated", "no plan on mesh " + meshLabel + " is faster than " + millis(options.cutoffSeconds) +
                                                " (its fastest, memory aside, takes " + millis(fastest->objectiveSeconds) + ")");

@@ -64,7 +64,7 @@ Result<AnalysisReport> planningAnalysis(const Graph& graph, const Mesh& mesh, co
 
 Result<MeshPlan> planOnMesh(const Graph& graph, const Cluster& cluster, const Mesh& mesh, const PlannerOptions& options, int64_t limit,
                             const std::function<Result<StrategyMask>(const PlanProblem&)>& restrict, FrontierCheck frontier,
-                            std::optional<AnalysisReport> analysis, int64_t* smallestNeed) {
+                            std::optional<AnalysisReport> analysis, int64_t* smallestNeed, double* fastestSeconds) {
     if (!analysis) {
         auto fresh = planningAnalysis(graph, mesh, options);
         if (!fresh) return fresh.error();
@@ -84,7 +84,7 @@ Result<MeshPlan> planOnMesh(const Graph& graph, const Cluster& cluster, const Me
     auto mask = restrict(*problem);
     if (!mask) return mask.error();
     mp.mask = *mask;
-    auto r = problem->search(limit, mp.mask, options.search, options.hooks, mesh.toString(), smallestNeed);
+    auto r = problem->search(limit, mp.mask, options.search, options.hooks, mesh.toString(), smallestNeed, fastestSeconds);
     if (!r) return r.error();
     mp.result = *r;
     mp.problem = std::move(*problem);
@@ -170,6 +170,9 @@ std::vector<std::string> weightAxes(const Graph& graph, const MeshPlan& mp) {
 // most 6 besides it.
 constexpr double kRerankSlack = 0.05;
 constexpr size_t kRerankKeep = 6;
+// How much slower (memory aside) a mesh's own plan may be than the best so far for its
+// sequence-parallel variants to be planned (planMeshes).
+constexpr double kSpReach = 0.2;
 
 // Plans every mesh of `meshes` (and its sequence-parallel variants) and keeps the fastest; `given`:
 // the analysis of meshes[0] when the caller has it.
@@ -185,9 +188,12 @@ Result<PlanOutcome> planMeshes(const Graph& graph, const Cluster& cluster, const
         size_t mesh;
         std::string spAxis;
     };
+    // Also where the mesh's fastest plan, memory aside, was at most kSpReach slower than the best
+    // so far (sequence parallelism takes work and memory off the norms and residuals).
     struct BaseOutcome {
         bool infeasible = false;
         std::vector<std::string> weightAxes;
+        bool near = false;
     };
     std::vector<std::optional<BaseOutcome>> baseOf(meshes.size());
     Result<AnalysisReport> analysis = makeError("plan.internal", "no analysis");
@@ -236,11 +242,14 @@ Result<PlanOutcome> planMeshes(const Graph& graph, const Cluster& cluster, const
             analysis = planningAnalysis(graph, *mesh, options);
             analysisMesh = i;
         }
+        double fastest = 0;
         auto mp = analysis ? planOnMesh(graph, cluster, *mesh, meshOptions, limit, [&](const PlanProblem& p) { return p.applyPins(options.pins); },
-                                        check, *analysis, &need)
+                                        check, *analysis, &need, &fastest)
                            : Result<MeshPlan>(analysis.error());
         cand.seconds = since(t0);
         if (!mp && mp.error().code == "plan.dominated" && (best || variants.size() > 1)) {
+            if (variants[vi].spAxis.empty() && best && fastest > 0 && fastest <= best->result.objectiveSeconds * (1 + kSpReach))
+                baseOf[i] = BaseOutcome{false, {}, true};
             cand.note = mp.error().message;
             if (!best) lastError = mp.error();
             out.candidates.push_back(cand);
@@ -301,8 +310,8 @@ Result<PlanOutcome> planMeshes(const Graph& graph, const Cluster& cluster, const
     for (size_t i = 0; i < variants.size(); ++i) {
         if (!variants[i].spAxis.empty() && variants[i].spAxis != options.policy.sequenceParallelAxis) {
             const std::optional<BaseOutcome>& base = baseOf[variants[i].mesh];
-            if (!base || (!base->infeasible && std::find(base->weightAxes.begin(), base->weightAxes.end(), variants[i].spAxis) ==
-                                                   base->weightAxes.end()))
+            if (!base || (!base->infeasible && !base->near &&
+                          std::find(base->weightAxes.begin(), base->weightAxes.end(), variants[i].spAxis) == base->weightAxes.end()))
                 continue;
         }
         auto go = tryMesh(i, variants.size() > 1 ? FrontierCheck::FailFast : FrontierCheck::Skip);

@@ -76,9 +76,12 @@ void PlanProblem::Impl::computeOpState(const Op& op, double opFlops, OpState& s)
     }
     // Per step: micro-batch rounds (cost/op_cost.h).
     s.kernel *= kernelRepeats(op, policy, flashRecompute[k]);
-    s.own = ownCollectiveSeconds(model(), s.partialMask, own,
-                                 ownScatterMask(s.partialMask, scattersOwnResult(gradToOptimizer[k], policy), spAxis, spScatters[k])) *
-            ownCollectiveRepeats(op, gradContribution[k], policy) * (gradContribution[k] ? gradReduceCharge(model(), policy) : 1.0);
+    const uint32_t scatterMask = ownScatterMask(s.partialMask, scattersOwnResult(gradToOptimizer[k], policy), spAxis, spScatters[k]);
+    const OwnCollectiveCost oc = ownCollectiveCost(model(), s.partialMask, own, scatterMask);
+    const double ownRun = communicatesBeside(op, policy) && !gradContribution[k]
+                              ? oc.total - oc.intra + besideGemmCharge(model(), oc.intra, s.kernel / runsPerStep(op, policy))
+                              : oc.total;
+    s.own = ownRun * ownCollectiveRepeats(op, gradContribution[k], policy) * (gradContribution[k] ? gradReduceCharge(model(), policy) : 1.0);
 }
 
 Status PlanProblem::Impl::buildStates(const std::vector<std::pair<uint64_t, double>>& measured) {
@@ -547,7 +550,7 @@ void PlanProblem::Impl::addEdgeToPair(OpId u, OpId v, size_t i, Pair& p, std::ve
     std::vector<size_t> haveOf(static_cast<size_t>(bu)), needOf(static_cast<size_t>(bv));
     for (int su = 0; su < bu; ++su) haveOf[static_cast<size_t>(su)] = distinct(haves, st(u, su).result);
     for (int sv = 0; sv < bv; ++sv) needOf[static_cast<size_t>(sv)] = distinct(needs, need(v, sv, i));
-    std::vector<double> priced(haves.size() * needs.size(), std::numeric_limits<double>::quiet_NaN());
+    std::vector<std::optional<ReshardCost>> priced(haves.size() * needs.size());
     const double repeats = kernelRepeats(g->op(v), policy);  // as edge() prices it
     baseCost.assign(static_cast<size_t>(bu) * static_cast<size_t>(bv), 0.0);
     for (int su = 0; su < bu; ++su)
@@ -557,9 +560,9 @@ void PlanProblem::Impl::addEdgeToPair(OpId u, OpId v, size_t i, Pair& p, std::ve
             if (haves[h] == needs[q]) {
                 e = edge(u, su, v, sv, i, cache);
             } else {
-                double& c = priced[h * needs.size() + q];
-                if (std::isnan(c)) c = reshard(u, haves[h], needs[q], cache);
-                e = (c + spGather(u, su, v, sv, i)) * repeats;  // as edge() sums it
+                std::optional<ReshardCost>& c = priced[h * needs.size() + q];
+                if (!c) c = reshard(u, haves[h], needs[q], cache);
+                e = edgeRun(v, sv, *c, spGather(u, su, v, sv, i)) * repeats;  // as edge() prices it
             }
         }
     for (int su = 0; su < strategies(ou); ++su)

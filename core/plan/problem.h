@@ -159,9 +159,10 @@ public:
     Status checkAssignment(const Assignment& assignment) const;
 
     // Exact search (memory_search.cpp). `limit` = per-device memory limit in bytes (≤ 0: none).
-    // On plan.infeasible, *smallestNeed (when given) is the least memory any plan needs.
+    // On plan.infeasible, *smallestNeed (when given) is the least memory any plan needs; once the
+    // fastest pass ran (also on plan.dominated), *fastestSeconds is its plan's time, memory aside.
     Result<SearchResult> search(int64_t limit, const StrategyMask& allowed, const SearchOptions& options, const PlanHooks& hooks = {},
-                                const std::string& meshLabel = {}, int64_t* smallestNeed = nullptr) const;
+                                const std::string& meshLabel = {}, int64_t* smallestNeed = nullptr, double* fastestSeconds = nullptr) const;
 
     // Restricts blocks by pins; plan.bad_pin on an unknown segment/block/strategy.
     Result<StrategyMask> applyPins(const std::vector<Pin>& pins) const;

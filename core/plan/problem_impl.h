@@ -51,6 +51,11 @@ struct OpState {
     int64_t actRc = 0;        // bytes it adds to its block's recomputed activations
 };
 
+// A resharding's seconds, and the part of them on intra-node axes (communicatesBeside).
+struct ReshardCost {
+    double total = 0, intra = 0;
+};
+
 struct ReshardKey {
     uint32_t type;
     CompactSharding have, need;
@@ -111,7 +116,7 @@ struct PlanProblem::Impl {
     // each after its additive fit moved into the blocks' own terms. objective() adds them back.
     std::vector<Pair> cutPairs;
 
-    using ReshardCache = std::unordered_map<ReshardKey, double, ReshardKeyHash>;
+    using ReshardCache = std::unordered_map<ReshardKey, ReshardCost, ReshardKeyHash>;
     mutable ReshardCache reshardCache;  // the calling thread's; workers pass their own
 
     int base(int b) const { return static_cast<int>(analysis.blocks.blocks[static_cast<size_t>(b)].strategies.size()); }
@@ -167,17 +172,37 @@ struct PlanProblem::Impl {
         return projectOperand(*r, st(v, s).factors, i);
     }
 
-    double reshard(OpId u, const CompactSharding& have, const CompactSharding& needed, ReshardCache* cache = nullptr) const {
-        if (have == needed) return 0.0;
+    ReshardCost reshard(OpId u, const CompactSharding& have, const CompactSharding& needed, ReshardCache* cache = nullptr) const {
+        if (have == needed) return {};
         ReshardCache& memo = cache ? *cache : reshardCache;
         const ReshardKey key{typeId[static_cast<size_t>(u)], have, needed};
         auto it = memo.find(key);
         if (it != memo.end()) return it->second;
         const Mesh& mesh = model().mesh();
         auto plan = planReshard(fromCompact(have, mesh), fromCompact(needed, mesh), mesh, g->op(u).type);
-        const double s = plan ? model().reshardSeconds(*plan) : std::numeric_limits<double>::infinity();
-        memo.emplace(key, s);
-        return s;
+        ReshardCost c;
+        if (plan) {
+            c.total = model().reshardSeconds(*plan);
+            for (const CollectiveStep& step : plan->steps)
+                if (auto a = mesh.axisIndex(step.axis); a && intraNodeAxis(model(), *a))
+                    c.intra += model().collectiveSeconds(step.kind, *a, step.messageBytes);
+        } else {
+            c.total = std::numeric_limits<double>::infinity();
+        }
+        memo.emplace(key, c);
+        return c;
+    }
+
+    // Kernel seconds of op v in state s per run (a micro-batch round; once for the optimizer).
+    double kernelRun(OpId v, int s) const { return st(v, s).kernel / runsPerStep(g->op(v), policy); }
+
+    // Seconds per run of v of edge u → v (operand i) with resharding cost r and sequence
+    // parallelism's gather: communication beside a matmul charged as cost/op_cost.h says.
+    double edgeRun(OpId v, int sv, const ReshardCost& r, double gather) const {
+        const double total = r.total + gather;
+        if (!communicatesBeside(g->op(v), policy)) return total;
+        const double beside = r.intra + (gather > 0 && intraNodeAxis(model(), static_cast<size_t>(spAxis)) ? gather : 0.0);
+        return total - beside + besideGemmCharge(model(), beside, kernelRun(v, sv));
     }
 
     // Sequence parallelism's all-gather on edge u → v (operand i), seconds per run of v (cost/op_cost.h).
@@ -206,7 +231,7 @@ struct PlanProblem::Impl {
                        kernelRepeats(pv, policy);
             return 0.0;
         }
-        return ((have == n ? 0.0 : reshard(u, have, n, cache)) + gather) * kernelRepeats(pv, policy);
+        return edgeRun(v, sv, reshard(u, have, n, cache), gather) * kernelRepeats(pv, policy);
     }
 
     Status buildStates(const std::vector<std::pair<uint64_t, double>>& measured);

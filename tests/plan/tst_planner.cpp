@@ -279,6 +279,41 @@ private slots:
         QVERIFY(close(r.objectiveSeconds, best));
     }
 
+    // Tensor-parallel communication beside its matmul (overlap all, --tp-comm-overlap), with
+    // sequence parallelism: the DP's objective equals the evaluator's sum for every assignment
+    // checked, the search finds the brute-force best, no assignment is charged more than with the
+    // communication on the critical path, and some less (cost/op_cost.h besideGemmCharge).
+    void tensorParallelOverlapAgreesWithBruteForceAndTheEvaluator() {
+        const Graph g = tinyGpt(1, 256, 8, 512);
+        const Mesh mesh = must(assignLinkClasses(must(parseMesh("2x2"), "mesh"), 8), "link classes");
+        const CostModel model = must(CostModel::create(must(loadHardware("h100-sxm"), "hw"), mesh), "cost model");
+        MemoryPolicy critical;
+        critical.recompute = RecomputePolicy::None;
+        critical.sequenceParallelAxis = mesh.axes()[1].name;
+        MemoryPolicy beside = critical;
+        QVERIFY(setOverlapWord(beside, "all"));
+        QVERIFY(setOverlapWord(critical, "on"));
+        const PlanProblem p0 = problem(g, "2x2", 8, 0, critical), p1 = problem(g, "2x2", 8, 0, beside);
+        double best = INFINITY;
+        int n = 0, less = 0;
+        std::string mismatches;
+        forEachAssignment(p1, [&](const Assignment& a) {
+            best = std::min(best, p1.objective(a));
+            less += p1.objective(a) < p0.objective(a) * (1 - 1e-9);
+            if (p1.objective(a) > p0.objective(a) * (1 + 1e-9)) mismatches += "more; ";
+            if (n++ % 97 != 0) return;
+            Plan plan;
+            p1.fillPlan(a, {}, plan);
+            const Evaluation ev = must(evaluatePlan(g, plan, model), "evaluate");
+            if (!close(ev.step.total(), p1.objective(a))) mismatches += std::to_string(ev.step.total()) + " vs " + std::to_string(p1.objective(a)) + "; ";
+        });
+        QVERIFY2(mismatches.empty(), mismatches.substr(0, 400).c_str());
+        QVERIFY(less > 0);
+        PlannerOptions o;
+        auto r = must(p1.search(0, {}, o.search, o.hooks), "search");
+        QVERIFY(close(r.objectiveSeconds, best));
+    }
+
     void dpEqualsBruteForceOnTwoAxes() {
         const Graph g = tinyGpt(1, 32, 4, 8);
         const PlanProblem p = problem(g, "2x2");
