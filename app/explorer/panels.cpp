@@ -61,7 +61,6 @@ ClusterPanel::ClusterPanel(Explorer* explorer, QWidget* parent) : QWidget(parent
     modelRow->addWidget(open);
     form->addRow(tr("Model"), modelRow);
 
-    auto* build = new QHBoxLayout;
     m_batch = new QSpinBox(this);
     m_batch->setRange(1, 1 << 20);
     m_batch->setToolTip(tr("Global batch: sequences per optimizer step"));
@@ -74,8 +73,6 @@ ClusterPanel::ClusterPanel(Explorer* explorer, QWidget* parent) : QWidget(parent
     m_qkv = new QComboBox(this);
     m_qkv->addItems({QStringLiteral("fused"), QStringLiteral("separate")});
     m_qkv->setToolTip(tr("One fused QKV projection or three"));
-    build->addWidget(new QLabel(tr("global batch"), this));
-    build->addWidget(m_batch);
     m_accumulation = new QSpinBox(this);
     m_accumulation->setObjectName(QStringLiteral("accumulationBox"));
     m_accumulation->setRange(0, 1 << 20);
@@ -83,13 +80,13 @@ ClusterPanel::ClusterPanel(Explorer* explorer, QWidget* parent) : QWidget(parent
     m_accumulation->setPrefix(tr("× "));
     m_accumulation->setToolTip(tr("Gradient-accumulation rounds per step (auto: the search chooses among the divisors of the global batch); "
                                   "each round is global batch / rounds sequences"));
-    build->addWidget(new QLabel(tr("rounds"), this));
-    build->addWidget(m_accumulation);
-    build->addWidget(new QLabel(tr("seq"), this));
-    build->addWidget(m_seq);
-    build->addWidget(m_dtype);
-    build->addWidget(m_qkv);
-    form->addRow(tr("Step"), build);
+    form->addRow(tr("Global batch"), m_batch);
+    form->addRow(tr("Rounds"), m_accumulation);
+    auto* sequence = new QHBoxLayout;
+    sequence->addWidget(m_seq, 1);
+    sequence->addWidget(m_dtype);
+    sequence->addWidget(m_qkv);
+    form->addRow(tr("Sequence"), sequence);
 
     auto* hwRow = new QHBoxLayout;
     m_hardware = new QComboBox(this);
@@ -117,7 +114,15 @@ ClusterPanel::ClusterPanel(Explorer* explorer, QWidget* parent) : QWidget(parent
     m_mesh = new QComboBox(this);
     m_mesh->setEditable(true);
     m_mesh->setToolTip(tr("auto: every 1–3-axis mesh aligned with nodes; or a shape such as 8, 2x4, dp=2,tp=4"));
-    form->addRow(tr("Mesh"), m_mesh);
+    m_sequenceParallel = new QCheckBox(tr("+ SP"), this);
+    m_sequenceParallel->setObjectName(QStringLiteral("sequenceParallelBox"));
+    m_sequenceParallel->setToolTip(tr("Also plan every mesh with sequence parallelism over each intra-node axis its plan splits "
+                                      "weights over (Megatron-LM --sequence-parallel: norms, dropout and residuals split along "
+                                      "the sequence; reduce-scatter and all-gather instead of all-reduce) and keep the fastest"));
+    auto* meshRow = new QHBoxLayout;
+    meshRow->addWidget(m_mesh, 1);
+    meshRow->addWidget(m_sequenceParallel);
+    form->addRow(tr("Mesh"), meshRow);
     m_memory = new QDoubleSpinBox(this);
     m_memory->setRange(0, 1 << 20);
     m_memory->setDecimals(1);
@@ -132,12 +137,8 @@ ClusterPanel::ClusterPanel(Explorer* explorer, QWidget* parent) : QWidget(parent
     m_reserve->setSpecialValueText(tr("spec's reserve"));
     m_reserve->setToolTip(tr("Kept back from the HBM for the CUDA context, library workspaces, NCCL buffers and allocator "
                              "fragmentation (docs/hardware-format.md)"));
-    auto* memoryRow = new QHBoxLayout;
-    memoryRow->addWidget(m_memory, 1);
-    memoryRow->addWidget(new QLabel(tr("reserve"), this));
-    memoryRow->addWidget(m_reserve, 1);
-    form->addRow(tr("Memory limit"), memoryRow);
-    auto* policy = new QHBoxLayout;
+    form->addRow(tr("Memory limit"), m_memory);
+    form->addRow(tr("Reserve"), m_reserve);
     m_recompute = new QComboBox(this);
     m_recompute->addItems({QStringLiteral("auto"), QStringLiteral("none"), QStringLiteral("all")});
     m_recompute->setToolTip(tr("Activation recomputation per ParallelBlock: auto lets the search choose per block"));
@@ -151,20 +152,10 @@ ClusterPanel::ClusterPanel(Explorer* explorer, QWidget* parent) : QWidget(parent
     m_attention->addItems({QStringLiteral("flash"), QStringLiteral("eager")});
     m_attention->setToolTip(tr("Attention cores as one fused kernel (flash: scores on chip, recomputed in the backward) "
                                "or one kernel per op (eager: scores written and saved)"));
-    policy->addWidget(new QLabel(tr("attention"), this));
-    policy->addWidget(m_attention);
-    policy->addWidget(new QLabel(tr("recompute"), this));
-    policy->addWidget(m_recompute);
-    policy->addWidget(m_zero, 1);
-    m_sequenceParallel = new QCheckBox(tr("SP"), this);
-    m_sequenceParallel->setObjectName(QStringLiteral("sequenceParallelBox"));
-    m_sequenceParallel->setToolTip(tr("Also plan every mesh with sequence parallelism over each intra-node axis its plan splits "
-                                      "weights over (Megatron-LM --sequence-parallel: norms, dropout and residuals split along "
-                                      "the sequence; reduce-scatter and all-gather instead of all-reduce) and keep the fastest"));
-    policy->addWidget(m_sequenceParallel);
-    form->addRow(tr("Memory policy"), policy);
+    form->addRow(tr("Attention"), m_attention);
+    form->addRow(tr("Recompute"), m_recompute);
+    form->addRow(tr("Sharding"), m_zero);
     // The step's schedule (docs/planning.md, "The step as frameworks run it").
-    auto* schedule = new QHBoxLayout;
     m_overlap = new QComboBox(this);
     m_overlap->setObjectName(QStringLiteral("overlapBox"));
     m_overlap->addItem(tr("overlap gradients and gathers"), QStringLiteral("on"));
@@ -181,9 +172,8 @@ ClusterPanel::ClusterPanel(Explorer* explorer, QWidget* parent) : QWidget(parent
     m_bucket->setRange(1, 100000);
     m_bucket->setSuffix(tr(" MB buckets"));
     m_bucket->setToolTip(tr("Gradient bucket size (Megatron-LM's distributed optimizer: 40M parameters, 80 MB in bf16; PyTorch DDP: 25 MiB)"));
-    schedule->addWidget(m_overlap, 2);
-    schedule->addWidget(m_bucket, 1);
-    form->addRow(tr("Schedule"), schedule);
+    form->addRow(tr("Schedule"), m_overlap);
+    form->addRow(tr("Buckets"), m_bucket);
     // Pipeline stages (docs/planning.md, "Pipeline stages"): the search plans one stage's mesh.
     auto* pipeline = new QHBoxLayout;
     m_stages = new QSpinBox(this);
@@ -432,10 +422,13 @@ void SearchPanel::showPlan() {
         html += QStringLiteral("<br><small>");
         QStringList parts;
         for (const MeshCandidate& c : o.candidates) {
+            // A sequence-parallel variant that was not planned: only in the tooltip.
+            const bool quietVariant = !c.planned && !c.sequenceParallelAxis.empty();
             auto m = parseMesh(c.mesh);
             const QString name = (m ? qs(meshShapeText(*m)) : qs(c.mesh)) +
                                  (c.sequenceParallelAxis.empty() ? QString() : tr(" +SP %1").arg(qs(c.sequenceParallelAxis)));
-            parts << (c.planned ? QStringLiteral("%1: %2%3")
+            if (!quietVariant)
+                parts << (c.planned ? QStringLiteral("%1: %2%3")
                                       .arg(name, formatSeconds(c.stepSeconds),
                                            c.simulatedSeconds > 0 ? tr(" (simulated %1)").arg(formatSeconds(c.simulatedSeconds)) : QString())
                                 : QStringLiteral("%1: skipped").arg(name));
