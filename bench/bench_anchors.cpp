@@ -239,6 +239,7 @@ int main(int argc, char** argv) {
             if (best) {
                 const Plan& bp = best->outcome.plan;
                 row << fixed(bp.stepSeconds(), 2) << " | " << bp.mesh.toString() << (bp.pipeline ? " × pp " + std::to_string(bp.pipeline->stages) : std::string())
+                    << (bp.policy.sequenceParallelAxis.empty() ? std::string() : " SP " + bp.policy.sequenceParallelAxis)
                     << " ×" << bp.policy.accumulation << " rounds | "
                     << fixed(ep.stepSeconds() / bp.stepSeconds(), 2) << "× | " << fixed(planSeconds, 1) << " |";
             } else {

@@ -152,17 +152,22 @@ Result<PlanOutcome> finishPlan(const Graph& graph, const Cluster& cluster, const
     return out;
 }
 
-// The mesh axes the plan of `mp` splits some trainable weight over.
+// The mesh axes the plan of `mp` splits at least half of the trainable weights' bytes over: its
+// tensor-parallel axes.
 std::vector<std::string> weightAxes(const Graph& graph, const MeshPlan& mp) {
     Plan p;
     mp.problem->fillPlan(mp.result.assignment, mp.mask, p);
-    std::vector<std::string> out;
+    std::map<std::string, int64_t> split;
+    int64_t total = 0;
     for (const Op& op : graph.ops()) {
         if (op.kind != OpKind::Parameter || op.role != ParamRole::Trainable) continue;
+        total += op.type.bytes();
         for (const auto& axes : p.tensors[static_cast<size_t>(op.id)].result.dims())
-            for (const std::string& a : axes)
-                if (std::find(out.begin(), out.end(), a) == out.end()) out.push_back(a);
+            for (const std::string& a : axes) split[a] += op.type.bytes();
     }
+    std::vector<std::string> out;
+    for (const auto& [axis, bytes] : split)
+        if (2 * bytes >= total) out.push_back(axis);
     return out;
 }
 
@@ -182,8 +187,9 @@ Result<PlanOutcome> planMeshes(const Graph& graph, const Cluster& cluster, const
     const int64_t limit = memoryLimitFor(options, cluster.hardware);
     // What is planned: every mesh, and with PlannerOptions::searchSequenceParallel each of them
     // again with sequence parallelism over each intra-node axis of more than one device.
-    // A variant is planned only where the mesh's own plan splits weights over the axis (tensor
-    // parallelism for sequence parallelism to extend) or the mesh had no plan that fits.
+    // A variant is planned only where the mesh's own plan splits at least half of the weights over
+    // the axis (tensor parallelism for sequence parallelism to extend) or the mesh had no plan that
+    // fits.
     struct Variant {
         size_t mesh;
         std::string spAxis;
@@ -276,15 +282,16 @@ Result<PlanOutcome> planMeshes(const Graph& graph, const Cluster& cluster, const
             return true;
         }
         // Sequence parallelism splits along the sequence what tensor parallelism leaves whole: over
-        // an axis that splits no weight it is not that (the plan is the mesh's own plan, or it
-        // trades a gradient's all-reduce for its halves), and a framework would not run it.
+        // an axis that is not tensor-parallel it is not that (the plan is the mesh's own plan, or
+        // it trades a gradient's all-reduce for its halves), and a framework would not run it.
         const std::vector<std::string> split = weightAxes(graph, *mp);
         if (variants[vi].spAxis.empty() && !options.policy.sequenceParallelAxis.empty()) {
             // the caller's own policy: no variants
         } else if (variants[vi].spAxis.empty()) {
             baseOf[i] = BaseOutcome{false, split};
         } else if (std::find(split.begin(), split.end(), cand.sequenceParallelAxis) == split.end()) {
-            cand.note = "no weight is split over " + cand.sequenceParallelAxis + " (no tensor parallelism for sequence parallelism to extend)";
+            cand.note = "less than half of the weights are split over " + cand.sequenceParallelAxis +
+                        " (no tensor parallelism for sequence parallelism to extend)";
             out.candidates.push_back(cand);
             return true;
         }
