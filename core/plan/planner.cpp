@@ -284,10 +284,9 @@ Result<PlanOutcome> planMeshes(const Graph& graph, const Cluster& cluster, const
         // Sequence parallelism splits along the sequence what tensor parallelism leaves whole: over
         // an axis that is not tensor-parallel it is not that (the plan is the mesh's own plan, or
         // it trades a gradient's all-reduce for its halves), and a framework would not run it.
-        const std::vector<std::string> split = weightAxes(graph, *mp);
-        if (variants[vi].spAxis.empty() && !options.policy.sequenceParallelAxis.empty()) {
-            // the caller's own policy: no variants
-        } else if (variants[vi].spAxis.empty()) {
+        const bool variant = variants[vi].spAxis != options.policy.sequenceParallelAxis;  // one of ours, not the caller's policy
+        const std::vector<std::string> split = variant || variants.size() > meshes.size() ? weightAxes(graph, *mp) : std::vector<std::string>{};
+        if (!variant) {
             baseOf[i] = BaseOutcome{false, split};
         } else if (std::find(split.begin(), split.end(), cand.sequenceParallelAxis) == split.end()) {
             cand.note = "less than half of the weights are split over " + cand.sequenceParallelAxis +

@@ -1027,6 +1027,20 @@ private slots:
         QVERIFY(out.plan.predictedStepSeconds <= bestObjective * 1.05 * (1 + 1e-12));
     }
 
+    // A caller's own sequence-parallel policy is planned as given (one candidate per mesh, kept
+    // whatever the plan's tensor parallelism), not replaced by the search's variants.
+    void aCallersSequenceParallelPolicyIsKept() {
+        const Graph g = tinyGpt(1, 256, 8, 512);
+        PlannerOptions o;
+        o.baselines = Baselines::Skip;
+        o.searchSequenceParallel = true;
+        o.policy.sequenceParallelAxis = "x";
+        auto out = must(planGraph(g, cluster(1), cfp::test::meshOf("8"), o), "plan");
+        QCOMPARE(QString::fromStdString(out.plan.policy.sequenceParallelAxis), QStringLiteral("x"));
+        QCOMPARE(out.candidates.size(), size_t{1});
+        QVERIFY(out.candidates[0].planned);
+    }
+
     void timelineCoversTheStep() {
         const Graph g = preset("gpt3-125m", 2);
         PlannerOptions o;
