@@ -75,6 +75,7 @@ std::vector<Baseline> planBaselines(const Graph& graph, const Cluster& cluster, 
         std::string name, description, meshSpec;
         std::vector<std::string> batchAxes;
         std::string weightAxis;
+        bool sequenceParallel = false;  // over weightAxis, as Megatron-LM's --sequence-parallel
     };
     // One baseline, planned on its own mesh: its report entry.
     auto runBaseline = [&](const BaselineSpec& spec) -> Baseline {
@@ -90,6 +91,7 @@ std::vector<Baseline> planBaselines(const Graph& graph, const Cluster& cluster, 
         std::string note;
         PlannerOptions quiet = options;
         quiet.hooks.progress = nullptr;
+        if (spec.sequenceParallel) quiet.policy.sequenceParallelAxis = spec.weightAxis;
         quiet.search.cutoffSeconds = std::numeric_limits<double>::infinity();  // a baseline is reported however slow
         auto restrict = [&](const PlanProblem& p) -> Result<StrategyMask> {
             auto mask = baselineMask(p, spec.batchAxes, spec.weightAxis, note);
@@ -133,12 +135,29 @@ std::vector<Baseline> planBaselines(const Graph& graph, const Cluster& cluster, 
                          "dp=" + std::to_string(cluster.nodes) + ",tp=" + std::to_string(g), {"dp"}, "tp"});
     else
         specs.push_back({"megatron", "tensor parallel over the " + std::to_string(g) + " GPUs of the node", "tp=" + std::to_string(g), {}, "tp"});
+    // On equal terms with a plan that may use sequence parallelism: the Megatron layout with it
+    // too, the better of the two reported (one that fits over one that does not, then the faster).
+    const bool withSp = options.searchSequenceParallel && options.policy.sequenceParallelAxis.empty() && g > 1;
+    if (withSp) {
+        BaselineSpec sp = specs.back();
+        sp.sequenceParallel = true;
+        sp.description += ", sequence parallel";
+        specs.push_back(sp);
+    }
     // The baselines are independent plans: with two or more worker threads they run side by
     // side (each still splits its own large loops), and are reported in the order above.
     std::vector<Baseline> results(specs.size());
     parallelFor(static_cast<int64_t>(specs.size()), resolveThreads(options.search.threads), 1, [&](int64_t i0, int64_t i1, int) {
         for (auto i = static_cast<size_t>(i0); i < static_cast<size_t>(i1); ++i) results[i] = runBaseline(specs[i]);
     });
+    if (withSp) {
+        const Baseline& with = results.back();
+        Baseline& without = results[results.size() - 2];
+        const bool better = with.feasible && (!without.feasible || (with.fits && !without.fits) ||
+                                              (with.fits == without.fits && with.stepSeconds < without.stepSeconds));
+        if (better) without = with;
+        results.pop_back();
+    }
     return results;
 }
 

@@ -1041,6 +1041,29 @@ private slots:
         QVERIFY(out.candidates[0].planned);
     }
 
+    // Baselines on equal terms: where the search may use sequence parallelism, the Megatron-style
+    // baseline may too; it is then the better of the two layouts, never slower.
+    void megatronBaselineWithSequenceParallelism() {
+        ModelConfig c = must(presetConfig("gpt3-1.3b"), "gpt3-1.3b");
+        BuildOptions b;
+        b.batch = 8;
+        b.seq = 1024;
+        const Graph g = must(buildTrainingStep(c, b), "gpt3-1.3b").graph;
+        PlannerOptions o;
+        o.policy.recompute = RecomputePolicy::None;
+        auto megatron = [&](bool sp) {
+            o.searchSequenceParallel = sp;
+            for (const Baseline& bl : must(planGraph(g, cluster(1), cfp::test::meshOf("8"), o), "plan").plan.baselines)
+                if (bl.name == "megatron") return bl;
+            return Baseline{};
+        };
+        const Baseline without = megatron(false), with = megatron(true);
+        QVERIFY(without.feasible && with.feasible);
+        QVERIFY2(with.stepSeconds < without.stepSeconds, qPrintable(QString("%1 vs %2").arg(with.stepSeconds).arg(without.stepSeconds)));
+        QVERIFY(with.memory.activations < without.memory.activations);
+        QVERIFY(QString::fromStdString(with.description).contains("sequence parallel"));
+    }
+
     void timelineCoversTheStep() {
         const Graph g = preset("gpt3-125m", 2);
         PlannerOptions o;
