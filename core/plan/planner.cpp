@@ -338,9 +338,18 @@ Result<PlanOutcome> planMeshes(const Graph& graph, const Cluster& cluster, const
             if (!*go) break;
         }
     }
-    if (!best && closest)
-        return makeError(closest->code, "none of the " + std::to_string(variants.size()) + (variants.size() == meshes.size() ? " meshes" : " meshes and sequence-parallel variants") + " tried fits; the closest: " + closest->message,
-                         closest->where);
+    if (!best && closest) {
+        const auto tried = std::count_if(out.candidates.begin(), out.candidates.end(), [&](const MeshCandidate& c) {
+            return c.sequenceParallelAxis != options.policy.sequenceParallelAxis;
+        });
+        const std::string what = meshes.size() == 1 ? "no plan fits with or without sequence parallelism"
+                                                    : "none of the " + std::to_string(meshes.size()) + " meshes" +
+                                                          (tried > 0 ? " (and " + std::to_string(tried) + " sequence-parallel variant" +
+                                                                           (tried == 1 ? ")" : "s)")
+                                                                     : std::string()) +
+                                                          " tried fits";
+        return makeError(closest->code, what + "; the closest: " + closest->message, closest->where);
+    }
     if (!best) return lastError;
     // Re-ranking: the objective is a sum (overlapped collectives at their contention); the step
     // shown is simulated. Among the best mesh's plan and the close ones, the fastest simulated wins.

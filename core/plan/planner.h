@@ -52,9 +52,12 @@ struct PlannerOptions {
     Timeline timeline = Timeline::Skip;
     SearchOptions search;
     PlanHooks hooks;                          // progress and cancellation
-    // planGraph also plans every mesh with sequence parallelism over each of its intra-node axes
-    // (MemoryPolicy::sequenceParallelAxis; cost/op_cost.h prices it for any layout), as one more
-    // candidate beside the mesh without it, when policy.sequenceParallelAxis is empty.
+    // planGraph (and planAnalysed) also plan a mesh with sequence parallelism over an intra-node
+    // axis (MemoryPolicy::sequenceParallelAxis; cost/op_cost.h prices it for any layout), as one
+    // more candidate beside the mesh without it, when policy.sequenceParallelAxis is empty: where
+    // the mesh's plan is tensor parallel over the axis (half of the weights' bytes split there), it
+    // had no plan that fits, or its fastest plan, memory aside, was within 20% of the best so far.
+    // A variant whose plan is not tensor parallel over its axis is dropped (docs/planning.md).
     bool searchSequenceParallel = false;
 };
 

@@ -174,6 +174,10 @@ private slots:
         QCOMPARE(cfp(planArgs(tighter)).exitCode, 0);
         Run none = cfp(planArgs(tighter + QStringList{"--sequence-parallel", "off"}));
         QVERIFY(none.exitCode != 0 && none.err.contains("fits in 500.00 MiB"));
+        // Nothing fits either way: the error says both were tried, and the closest.
+        Run neither = cfp(planArgs({"--mesh", "8", "--memory-limit", "300MiB", "--accumulation", "1", "--no-baselines", "--quiet"}));
+        QVERIFY(neither.exitCode != 0);
+        QVERIFY2(neither.err.contains("no plan fits with or without sequence parallelism; the closest: no plan on mesh"), neither.err.constData());
         Run bad = cfp(planArgs({"--sequence-parallel", "on"}));
         QCOMPARE(bad.exitCode, 2);
         QVERIFY(bad.err.contains("--sequence-parallel"));
