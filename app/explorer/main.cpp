@@ -4,7 +4,6 @@
 //   cfp-explorer --screenshot FILE [MODEL]    load, analyse, plan, render, write FILE (PNG), exit
 
 #include <QApplication>
-#include <QSettings>
 
 #include <cstdio>
 #include <cstring>
@@ -69,7 +68,6 @@ int main(int argc, char** argv) {
     options.rememberLayout = true;
     if (!args.isEmpty()) options.model = args[0].toStdString();
     cfp::explorer::MainWindow window(options);
-    if (!QSettings().contains(QStringLiteral("window/geometry"))) window.resize(1600, 1000);  // else as last time
     window.show();
     return app.exec();
 }

@@ -187,7 +187,7 @@ MainWindow::MainWindow(const WindowOptions& options, QWidget* parent) : QMainWin
     m_rememberLayout = options.rememberLayout;
     if (m_rememberLayout) {
         QSettings s;
-        restoreGeometry(s.value(QStringLiteral("window/geometry")).toByteArray());
+        if (!restoreGeometry(s.value(QStringLiteral("window/geometry")).toByteArray())) resize(1600, 1000);  // else as last time
         restoreState(s.value(QStringLiteral("window/state")).toByteArray());
     }
 

@@ -390,14 +390,28 @@ double weightGatherCharge(const CostModel& model, const MemoryPolicy& policy) {
     return policy.overlapParamGather ? model.hardware().overlapSlowdown : 1.0;
 }
 
-OwnCollectiveCost ownCollectiveCost(const CostModel& model, uint32_t partialMask, int64_t localResultBytes, uint32_t scatterMask) {
-    OwnCollectiveCost c;
+CommCost ownCollectiveCost(const CostModel& model, uint32_t partialMask, int64_t localResultBytes, uint32_t scatterMask) {
+    CommCost c;
     forEachOwnCollective(model.sizes(), partialMask, localResultBytes, scatterMask, [&](const OpCollective& o) {
         const double t = model.collectiveSeconds(o.kind, o.axis, o.bytes);
         c.total += t;
         if (intraNodeAxis(model, o.axis)) c.intra += t;
     });
     return c;
+}
+
+CommCost reshardCost(const CostModel& model, const ReshardPlan& plan) {
+    CommCost c;
+    c.total = model.reshardSeconds(plan);
+    for (const CollectiveStep& step : plan.steps)
+        if (auto a = model.mesh().axisIndex(step.axis); a && intraNodeAxis(model, *a))
+            c.intra += model.collectiveSeconds(step.kind, *a, step.messageBytes);
+    return c;
+}
+
+double chargedComm(const CostModel& model, const Op& op, const MemoryPolicy& policy, const CommCost& c, double gemm) {
+    if (!communicatesBeside(op, policy)) return c.total;
+    return c.total - c.intra + besideGemmCharge(model, c.intra, gemm);
 }
 
 double runsPerStep(const Op& op, const MemoryPolicy& policy) {

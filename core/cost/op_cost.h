@@ -271,11 +271,17 @@ double weightGatherRepeats(const MemoryPolicy& policy);
 
 // Seconds of an op's own collectives and of a weight's gathers (one time each), summed in the order above.
 double ownCollectiveSeconds(const CostModel& model, uint32_t partialMask, int64_t localResultBytes, uint32_t scatterMask);
-// The same, and the part of it on intra-node axes (communicatesBeside).
-struct OwnCollectiveCost {
+// Communication seconds, and the part of them on intra-node axes (communicatesBeside).
+struct CommCost {
     double total = 0, intra = 0;
 };
-OwnCollectiveCost ownCollectiveCost(const CostModel& model, uint32_t partialMask, int64_t localResultBytes, uint32_t scatterMask);
+// An op's own collectives (ownCollectiveSeconds) and a resharding's steps, so split.
+CommCost ownCollectiveCost(const CostModel& model, uint32_t partialMask, int64_t localResultBytes, uint32_t scatterMask);
+CommCost reshardCost(const CostModel& model, const ReshardPlan& plan);
+// What the objective charges for `c` per run of op `op` whose kernel takes `gemm` seconds per
+// run: its intra-node part beside the kernel (besideGemmCharge) where the op communicatesBeside,
+// else all of it.
+double chargedComm(const CostModel& model, const Op& op, const MemoryPolicy& policy, const CommCost& c, double gemm);
 // Runs of an op per step that its communication is charged against: a micro-batch round's (the
 // accumulation count), once for the optimizer.
 double runsPerStep(const Op& op, const MemoryPolicy& policy);

@@ -26,10 +26,6 @@ std::string eventName(const TimelineEvent& e) {
     return e.scope + ": " + e.name;
 }
 
-}  // namespace
-
-namespace {
-
 // Times in whole nanoseconds: an event's start and end are each rounded once, and its duration is
 // their difference, so events that follow each other on a track stay back to back (rounding start
 // and duration separately let them overlap by 1 ns, and Perfetto drops overlapping slices).

@@ -297,15 +297,14 @@ Result<Evaluation> evaluatePlan(const Graph& graph, const Plan& plan, const Cost
         spPiece[k] = sequenceParallelPiece(spAxis, spK[k], partialMask, spScatters[k]);
         const uint32_t scatterMask = ownScatterMask(partialMask, scattersOwnResult(roles.gradToOptimizer[k], policy), spAxis, spScatters[k]);
         // Charged (op_cost.h: beside a matmul, a gradient's reduction overlapped); the timeline's are whole.
-        double ownRun = 0, ownIntra = 0;
+        CommCost own;
         forEachOwnCollective(sizes, partialMask, resultBytes, scatterMask, [&](const OpCollective& c) {
             const double seconds = model.collectiveSeconds(c.kind, c.axis, c.bytes);
             ownCollectives[k].push_back({c, seconds * ownRepeats});
-            ownRun += seconds;
-            if (intraNodeAxis(model, c.axis)) ownIntra += seconds;
+            own.total += seconds;
+            if (intraNodeAxis(model, c.axis)) own.intra += seconds;
         });
-        if (communicatesBeside(op, policy) && !roles.gradContribution[k])
-            ownRun = ownRun - ownIntra + besideGemmCharge(model, ownIntra, kernel[k] / runsPerStep(op, policy));
+        const double ownRun = roles.gradContribution[k] ? own.total : chargedComm(model, op, policy, own, kernel[k] / runsPerStep(op, policy));
         ownSeconds[k] += ownRun * ownRepeats * (roles.gradContribution[k] ? gradReduceCharge(model, policy) : 1.0);
         return {};
     }));
@@ -368,14 +367,7 @@ Result<Evaluation> evaluatePlan(const Graph& graph, const Plan& plan, const Cost
             auto rp = have == need ? Result<ReshardPlan>(ReshardPlan{have, need, {}}) : planReshard(have, need, mesh, producer.type);
             if (!rp) return rp.error().withContext("edge " + producer.name + " -> " + op.name);
             if (gather) rp->steps.push_back(sequenceParallelGatherStep(have, mesh, static_cast<size_t>(spAxis), shardBytes(producer.type, have, mesh)));
-            double run = model.reshardSeconds(*rp);
-            if (communicatesBeside(op, policy)) {
-                double intra = 0;
-                for (const CollectiveStep& step : rp->steps)
-                    if (auto a = mesh.axisIndex(step.axis); a && intraNodeAxis(model, *a))
-                        intra += model.collectiveSeconds(step.kind, *a, step.messageBytes);
-                run = run - intra + besideGemmCharge(model, intra, kernel[k] / runsPerStep(op, policy));
-            }
+            const double run = chargedComm(model, op, policy, reshardCost(model, *rp), kernel[k] / runsPerStep(op, policy));
             e.seconds = run * kernelRepeats(op, policy) * (rc[k] ? 2.0 : 1.0);
             e.counted = e.seconds > 0 || !rp->isNoCommunication();
             if (!rp->steps.empty()) reshardInto[k].push_back({u, std::move(*rp), e.seconds});

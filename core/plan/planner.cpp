@@ -248,9 +248,12 @@ Result<PlanOutcome> planMeshes(const Graph& graph, const Cluster& cluster, const
             analysis = planningAnalysis(graph, *mesh, options);
             analysisMesh = i;
         }
+        // Copied while a variant of this mesh may follow, else handed over.
+        const bool more = vi + 1 < variants.size() && variants[vi + 1].mesh == i;
+        if (!more) analysisMesh = meshes.size();
         double fastest = 0;
         auto mp = analysis ? planOnMesh(graph, cluster, *mesh, meshOptions, limit, [&](const PlanProblem& p) { return p.applyPins(options.pins); },
-                                        check, *analysis, &need, &fastest)
+                                        check, more ? *analysis : std::move(*analysis), &need, &fastest)
                            : Result<MeshPlan>(analysis.error());
         cand.seconds = since(t0);
         if (!mp && mp.error().code == "plan.dominated" && (best || variants.size() > 1)) {

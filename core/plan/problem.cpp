@@ -77,10 +77,8 @@ void PlanProblem::Impl::computeOpState(const Op& op, double opFlops, OpState& s)
     // Per step: micro-batch rounds (cost/op_cost.h).
     s.kernel *= kernelRepeats(op, policy, flashRecompute[k]);
     const uint32_t scatterMask = ownScatterMask(s.partialMask, scattersOwnResult(gradToOptimizer[k], policy), spAxis, spScatters[k]);
-    const OwnCollectiveCost oc = ownCollectiveCost(model(), s.partialMask, own, scatterMask);
-    const double ownRun = communicatesBeside(op, policy) && !gradContribution[k]
-                              ? oc.total - oc.intra + besideGemmCharge(model(), oc.intra, s.kernel / runsPerStep(op, policy))
-                              : oc.total;
+    const CommCost oc = ownCollectiveCost(model(), s.partialMask, own, scatterMask);
+    const double ownRun = gradContribution[k] ? oc.total : chargedComm(model(), op, policy, oc, s.kernel / runsPerStep(op, policy));
     s.own = ownRun * ownCollectiveRepeats(op, gradContribution[k], policy) * (gradContribution[k] ? gradReduceCharge(model(), policy) : 1.0);
 }
 
@@ -550,7 +548,7 @@ void PlanProblem::Impl::addEdgeToPair(OpId u, OpId v, size_t i, Pair& p, std::ve
     std::vector<size_t> haveOf(static_cast<size_t>(bu)), needOf(static_cast<size_t>(bv));
     for (int su = 0; su < bu; ++su) haveOf[static_cast<size_t>(su)] = distinct(haves, st(u, su).result);
     for (int sv = 0; sv < bv; ++sv) needOf[static_cast<size_t>(sv)] = distinct(needs, need(v, sv, i));
-    std::vector<std::optional<ReshardCost>> priced(haves.size() * needs.size());
+    std::vector<std::optional<CommCost>> priced(haves.size() * needs.size());
     const double repeats = kernelRepeats(g->op(v), policy);  // as edge() prices it
     baseCost.assign(static_cast<size_t>(bu) * static_cast<size_t>(bv), 0.0);
     for (int su = 0; su < bu; ++su)
@@ -560,7 +558,7 @@ void PlanProblem::Impl::addEdgeToPair(OpId u, OpId v, size_t i, Pair& p, std::ve
             if (haves[h] == needs[q]) {
                 e = edge(u, su, v, sv, i, cache);
             } else {
-                std::optional<ReshardCost>& c = priced[h * needs.size() + q];
+                std::optional<CommCost>& c = priced[h * needs.size() + q];
                 if (!c) c = reshard(u, haves[h], needs[q], cache);
                 e = edgeRun(v, sv, *c, spGather(u, su, v, sv, i)) * repeats;  // as edge() prices it
             }

@@ -51,11 +51,6 @@ struct OpState {
     int64_t actRc = 0;        // bytes it adds to its block's recomputed activations
 };
 
-// A resharding's seconds, and the part of them on intra-node axes (communicatesBeside).
-struct ReshardCost {
-    double total = 0, intra = 0;
-};
-
 struct ReshardKey {
     uint32_t type;
     CompactSharding have, need;
@@ -116,7 +111,7 @@ struct PlanProblem::Impl {
     // each after its additive fit moved into the blocks' own terms. objective() adds them back.
     std::vector<Pair> cutPairs;
 
-    using ReshardCache = std::unordered_map<ReshardKey, ReshardCost, ReshardKeyHash>;
+    using ReshardCache = std::unordered_map<ReshardKey, CommCost, ReshardKeyHash>;
     mutable ReshardCache reshardCache;  // the calling thread's; workers pass their own
 
     int base(int b) const { return static_cast<int>(analysis.blocks.blocks[static_cast<size_t>(b)].strategies.size()); }
@@ -172,7 +167,7 @@ struct PlanProblem::Impl {
         return projectOperand(*r, st(v, s).factors, i);
     }
 
-    ReshardCost reshard(OpId u, const CompactSharding& have, const CompactSharding& needed, ReshardCache* cache = nullptr) const {
+    CommCost reshard(OpId u, const CompactSharding& have, const CompactSharding& needed, ReshardCache* cache = nullptr) const {
         if (have == needed) return {};
         ReshardCache& memo = cache ? *cache : reshardCache;
         const ReshardKey key{typeId[static_cast<size_t>(u)], have, needed};
@@ -180,15 +175,7 @@ struct PlanProblem::Impl {
         if (it != memo.end()) return it->second;
         const Mesh& mesh = model().mesh();
         auto plan = planReshard(fromCompact(have, mesh), fromCompact(needed, mesh), mesh, g->op(u).type);
-        ReshardCost c;
-        if (plan) {
-            c.total = model().reshardSeconds(*plan);
-            for (const CollectiveStep& step : plan->steps)
-                if (auto a = mesh.axisIndex(step.axis); a && intraNodeAxis(model(), *a))
-                    c.intra += model().collectiveSeconds(step.kind, *a, step.messageBytes);
-        } else {
-            c.total = std::numeric_limits<double>::infinity();
-        }
+        const CommCost c = plan ? reshardCost(model(), *plan) : CommCost{std::numeric_limits<double>::infinity(), 0.0};
         memo.emplace(key, c);
         return c;
     }
@@ -198,11 +185,9 @@ struct PlanProblem::Impl {
 
     // Seconds per run of v of edge u → v (operand i) with resharding cost r and sequence
     // parallelism's gather: communication beside a matmul charged as cost/op_cost.h says.
-    double edgeRun(OpId v, int sv, const ReshardCost& r, double gather) const {
-        const double total = r.total + gather;
-        if (!communicatesBeside(g->op(v), policy)) return total;
-        const double beside = r.intra + (gather > 0 && intraNodeAxis(model(), static_cast<size_t>(spAxis)) ? gather : 0.0);
-        return total - beside + besideGemmCharge(model(), beside, kernelRun(v, sv));
+    double edgeRun(OpId v, int sv, const CommCost& r, double gather) const {
+        const CommCost c{r.total + gather, r.intra + (gather > 0 && intraNodeAxis(model(), static_cast<size_t>(spAxis)) ? gather : 0.0)};
+        return chargedComm(model(), g->op(v), policy, c, kernelRun(v, sv));
     }
 
     // Sequence parallelism's all-gather on edge u → v (operand i), seconds per run of v (cost/op_cost.h).

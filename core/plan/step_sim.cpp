@@ -164,10 +164,7 @@ public:
     }
 
 private:
-    int channelOf(int axis) const {
-        const auto& a = m_model.mesh().axes().at(static_cast<size_t>(axis));
-        return a.link && *a.link == LinkClass::InterNode ? 1 : 0;
-    }
+    int channelOf(int axis) const { return intraNodeAxis(m_model, static_cast<size_t>(axis)) ? 0 : 1; }
     const CostModel& m_model;
     int64_t m_bucketLimit = kDefaultBucketBytes;
     double m_slowdown = 0;
