@@ -171,11 +171,12 @@ int cmdPlan(const std::vector<std::string>& argv) {
     if (progress)
         hooks.progress = [](const PlanProgress& p) {
             const std::string rounds = p.accumulation > 0 ? "accumulation " + std::to_string(p.accumulation) + " (" +
-                                                                  std::to_string(p.accumulationIndex + 1) + "/" +
+                                                                  std::to_string(p.accumulationIndex + 1) + " of " +
                                                                   std::to_string(p.accumulationCount) + ") "
                                                             : std::string();
-            std::fprintf(stderr, "\r\033[Kcfp: %s%s mesh %d/%d %s %3.0f%%", rounds.c_str(), p.stage.c_str(), p.meshIndex + 1, p.meshCount,
-                         p.mesh.c_str(), p.fraction * 100.0);
+            const std::string pass = p.pass > 0 ? " pass " + std::to_string(p.pass) : std::string();
+            std::fprintf(stderr, "\r\033[Kcfp: %3.0f%% %s%s mesh %d of %d %s%s", p.overall * 100.0, rounds.c_str(), p.stage.c_str(), p.meshIndex + 1,
+                         p.meshCount, p.mesh.c_str(), pass.c_str());
             std::fflush(stderr);
         };
     auto model = loadRequestedModel(request->model);

@@ -38,6 +38,12 @@ Json planSummaryJson(const PlanOutcome& o, const Graph& graph) {
                       {"micro_batch_per_rank", b->microBatch()}};
     else
         j["batch"] = nullptr;
+    if (o.problem)
+        if (const auto t = planThroughput(p, graph, o.problem->model().hardware()))
+            j["throughput"] = {{"sequences_per_second", t->sequencesPerSecond},
+                               {"tokens_per_second", t->tokensPerSecond},
+                               {"model_flops_per_step", t->modelFlopsPerStep},
+                               {"mfu", t->mfu}};
     int recomputedBlocks = 0;
     for (const BlockChoice& b : p.blocks) recomputedBlocks += b.recompute;
     j["memory_policy"] = {{"optimizer_sharding", p.policy.optimizerSharding},
@@ -166,6 +172,9 @@ void printPlan(const PlanOutcome& o, const Graph& graph) {
         std::cout << "  batch            " << b->global() << " sequences per step = " << b->accumulation << " round"
                   << (b->accumulation == 1 ? "" : "s") << " of " << b->round << " (micro-batch " << b->microBatch()
                   << " per data-parallel rank, " << b->dataParallel << " way" << (b->dataParallel == 1 ? "" : "s") << ")\n";
+    if (o.problem)
+        if (const auto t = planThroughput(p, graph, o.problem->model().hardware()))
+            std::cout << "  throughput       " << throughputText(*t) << "\n";
     std::cout << "  memory/device    " << cli::humanBytes(static_cast<double>(p.memory.total())) << " of "
               << cli::humanBytes(static_cast<double>(p.memoryLimitBytes)) << " usable  (weights " << cli::humanBytes(static_cast<double>(p.memory.weights))
               << ", grads " << cli::humanBytes(static_cast<double>(p.memory.gradients)) << ", optimizer "

@@ -59,12 +59,6 @@ void legendBelowTitle(QCustomPlot* plot) {
     plot->plotLayout()->setRowStretchFactor(1, 0.001);
 }
 
-QString baselineName(const Baseline& b) {
-    if (b.name == "data_parallel") return QObject::tr("data parallel");
-    if (b.name == "megatron") return QObject::tr("Megatron-style");
-    return QString::fromStdString(b.name);
-}
-
 void addTitle(QCustomPlot* plot, const QString& title) {
     plot->plotLayout()->insertRow(0);
     QFont f = plot->font();

@@ -13,9 +13,14 @@ Explorer::Explorer(QObject* parent) : QObject(parent) {
     qRegisterMetaType<std::shared_ptr<const AlternativesView>>();
     connect(&m_jobs, &JobRunner::jobProgress, this, [this](JobKind kind, double fraction, const QString& text, double best) {
         if (kind != JobKind::Search) return;
-        // Elapsed time with the stage; the best-so-far curve runs on to now.
+        // Elapsed time with the stage, and the time left at the pace so far once there is a pace;
+        // the bar never goes back; the best-so-far curve runs on to now.
         m_searchSeconds = m_searchClock.elapsed() / 1000.0;
-        emit searchProgress(fraction, text + tr(" · %1 s").arg(m_searchSeconds, 0, 'f', 0));
+        m_searchFraction = std::max(m_searchFraction, std::clamp(fraction, 0.0, 1.0));
+        QString clock = tr(" · %1 s").arg(m_searchSeconds, 0, 'f', 0);
+        if (m_searchFraction >= 0.05 && m_searchFraction < 1.0 && m_searchSeconds >= 3)
+            clock += tr(", about %1 left at this pace").arg(formatDuration(m_searchSeconds * (1 - m_searchFraction) / m_searchFraction));
+        emit searchProgress(m_searchFraction, text + clock);
         if (best > 0 && (m_bestSoFar.empty() || m_bestSoFar.back().second != best)) m_bestSoFar.emplace_back(m_searchSeconds, best);
         if (!m_bestSoFar.empty()) emit bestSoFarChanged();
     });
@@ -230,6 +235,7 @@ void Explorer::search() {
     std::shared_ptr<const ModelData> model = m_model;
     m_bestSoFar.clear();
     m_searchSeconds = 0;
+    m_searchFraction = 0;
     m_searchClock.start();
     emit bestSoFarChanged();
     emit status(tr("Searching on mesh %1…").arg(QString::fromStdString(request.mesh.toString())));
@@ -238,21 +244,7 @@ void Explorer::search() {
         [model, request, analysis = std::move(analysis)](JobContext& ctx) mutable -> Result<std::shared_ptr<const PlanData>> {
             PlanHooks hooks;
             hooks.cancel = ctx.cancelFlag();
-            hooks.progress = [&ctx](const PlanProgress& p) {
-                double f = 0;
-                if (p.stage == "search") f = p.fraction;
-                else if (p.stage == "baselines" || p.stage == "evaluate") f = 1.0;
-                const double overall = p.stage == "baselines" ? 0.97 : std::min(0.95, (p.meshIndex + f) / std::max(1, p.meshCount));
-                const QString rounds = p.accumulation > 0 ? QStringLiteral("%1 round(s) (%2/%3) · ")
-                                                                .arg(p.accumulation)
-                                                                .arg(p.accumulationIndex + 1)
-                                                                .arg(p.accumulationCount)
-                                                          : QString();
-                ctx.progress(overall,
-                             rounds + QStringLiteral("%1 · mesh %2/%3 %4").arg(QString::fromStdString(p.stage)).arg(p.meshIndex + 1).arg(p.meshCount)
-                                          .arg(QString::fromStdString(p.mesh)),
-                             p.bestSeconds);
-            };
+            hooks.progress = [&ctx](const PlanProgress& p) { ctx.progress(p.overall, progressText(p), p.bestSeconds); };
             auto run = runPlan(request, model->loaded, hooks, std::move(analysis));
             if (!run) return run.error();
             auto data = std::make_shared<PlanData>();

@@ -124,6 +124,7 @@ private:
     Selection m_selection;
     std::vector<std::pair<double, double>> m_bestSoFar;
     double m_searchSeconds = 0;  // the current (or last) search's elapsed time
+    double m_searchFraction = 0; // its progress so far (the bar never goes back)
     QElapsedTimer m_searchClock;
     bool m_searchAfterAnalysis = false;  // Search was pressed while the model was loading
 };

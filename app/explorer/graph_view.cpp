@@ -5,6 +5,7 @@
 #include <QGraphicsItem>
 #include <QGraphicsPathItem>
 #include <QGraphicsScene>
+#include <QGraphicsSceneHoverEvent>
 #include <QMouseEvent>
 #include <QPainter>
 #include <QScrollBar>
@@ -32,6 +33,7 @@ namespace {
 constexpr double kHeader = 36;     // title band of an expanded node
 constexpr double kPad = 12;        // inside an expanded node's frame
 constexpr double kLeafHeight = 40;  // two lines of node text
+constexpr double kStrip = 20;      // a run's per-segment bars, below its text
 constexpr double kRunGap = 36;     // between top-level runs
 constexpr int kMaxOpsShown = 240;  // ops of one expanded block that are laid out
 
@@ -176,7 +178,9 @@ LayeredLayout layoutLayers(const std::vector<QSizeF>& sizes, const std::vector<s
     return simpleLayers(sizes, edges);
 }
 
-QColor heatColor(double t) {
+}  // namespace
+
+QColor GraphView::heatColor(double t) {
     // Sequential ramp (light yellow → orange → dark red), readable under black text up to ~0.8.
     t = std::clamp(t, 0.0, 1.0);
     static const QColor stops[] = {QColor(0xff, 0xf7, 0xd6), QColor(0xfe, 0xc4, 0x4f), QColor(0xf0, 0x6a, 0x2a), QColor(0xc0, 0x1f, 0x1f)};
@@ -189,17 +193,23 @@ QColor heatColor(double t) {
                             a.blueF() + (b.blueF() - a.blueF()) * f);
 }
 
-}  // namespace
-
 // ---- Items -------------------------------------------------------------------------------------
+
+// One bar of a run's strip: one segment.
+struct RunStripBar {
+    double height = 0;  // 0..1 of the strip
+    QColor colour;
+    QString tip;
+};
 
 class GraphNodeItem : public QGraphicsItem {
 public:
-    GraphNodeItem(GraphView::NodeKey key, QSizeF size, QString title, QString subtitle, bool container)
-        : m_key(key), m_size(size), m_title(std::move(title)), m_subtitle(std::move(subtitle)), m_container(container) {
+    GraphNodeItem(GraphView::NodeKey key, QSizeF size, QString title, QString subtitle, bool container, double header, bool strip)
+        : m_key(key), m_size(size), m_title(std::move(title)), m_subtitle(std::move(subtitle)), m_container(container), m_header(header),
+          m_hasStrip(strip) {
         setFlag(ItemIsSelectable, false);
-        setAcceptHoverEvents(false);
-        setToolTip(m_title + (m_subtitle.isEmpty() ? QString() : QStringLiteral("\n") + m_subtitle));
+        setAcceptHoverEvents(strip);
+        setToolTip(baseTip());
     }
     QRectF boundingRect() const override { return QRectF(QPointF(-3, -3), m_size + QSizeF(6, 6)); }
     void paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidget*) override {
@@ -214,13 +224,14 @@ public:
             p->setBrush(m_fill);
             p->setPen(Qt::NoPen);
             QPainterPath band;
-            band.addRoundedRect(QRectF(0, 0, m_size.width(), kHeader - 6), 8, 8);
+            band.addRoundedRect(QRectF(0, 0, m_size.width(), m_header - 6), 8, 8);
             p->drawPath(band);
             p->setPen(pen);
         } else {
             p->setBrush(m_fill);
             p->drawRoundedRect(r, 6, 6);
         }
+        paintStrip(p);
         if (lod < 0.35) return;  // text would be unreadable: skip it when far out
         p->setPen(m_fill.lightnessF() < 0.45 ? Qt::white : QColor(0x1d, 0x1f, 0x23));
         const QFont tf = titleFont(), sf = subtitleFont();
@@ -235,6 +246,26 @@ public:
         m_fill = c;
         update();
     }
+    // The bars, one per segment of the run, and the one marked (the segment shown or selected).
+    void setStrip(std::vector<RunStripBar> bars, int marked) {
+        m_bars = std::move(bars);
+        m_marked = marked;
+        update();
+    }
+    // Bar `i` in item coordinates (empty when there is none).
+    QRectF barRect(int i) const {
+        if (i < 0 || static_cast<size_t>(i) >= m_bars.size()) return {};
+        const QRectF s = stripRect();
+        const double w = s.width() / static_cast<double>(m_bars.size());
+        return QRectF(s.left() + i * w, s.top(), w, s.height());
+    }
+    // The bar under `pos` (item coordinates), or -1.
+    int barAt(QPointF pos) const {
+        const QRectF s = stripRect();
+        if (m_bars.empty() || !s.contains(pos)) return -1;
+        return std::clamp(static_cast<int>((pos.x() - s.left()) / s.width() * static_cast<double>(m_bars.size())), 0,
+                          static_cast<int>(m_bars.size()) - 1);
+    }
     void setHighlight(bool on) {
         m_highlight = on;
         // A highlighted leaf comes to the front; an expanded node must stay behind its children.
@@ -243,14 +274,60 @@ public:
     }
     const GraphView::NodeKey& key() const { return m_key; }
     bool isContainer() const { return m_container; }
+    QString text() const { return m_title + QLatin1Char('\n') + m_subtitle; }
+    QColor fill() const { return m_fill; }
+
+protected:
+    void hoverMoveEvent(QGraphicsSceneHoverEvent* event) override {
+        const int bar = barAt(event->pos());
+        setToolTip(bar >= 0 ? m_bars[static_cast<size_t>(bar)].tip : baseTip());
+    }
 
 private:
+    QString baseTip() const {
+        return m_title + (m_subtitle.isEmpty() ? QString() : QStringLiteral("\n") + m_subtitle) +
+               (m_hasStrip ? QStringLiteral("\nBars: each segment's own cost (hover for it, click to show its blocks)") : QString());
+    }
+    QRectF stripRect() const { return QRectF(8, 37, m_size.width() - 16, kStrip - 5); }
+    void paintStrip(QPainter* p) const {
+        if (m_bars.empty()) return;
+        const QRectF s = stripRect();
+        p->save();
+        p->setPen(Qt::NoPen);
+        p->setBrush(QColor(255, 255, 255, 200));
+        p->drawRect(s);
+        const double w = s.width() / static_cast<double>(m_bars.size());
+        const double gap = w >= 4 ? 1 : 0;
+        QPen edge;
+        edge.setCosmetic(true);
+        for (size_t i = 0; i < m_bars.size(); ++i) {
+            const double h = std::max(2.0, std::clamp(m_bars[i].height, 0.0, 1.0) * s.height());
+            // An edge when there is room, so that bars of a heat colour stand out from the node's.
+            edge.setColor(m_bars[i].colour.darker(160));
+            if (w >= 4) p->setPen(edge);
+            p->setBrush(m_bars[i].colour);
+            p->drawRect(QRectF(s.left() + static_cast<double>(i) * w, s.bottom() - h, std::max(w - gap, 0.8), h));
+        }
+        if (m_marked >= 0 && static_cast<size_t>(m_marked) < m_bars.size()) {
+            QPen mark(QColor(0xff, 0x6a, 0x00), 2.0);
+            mark.setCosmetic(true);
+            p->setPen(mark);
+            p->setBrush(Qt::NoBrush);
+            p->drawRect(QRectF(s.left() + m_marked * w - 1, s.top() - 1, std::max(w - gap, 0.8) + 2, s.height() + 2));
+        }
+        p->restore();
+    }
+
     GraphView::NodeKey m_key;
     QSizeF m_size;
     QString m_title, m_subtitle;
     bool m_container = false;
+    double m_header = kHeader;
+    bool m_hasStrip = false;
     bool m_highlight = false;
     QColor m_fill = QColor(0xdd, 0xe3, 0xea);
+    std::vector<RunStripBar> m_bars;
+    int m_marked = -1;
 };
 
 // ---- Layout tree -------------------------------------------------------------------------------
@@ -260,6 +337,8 @@ struct GraphView::Node {
     QString title, subtitle;
     QSizeF size;
     bool expanded = false;
+    bool strip = false;       // a run of several segments under a plan: its bars
+    double header = kHeader;  // title band (with the strip) of an expanded node
     std::vector<std::unique_ptr<Node>> children;
     std::vector<QPointF> childPos;     // top-left, relative to this node's top-left
     std::vector<QPainterPath> edges;   // relative to this node's top-left
@@ -295,6 +374,9 @@ void GraphView::setAnalysis(std::shared_ptr<const AnalysisData> analysis) {
     m_expanded.clear();
     m_layoutCache.clear();
     m_hasSelected = false;
+    m_shownSegment.clear();
+    if (m_analysis)
+        for (const RepeatRun& run : m_analysis->runs) m_shownSegment.push_back(run.firstSegment);
     if (m_plan && (!m_analysis || !planMatches(*m_plan, *m_analysis))) m_plan.reset();
     computeHeat();
     rebuild();
@@ -317,6 +399,12 @@ void GraphView::setOverlay(Overlay overlay) {
 
 void GraphView::setExpanded(const NodeKey& key, bool expanded) {
     if (expanded == isExpanded(key)) return;
+    // A block of another repeat than the one its run shows: show that one.
+    if (expanded && key.kind == NodeKind::Block && m_analysis && key.id >= 0 &&
+        static_cast<size_t>(key.id) < m_analysis->segmentOfBlock.size()) {
+        const int32_t seg = m_analysis->segmentOfBlock[static_cast<size_t>(key.id)];
+        if (seg >= 0) setShownSegment(m_analysis->runOfSegment[static_cast<size_t>(seg)], seg);
+    }
     if (expanded) m_expanded.insert(key.packed());
     else m_expanded.remove(key.packed());
     rebuild();
@@ -326,6 +414,67 @@ void GraphView::collapseAll() {
     m_expanded.clear();
     rebuild();
     fitAll();
+}
+
+int32_t GraphView::shownSegment(int run) const {
+    if (run < 0 || static_cast<size_t>(run) >= m_shownSegment.size()) return 0;
+    return m_shownSegment[static_cast<size_t>(run)];
+}
+
+void GraphView::setShownSegment(int run, int32_t segment) {
+    if (!m_analysis || run < 0 || static_cast<size_t>(run) >= m_shownSegment.size()) return;
+    const RepeatRun& r = m_analysis->runs[static_cast<size_t>(run)];
+    if (segment < r.firstSegment || segment >= r.firstSegment + r.count) return;
+    const int32_t old = m_shownSegment[static_cast<size_t>(run)];
+    if (old == segment) return;
+    // The blocks expanded in the old repeat stay expanded in the new one (same structure).
+    const auto& segments = m_analysis->report->cover.segments;
+    const Segment& from = segments[static_cast<size_t>(old)];
+    const Segment& to = segments[static_cast<size_t>(segment)];
+    for (int k = 0; k < from.blockCount && k < to.blockCount; ++k)
+        if (m_expanded.remove(NodeKey{NodeKind::Block, from.firstBlock + k}.packed())) m_expanded.insert(NodeKey{NodeKind::Block, to.firstBlock + k}.packed());
+    m_shownSegment[static_cast<size_t>(run)] = segment;
+}
+
+std::optional<GraphView::RunSummary> GraphView::runSummary(int run) const {
+    if (!m_plan || !m_analysis || run < 0 || static_cast<size_t>(run) >= m_analysis->runs.size()) return std::nullopt;
+    const Plan& p = m_plan->plan();
+    const RepeatRun& r = m_analysis->runs[static_cast<size_t>(run)];
+    RunSummary sum;
+    std::set<std::vector<int32_t>> combinations;
+    for (int s = r.firstSegment; s < r.firstSegment + r.count && static_cast<size_t>(s) < p.segments.size(); ++s) {
+        const SegmentPlan& sp = p.segments[static_cast<size_t>(s)];
+        const double seconds = sp.cost.total();
+        sum.minSeconds = sum.segments ? std::min(sum.minSeconds, seconds) : seconds;
+        sum.maxSeconds = sum.segments ? std::max(sum.maxSeconds, seconds) : seconds;
+        sum.totalSeconds += seconds;
+        ++sum.segments;
+        std::vector<int32_t> combination;
+        for (int k = 0; k < sp.blockCount; ++k) {
+            const BlockChoice& c = p.blocks[static_cast<size_t>(sp.firstBlock + k)];
+            combination.push_back(c.strategy * 2 + (c.recompute ? 1 : 0));
+        }
+        combinations.insert(std::move(combination));
+    }
+    if (!sum.segments) return std::nullopt;
+    sum.combinations = static_cast<int>(combinations.size());
+    return sum;
+}
+
+QString GraphView::nodeText(const NodeKey& key) const {
+    const GraphNodeItem* it = m_items.value(key.packed());
+    return it ? it->text() : QString();
+}
+
+QColor GraphView::nodeFill(const NodeKey& key) const {
+    const GraphNodeItem* it = m_items.value(key.packed());
+    return it ? it->fill() : QColor();
+}
+
+QRectF GraphView::stripBarRect(int run, int32_t segment) const {
+    const GraphNodeItem* it = m_items.value(NodeKey{NodeKind::Run, run}.packed());
+    if (!it || !m_analysis) return {};
+    return it->mapRectToScene(it->barRect(segment - m_analysis->runs[static_cast<size_t>(run)].firstSegment));
 }
 
 std::unique_ptr<GraphView::Node> GraphView::buildNode(const NodeKey& key) {
@@ -338,24 +487,45 @@ std::unique_ptr<GraphView::Node> GraphView::buildNode(const NodeKey& key) {
     switch (key.kind) {
     case NodeKind::Run: {
         const RepeatRun& run = m_analysis->runs[static_cast<size_t>(key.id)];
-        const Segment& seg = r.cover.segments[static_cast<size_t>(run.firstSegment)];
+        const int32_t shown = shownSegment(key.id);
+        const Segment& seg = r.cover.segments[static_cast<size_t>(shown)];
         const SegmentType& type = r.cover.types[static_cast<size_t>(run.type)];
         const QString name = qs(m_analysis->typeNames[static_cast<size_t>(run.type)]);
         node->title = run.count > 1 ? QStringLiteral("%1 × %2").arg(name).arg(run.count) : name;
         int64_t ops = 0;
         for (int k = 0; k < seg.blockCount; ++k) ops += static_cast<int64_t>(r.blocks.blocks[static_cast<size_t>(seg.firstBlock + k)].members.size());
-        node->subtitle = QStringLiteral("T%1 · %2 blocks · %3 ops · %4 combos")
-                             .arg(run.type)
-                             .arg(seg.blockCount)
-                             .arg(ops)
-                             .arg(type.combinations == INT64_MAX ? QStringLiteral("1e%1").arg(type.combinationsLog10, 0, 'f', 0)
-                                                                 : formatCount(type.combinations));
-        if (plan) {
-            std::vector<double> costs;
-            for (int s = run.firstSegment; s < run.firstSegment + run.count && s < static_cast<int>(plan->segments.size()); ++s)
-                costs.push_back(plan->segments[static_cast<size_t>(s)].cost.total());
-            node->subtitle += QStringLiteral(" · ") + runCostText(costs);
+        const QString structure = QStringLiteral("T%1 · %2 blocks · %3 ops · %4 combos")
+                                      .arg(run.type)
+                                      .arg(seg.blockCount)
+                                      .arg(ops)
+                                      .arg(type.combinations == INT64_MAX ? QStringLiteral("1e%1").arg(type.combinationsLog10, 0, 'f', 0)
+                                                                          : formatCount(type.combinations));
+        node->subtitle = structure;
+        if (auto sum = runSummary(key.id)) {
+            // What the run holds, not what its first segment costs.
+            if (run.count > 1) {
+                node->strip = true;
+                node->title += sum->uniform() ? QStringLiteral(" · uniform: %1 each").arg(formatSeconds(sum->minSeconds))
+                                              : QStringLiteral(" · mixed: %1–%2 each").arg(formatSeconds(sum->minSeconds), formatSeconds(sum->maxSeconds));
+                node->subtitle = QStringLiteral("%1 · %2 in all · %3")
+                                     .arg(sum->combinations == 1 ? QStringLiteral("1 combination") : QStringLiteral("%1 combinations").arg(sum->combinations),
+                                          formatSeconds(sum->totalSeconds), structure);
+            } else {
+                node->title += QStringLiteral(" · %1").arg(formatSeconds(sum->totalSeconds));
+            }
         }
+        if (node->expanded && run.count > 1) {
+            // Which repeat the blocks below are, and its own cost.
+            QString own;
+            if (plan && static_cast<size_t>(shown) < plan->segments.size())
+                own = QStringLiteral(": %1").arg(formatSeconds(plan->segments[static_cast<size_t>(shown)].cost.total()));
+            node->subtitle = QStringLiteral("showing segment #%1, repeat %2 of %3%4 · %5")
+                                 .arg(shown)
+                                 .arg(shown - run.firstSegment + 1)
+                                 .arg(run.count)
+                                 .arg(own, node->subtitle);
+        }
+        if (node->strip) node->header = kHeader + kStrip;
         if (node->expanded)
             for (int k = 0; k < seg.blockCount; ++k) node->children.push_back(buildNode({NodeKind::Block, seg.firstBlock + k}));
         break;
@@ -394,7 +564,7 @@ std::unique_ptr<GraphView::Node> GraphView::buildNode(const NodeKey& key) {
         const QFontMetricsF fm(subtitleFont()), fmb(titleFont());
         const double w = std::max(fmb.horizontalAdvance(node->title), fm.horizontalAdvance(node->subtitle)) + 20;
         const double maxW = key.kind == NodeKind::Op ? 230 : 360;
-        node->size = QSizeF(std::clamp(w, 110.0, maxW), kLeafHeight);
+        node->size = QSizeF(std::clamp(w, 110.0, maxW), kLeafHeight + (node->strip ? kStrip : 0.0));
         node->expanded = false;
     }
     return node;
@@ -459,12 +629,12 @@ void GraphView::placeChildren(Node& node) {
         cached = fresh;
     }
     const LayeredLayout& l = cached->layout;
-    const QPointF offset(kPad, kHeader + kPad / 2);
+    const QPointF offset(kPad, node.header + kPad / 2);
     for (const QPointF& p : l.topLeft) node.childPos.push_back(p + offset);
     for (const QPainterPath& e : l.edges) node.edges.push_back(e.translated(offset));
     const double titleWidth = std::max(QFontMetricsF(titleFont()).horizontalAdvance(node.title),
                                        QFontMetricsF(subtitleFont()).horizontalAdvance(node.subtitle)) + 2 * kPad + 8;
-    node.size = QSizeF(std::max(l.size.width() + 2 * kPad, titleWidth), l.size.height() + kHeader + 1.5 * kPad);
+    node.size = QSizeF(std::max(l.size.width() + 2 * kPad, titleWidth), l.size.height() + node.header + 1.5 * kPad);
     // Centre narrow content under a wide title.
     const double extra = node.size.width() - (l.size.width() + 2 * kPad);
     if (extra > 0) {
@@ -510,7 +680,7 @@ void GraphView::rebuild() {
 }
 
 void GraphView::emitItems(const Node& node, QPointF origin, int depth) {
-    auto* item = new GraphNodeItem(node.key, node.size, node.title, node.subtitle, node.expanded);
+    auto* item = new GraphNodeItem(node.key, node.size, node.title, node.subtitle, node.expanded, node.header, node.strip);
     item->setPos(origin);
     item->setZValue(depth * 2);
     scene()->addItem(item);
@@ -538,10 +708,11 @@ void GraphView::emitItems(const Node& node, QPointF origin, int depth) {
 }
 
 void GraphView::computeHeat() {
+    m_segmentHeat.clear();
     m_runHeat.clear();
     m_blockHeat.clear();
     m_opHeat.clear();
-    m_runMax = m_blockMax = m_opMax = 0;
+    m_segmentMax = m_blockMax = m_opMax = 0;
     m_legend.clear();
     if (!m_analysis) return;
     if (m_overlay == Overlay::Blocks || !m_plan) {
@@ -573,8 +744,7 @@ void GraphView::computeHeat() {
         m_opHeat[k] = v;
         if (t.block >= 0) m_blockHeat[static_cast<size_t>(t.block)] += blockV;
     }
-    for (const RepeatRun& run : m_analysis->runs) {
-        const SegmentPlan& sp = p.segments[static_cast<size_t>(run.firstSegment)];
+    for (const SegmentPlan& sp : p.segments) {
         double v = 0;
         switch (m_overlay) {
         case Overlay::Time: v = sp.cost.total(); break;
@@ -582,24 +752,34 @@ void GraphView::computeHeat() {
         case Overlay::Memory: v = static_cast<double>(sp.memoryBytes); break;
         case Overlay::Blocks: break;
         }
-        m_runHeat.push_back(v);
+        m_segmentHeat.push_back(v);
+    }
+    // A folded run stands for each of its segments: its heat is their average, on the segments'
+    // scale (its total would make every long run the darkest node whatever its segments cost).
+    for (const RepeatRun& run : m_analysis->runs) {
+        double sum = 0;
+        int n = 0;
+        for (int s = run.firstSegment; s < run.firstSegment + run.count && static_cast<size_t>(s) < m_segmentHeat.size(); ++s, ++n)
+            sum += m_segmentHeat[static_cast<size_t>(s)];
+        m_runHeat.push_back(n ? sum / n : 0.0);
     }
     auto maxOf = [](const std::vector<double>& v) { return v.empty() ? 0.0 : *std::max_element(v.begin(), v.end()); };
-    m_runMax = maxOf(m_runHeat);
+    m_segmentMax = maxOf(m_segmentHeat);
     m_blockMax = maxOf(m_blockHeat);
     m_opMax = maxOf(m_opHeat);
     auto fmt = [&](double v) { return m_overlay == Overlay::Memory ? formatBytes(v) : formatSeconds(v); };
     const QString what = m_overlay == Overlay::Time ? tr("time per step")
                          : m_overlay == Overlay::Communication ? tr("communication (own collectives + resharding) per step")
                                                                : tr("memory per device (segments, blocks: parameters + state; ops: result)");
-    m_legend = tr("Heat: %1 — darkest = max: segment %2, block %3, op %4").arg(what, fmt(m_runMax), fmt(m_blockMax), fmt(m_opMax));
+    m_legend = tr("Heat: %1 (a folded run: per-segment average over the run; its bars: each segment) — darkest = max: segment %2, block %3, op %4")
+                   .arg(what, fmt(m_segmentMax), fmt(m_blockMax), fmt(m_opMax));
     emit legendChanged(m_legend);
 }
 
 double GraphView::heatOf(const NodeKey& key) const {
     auto norm = [](const std::vector<double>& v, size_t i, double mx) { return i < v.size() && mx > 0 ? v[i] / mx : 0.0; };
     switch (key.kind) {
-    case NodeKind::Run: return norm(m_runHeat, static_cast<size_t>(key.id), m_runMax);
+    case NodeKind::Run: return norm(m_runHeat, static_cast<size_t>(key.id), m_segmentMax);
     case NodeKind::Block: return norm(m_blockHeat, static_cast<size_t>(key.id), m_blockMax);
     case NodeKind::Op: return norm(m_opHeat, static_cast<size_t>(key.id), m_opMax);
     }
@@ -628,45 +808,82 @@ QColor GraphView::fillOf(const NodeKey& key) const {
 void GraphView::refreshColours() {
     if (!m_analysis) return;
     for (GraphNodeItem* item : std::as_const(m_items)) item->setFill(fillOf(item->key()));
+    refreshStrips();
 }
 
-std::optional<GraphView::NodeKey> GraphView::displayKey(const Selection& sel, std::vector<NodeKey>* path) const {
+void GraphView::refreshStrips() {
+    if (!m_plan) return;
+    const Plan& p = m_plan->plan();
+    const bool heat = m_overlay != Overlay::Blocks;
+    for (size_t run = 0; run < m_analysis->runs.size(); ++run) {
+        const RepeatRun& r = m_analysis->runs[run];
+        GraphNodeItem* item = m_items.value(NodeKey{NodeKind::Run, static_cast<int32_t>(run)}.packed());
+        if (!item || r.count < 2) continue;
+        // Bar heights on the run's own scale (the spread is what they show), colours on the
+        // overlay's scale; without a heat map, the step time.
+        std::vector<double> values;
+        for (int s = r.firstSegment; s < r.firstSegment + r.count && static_cast<size_t>(s) < p.segments.size(); ++s)
+            values.push_back(heat && static_cast<size_t>(s) < m_segmentHeat.size() ? m_segmentHeat[static_cast<size_t>(s)]
+                                                                                   : p.segments[static_cast<size_t>(s)].cost.total());
+        const double top = values.empty() ? 0.0 : *std::max_element(values.begin(), values.end());
+        std::vector<RunStripBar> bars;
+        for (size_t i = 0; i < values.size(); ++i) {
+            const int s = r.firstSegment + static_cast<int>(i);
+            const SegmentPlan& sp = p.segments[static_cast<size_t>(s)];
+            QString combination;
+            for (int k = 0; k < sp.blockCount; ++k) {
+                const BlockChoice& c = p.blocks[static_cast<size_t>(sp.firstBlock + k)];
+                combination += (k ? QStringLiteral(" | ") : QString()) + qs(c.label) + (c.recompute ? QStringLiteral(" +rc") : QString());
+            }
+            RunStripBar bar;
+            bar.height = top > 0 ? values[i] / top : 1.0;
+            bar.colour = heat ? heatColor(m_segmentMax > 0 ? values[i] / m_segmentMax : 0.0) : QColor(0x5b, 0x7d, 0xb1);
+            bar.tip = tr("Segment #%1, repeat %2 of %3: %4 per step, %5\n%6")
+                          .arg(s)
+                          .arg(i + 1)
+                          .arg(r.count)
+                          .arg(formatSeconds(sp.cost.total()), formatBytes(static_cast<double>(sp.memoryBytes)), combination);
+            bars.push_back(std::move(bar));
+        }
+        // The repeat on display is marked: the expanded one, or one the selection picked.
+        const NodeKey key{NodeKind::Run, static_cast<int32_t>(run)};
+        const int32_t shown = shownSegment(static_cast<int>(run));
+        const bool mark = isExpanded(key) || shown != r.firstSegment || (m_hasSelected && m_selected == key);
+        item->setStrip(std::move(bars), mark ? shown - r.firstSegment : -1);
+    }
+}
+
+std::optional<GraphView::NodeKey> GraphView::displayKey(const Selection& sel, std::vector<NodeKey>* path, int32_t* segment) const {
     if (!m_analysis) return std::nullopt;
     const AnalysisReport& r = *m_analysis->report;
-    auto runOfSegment = [&](int seg) { return m_analysis->runOfSegment[static_cast<size_t>(seg)]; };
-    auto repBlock = [&](int32_t block) {
-        const int seg = m_analysis->segmentOfBlock[static_cast<size_t>(block)];
-        const int run = runOfSegment(seg);
-        const Segment& rep = r.cover.segments[static_cast<size_t>(m_analysis->runs[static_cast<size_t>(run)].firstSegment)];
-        return std::pair<int, int32_t>(run, rep.firstBlock + (block - r.cover.segments[static_cast<size_t>(seg)].firstBlock));
-    };
+    auto runOf = [&](int32_t seg) { return m_analysis->runOfSegment[static_cast<size_t>(seg)]; };
+    // Blocks and ops are shown as themselves: their run shows their own repeat.
     switch (sel.kind) {
     case Selection::Kind::None: return std::nullopt;
     case Selection::Kind::Segment:
         if (sel.id < 0 || static_cast<size_t>(sel.id) >= r.cover.segments.size()) return std::nullopt;
-        return NodeKey{NodeKind::Run, runOfSegment(sel.id)};
+        if (segment) *segment = sel.id;
+        return NodeKey{NodeKind::Run, runOf(sel.id)};
     case Selection::Kind::Block: {
         if (sel.id < 0 || static_cast<size_t>(sel.id) >= r.blocks.blocks.size()) return std::nullopt;
-        auto [run, block] = repBlock(sel.id);
-        if (path) path->push_back({NodeKind::Run, run});
-        return NodeKey{NodeKind::Block, block};
+        const int32_t seg = m_analysis->segmentOfBlock[static_cast<size_t>(sel.id)];
+        if (seg < 0) return std::nullopt;
+        if (segment) *segment = seg;
+        if (path) path->push_back({NodeKind::Run, runOf(seg)});
+        return NodeKey{NodeKind::Block, sel.id};
     }
     case Selection::Kind::Op: {
         if (sel.id < 0 || static_cast<size_t>(sel.id) >= r.blocks.blockOf.size()) return std::nullopt;
         const int32_t block = r.blocks.blockOf[static_cast<size_t>(sel.id)];
         if (block < 0) return std::nullopt;  // ops outside blocks are not drawn
-        auto [run, rep] = repBlock(block);
+        const int32_t seg = m_analysis->segmentOfBlock[static_cast<size_t>(block)];
+        if (seg < 0) return std::nullopt;
+        if (segment) *segment = seg;
+        if (path) path->push_back({NodeKind::Run, runOf(seg)});
         const int64_t member = r.blocks.blocks[static_cast<size_t>(block)].memberIndex(sel.id);
-        const auto& repMembers = r.blocks.blocks[static_cast<size_t>(rep)].members;
-        if (member < 0 || static_cast<size_t>(member) >= repMembers.size() || member >= kMaxOpsShown) {
-            if (path) path->push_back({NodeKind::Run, run});
-            return NodeKey{NodeKind::Block, rep};
-        }
-        if (path) {
-            path->push_back({NodeKind::Run, run});
-            path->push_back({NodeKind::Block, rep});
-        }
-        return NodeKey{NodeKind::Op, repMembers[static_cast<size_t>(member)]};
+        if (member < 0 || member >= kMaxOpsShown) return NodeKey{NodeKind::Block, block};
+        if (path) path->push_back({NodeKind::Block, block});
+        return NodeKey{NodeKind::Op, sel.id};
     }
     }
     return std::nullopt;
@@ -676,17 +893,26 @@ void GraphView::showSelection(const Selection& selection) {
     if (m_hasSelected)
         if (auto* it = m_items.value(m_selected.packed())) it->setHighlight(false);
     std::vector<NodeKey> path;
-    auto key = displayKey(selection, &path);
+    int32_t segment = -1;
+    auto key = displayKey(selection, &path, &segment);
     m_hasSelected = key.has_value();
     if (!key) return;
     m_selected = *key;
     bool changed = false;
+    if (segment >= 0) {
+        const int run = m_analysis->runOfSegment[static_cast<size_t>(segment)];
+        if (shownSegment(run) != segment) {
+            setShownSegment(run, segment);
+            changed = true;
+        }
+    }
     for (const NodeKey& k : path)
         if (!isExpanded(k)) {
             m_expanded.insert(k.packed());
             changed = true;
         }
     if (changed) rebuild();
+    else refreshStrips();  // the selected run's repeat is marked
     if (auto* it = m_items.value(m_selected.packed())) {
         it->setHighlight(true);
         centerOn(it);
@@ -695,7 +921,7 @@ void GraphView::showSelection(const Selection& selection) {
 
 Selection GraphView::selectionFor(const NodeKey& key) const {
     switch (key.kind) {
-    case NodeKind::Run: return {Selection::Kind::Segment, m_analysis->runs[static_cast<size_t>(key.id)].firstSegment};
+    case NodeKind::Run: return {Selection::Kind::Segment, shownSegment(key.id)};
     case NodeKind::Block: return {Selection::Kind::Block, key.id};
     case NodeKind::Op: return {Selection::Kind::Op, key.id};
     }
@@ -736,12 +962,24 @@ void GraphView::wheelEvent(QWheelEvent* event) {
 void GraphView::mousePressEvent(QMouseEvent* event) {
     for (QGraphicsItem* it : items(event->position().toPoint())) {
         if (auto* node = dynamic_cast<GraphNodeItem*>(it)) {
+            const NodeKey key = node->key();
+            // A bar of a run's strip picks that repeat.
+            const int bar = key.kind == NodeKind::Run ? node->barAt(node->mapFromScene(mapToScene(event->position().toPoint()))) : -1;
+            if (bar >= 0) {
+                const int32_t segment = m_analysis->runs[static_cast<size_t>(key.id)].firstSegment + bar;
+                if (segment != shownSegment(key.id)) {
+                    setShownSegment(key.id, segment);
+                    rebuild();
+                }
+            }
             if (m_hasSelected)
                 if (auto* old = m_items.value(m_selected.packed())) old->setHighlight(false);
-            m_selected = node->key();
+            m_selected = key;
             m_hasSelected = true;
-            node->setHighlight(true);
-            emit nodeSelected(selectionFor(node->key()));
+            if (auto* now = m_items.value(key.packed())) now->setHighlight(true);
+            refreshStrips();
+            // The receiver may rebuild the scene: no item is used after this.
+            emit nodeSelected(selectionFor(key));
             break;
         }
     }

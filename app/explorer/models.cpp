@@ -505,7 +505,7 @@ QVariant PlanModel::data(const QModelIndex& index, int role) const {
     case ColDelta:
         if (!delta) return {};
         if (*delta == 0) return QStringLiteral("=");
-        return (*delta > 0 ? QStringLiteral("+") : QStringLiteral("−")) + formatSeconds(std::abs(*delta));
+        return formatDelta(*delta);
     }
     return {};
 }

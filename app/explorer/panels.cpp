@@ -1,6 +1,7 @@
 #include "panels.h"
 
 #include <memory>
+#include <set>
 #include <QMessageBox>
 
 #include <QCheckBox>
@@ -416,7 +417,14 @@ void SearchPanel::showPlan() {
                     .arg(formatSeconds(o.plan.searchGapSeconds));
     else if (!o.plan.searchExact)
         html += tr(" (not proven optimal under the memory limit)");
-    if (o.stopped) html += tr("<br><b>Search stopped</b>: the best plan of the meshes searched before Cancel (no baselines)");
+    if (o.stopped) {
+        std::set<std::string> searched;
+        for (const MeshCandidate& c : o.candidates)
+            if (c.note != "search cancelled") searched.insert(c.mesh);
+        html += tr("<br><b>Partial result</b>: the search was stopped; the best plan of the %n mesh(es) searched before Cancel, no "
+                   "baselines. Search again for the whole result.",
+                   nullptr, static_cast<int>(searched.size()));
+    }
     if (plan->profile) html += QStringLiteral("<br><small>") + qs(plan->profile->note()).toHtmlEscaped() + QStringLiteral("</small>");
     if (o.candidates.size() > 1) {
         html += QStringLiteral("<br><small>");
@@ -516,6 +524,7 @@ PlanPanel::PlanPanel(Explorer* explorer, QWidget* parent) : QWidget(parent), m_e
     connect(explorer, &Explorer::planCleared, this, &PlanPanel::refresh);
     connect(explorer, &Explorer::pinsChanged, this, [this] {
         m_model->setPins(m_explorer->pins());
+        updateSummary();
         QStringList list;
         for (const Pin& p : m_explorer->pins()) list << qs(p.toString());
         m_pins->setText(list.isEmpty() ? tr("No pins: the search chooses every segment.") : tr("Pins: %1").arg(list.join(QStringLiteral("  "))));
@@ -561,28 +570,50 @@ void PlanPanel::refresh() {
     m_view->expandToDepth(0);
     for (int c = 0; c < PlanModel::ColCount; ++c)
         if (c != PlanModel::ColCombination) m_view->resizeColumnToContents(c);
+    updateSummary();
+}
+
+void PlanPanel::updateSummary() {
+    auto plan = m_explorer->plan();
+    auto previous = m_explorer->previousPlan();
     if (!plan) {
         m_summary->setText(tr("No plan yet."));
         return;
     }
     const Plan& p = plan->plan();
-    QString text = tr("<b>%1</b> per step · %2 per device · mesh %3 · %4")
-                       .arg(formatSeconds(p.stepSeconds()), formatBytes(static_cast<double>(p.memory.total())), qs(meshShapeText(p.mesh)),
-                            provenanceText(p.step.provenance));
+    QString text;
+    // What a person must know before reading the numbers: the plan is partial, or out of date.
+    if (plan->outcome->stopped)
+        text += tr("<b style='color:#b06000'>Partial</b>: the search was stopped before every mesh was searched · ");
+    QStringList planPins, nowPins;
+    for (const Pin& pin : p.pins) planPins << qs(pin.toString());
+    for (const Pin& pin : m_explorer->pins()) nowPins << qs(pin.toString());
+    if (planPins != nowPins)
+        text += tr("<b style='color:#b06000'>Out of date</b>: the pins changed since this plan; re-search for a plan that honours them · ");
+    const double headroom = static_cast<double>(p.memoryLimitBytes - p.memory.total());
+    text += tr("<b>%1</b> per step · %2 of %3 per device (%4 headroom) · mesh %5 · %6")
+                .arg(formatSeconds(p.stepSeconds()), formatBytes(static_cast<double>(p.memory.total())),
+                     formatBytes(static_cast<double>(p.memoryLimitBytes)), formatBytes(headroom), qs(meshShapeText(p.mesh)),
+                     provenanceText(p.step.provenance));
     if (previous) {
         const double d = p.stepSeconds() - previous->plan().stepSeconds();
         const double rel = previous->plan().stepSeconds() > 0 ? d / previous->plan().stepSeconds() * 100 : 0;
-        text += tr(" · <span style='color:%1'>%2%3 (%4%5%) vs previous plan</span>")
-                    .arg(d > 0 ? QStringLiteral("#c03030") : QStringLiteral("#208030"))
-                    .arg(d >= 0 ? QStringLiteral("+") : QStringLiteral("−"))
-                    .arg(formatSeconds(std::abs(d)))
-                    .arg(rel >= 0 ? QStringLiteral("+") : QString())
-                    .arg(rel, 0, 'f', 1);
+        const QString delta = formatDelta(d);
+        text += tr(" · <span style='color:%1'>%2 (%3%) vs previous plan</span>")
+                    .arg(delta == QStringLiteral("±0") ? QStringLiteral("#555") : d > 0 ? QStringLiteral("#c03030") : QStringLiteral("#208030"))
+                    .arg(delta)
+                    .arg(delta == QStringLiteral("±0") ? QStringLiteral("±0.0") : (rel >= 0 ? QStringLiteral("+") : QStringLiteral("−")) + QString::number(std::abs(rel), 'f', 1));
     }
-    // The simulated step's split and the plan in DP/TP/ZeRO terms (the wrapping summary's next lines).
-    if (const QString split = stepSplitText(p); !split.isEmpty()) text += QStringLiteral("<br><small>") + split.toHtmlEscaped() + QStringLiteral("</small>");
-    text += QStringLiteral("<br><small>") + qs(parallelismSummary(p, plan->model->graph())).toHtmlEscaped() + QStringLiteral("</small>");
-    if (const QString pipe = pipelineText(p); !pipe.isEmpty()) text += QStringLiteral("<br><small>") + pipe.toHtmlEscaped() + QStringLiteral("</small>");
+    auto line = [&text](const QString& t) {
+        if (!t.isEmpty()) text += QStringLiteral("<br><small>") + t.toHtmlEscaped() + QStringLiteral("</small>");
+    };
+    // Throughput as the training log reports it, the plan in DP/TP/ZeRO terms, the step's split,
+    // and the plan against the baselines (the wrapping summary's next lines).
+    if (const auto t = planThroughput(p, plan->model->graph(), plan->outcome->problem->model().hardware())) line(qs(throughputText(*t)));
+    line(qs(parallelismSummary(p, plan->model->graph())));
+    line(stepSplitText(p));
+    line(pipelineText(p));
+    if (const QString vs = baselineComparisonText(p); !vs.isEmpty()) line(tr("against the baselines: %1").arg(vs));
     m_summary->setText(text);
 }
 
@@ -609,7 +640,28 @@ struct ProfilerPanel::CancelBridge {
         cancelled = true;
         if (session) session->cancel();
     }
+    bool cancelRequested() {
+        std::lock_guard lock(mutex);
+        return cancelled;
+    }
 };
+
+QString ProfilerPanel::defaultDbPath() {
+    // Not AppDataLocation itself: that is GENERIC/organization/application, and the app's
+    // organization and application names are both "cfp-explorer" (cfp-explorer/cfp-explorer). Its
+    // last component is the application's directory; it goes directly under the generic location.
+    const QString appDir = QFileInfo(QStandardPaths::writableLocation(QStandardPaths::AppDataLocation)).fileName();
+    const QString dataDir = QStandardPaths::writableLocation(QStandardPaths::GenericDataLocation);
+    return QDir(dataDir).filePath(appDir + QStringLiteral("/profile.db"));
+}
+
+QString ProfilerPanel::runDbPath() const {
+    const QString db = m_db->text().trimmed();
+    if (db.isEmpty() || !m_simulate->isChecked()) return db;
+    return qs(profiler::simulatedDbPath(db.toStdString()));
+}
+
+QString ProfilerPanel::progressText() const { return m_progressText->text(); }
 
 ProfilerPanel::ProfilerPanel(Explorer* explorer, QWidget* parent) : QWidget(parent), m_explorer(explorer) {
     setObjectName(QStringLiteral("profilerPanel"));
@@ -627,9 +679,7 @@ ProfilerPanel::ProfilerPanel(Explorer* explorer, QWidget* parent) : QWidget(pare
     m_db = new QLineEdit(this);
     m_db->setObjectName(QStringLiteral("profileDbEdit"));
     m_db->setToolTip(tr("SQLite profile DB: measurements are stored here and not taken twice"));
-    const QString dataDir = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation);
-    m_db->setText(!explorer->request().profile ? QDir(dataDir).filePath(QStringLiteral("profile.db"))
-                                               : qs(explorer->request().profile->database));
+    m_db->setText(!explorer->request().profile ? defaultDbPath() : qs(explorer->request().profile->database));
     auto* browse = new QToolButton(this);
     browse->setText(tr("…"));
     connect(browse, &QToolButton::clicked, this, [this] {
@@ -644,7 +694,12 @@ ProfilerPanel::ProfilerPanel(Explorer* explorer, QWidget* parent) : QWidget(pare
     m_types->setObjectName(QStringLiteral("profileTypesEdit"));
     m_types->setPlaceholderText(tr("all segment types (or e.g. T1 or T0,T2)"));
     form->addRow(tr("Types"), m_types);
-    m_simulate = new QCheckBox(tr("simulate (no GPU: times from the analytic model, marked simulated)"), this);
+    m_simulate = new QCheckBox(tr("simulate (no GPU: times from the analytic model, kept in a DB of their own)"), this);
+    m_simulate->setToolTip(tr("Simulated numbers are the cost model's own: they go to NAME.simulated.db beside the profile DB "
+                              "and are never used for planning in place of measurements"));
+    connect(m_simulate, &QCheckBox::toggled, this, [this](bool on) {
+        if (on && !m_bridge) m_status->setText(tr("Simulated runs are stored in %1, not in the profile DB.").arg(runDbPath()));
+    });
     form->addRow(QString(), m_simulate);
     m_useInSearch = new QCheckBox(tr("plan with this DB's measurements"), this);
     m_useInSearch->setChecked(explorer->request().profile.has_value());
@@ -689,7 +744,8 @@ ProfilerPanel::ProfilerPanel(Explorer* explorer, QWidget* parent) : QWidget(pare
     connect(m_start, &QPushButton::clicked, this, &ProfilerPanel::start);
     connect(m_cancel, &QPushButton::clicked, this, &ProfilerPanel::cancel);
     connect(&explorer->jobs(), &JobRunner::jobProgress, this, [this](JobKind kind, double fraction, const QString& text) {
-        if (kind != JobKind::Profile || !m_bridge) return;
+        // After Cancel the session's last estimate is no longer true: progress is not shown again.
+        if (kind != JobKind::Profile || !m_bridge || m_bridge->cancelRequested()) return;
         m_progress->setValue(static_cast<int>(fraction * 1000));
         m_progressText->setText(text);
     });
@@ -781,12 +837,12 @@ void ProfilerPanel::start() {
         }
         config.segmentTypes.push_back(t);
     }
-    const QString db = m_db->text().trimmed();
+    const bool simulate = m_simulate->isChecked();
+    const QString db = runDbPath();
     if (!db.isEmpty() && profiler::profileDbAvailable()) {
         QDir().mkpath(QFileInfo(db).absolutePath());
         config.dbPath = db.toStdString();
     }
-    const bool simulate = m_simulate->isChecked();
     auto bridge = std::make_shared<CancelBridge>();
     m_bridge = bridge;
     m_measurements->clear();
@@ -810,22 +866,45 @@ void ProfilerPanel::start() {
             callbacks.progress = [&ctx, bridge](const profiler::SessionProgress& p) {
                 if (ctx.cancelled()) bridge->cancel();  // the window is closing or a newer job replaced this one
                 const double fraction = p.total > 0 ? static_cast<double>(p.done) / static_cast<double>(p.total) : 0.0;
-                QString text = QStringLiteral("%1 %2/%3").arg(QString::fromStdString(p.stage)).arg(p.done).arg(p.total);
-                if (p.segmentType >= 0) text += QStringLiteral(" · T%1 (%2 of %3 types)").arg(p.segmentType).arg(p.typeIndex + 1).arg(p.typeCount);
-                text += p.remainingSeconds >= 0 ? QStringLiteral(" · about %1 left").arg(formatSeconds(p.remainingSeconds)) : QString();
+                QString text;
+                if (p.stage == "candidates") {
+                    text = QString::fromStdString(p.message);
+                } else {
+                    text = QStringLiteral("%1 %2/%3").arg(QString::fromStdString(p.stage)).arg(p.done).arg(p.total);
+                    if (p.segmentType >= 0)
+                        text += QStringLiteral(" · T%1 (%2 of %3 types)").arg(p.segmentType).arg(p.typeIndex + 1).arg(p.typeCount);
+                }
+                // The session's estimate: wall time per combination measured so far × combinations left.
+                if (p.remainingSeconds >= 1) text += QStringLiteral(" · about %1 left").arg(formatDuration(p.remainingSeconds));
+                else if (p.remainingSeconds >= 0 && p.done < p.total) text += QStringLiteral(" · under a second left");
                 ctx.progress(std::min(fraction, 0.999), text);
             };
             callbacks.result = [&ctx, this](const profiler::CombinationResult& r) {
                 ctx.post([this, r] {
                     const double err = r.predictedSeconds > 0 && r.seconds > 0 ? (r.predictedSeconds - r.seconds) / r.seconds * 100 : 0;
-                    auto* item = new QTreeWidgetItem(
-                        m_measurements,
-                        {QStringLiteral("T%1").arg(r.segmentType), qs(r.label),
-                         qs(std::string(profiler::combinationStatusName(r.status))) + (r.reused ? tr(" (DB)") : QString()),
-                         r.seconds > 0 ? formatSeconds(r.seconds) : QString(), formatSeconds(r.predictedSeconds),
-                         r.seconds > 0 ? QStringLiteral("%1%2%").arg(err >= 0 ? QStringLiteral("+") : QString()).arg(err, 0, 'f', 1) : QString(),
-                         formatBytes(static_cast<double>(r.memoryBytes))});
+                    const QStringList columns{
+                        QStringLiteral("T%1").arg(r.segmentType), qs(r.label),
+                        qs(std::string(profiler::combinationStatusName(r.status))) + (r.reused ? tr(" (DB)") : QString()),
+                        r.seconds > 0 ? formatSeconds(r.seconds) : QString(), formatSeconds(r.predictedSeconds),
+                        r.seconds > 0 ? QStringLiteral("%1%2%").arg(err >= 0 ? QStringLiteral("+") : QString()).arg(err, 0, 'f', 1) : QString(),
+                        formatBytes(static_cast<double>(r.memoryBytes))};
+                    // A combination measured again in full (an abandoned least-memory one) replaces its row.
+                    const QString id = QStringLiteral("T%1:%2").arg(r.segmentType).arg(qs(r.key));
+                    QTreeWidgetItem* item = nullptr;
+                    for (int i = m_measurements->topLevelItemCount() - 1; i >= 0 && !item; --i)
+                        if (m_measurements->topLevelItem(i)->data(0, Qt::UserRole).toString() == id) item = m_measurements->topLevelItem(i);
+                    if (item) {
+                        for (int c = 0; c < columns.size(); ++c) item->setText(c, columns[c]);
+                    } else {
+                        item = new QTreeWidgetItem(m_measurements, columns);
+                        item->setData(0, Qt::UserRole, id);
+                    }
                     item->setToolTip(1, qs(r.note));
+                    // "abandoned": stopped early, slower than the protocol's factor × the best so far of its type.
+                    item->setToolTip(2, r.status == profiler::CombinationStatus::Abandoned
+                                            ? tr("Stopped early: slower than the protocol's factor times the best of its type so far; "
+                                                 "the time shown is a lower bound. %1").arg(qs(r.note))
+                                            : qs(r.note));
                     m_measurements->scrollToItem(item);
                 });
             };
@@ -835,24 +914,30 @@ void ProfilerPanel::start() {
             bridge->detach();
             return report;
         },
-        [this, db](Result<profiler::ProfileReport> r) {
+        [this, db, simulate](Result<profiler::ProfileReport> r) {
             m_bridge.reset();
             m_start->setEnabled(true);
             m_cancel->setEnabled(false);
             if (!r) {
                 m_progress->setValue(0);
+                m_progressText->clear();
                 m_status->setText(tr("Profiling failed: %1").arg(qs(r.error().toString())));
                 emit profilingFinished(false);
                 return;
             }
             int measured = 0, reused = 0, abandoned = 0, other = 0;
+            QStringList selections;
             for (const auto& t : r->types) {
                 measured += t.measured;
                 reused += t.reused;
                 abandoned += t.abandoned;
                 other += t.infeasible + t.failed;
+                if (!t.selection.empty()) selections << tr("T%1: %2").arg(t.type).arg(qs(t.selection));
             }
             m_progress->setValue(r->cancelled ? m_progress->value() : 1000);
+            // No estimate survives the run.
+            m_progressText->setText(r->cancelled ? tr("Cancelled after %n combination(s).", nullptr, static_cast<int>(r->results.size()))
+                                                 : tr("Done: %n combination(s).", nullptr, static_cast<int>(r->results.size())));
             QString text = tr("%1 %2: %3 combinations measured, %4 from the DB, %5 abandoned, %6 infeasible or failed, in %7")
                                .arg(r->cancelled ? tr("Cancelled;") : tr("Done"), qs(r->backend))
                                .arg(measured)
@@ -860,9 +945,13 @@ void ProfilerPanel::start() {
                                .arg(abandoned)
                                .arg(other)
                                .arg(formatSeconds(r->seconds));
+            if (!selections.isEmpty()) text += tr(". Large types on the cost model's candidates: %1").arg(selections.join(QStringLiteral("; ")));
             if (!r->dbPath.empty()) {
                 text += tr(". Stored in %1").arg(qs(r->dbPath));
-                if (m_useInSearch->isChecked() || !r->cancelled) {
+                if (simulate) {
+                    // Simulated numbers are the model's own: the search keeps planning as it did.
+                    text += tr(" (simulated: not used for planning)");
+                } else if (m_useInSearch->isChecked() || !r->cancelled) {
                     m_useInSearch->setChecked(true);
                     m_explorer->setProfileDb(db.toStdString());
                     text += tr("; the next search plans with it");
@@ -877,6 +966,8 @@ void ProfilerPanel::cancel() {
     if (!m_bridge) return;
     m_bridge->cancel();
     m_status->setText(tr("Cancelling (the measurement in flight finishes first)…"));
+    // The estimate was for the whole run: it no longer holds.
+    m_progressText->setText(tr("Cancelling…"));
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -139,6 +139,7 @@ signals:
 
 private:
     void refresh();
+    void updateSummary();  // the summary line: also when only the pins change (out of date)
     Explorer* m_explorer;
     PlanModel* m_model = nullptr;
     QTreeView* m_view = nullptr;
@@ -151,7 +152,8 @@ private:
 // Devices, and profiling of the current model's segment types through the profiler's session
 // (profiler/session.h) on the dedicated profiler thread: progress with time remaining, each
 // combination's measurement as it arrives, cancel. Measurements go to the profile DB, which the
-// search then reads (the project's profile DB).
+// search then reads (the project's profile DB). Simulated runs go to a DB of their own beside it
+// (profiler::simulatedDbPath) and never switch the search to their numbers.
 class ProfilerPanel : public QWidget {
     Q_OBJECT
 public:
@@ -171,6 +173,12 @@ public:
     QPushButton* cancelButton() const { return m_cancel; }
     QProgressBar* progressBar() const { return m_progress; }
     QString statusText() const;
+    QString progressText() const;
+    // The DB the next run writes: the DB field's, or its simulated sibling when "simulate" is on.
+    QString runDbPath() const;
+    // The profile DB proposed at first: DATA/profile.db, DATA being the generic data location
+    // followed by the application name (one level, whatever the organization name).
+    static QString defaultDbPath();
 
 signals:
     void profilingFinished(bool ok);

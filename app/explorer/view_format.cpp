@@ -1,5 +1,8 @@
 #include "view_format.h"
 
+#include <QObject>
+#include <QStringList>
+
 #include <algorithm>
 #include <cmath>
 
@@ -32,6 +35,56 @@ QString formatBytes(double b) {
     if (a >= 1024.0 * 1024) return QString::number(b / (1024.0 * 1024), 'f', 1) + QStringLiteral(" MiB");
     if (a >= 1024.0) return QString::number(b / 1024.0, 'f', 1) + QStringLiteral(" KiB");
     return QString::number(b, 'f', 0) + QStringLiteral(" B");
+}
+
+QString formatDelta(double seconds) {
+    const QString magnitude = formatSeconds(std::abs(seconds));
+    if (seconds == 0 || magnitude.startsWith(QStringLiteral("0 "))) return QStringLiteral("±0");
+    return (seconds > 0 ? QStringLiteral("+") : QStringLiteral("−")) + magnitude;
+}
+
+QString baselineName(const Baseline& b) {
+    if (b.name == "data_parallel") return QObject::tr("data parallel");
+    if (b.name == "megatron") return QObject::tr("Megatron-style");
+    return QString::fromStdString(b.name);
+}
+
+QString baselineComparisonText(const Plan& plan) {
+    QStringList parts;
+    const double step = plan.stepSeconds();
+    for (const Baseline& b : plan.baselines) {
+        if (!b.feasible) continue;
+        if (!b.fits)
+            parts << QObject::tr("%1 does not fit (%2)").arg(baselineName(b), formatBytes(static_cast<double>(b.memory.total())));
+        else if (step > 0 && std::abs(b.stepSeconds / step - 1) < 0.005)
+            parts << QObject::tr("as fast as %1 (%2)").arg(baselineName(b), formatSeconds(b.stepSeconds));
+        else if (step > 0 && b.stepSeconds > 0)
+            parts << QObject::tr("%1× %2 than %3 (%4)")
+                         .arg(b.stepSeconds >= step ? b.stepSeconds / step : step / b.stepSeconds, 0, 'f', 2)
+                         .arg(b.stepSeconds >= step ? QObject::tr("faster") : QObject::tr("slower"), baselineName(b), formatSeconds(b.stepSeconds));
+    }
+    return parts.join(QStringLiteral(", "));
+}
+
+QString formatDuration(double s) {
+    if (!std::isfinite(s) || s < 0) return QStringLiteral("–");
+    const auto total = static_cast<int64_t>(std::llround(s));
+    if (total < 60) return QStringLiteral("%1 s").arg(total);
+    if (total < 3600) return QStringLiteral("%1 min %2 s").arg(total / 60).arg(total % 60, 2, 10, QLatin1Char('0'));
+    return QStringLiteral("%1 h %2 min").arg(total / 3600).arg(total / 60 % 60, 2, 10, QLatin1Char('0'));
+}
+
+QString progressText(const PlanProgress& p) {
+    QString text;
+    if (p.accumulation > 0)
+        text = QStringLiteral("%1 round(s) (%2 of %3) · ").arg(p.accumulation).arg(p.accumulationIndex + 1).arg(p.accumulationCount);
+    text += QString::fromStdString(p.stage);
+    if (p.stage == "baselines") return text;
+    text += QStringLiteral(" · ");
+    if (p.meshCount > 1) text += QStringLiteral("mesh %1 of %2 ").arg(p.meshIndex + 1).arg(p.meshCount);
+    text += QString::fromStdString(p.mesh);
+    if (p.pass > 0) text += QStringLiteral(" · pass %1").arg(p.pass);
+    return text;
 }
 
 QString batchText(const PlanBatch& b) {
@@ -101,15 +154,6 @@ QString estimateText(const QString& config, const Plan& e, const Graph& roundGra
                     .arg(ratio >= 1 ? QStringLiteral("faster") : QStringLiteral("slower"));
     }
     return text;
-}
-
-QString runCostText(const std::vector<double>& segmentSeconds) {
-    if (segmentSeconds.empty()) return {};
-    const auto [lo, hi] = std::minmax_element(segmentSeconds.begin(), segmentSeconds.end());
-    if (*hi <= *lo * 1.005) return QStringLiteral("%1 each").arg(formatSeconds(*lo));
-    double total = 0;
-    for (double s : segmentSeconds) total += s;
-    return QStringLiteral("%1–%2 each, %3 in all").arg(formatSeconds(*lo), formatSeconds(*hi), formatSeconds(total));
 }
 
 QString formatCount(int64_t n) {

@@ -10,18 +10,26 @@
 #include "analysis/analysis.h"
 #include "plan/pin.h"
 #include "plan/plan.h"
+#include "plan/problem.h"
 
 namespace cfp::explorer {
 
 QString formatSeconds(double seconds);           // "129.4 ms", "1.62 s", "85 µs"
-// The step time of a folded run of segments: "24.6 ms each" when they cost the same (within
-// 0.5%), else "24.6–95.0 ms each, 4.21 s in all" (a mixed plan's run is not its first segment).
-QString runCostText(const std::vector<double>& segmentSeconds);
 QString formatBytes(double bytes);               // "34.1 GiB", "512 MiB"
+// A change of step time: "+1.2 ms", "−3.4 ms"; "±0" when it rounds to nothing (never "−0 ns").
+QString formatDelta(double seconds);
+QString formatDuration(double seconds);          // "40 s", "3 min 20 s", "1 h 05 min"
+// A planning progress report as one line: "2 round(s) (1 of 3) · search · mesh 3 of 10 {x=4, y=8},
+// sequence parallel over y · pass 2".
+QString progressText(const PlanProgress& p);
 QString formatCount(int64_t n);                  // "8,503,056"
 // "64 sequences per step = 4 rounds of 16 (micro-batch 2 per data-parallel rank, 8 ways)"
 QString batchText(const PlanBatch& batch);
 QString provenanceText(Provenance p);
+QString baselineName(const Baseline& b);  // "data parallel", "Megatron-style"
+// The plan against its baselines: "1.56× faster than Megatron-style (100.7 ms), 2.10× faster than
+// data parallel (135.6 ms)"; those that do not fit say so; empty without baselines.
+QString baselineComparisonText(const Plan& plan);
 // A priced configuration (runEstimate's plan and its round graph) as rich text: step time, memory
 // per device against the usable memory and whether it fits, the breakdown, the batch; with
 // `planSeconds` > 0 how much faster the plan is.

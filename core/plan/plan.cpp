@@ -2,9 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <string>
 #include <vector>
+
+#include "stats/graph_stats.h"
 
 namespace cfp {
 
@@ -41,6 +44,62 @@ std::optional<PlanBatch> planBatch(const Plan& plan, const Graph& graph) {
         }
     }
     return out;
+}
+
+std::optional<PlanThroughput> planThroughput(const Plan& plan, const Graph& graph, const HardwareSpec& hardware) {
+    const double step = plan.stepSeconds();
+    const std::optional<PlanBatch> batch = planBatch(plan, graph);
+    if (!(step > 0) || !batch) return std::nullopt;
+    PlanThroughput t;
+    t.devices = plan.nodes * plan.gpusPerNode;
+    if (t.devices <= 0) t.devices = plan.mesh.deviceCount();
+    t.sequencesPerSecond = static_cast<double>(batch->global()) / step;
+    for (const Op& op : graph.ops())
+        if (op.kind == OpKind::Parameter && op.role == ParamRole::Input && op.type.rank() == 2 && !isFloating(op.type.dtype)) {
+            t.tokensPerSecond = t.sequencesPerSecond * static_cast<double>(op.type.dims[1]);
+            break;
+        }
+    // The matmuls' FLOPs by element type (a bf16 model's dots run at bf16 peak).
+    std::map<DType, double> byType;
+    for (const Op& op : graph.ops())
+        if (op.kind == OpKind::Dot && (op.phase == Phase::Forward || op.phase == Phase::Backward))
+            byType[graph.op(op.operands[0]).type.dtype] += opFlops(graph, op);
+    double peakSeconds = 0;  // the step's model FLOPs at peak on one device
+    for (const auto& [dtype, flops] : byType) {
+        t.modelFlopsPerStep += flops * static_cast<double>(batch->accumulation);
+        if (const double peak = hardware.peakFlopsFor(dtype); peak > 0) peakSeconds += flops * static_cast<double>(batch->accumulation) / peak;
+    }
+    t.mfu = peakSeconds / (step * static_cast<double>(t.devices));
+    return t;
+}
+
+namespace {
+
+// 63412.4 -> "63,412"; below 100 with one decimal.
+std::string grouped(double v) {
+    if (v < 100) {
+        char text[32];
+        std::snprintf(text, sizeof text, "%.1f", v);
+        return text;
+    }
+    std::string digits = std::to_string(std::llround(v));
+    for (int i = static_cast<int>(digits.size()) - 3; i > 0; i -= 3) digits.insert(static_cast<size_t>(i), ",");
+    return digits;
+}
+
+}  // namespace
+
+std::string throughputText(const PlanThroughput& t) {
+    const bool tokens = t.tokensPerSecond > 0;
+    const double rate = tokens ? t.tokensPerSecond : t.sequencesPerSecond;
+    std::string out = grouped(rate) + (tokens ? " tokens/s" : " sequences/s");
+    if (t.devices > 1) out += " (" + grouped(rate / static_cast<double>(t.devices)) + " per GPU)";
+    char mfu[96];
+    const double f = t.modelFlopsPerStep;
+    const char* unit = f >= 1e15 ? "PFLOP" : f >= 1e12 ? "TFLOP" : "GFLOP";
+    const double scaled = f >= 1e15 ? f / 1e15 : f >= 1e12 ? f / 1e12 : f / 1e9;
+    std::snprintf(mfu, sizeof mfu, " · MFU %.1f%% (%.3g %s of matmuls per step)", t.mfu * 100.0, scaled, unit);
+    return out + mfu;
 }
 
 std::string parallelismSummary(const Plan& plan, const Graph& graph) {

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "cost/step_policy.h"
+#include "hardware/hardware.h"
 #include "ir/graph.h"
 #include "models/models.h"
 #include "plan/pin.h"
@@ -180,5 +181,24 @@ std::optional<PlanBatch> planBatch(const Plan& plan, const Graph& graph);
 // ZeRO-1 · micro-batch 2 × 1 round"; a data-parallel axis that splits weights too says so
 // ("data parallel 8 (x, y, z; weights split too: y 20%, z 20%)"). Axes of size 1 are left out.
 std::string parallelismSummary(const Plan& plan, const Graph& graph);
+
+// What a plan's step does per second, as training logs report it. Model FLOPs are the matrix
+// multiplications of the forward and backward passes as the graph writes them (one round, times
+// the rounds; recomputation and elementwise work not counted: MFU, not HFU — the convention of
+// Megatron-LM's and PaLM's model-FLOPs formulas); MFU is them over the step time × every device
+// × the peak dense FLOP/s of the matmuls' type. Tokens where the first data input is [sequences,
+// tokens] integer ids, else only sequences.
+struct PlanThroughput {
+    double sequencesPerSecond = 0;
+    double tokensPerSecond = 0;    // 0: the input is not a token sequence
+    double modelFlopsPerStep = 0;
+    double mfu = 0;                // of the devices' peak, 0..1
+    int64_t devices = 0;
+};
+// nullopt without a step time or a batch input.
+std::optional<PlanThroughput> planThroughput(const Plan& plan, const Graph& graph, const HardwareSpec& hardware);
+// "63,412 tokens/s (7,927 per GPU) · MFU 41.2% (4.21 PFLOP of matmuls per step)"; sequences where
+// the input is not a token sequence.
+std::string throughputText(const PlanThroughput& t);
 
 }  // namespace cfp

@@ -93,8 +93,12 @@ Result<MeshPlan> planOnMesh(const Graph& graph, const Cluster& cluster, const Me
 
 namespace {
 
+// The share of PlanProgress::overall the meshes' searches take; the rest is the evaluator and
+// the baselines.
+constexpr double kMeshesShare = 0.95;
+
 void reportProgress(const PlannerOptions& options, const std::string& stage, const std::string& mesh, size_t index, size_t count,
-                    double best) {
+                    double best, double overall) {
     if (!options.hooks.progress) return;
     PlanProgress pr;
     pr.stage = stage;
@@ -102,6 +106,7 @@ void reportProgress(const PlannerOptions& options, const std::string& stage, con
     pr.meshIndex = static_cast<int>(index);
     pr.meshCount = static_cast<int>(count);
     pr.bestSeconds = best;
+    pr.overall = overall;
     options.hooks.progress(pr);
 }
 
@@ -140,7 +145,7 @@ Result<PlanOutcome> finishPlan(const Graph& graph, const Cluster& cluster, const
     }
     out.evaluation = std::move(*ev);
     if (options.baselines == Baselines::Include) {
-        reportProgress(options, "baselines", plan.mesh.toString(), 0, 1, plan.predictedStepSeconds);
+        reportProgress(options, "baselines", plan.mesh.toString(), 0, 1, plan.predictedStepSeconds, kMeshesShare + 0.5 * (1 - kMeshesShare));
         auto baselines = planBaselines(graph, cluster, limit, options);
         plan.baselines.insert(plan.baselines.end(), baselines.begin(), baselines.end());
     }
@@ -229,6 +234,30 @@ Result<PlanOutcome> planMeshes(const Graph& graph, const Cluster& cluster, const
     // One mesh; returns false when the search stops (cancelled with a plan in hand), and fills
     // `wide` with the meshes the fail-fast frontier check turned away.
     std::vector<std::pair<size_t, size_t>> wide;  // (variant, its candidate entry)
+    // Progress: mesh k of n (its variants share its k and its slot of PlanProgress::overall);
+    // each DP pass of a search takes half of what is left of the slot. Never decreasing (a mesh
+    // retried with its frontier cut reports where the search already is).
+    double reported = 0;
+    auto progressFor = [&](size_t vi, const std::string& label) -> std::function<void(const PlanProgress&)> {
+        if (!options.hooks.progress) return nullptr;
+        const size_t i = variants[vi].mesh;
+        size_t first = vi, last = vi;
+        while (first > 0 && variants[first - 1].mesh == i) --first;
+        while (last + 1 < variants.size() && variants[last + 1].mesh == i) ++last;
+        const double width = kMeshesShare / static_cast<double>(meshes.size()) / static_cast<double>(last - first + 1);
+        const double slot = kMeshesShare * static_cast<double>(i) / static_cast<double>(meshes.size()) + width * static_cast<double>(vi - first);
+        return [&, i, slot, width, label](const PlanProgress& p) {
+            PlanProgress q = p;
+            q.mesh = label;
+            q.meshIndex = static_cast<int>(i);
+            q.meshCount = static_cast<int>(meshes.size());
+            const double within = p.stage == "search" && p.pass > 0 ? 1 - std::ldexp(1.0, 1 - p.pass) + std::ldexp(p.fraction, -p.pass) : 0.0;
+            reported = std::max(reported, slot + width * within);
+            q.overall = reported;
+            q.bestSeconds = best ? best->result.objectiveSeconds : 0.0;
+            options.hooks.progress(q);
+        };
+    };
     auto tryMesh = [&](size_t vi, FrontierCheck check) -> Result<bool> {
         const auto t0 = Clock::now();
         const size_t i = variants[vi].mesh;
@@ -237,10 +266,16 @@ Result<PlanOutcome> planMeshes(const Graph& graph, const Cluster& cluster, const
         if (!mesh) return mesh.error().withContext("--mesh");
         cand.mesh = mesh->toString();
         cand.sequenceParallelAxis = variants[vi].spAxis;
-        reportProgress(options, "analysis", cand.mesh, vi, variants.size(), best ? best->result.objectiveSeconds : 0.0);
+        PlannerOptions meshOptions = options;
+        meshOptions.hooks.progress =
+            progressFor(vi, cand.mesh + (cand.sequenceParallelAxis.empty() ? "" : ", sequence parallel over " + cand.sequenceParallelAxis));
+        if (meshOptions.hooks.progress) {
+            PlanProgress pr;
+            pr.stage = "analysis";
+            meshOptions.hooks.progress(pr);
+        }
         int64_t need = 0;
         // A mesh whose fastest plan is no faster than the best so far is skipped (exact).
-        PlannerOptions meshOptions = options;
         meshOptions.policy.sequenceParallelAxis = variants[vi].spAxis;
         if (best) meshOptions.search.cutoffSeconds = std::min(meshOptions.search.cutoffSeconds, best->result.objectiveSeconds);
         // The analysis (blocks and segments) does not depend on the policy: once per mesh.
@@ -477,7 +512,7 @@ Result<PlanOutcome> planConfigured(const Graph& graph, const Cluster& cluster, c
     std::vector<std::string> batchAxes;
     if (dp > 1) batchAxes.push_back("dp");
     const std::string weightAxis = tp > 1 ? "tp" : "";
-    reportProgress(o, "search", mesh->toString(), 0, 1, 0.0);
+    reportProgress(o, "search", mesh->toString(), 0, 1, 0.0, 0.0);
     std::string note;
     auto mp = planOnMesh(graph, cluster, *mesh, o, 0, [&](const PlanProblem& p) -> Result<StrategyMask> {
         auto mask = baselineMask(p, batchAxes, weightAxis, note);

@@ -54,9 +54,13 @@ using StrategyMask = std::vector<std::vector<char>>;
 
 struct PlanProgress {
     std::string stage;      // "analysis", "search", "baselines", "evaluate"
-    std::string mesh;       // the mesh being planned
-    int meshIndex = 0, meshCount = 1;
-    double fraction = 0;    // of this stage for this mesh
+    std::string mesh;       // the mesh being planned (", sequence parallel over z" for a variant)
+    int meshIndex = 0, meshCount = 1;  // mesh k of n (its sequence-parallel variants share its k)
+    double fraction = 0;    // of this stage's current pass for this mesh
+    int pass = 0;           // the search's DP pass on this mesh (1, 2, ...; 0: not searching)
+    // Of the whole planning call, never decreasing: the planner's meshes share [0, 0.95] equally
+    // (a mesh's variants its share), each pass of a search half of what is left of its slot.
+    double overall = 0;
     double bestSeconds = 0; // best step time found so far (0: none yet)
     // While the workflow tries gradient-accumulation counts: the one being planned (0: none).
     int64_t accumulation = 0;

@@ -345,6 +345,7 @@ void SegmentDp::report(int b, int& lastProgress) const {
     pr.stage = "search";
     pr.mesh = meshLabel;
     pr.fraction = static_cast<double>(b + 1) / std::max(1, B);
+    pr.pass = m_passes;
     hooks.progress(pr);
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include <chrono>
+#include <functional>
 #include <map>
 
 #include "hardware/hardware.h"
@@ -113,6 +114,34 @@ Result<std::shared_ptr<const LoadedModel>> modelForRounds(const PlanRequest& req
 // a problem with the request.
 bool doesNotFit(const Error& e) { return e.code == "plan.infeasible"; }
 
+// Progress of several planning calls in a row as one: call k of about n takes the k-th share of
+// PlanProgress::overall, never decreasing (a call repeated or skipped keeps it where it is or
+// moves it on); with the gradient-accumulation count the call plans and the best plan so far.
+class ProgressShares {
+public:
+    explicit ProgressShares(const PlanHooks& hooks) : m_hooks(hooks) {}
+    std::function<void(const PlanProgress&)> share(size_t k, size_t n, int64_t accumulation, std::function<double()> bestSeconds) {
+        if (!m_hooks.progress) return nullptr;
+        return [this, k, n, accumulation, bestSeconds = std::move(bestSeconds)](const PlanProgress& p) {
+            PlanProgress q = p;
+            if (n > 1) {
+                q.accumulation = accumulation;
+                q.accumulationIndex = static_cast<int>(k);
+                q.accumulationCount = static_cast<int>(n);
+            }
+            m_reported = std::max(m_reported, (static_cast<double>(k) + std::clamp(p.overall, 0.0, 1.0)) / static_cast<double>(std::max<size_t>(1, n)));
+            q.overall = m_reported;
+            const double best = bestSeconds ? bestSeconds() : 0.0;
+            if (best > 0 && (q.bestSeconds == 0 || best < q.bestSeconds)) q.bestSeconds = best;
+            m_hooks.progress(q);
+        };
+    }
+
+private:
+    const PlanHooks& m_hooks;
+    double m_reported = 0;
+};
+
 // The end of a search that found a plan: the profile used, the counts tried, the search time and
 // where the plan came from; a cancelled search's plan marked as stopped.
 PlanRun finishRun(PlanRun best, std::optional<ProfileUse> profile, std::vector<AccumulationTry> tried,
@@ -174,6 +203,8 @@ Result<PlanRun> runPipelinedPlan(const PlanRequest& request, const std::shared_p
     // After the first plan, its mesh for every later search (unless the request fixes one).
     MeshChoice mesh = request.mesh;
     int64_t bestCount = 0;
+    ProgressShares shares(hooks);
+    size_t calls = 0;  // counts planned so far (progress: about one call per count, and the best count again)
     // One count: the stage program planned, cut into stages and scheduled; retried with a lower
     // program limit while the fullest rank does not fit. True when it is the best so far.
     auto tryCount = [&](int64_t a) -> Result<bool> {
@@ -187,6 +218,7 @@ Result<PlanRun> runPipelinedPlan(const PlanRequest& request, const std::shared_p
         // one micro-batch of every layer's activations, which 1F1B's first rank holds too.
         options.policy.pipelineStages = pp;
         options.memoryLimitBytes = limit;
+        options.hooks.progress = shares.share(calls++, counts.size() + 1, a, [&] { return best ? best->outcome.plan.stepSeconds() : 0.0; });
         std::optional<PlanOutcome> fitted;
         std::string why;
         for (int attempt = 0; attempt < 5 && !fitted; ++attempt) {
@@ -298,6 +330,7 @@ Result<PlanRun> runPlan(const PlanRequest& request, std::shared_ptr<const Loaded
     std::optional<Error> firstMiss;
     std::vector<AccumulationTry> tried;
     int sinceImproved = 0;
+    ProgressShares shares(hooks);
     for (size_t i = 0; i < candidates->size(); ++i) {
         const int64_t a = (*candidates)[i];
         if (best && sinceImproved >= 2) break;
@@ -310,16 +343,7 @@ Result<PlanRun> runPlan(const PlanRequest& request, std::shared_ptr<const Loaded
         options.policy.accumulation = a;
         // Only a faster plan than the best count's is of use (exact pruning, SearchOptions).
         if (best) options.search.cutoffSeconds = best->outcome.plan.predictedStepSeconds;
-        if (candidates->size() > 1 && hooks.progress)
-            options.hooks.progress = [&, a, i](const PlanProgress& p) {
-                PlanProgress q = p;
-                q.accumulation = a;
-                q.accumulationIndex = static_cast<int>(i);
-                q.accumulationCount = static_cast<int>(candidates->size());
-                if (best && (q.bestSeconds == 0 || best->outcome.plan.predictedStepSeconds < q.bestSeconds))
-                    q.bestSeconds = best->outcome.plan.predictedStepSeconds;
-                hooks.progress(q);
-            };
+        options.hooks.progress = shares.share(i, candidates->size(), a, [&] { return best ? best->outcome.plan.predictedStepSeconds : 0.0; });
         const bool reuse = analysis && !request.mesh.isAuto() && round == model;
         Result<PlanOutcome> outcome = reuse ? planAnalysed(round->graph, *cluster, *analysis, options)
                                             : planGraph(round->graph, *cluster, request.mesh, options);

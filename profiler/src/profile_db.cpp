@@ -1,5 +1,6 @@
 #include "profiler/profile_db.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -673,6 +674,15 @@ ProfileDb::~ProfileDb() = default;
 const std::string& ProfileDb::path() const { return m->path; }
 const std::string& ProfileDb::movedAside() const { return m->movedAside; }
 
+std::string simulatedDbPath(const std::string& dbPath) {
+    static const std::string kSuffix = ".simulated.db";
+    if (dbPath.size() >= kSuffix.size() && dbPath.compare(dbPath.size() - kSuffix.size(), kSuffix.size(), kSuffix) == 0) return dbPath;
+    const size_t slash = dbPath.find_last_of("/\\");
+    const size_t dot = dbPath.find_last_of('.');
+    if (dot != std::string::npos && (slash == std::string::npos || dot > slash + 1)) return dbPath.substr(0, dot) + kSuffix;
+    return dbPath + kSuffix;
+}
+
 Result<PlanningMeasurements> planningMeasurements(const std::string& dbPath, const std::string& hardwareSpec, const std::string& key) {
     auto db = ProfileDb::open(dbPath, ProfileDb::OpenMode::ReadOnly);
     if (!db) return db.error();
@@ -694,7 +704,9 @@ Result<PlanningMeasurements> planningMeasurements(const std::string& dbPath, con
                                                          "); profile with `cfp profile --hardware " + hardwareSpec + "` or plan with that --hardware",
                              dbPath);
         }
-        out.hardware = std::move(matches->front());
+        // hardwareFor lists the most recently updated first; a real fingerprint wins over any simulated one.
+        auto real = std::find_if(matches->begin(), matches->end(), [](const HardwareRecord& r) { return !r.fingerprint.simulated(); });
+        out.hardware = std::move(real != matches->end() ? *real : matches->front());
     }
     auto ops = db->ops(out.hardware.id);
     if (!ops) return ops.error();

@@ -28,6 +28,11 @@ enum class WaitEnd : uint8_t { Done, Cancelled };
 
 }  // namespace
 
+double remainingSecondsEstimate(double measuredWallSeconds, int64_t measuredCount, int64_t left) {
+    if (measuredCount <= 0 || left < 0 || !(measuredWallSeconds >= 0)) return -1;
+    return measuredWallSeconds / static_cast<double>(measuredCount) * static_cast<double>(left);
+}
+
 KeptSets keepBest(const std::vector<CombinationResult>& results, int byTime, int byMemory) {
     std::vector<const CombinationResult*> measured;
     for (const CombinationResult& r : results)
@@ -63,9 +68,10 @@ struct ProfilerSession::Impl {
     bool aborted = false;
     bool running = false;
 
-    // Progress bookkeeping.
+    // Progress bookkeeping of the current stage: the estimate of the time left is the wall time per
+    // combination (or probe) measured so far times what is left to do.
     int64_t done = 0, total = 0;
-    double measuringSeconds = 0;
+    double measuredWallSeconds = 0;
     int64_t measuredCount = 0;
 
     void log(const std::string& s) const {
@@ -84,7 +90,7 @@ struct ProfilerSession::Impl {
         p.done = done;
         p.total = total;
         if (measuredCount > 0 && total >= done)
-            p.remainingSeconds = measuringSeconds / static_cast<double>(measuredCount) * static_cast<double>(total - done);
+            p.remainingSeconds = remainingSecondsEstimate(measuredWallSeconds, measuredCount, total - done);
         if (cb.progress) cb.progress(p);
     }
     void publish(const CombinationResult& r) {
@@ -267,6 +273,17 @@ Result<ProfileReport> ProfilerSession::run() {
         auto opened = ProfileDb::open(cfg.dbPath, cfg.dbMode);
         if (!opened) return opened.error();
         db = std::move(*opened);
+        if (setup->fingerprint.simulated()) {
+            // Simulated numbers are the cost model's own: they must not sit beside real measurements.
+            auto hardware = db->hardware();
+            if (!hardware) return hardware.error();
+            for (const HardwareRecord& h : *hardware)
+                if (!h.fingerprint.simulated())
+                    return makeError("profiler.simulated_into_real_db",
+                                     "profile DB '" + cfg.dbPath + "' holds real measurements ('" + h.key +
+                                         "'); simulated runs are stored in a DB of their own, e.g. '" + simulatedDbPath(cfg.dbPath) + "'",
+                                     cfg.dbPath);
+        }
         report.dbMovedAside = db->movedAside();
         if (!report.dbMovedAside.empty()) S.log("previous profile DB kept as " + report.dbMovedAside);
         auto id = db->hardwareId(setup->fingerprint, cfg.hardwareSpec.empty() ? cfg.cluster.hardware.id : cfg.hardwareSpec);
@@ -304,7 +321,7 @@ Result<ProfileReport> ProfilerSession::run() {
             if (r->cancelled) break;
             if (r->status == CombinationStatus::Measured) seconds[i] = r->seconds;
             ++S.done;
-            S.measuringSeconds += secondsSince(t0);
+            S.measuredWallSeconds += secondsSince(t0);
             ++S.measuredCount;
         }
         if (!S.cancel.load()) {
@@ -319,7 +336,7 @@ Result<ProfileReport> ProfilerSession::run() {
             }
             report.calibrationMeasured = true;
         }
-        S.measuringSeconds = 0;
+        S.measuredWallSeconds = 0;
         S.measuredCount = 0;
     }
     report.calibration = calibration;
@@ -329,7 +346,8 @@ Result<ProfileReport> ProfilerSession::run() {
     std::vector<int> types = cfg.segmentTypes;
     if (types.empty())
         for (const auto& t : catalog->types()) types.push_back(t.type);
-    constexpr int64_t kMaxCombinations = 100000;
+    // Which combinations of each type: all of them, or the cost model's candidates of a large type.
+    std::vector<CandidateSet> sets;
     S.done = 0;
     S.total = 0;
     for (int t : types) {
@@ -337,30 +355,97 @@ Result<ProfileReport> ProfilerSession::run() {
             return makeError("profiler.bad_config", "the model has no segment type T" + std::to_string(t) + " on mesh " + report.mesh +
                                                         " (types T0…T" + std::to_string(catalog->types().size() - 1) + ")");
         const auto& info = catalog->types()[static_cast<size_t>(t)];
-        if (info.combinations > kMaxCombinations)
-            return makeError("profiler.bad_config", "segment type " + info.name + " has " + std::to_string(info.combinations) +
-                                                        " combinations, more than " + std::to_string(kMaxCombinations) +
-                                                        " can be profiled; choose other types or a mesh with fewer axes");
-        S.total += info.combinations;
+        if (info.combinations > cfg.candidates.maxCombinations) {
+            SessionProgress cp;
+            cp.stage = "candidates";
+            cp.segmentType = info.type;
+            cp.message = info.name + ": " + std::to_string(info.combinations) + " combinations, choosing the cost model's candidates";
+            S.progress(cp);
+        }
+        auto set = selectCandidates(*catalog, t, cfg.candidates);
+        if (!set) return set.error();
+        if (!set->complete) S.log(info.name + ": profiling " + set->describe());
+        S.total += set->count();
+        sets.push_back(std::move(*set));
+        if (S.backend->anyRank(S.cancel.load())) S.cancel.store(true);
+        if (S.cancel.load()) break;
     }
 
     const std::string modelName = cfg.modelName.empty() ? cfg.graph->name() : cfg.modelName;
     const CommMode comm = setup->comm;
-    for (size_t ti = 0; ti < types.size() && !S.cancel.load(); ++ti) {
-        const auto& info = catalog->types()[static_cast<size_t>(types[ti])];
+    S.measuredWallSeconds = 0;
+    S.measuredCount = 0;
+    for (size_t ti = 0; ti < sets.size() && !S.cancel.load(); ++ti) {
+        const CandidateSet& set = sets[ti];
+        const auto& info = catalog->types()[static_cast<size_t>(set.type)];
         const std::string sig = fingerprintHex(info.signature);
         SegmentTypeSummary summary;
         summary.type = info.type;
         summary.name = info.name;
         summary.signature = info.signature;
         summary.combinations = info.combinations;
+        summary.profiled = set.count();
+        summary.selection = set.describe();
         std::vector<CombinationResult> typeResults;
         double best = 0;
-        for (int64_t ci = 0; ci < info.combinations; ++ci) {
+
+        // Measures one combination under the protocol (no abandonment when `abandonBest` is 0) and
+        // stores it; nullopt when cancelled.
+        auto measureAndStore = [&](const SegmentWorkPlan& work, CombinationResult& r, double abandonBest) -> Result<bool> {
+            auto meas = S.measure(work, abandonBest, true, info.name + " combination '" + work.label + "'");
+            if (!meas) return meas.error();
+            if (meas->cancelled) return false;
+            r.reused = false;
+            r.status = meas->status;
+            r.samples = meas->samples;
+            r.note = meas->note;
+            r.seconds = meas->seconds;
+            r.comm = comm;
+            r.modelledCommSeconds = 0;
+            if (comm == CommMode::Modelled && (r.status == CombinationStatus::Measured || r.status == CombinationStatus::Abandoned)) {
+                // One rank's compute was timed; the collectives come from the model.
+                r.modelledCommSeconds = work.predictedCommSeconds;
+                r.seconds += r.modelledCommSeconds;
+                for (double& s : r.samples) s += r.modelledCommSeconds;
+            }
+            if (db) {
+                SegmentRecord rec;
+                rec.segmentSignature = sig;
+                rec.mesh = report.mesh;
+                rec.combination = r.key;
+                rec.label = r.label;
+                rec.segmentType = info.type;
+                rec.model = modelName;
+                rec.status = r.status;
+                rec.comm = comm;
+                rec.seconds = r.seconds;
+                rec.samples = r.samples;
+                rec.predictedSeconds = r.predictedSeconds;
+                rec.memoryBytes = r.memoryBytes;
+                rec.modelledCommSeconds = r.modelledCommSeconds;
+                rec.protocol = report.protocol;
+                rec.note = r.note;
+                CFP_TRY(db->putSegment(hwId, rec));
+                // GEMMs become measured ops (local shapes: valid on any mesh).
+                std::vector<OpRecord> ops;
+                for (size_t i = 0; i < work.items.size() && i < meas->itemSeconds.size(); ++i) {
+                    const WorkItem& item = work.items[i];
+                    if (item.kind != WorkKind::Gemm || !(meas->itemSeconds[i] > 0)) continue;
+                    ops.push_back({item.opSignature, item.name, meas->itemSeconds[i], cfg.protocol.runsPerRound});
+                }
+                CFP_TRY(db->putOps(hwId, ops, comm));
+                report.opMeasurements += static_cast<int64_t>(ops.size());
+            }
+            return true;
+        };
+
+        for (int64_t k = 0; k < set.count(); ++k) {
             if (S.backend->anyRank(S.cancel.load())) {
                 S.cancel.store(true);
                 break;
             }
+            const auto started = Clock::now();
+            const int64_t ci = set.indices[static_cast<size_t>(k)];
             const std::vector<int32_t> combo = catalog->combination(info.type, ci);
             auto work = catalog->workPlan(info.type, combo);
             if (!work) return work.error();
@@ -368,11 +453,12 @@ Result<ProfileReport> ProfilerSession::run() {
             sp.stage = "profiling";
             sp.segmentType = info.type;
             sp.typeIndex = static_cast<int>(ti);
-            sp.typeCount = static_cast<int>(types.size());
-            sp.combinationIndex = ci;
-            sp.combinationCount = info.combinations;
+            sp.typeCount = static_cast<int>(sets.size());
+            sp.combinationIndex = k;
+            sp.combinationCount = set.count();
             sp.combination = work->label;
-            sp.message = info.name + " " + std::to_string(ci + 1) + "/" + std::to_string(info.combinations) + ": " + work->label;
+            sp.message = info.name + " " + std::to_string(k + 1) + "/" + std::to_string(set.count()) +
+                         (set.complete ? "" : " (candidates of " + std::to_string(info.combinations) + ")") + ": " + work->label;
             S.progress(sp);
 
             CombinationResult r;
@@ -402,52 +488,62 @@ Result<ProfileReport> ProfilerSession::run() {
                     r.note = stored->note;
                 }
             } else {
-                const auto t0 = Clock::now();
-                auto meas = S.measure(*work, best, true, info.name + " combination '" + work->label + "'");
-                if (!meas) return meas.error();
-                if (meas->cancelled) break;
-                S.measuringSeconds += secondsSince(t0);
-                ++S.measuredCount;
-                r.status = meas->status;
-                r.samples = meas->samples;
-                r.note = meas->note;
-                r.seconds = meas->seconds;
-                if (comm == CommMode::Modelled && (r.status == CombinationStatus::Measured || r.status == CombinationStatus::Abandoned)) {
-                    // One rank's compute was timed; the collectives come from the model.
-                    r.modelledCommSeconds = work->predictedCommSeconds;
-                    r.seconds += r.modelledCommSeconds;
-                    for (double& s : r.samples) s += r.modelledCommSeconds;
-                }
-                if (db) {
-                    SegmentRecord rec;
-                    rec.segmentSignature = sig;
-                    rec.mesh = report.mesh;
-                    rec.combination = r.key;
-                    rec.label = r.label;
-                    rec.segmentType = info.type;
-                    rec.model = modelName;
-                    rec.status = r.status;
-                    rec.comm = comm;
-                    rec.seconds = r.seconds;
-                    rec.samples = r.samples;
-                    rec.predictedSeconds = r.predictedSeconds;
-                    rec.memoryBytes = r.memoryBytes;
-                    rec.modelledCommSeconds = r.modelledCommSeconds;
-                    rec.protocol = report.protocol;
-                    rec.note = r.note;
-                    CFP_TRY(db->putSegment(hwId, rec));
-                    // GEMMs become measured ops (local shapes: valid on any mesh).
-                    std::vector<OpRecord> ops;
-                    for (size_t i = 0; i < work->items.size() && i < meas->itemSeconds.size(); ++i) {
-                        const WorkItem& item = work->items[i];
-                        if (item.kind != WorkKind::Gemm || !(meas->itemSeconds[i] > 0)) continue;
-                        ops.push_back({item.opSignature, item.name, meas->itemSeconds[i], cfg.protocol.runsPerRound});
-                    }
-                    CFP_TRY(db->putOps(hwId, ops, comm));
-                    report.opMeasurements += static_cast<int64_t>(ops.size());
-                }
+                auto ok = measureAndStore(*work, r, best);
+                if (!ok) return ok.error();
+                if (!*ok) break;
             }
             if (r.status == CombinationStatus::Measured && r.seconds > 0 && (best == 0 || r.seconds < best)) best = r.seconds;
+            ++S.done;
+            typeResults.push_back(r);
+            S.publish(r);
+            if (!r.reused) {
+                // The rate for the estimate: everything this combination took, not only its launches.
+                S.measuredWallSeconds += secondsSince(started);
+                ++S.measuredCount;
+            }
+            if (S.aborted) break;
+        }
+
+        // Early abandonment judges by time only; the least-memory combinations stay candidates
+        // for memory, so the abandoned ones among them are measured again in full.
+        if (cfg.protocol.keepBestByMemory > 0 && !S.cancel.load() && !S.aborted) {
+            std::vector<size_t> order;
+            for (size_t i = 0; i < typeResults.size(); ++i)
+                if (typeResults[i].status == CombinationStatus::Measured || typeResults[i].status == CombinationStatus::Abandoned)
+                    order.push_back(i);
+            std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+                const CombinationResult& x = typeResults[a];
+                const CombinationResult& y = typeResults[b];
+                if (x.memoryBytes != y.memoryBytes) return x.memoryBytes < y.memoryBytes;
+                if (x.seconds != y.seconds) return x.seconds < y.seconds;
+                return x.key < y.key;
+            });
+            if (order.size() > static_cast<size_t>(cfg.protocol.keepBestByMemory)) order.resize(static_cast<size_t>(cfg.protocol.keepBestByMemory));
+            for (size_t i : order) {
+                CombinationResult& r = typeResults[i];
+                if (S.backend->anyRank(r.status != CombinationStatus::Abandoned)) continue;
+                if (S.backend->anyRank(S.cancel.load())) {
+                    S.cancel.store(true);
+                    break;
+                }
+                auto work = catalog->workPlan(info.type, r.combination);
+                if (!work) return work.error();
+                const std::string abandonedNote = r.note;
+                auto ok = measureAndStore(*work, r, 0.0);
+                if (!ok) return ok.error();
+                if (!*ok) break;
+                r.note = "measured in full (among the least memory) after " + abandonedNote;
+                ++summary.remeasured;
+                {
+                    std::lock_guard<std::mutex> lock(S.mutex);
+                    for (CombinationResult& p : S.results)
+                        if (p.segmentType == r.segmentType && p.key == r.key) p = r;
+                }
+                if (S.cb.result) S.cb.result(r);
+                if (S.aborted) break;
+            }
+        }
+        for (const CombinationResult& r : typeResults) {
             switch (r.status) {
                 case CombinationStatus::Measured: ++summary.measured; break;
                 case CombinationStatus::Abandoned: ++summary.abandoned; break;
@@ -455,11 +551,8 @@ Result<ProfileReport> ProfilerSession::run() {
                 case CombinationStatus::Failed: ++summary.failed; break;
             }
             if (r.reused) ++summary.reused;
-            ++S.done;
-            typeResults.push_back(r);
-            S.publish(r);
-            if (S.aborted) break;
         }
+
         // Pruning: the best by time and by memory stay candidates.
         const KeptSets kept = keepBest(typeResults, cfg.protocol.keepBestByTime, cfg.protocol.keepBestByMemory);
         summary.keptByTime = kept.byTime;
@@ -474,6 +567,9 @@ Result<ProfileReport> ProfilerSession::run() {
                 if (r.segmentType == info.type) r.kept = std::find(keptAll.begin(), keptAll.end(), r.key) != keptAll.end();
         }
         if (db && !typeResults.empty()) CFP_TRY(db->setKept(hwId, sig, report.mesh, keptAll));
+        best = 0;
+        for (const CombinationResult& r : typeResults)
+            if (r.status == CombinationStatus::Measured && r.seconds > 0 && (best == 0 || r.seconds < best)) best = r.seconds;
         if (best > 0) {
             summary.bestSeconds = best;
             for (const CombinationResult& r : typeResults)
@@ -488,7 +584,6 @@ Result<ProfileReport> ProfilerSession::run() {
         for (CombinationResult& r : typeResults) report.results.push_back(std::move(r));
         if (S.aborted) break;
     }
-
     if (db) {
         auto ops = db->ops(hwId);
         if (!ops) return ops.error();

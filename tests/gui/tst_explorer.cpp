@@ -21,6 +21,7 @@
 #include <QMimeData>
 #include <QProcess>
 #include <QProgressBar>
+#include <QRegularExpression>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QSpinBox>
@@ -40,6 +41,7 @@
 #include "controller.h"
 #include "plan_helpers.h"
 #include "view_format.h"
+#include "plan/planner.h"
 #include "sharding/mesh.h"
 
 using namespace cfp;
@@ -179,25 +181,53 @@ private slots:
     // Cancel stops the search: the buttons and the progress bar return to idle, no error, and the
     // next search still works. What was planned before Cancel is kept: no plan when no mesh had
     // one yet, else the best of them, marked stopped.
+    // Progress on a search over every mesh says mesh k of n (n: the meshes, not their
+    // sequence-parallel variants) and the bar never goes back; Cancel after the first plan keeps
+    // it, marked partial in both summaries.
     void cancelStopsTheSearch() {
         WindowOptions o = smallModel();
+        o.build.seq = 2048;  // a search of seconds: Cancel lands mid-way
         o.cluster.mesh = MeshChoice::automatic();
         MainWindow w(o);
         w.show();
         QVERIFY(waitAnalysis(w));
         QSignalSpy finished(&w.explorer()->jobs(), &JobRunner::jobFinished);
+        QSignalSpy progress(w.explorer(), &Explorer::searchProgress);
+        std::vector<int> bar;
+        connect(w.searchPanel()->progressBar(), &QProgressBar::valueChanged, this, [&](int v) { bar.push_back(v); });
         w.searchPanel()->searchButton()->click();
         QVERIFY(w.explorer()->jobs().isRunning(JobKind::Search));
         QVERIFY(!w.searchPanel()->searchButton()->isEnabled());
+        QElapsedTimer t;
+        t.start();
+        while (w.explorer()->bestSoFar().empty() && w.explorer()->jobs().isRunning(JobKind::Search) && t.elapsed() < kWaitMs) QTest::qWait(2);
+        QVERIFY2(w.explorer()->jobs().isRunning(JobKind::Search), "the search ended before Cancel");
         QElapsedTimer stopping;
         stopping.start();
         w.searchPanel()->cancelButton()->click();
         QVERIFY(waitIdle(w));
         qInfo("stopped %lld ms after Cancel", static_cast<long long>(stopping.elapsed()));
-        if (auto kept = w.explorer()->plan()) {
-            QVERIFY(kept->outcome->stopped);
-            QVERIFY(kept->plan().baselines.empty());
+        auto kept = w.explorer()->plan();
+        QVERIFY(kept);
+        QVERIFY(kept->outcome->stopped);
+        QVERIFY(kept->plan().baselines.empty());
+        QVERIFY2(w.searchPanel()->findChild<QLabel*>(QStringLiteral("searchResult"))->text().contains(QStringLiteral("Partial result")),
+                 qPrintable(w.searchPanel()->findChild<QLabel*>(QStringLiteral("searchResult"))->text()));
+        QVERIFY(w.planPanel()->findChild<QLabel*>(QStringLiteral("planSummary"))->text().contains(QStringLiteral("Partial")));
+        const int meshes = static_cast<int>(cfp::autoMeshes(8, 8).size());
+        QVERIFY(progress.count() >= 2);
+        int meshLines = 0;
+        for (const auto& args : progress) {
+            const QString text = args.at(1).toString();
+            static const QRegularExpression k(QStringLiteral("mesh (\\d+) of (\\d+) "));
+            if (const auto m = k.match(text); m.hasMatch()) {
+                ++meshLines;
+                QCOMPARE(m.captured(2).toInt(), meshes);
+                QVERIFY(m.captured(1).toInt() >= 1 && m.captured(1).toInt() <= meshes);
+            }
         }
+        QVERIFY(meshLines > 0);
+        for (size_t i = 1; i + 1 < bar.size(); ++i) QVERIFY2(bar[i] >= bar[i - 1] || bar[i] == 0, "the progress bar went back");
         QVERIFY(w.searchPanel()->searchButton()->isEnabled());
         QVERIFY(!w.searchPanel()->cancelButton()->isEnabled());
         QVERIFY(!w.lastErrorDialog());  // cancelling is not an error
@@ -248,9 +278,14 @@ private slots:
         // tooltip; 2139 px before)
         // (form panels scroll in their docks, chart tabs scroll): it fits a 1280-px screen.
         QVERIFY2(w.minimumSizeHint().width() <= 1280, qPrintable(QString::number(w.minimumSizeHint().width())));
+        // The plan on screen no longer answers the pins: the summary says so until a re-search.
+        QLabel* summary = w.planPanel()->findChild<QLabel*>(QStringLiteral("planSummary"));
+        QVERIFY(summary->text().contains(QStringLiteral("Out of date")));
         QUndoStack* undo = w.planPanel()->undoStack();
         undo->undo();
         QVERIFY(w.explorer()->pins().empty());
+        QVERIFY(!summary->text().contains(QStringLiteral("Out of date")));
+        QVERIFY2(w.minimumSizeHint().width() <= 1280, qPrintable(QString::number(w.minimumSizeHint().width())));
         undo->redo();
         QVERIFY(w.explorer()->pins() == std::vector<Pin>{pin});
 
@@ -266,6 +301,17 @@ private slots:
         QVERIFY(p.predictedStepSeconds >= first->plan().predictedStepSeconds * (1 - 1e-12));  // a pin never helps
         const QString delta = model->segmentIndex(seg, PlanModel::ColDelta).data().toString();
         QVERIFY2(!delta.isEmpty(), "the diff column is empty");
+        QVERIFY2(w.minimumSizeHint().width() <= 1280, qPrintable(QString::number(w.minimumSizeHint().width())));
+        // The summary a person reads first: step, memory with its headroom, throughput and MFU, the
+        // plan in DP/TP/ZeRO terms, against the baselines, against the previous plan.
+        QVERIFY(!summary->text().contains(QStringLiteral("Out of date")));
+        for (const QString& part : {QStringLiteral("headroom"), QStringLiteral(" tokens/s ("), QStringLiteral("MFU "), QStringLiteral("ZeRO-1"),
+                                    QStringLiteral("against the baselines: "), QStringLiteral("vs previous plan")})
+            QVERIFY2(summary->text().contains(part), qPrintable(part + QStringLiteral(" missing from ") + summary->text()));
+        // Undo after the re-search: the pinned plan stays on screen, marked out of date.
+        undo->undo();
+        QVERIFY(summary->text().contains(QStringLiteral("Out of date")));
+        undo->redo();
         // Unpin through the check box.
         QVERIFY(model->setData(model->segmentIndex(seg, PlanModel::ColPinned), Qt::Unchecked, Qt::CheckStateRole));
         QVERIFY(w.explorer()->pins().empty());
@@ -281,6 +327,23 @@ private slots:
         QCOMPARE(formatSeconds(-1e-10), QStringLiteral("0 ns"));
         QCOMPARE(formatSeconds(-2e-3), QStringLiteral("-2.0 ms"));
         QCOMPARE(formatSeconds(0.0), QStringLiteral("0 µs"));
+        // A change that rounds to nothing has no sign (the Δ column and "vs previous plan").
+        QCOMPARE(formatDelta(-1e-10), QStringLiteral("±0"));
+        QCOMPARE(formatDelta(-2e-3), QStringLiteral("−2.0 ms"));
+        QCOMPARE(formatDelta(3.5e-3), QStringLiteral("+3.5 ms"));
+        QCOMPARE(formatDuration(42.4), QStringLiteral("42 s"));
+        QCOMPARE(formatDuration(200), QStringLiteral("3 min 20 s"));
+        QCOMPARE(formatDuration(3900), QStringLiteral("1 h 05 min"));
+        PlanProgress pp;
+        pp.stage = "search";
+        pp.mesh = "{x=2, y=4}, sequence parallel over y";
+        pp.meshIndex = 2;
+        pp.meshCount = 10;
+        pp.pass = 3;
+        QCOMPARE(progressText(pp), QStringLiteral("search · mesh 3 of 10 {x=2, y=4}, sequence parallel over y · pass 3"));
+        pp.accumulation = 2;
+        pp.accumulationCount = 3;
+        QCOMPARE(progressText(pp), QStringLiteral("2 round(s) (1 of 3) · search · mesh 3 of 10 {x=2, y=4}, sequence parallel over y · pass 3"));
         WindowOptions o = smallModel();
         auto three = parseMesh("3");
         QVERIFY(three.ok());
@@ -797,13 +860,13 @@ private slots:
         g->collapseAll();
         QCOMPARE(g->visibleNodeCount(), runs);
         // Find an op by scope in another layer: it is selected in the tree and shown in the
-        // graph as the same op of the layer run's representative segment.
+        // graph as itself, in its own repeat of the layer run (tst_graph_view.cpp).
         const int id = w.findNext(QStringLiteral("layers.5.attn"));
         QVERIFY(id >= 0);
         QCOMPARE(w.explorer()->selection().kind, Selection::Kind::Op);
         QVERIFY(QString::fromStdString(a->graph().op(id).scope).contains(QStringLiteral("layers.5.attn")));
         QCOMPARE(w.structureModel()->selectionAt(w.structureView()->currentIndex()), w.explorer()->selection());
-        QVERIFY(g->hasSelectedNode());
+        QCOMPARE(g->selectedNode(), (GraphView::NodeKey{GraphView::NodeKind::Op, id}));
         QVERIFY(w.properties()->toPlainText().contains(QString::fromStdString(a->graph().op(id).name)));
         // Enter again moves to the next match.
         const int next = w.findNext(QStringLiteral("layers.5.attn"));
@@ -823,7 +886,7 @@ private slots:
     }
 
     // Profiling on the dedicated thread with the simulated backend: progress, measurements arriving
-    // one by one, the DB written, and the next search planning with it; cancel stops a session.
+    // one by one, its own DB written and kept out of planning; cancel stops a session.
     void profilesOnItsThreadAndTheSearchUsesTheDb() {
         MainWindow w(smallModel());
         w.show();
@@ -843,14 +906,13 @@ private slots:
         QVERIFY(panel->measurements()->topLevelItemCount() >= 2);
         QCOMPARE(panel->progressBar()->value(), 1000);
         QVERIFY2(panel->statusText().contains(QStringLiteral("simulated")), qPrintable(panel->statusText()));
-        QVERIFY(QFile::exists(db));
-        QVERIFY(w.explorer()->request().profile);
-        QCOMPARE(QString::fromStdString(w.explorer()->request().profile->database), db);
-        // The search reads the DB.
+        // Simulated numbers go to their own DB beside the one named, and the search does not plan
+        // with them (they are not measurements).
+        QVERIFY(QFile::exists(path("profile.simulated.db")));
+        QVERIFY(!QFile::exists(db));
+        QVERIFY(!w.explorer()->request().profile);
         QVERIFY(searchAndWait(w));
-        QVERIFY(w.explorer()->plan()->profile);
-        QVERIFY2(QString::fromStdString(w.explorer()->plan()->profile->note()).contains(QStringLiteral("measured ops")),
-                 w.explorer()->plan()->profile->note().c_str());
+        QVERIFY(!w.explorer()->plan()->profile);
         // Again: every combination is now in the DB (reused); then a fresh DB, cancelled at once.
         panel->dbEdit()->setText(path("profile2.db"));
         finished.clear();
@@ -862,13 +924,6 @@ private slots:
     }
 
     // Only the newest job of a kind delivers; cancel drops a job's result.
-    // A folded run states the spread of its segments' step times, not its first segment's.
-    void runCostTextSaysTheSpread() {
-        QCOMPARE(runCostText({0.0246, 0.0246, 0.02461}), QStringLiteral("24.6 ms each"));
-        QCOMPARE(runCostText({0.0246, 0.095, 0.059}), QStringLiteral("24.6 ms–95.0 ms each, 179 ms in all"));
-        QVERIFY(runCostText({}).isEmpty());
-    }
-
     void jobRunnerDropsStaleResults() {
         JobRunner jobs;
         QList<int> delivered;

@@ -176,6 +176,59 @@ private slots:
         QCOMPARE(planningMeasurements(dir.filePath("missing.db").toStdString(), "h100-sxm").error().code, std::string("profile_db.io"));
     }
 
+    // Simulated numbers never stand in for measurements: a DB with a real and a (more recently
+    // updated) simulated fingerprint of the same spec plans with the real one; a DB of simulated
+    // runs only still plans with them (the plan says SIMULATED); naming the key picks either.
+    void simulatedNeverStandsInForMeasurements() {
+        QTemporaryDir dir;
+        const std::string path = dir.filePath("mixed.db").toStdString();
+        HardwareFingerprint sim;
+        sim.gpuModel = "simulated";
+        sim.driverVersion = "none";
+        sim.cudaVersion = "none";
+        sim.gpuCount = 8;
+        sim.interconnect = HardwareFingerprint::kSimulatedInterconnect;
+        QVERIFY(sim.simulated());
+        QVERIFY(!fingerprint().simulated());
+        {
+            auto db = must(ProfileDb::open(path), "open");
+            const int64_t real = must(db.hardwareId(fingerprint(), "h100-sxm"), "real");
+            QVERIFY(static_cast<bool>(db.putOps(real, {{2, "real", 0.25, 1}}, CommMode::Measured)));
+            QThread::msleep(20);
+            const int64_t simulated = must(db.hardwareId(sim, "h100-sxm"), "simulated");
+            QVERIFY(static_cast<bool>(db.putOps(simulated, {{2, "simulated", 0.125, 1}}, CommMode::Measured)));
+            QCOMPARE(must(db.hardwareFor("h100-sxm"), "for").front().key, sim.key());  // the most recent one
+        }
+        auto pm = must(planningMeasurements(path, "h100-sxm"), "plan");
+        QCOMPARE(pm.hardware.key, fingerprint().key());
+        QCOMPARE(pm.measured, (std::vector<std::pair<uint64_t, double>>{{2, 0.25}}));
+        auto named = must(planningMeasurements(path, "h100-sxm", sim.key()), "named");
+        QVERIFY(named.hardware.fingerprint.simulated());
+
+        const std::string simPath = dir.filePath("only.simulated.db").toStdString();
+        {
+            auto db = must(ProfileDb::open(simPath), "open");
+            const int64_t simulated = must(db.hardwareId(sim, "h100-sxm"), "simulated");
+            QVERIFY(static_cast<bool>(db.putOps(simulated, {{3, "simulated", 0.5, 1}}, CommMode::Measured)));
+        }
+        QVERIFY(must(planningMeasurements(simPath, "h100-sxm"), "simulated only").hardware.fingerprint.simulated());
+    }
+
+    void simulatedDbPathIsBesideTheDb_data() {
+        QTest::addColumn<QString>("db");
+        QTest::addColumn<QString>("simulated");
+        QTest::newRow("db") << "/data/cfp-explorer/profile.db" << "/data/cfp-explorer/profile.simulated.db";
+        QTest::newRow("already simulated") << "/d/profile.simulated.db" << "/d/profile.simulated.db";
+        QTest::newRow("no extension") << "/d.x/profile" << "/d.x/profile.simulated.db";
+        QTest::newRow("relative") << "h100.sqlite" << "h100.simulated.db";
+        QTest::newRow("hidden file") << "/d/.profile" << "/d/.profile.simulated.db";
+    }
+    void simulatedDbPathIsBesideTheDb() {
+        QFETCH(QString, db);
+        QFETCH(QString, simulated);
+        QCOMPARE(QString::fromStdString(simulatedDbPath(db.toStdString())), simulated);
+    }
+
     // Damaged or foreign files: a clear error naming the file and how to start over; the file is
     // left as it was.
     void damagedFilesAreErrors_data() {

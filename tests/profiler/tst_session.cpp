@@ -143,7 +143,11 @@ private slots:
         o.seconds = [timeOf](const SegmentWorkPlan& w) { return timeOf(w.combinationKey); };
         auto backend = std::make_unique<SimulatedBackend>(o);
         SimulatedBackend* sim = backend.get();
-        ProfilerSession s(config(m_type), std::move(backend));
+        SessionConfig cfg = config(m_type);
+        // Nothing kept for memory, so no abandoned combination is measured again in full
+        // (leastMemoryCombinationsAreMeasuredInFull).
+        cfg.protocol.keepBestByMemory = 0;
+        ProfilerSession s(cfg, std::move(backend));
         auto report = must(s.run(), "run");
         QVERIFY(report.results.size() >= 3);
         QCOMPARE(report.results[2].status, CombinationStatus::Abandoned);
@@ -267,8 +271,9 @@ private slots:
         auto again = std::make_unique<SimulatedBackend>(o);
         SimulatedBackend* sim2 = again.get();
         ProfilerSession third(cfg, std::move(again));
-        QVERIFY(static_cast<bool>(third.run()));
-        QCOMPARE(static_cast<int64_t>(sim2->prepares()), combinationsOf(m_type));
+        auto c = must(third.run(), "third");
+        // (and the abandoned least-memory combinations once more, in full)
+        QCOMPARE(static_cast<int64_t>(sim2->prepares()), combinationsOf(m_type) + c.types[0].remeasured);
     }
 
     // cancel() from another thread: run() returns within a second with what was measured, and the
@@ -400,6 +405,170 @@ private slots:
                          "base plan");
         QVERIFY(std::abs(plan.plan.evaluatorStepSeconds - base.plan.evaluatorStepSeconds) < 0.02 * base.plan.evaluatorStepSeconds);
         QVERIFY(std::abs(plan.plan.predictedStepSeconds - plan.plan.evaluatorStepSeconds) < 1e-9 * plan.plan.evaluatorStepSeconds);
+    }
+
+    // The time left counts everything a combination costs, not only its launches: with 20 ms of
+    // work per combination outside the measurement (here in the result callback; in a real run
+    // the work plan and the DB writes), the estimate is about 20 ms × the combinations left.
+    void estimateCountsTheWholeCombination() {
+        QCOMPARE(remainingSecondsEstimate(2.0, 4, 10), 5.0);
+        QVERIFY(remainingSecondsEstimate(0.0, 0, 10) < 0);
+        static constexpr double kOverheadSeconds = 0.02;
+        SessionConfig cfg = config(m_type);
+        std::vector<SessionProgress> seen;
+        ProfilerSession::Callbacks cb;
+        cb.progress = [&](const SessionProgress& p) { seen.push_back(p); };
+        cb.result = [](const CombinationResult&) { std::this_thread::sleep_for(std::chrono::duration<double>(kOverheadSeconds)); };
+        ProfilerSession s(cfg, std::make_unique<SimulatedBackend>(), cb);
+        must(s.run(), "run");
+        int checked = 0;
+        for (const SessionProgress& p : seen) {
+            if (p.stage != "profiling" || p.done < 2 || p.total - p.done < 2) continue;
+            const double floor = 0.5 * kOverheadSeconds * static_cast<double>(p.total - p.done);
+            QVERIFY2(p.remainingSeconds >= floor, qPrintable(QString("%1 s left estimated with %2 of %3 to do, at least %4 s")
+                                                                 .arg(p.remainingSeconds)
+                                                                 .arg(p.total - p.done)
+                                                                 .arg(p.total)
+                                                                 .arg(floor)));
+            ++checked;
+        }
+        QVERIFY(checked > 0);
+        QCOMPARE(seen.back().stage, std::string("done"));
+        QCOMPARE(seen.back().remainingSeconds, 0.0);
+    }
+
+    // A type with more combinations than the limit is profiled on the cost model's candidates,
+    // not refused: the fastest and the least-memory combinations by the model (compared with every
+    // combination priced), and the summary says how many of how many.
+    void largeTypeIsProfiledOnItsCandidates() {
+        const Mesh mesh = must(assignLinkClasses(must(parseMesh("8"), "mesh"), 8), "links");
+        const auto graph = tinyGpt(2);  // outlives the catalog
+        auto catalog = must(SegmentCatalog::build(*graph, must(loadHardware("h100-sxm"), "hw"), mesh), "catalog");
+        const int64_t n = combinationsOf(m_type);
+        CandidateLimits limits;
+        limits.maxCombinations = 4;
+        limits.byTime = 3;
+        limits.byMemory = 2;
+        auto set = must(selectCandidates(catalog, m_type, limits), "candidates");
+        QVERIFY(!set.complete);
+        QCOMPARE(set.combinations, n);
+        QVERIFY(set.count() >= 3 && set.count() <= 5);
+        QVERIFY(set.priced > 0);
+        // Brute force over every combination: the fastest and the least-memory are among them.
+        int64_t fastest = -1, smallest = -1;
+        double fastestSeconds = 0;
+        int64_t smallestBytes = 0;
+        std::map<int64_t, double> secondsOf;
+        for (int64_t i = 0; i < n; ++i) {
+            auto w = must(catalog.workPlan(m_type, catalog.combination(m_type, i)), "work");
+            secondsOf[i] = w.predictedSeconds;
+            if (fastest < 0 || w.predictedSeconds < fastestSeconds) fastest = i, fastestSeconds = w.predictedSeconds;
+            if (smallest < 0 || w.memoryBytes() < smallestBytes) smallest = i, smallestBytes = w.memoryBytes();
+        }
+        QVERIFY(std::find(set.indices.begin(), set.indices.end(), fastest) != set.indices.end());
+        QVERIFY(std::find(set.indices.begin(), set.indices.end(), smallest) != set.indices.end());
+        for (size_t i = 1; i < set.indices.size(); ++i) QVERIFY(secondsOf[set.indices[i - 1]] <= secondsOf[set.indices[i]]);
+        QVERIFY(QString::fromStdString(set.describe()).startsWith(QString("%1 of %2 combinations").arg(set.count()).arg(n)));
+        // Deterministic.
+        QCOMPARE(must(selectCandidates(catalog, m_type, limits), "again").indices, set.indices);
+        // Within the limit: every combination, in order.
+        limits.maxCombinations = n;
+        auto all = must(selectCandidates(catalog, m_type, limits), "all");
+        QVERIFY(all.complete);
+        QCOMPARE(all.count(), n);
+        QVERIFY(all.describe().empty());
+
+        // A session profiles exactly the candidates and says so.
+        SessionConfig cfg = config(m_type);
+        cfg.candidates.maxCombinations = 4;
+        cfg.candidates.byTime = 3;
+        cfg.candidates.byMemory = 2;
+        std::vector<std::string> logs;
+        ProfilerSession::Callbacks cb;
+        cb.log = [&](const std::string& line) { logs.push_back(line); };
+        ProfilerSession s(cfg, std::make_unique<SimulatedBackend>(), cb);
+        auto report = must(s.run(), "run");
+        QCOMPARE(report.types.size(), size_t{1});
+        QCOMPARE(report.types[0].combinations, n);
+        QCOMPARE(report.types[0].profiled, set.count());
+        QCOMPARE(report.types[0].selection, set.describe());
+        QCOMPARE(static_cast<int64_t>(report.results.size()), set.count());
+        for (size_t i = 0; i < report.results.size(); ++i)
+            QCOMPARE(report.results[i].combination, catalog.combination(m_type, set.indices[i]));
+        QVERIFY(std::any_of(logs.begin(), logs.end(), [&](const std::string& l) { return l.find(set.describe()) != std::string::npos; }));
+    }
+
+    // Early abandonment judges by time; the least-memory combinations kept for memory are
+    // measured in full all the same (before, a slow least-memory combination was abandoned and
+    // the kept-by-memory set held only fast ones).
+    void leastMemoryCombinationsAreMeasuredInFull() {
+        QTemporaryDir dir;
+        SessionConfig cfg = config(m_type, dir.filePath("mem.db").toStdString());
+        cfg.protocol.abandonFactor = 1.0;  // anything slower than the best so far is abandoned
+        cfg.protocol.keepBestByMemory = 3;
+        SimulatedBackend::Options o;
+        // The less memory, the slower: the least-memory combinations are the ones abandonment drops.
+        o.seconds = [](const SegmentWorkPlan& w) { return 1e9 / static_cast<double>(std::max<int64_t>(1, w.memoryBytes())); };
+        std::map<std::string, int> resultsPerKey;
+        ProfilerSession::Callbacks cb;
+        cb.result = [&](const CombinationResult& r) { ++resultsPerKey[r.key]; };
+        ProfilerSession s(cfg, std::make_unique<SimulatedBackend>(o), cb);
+        auto report = must(s.run(), "run");
+        std::vector<const CombinationResult*> byMemory;
+        for (const auto& r : report.results) byMemory.push_back(&r);
+        std::sort(byMemory.begin(), byMemory.end(), [](auto* a, auto* b) {
+            if (a->memoryBytes != b->memoryBytes) return a->memoryBytes < b->memoryBytes;
+            if (a->seconds != b->seconds) return a->seconds < b->seconds;
+            return a->key < b->key;
+        });
+        QVERIFY(report.types[0].abandoned > 0);
+        QVERIFY(report.types[0].remeasured > 0);
+        for (size_t i = 0; i < 3; ++i) {
+            QCOMPARE(byMemory[i]->status, CombinationStatus::Measured);
+            QVERIFY(byMemory[i]->kept);
+        }
+        QCOMPARE(report.types[0].keptByMemory.size(), size_t{3});
+        QCOMPARE(report.results.size(), s.partialResults().size());
+        for (const auto& r : s.partialResults()) {
+            const auto it = std::find_if(report.results.begin(), report.results.end(), [&](const auto& x) { return x.key == r.key; });
+            QCOMPARE(r.status, it->status);
+        }
+        // The DB row says measured too.
+        auto db = must(ProfileDb::open(cfg.dbPath, ProfileDb::OpenMode::ReadOnly), "db");
+        const auto hw = must(db.hardware(), "hw");
+        for (const SegmentRecord& r : must(db.segments(hw[0].id), "segments"))
+            if (r.combination == byMemory[0]->key) QCOMPARE(r.status, CombinationStatus::Measured);
+    }
+
+    // Simulated runs never go into a DB of real measurements: the session refuses and names the
+    // DB of their own; that one then takes them.
+    void simulatedRunsKeepOutOfARealDb() {
+        QTemporaryDir dir;
+        const std::string real = dir.filePath("profile.db").toStdString();
+        {
+            SimulatedBackend::Options o;
+            o.fingerprint.gpuModel = "NVIDIA H100 80GB HBM3";  // standing in for a real GPU
+            o.fingerprint.driverVersion = "550";
+            o.fingerprint.cudaVersion = "13000";
+            o.fingerprint.interconnect = "nvlink";
+            ProfilerSession s(config(m_type, real), std::make_unique<SimulatedBackend>(o));
+            must(s.run(), "real run");
+        }
+        ProfilerSession simulated(config(m_type, real), std::make_unique<SimulatedBackend>());
+        auto refused = simulated.run();
+        QVERIFY(!refused);
+        QCOMPARE(refused.error().code, std::string("profiler.simulated_into_real_db"));
+        QVERIFY(refused.error().message.find(simulatedDbPath(real)) != std::string::npos);
+        {
+            auto db = must(ProfileDb::open(real, ProfileDb::OpenMode::ReadOnly), "db");
+            const auto hw = must(db.hardware(), "hw");
+            QCOMPARE(hw.size(), size_t{1});
+            QVERIFY(!hw[0].fingerprint.simulated());
+        }
+        ProfilerSession own(config(m_type, simulatedDbPath(real)), std::make_unique<SimulatedBackend>());
+        auto report = must(own.run(), "simulated run");
+        QCOMPARE(report.dbPath, simulatedDbPath(real));
+        QCOMPARE(must(planningMeasurements(real, "h100-sxm"), "plan").hardware.fingerprint.simulated(), false);
     }
 
     void badConfigurations() {

@@ -140,10 +140,78 @@ private slots:
         QCOMPARE(QString::fromStdString(none.error().code), QStringLiteral("plan.cancelled"));
     }
 
+    // Progress names mesh k of n over the meshes (a mesh's sequence-parallel variants share its k)
+    // and the search's passes, and the overall fraction never goes back.
+    void progressCountsMeshesAndNeverGoesBack() {
+        PlanRequest r = gpt125m(8);
+        r.mesh = MeshChoice::automatic();
+        r.accumulation = 1;
+        std::vector<PlanProgress> seen;
+        PlanHooks hooks;
+        hooks.progress = [&](const PlanProgress& p) { seen.push_back(p); };
+        const PlanRun run = must(runPlan(r, hooks), "plan");
+        const auto meshes = static_cast<int>(autoMeshes(8, 8).size());
+        QVERIFY(meshes > 1);
+        QVERIFY(seen.size() > 10);
+        std::set<int> indices;
+        bool variant = false, laterPass = false;
+        double last = 0;
+        for (const PlanProgress& p : seen) {
+            QVERIFY2(p.overall >= last && p.overall <= 1.0, qPrintable(QStringLiteral("%1 after %2").arg(p.overall).arg(last)));
+            last = p.overall;
+            QCOMPARE(p.meshCount, meshes);
+            QVERIFY(p.meshIndex >= 0 && p.meshIndex < meshes);
+            indices.insert(p.meshIndex);
+            variant = variant || p.mesh.find(", sequence parallel over ") != std::string::npos;
+            laterPass = laterPass || p.pass > 1;
+            if (p.stage == "search") QVERIFY(p.pass >= 1);
+        }
+        QCOMPARE(static_cast<int>(indices.size()), meshes);
+        QVERIFY(variant);
+        QVERIFY(run.outcome.candidates.size() > static_cast<size_t>(meshes));  // the variants were tried too
+        QVERIFY(last > 0.9);
+        // Under a memory limit the search makes more passes; they move the bar on, never back.
+        r.mesh = must(MeshChoice::parse("8"), "mesh");
+        r.memoryLimitBytes = int64_t{1500} << 20;
+        seen.clear();
+        (void)runPlan(r, hooks);
+        last = 0;
+        for (const PlanProgress& p : seen) {
+            QVERIFY(p.overall >= last);
+            last = p.overall;
+            laterPass = laterPass || p.pass > 1;
+        }
+        QVERIFY(laterPass);
+    }
+
     void oneRoundWhenItFits() {
         const PlanRun run = must(runPlan(gpt125m(8)), "plan");
         QCOMPARE(run.outcome.plan.policy.accumulation, int64_t{1});
         QCOMPARE(run.accumulationTried.size(), size_t{1});
+    }
+
+    // Throughput as training logs report it: the model FLOPs of a GPT step are the published
+    // formula's (Narayanan et al. 2021 without recomputation: 72·B·s·l·h²·(1 + s/6h) + 6·B·s·h·V),
+    // over every round; tokens/s and MFU follow from the step time and the GPUs' bf16 peak.
+    void throughputIsTheModelFlopsFormula() {
+        PlanRequest r = gpt125m(32);
+        r.model.source = "builtin:gpt3-1.3b";
+        const RunConfig c = must(RunConfig::parse("dp=8,mbs=2,zero=1,recompute=full,sp=off"), "config");
+        const PlanRun est = must(runEstimate(r, c), "estimate");
+        const Plan& p = est.outcome.plan;
+        QCOMPARE(p.policy.accumulation, int64_t{2});
+        const auto t = planThroughput(p, est.model->graph, est.outcome.problem->model().hardware());
+        QVERIFY(t.has_value());
+        const double B = 32, s = 2048, l = 24, h = 2048, V = 50257;
+        const double formula = 72 * B * s * l * h * h * (1 + s / (6 * h)) + 6 * B * s * h * V;
+        QVERIFY2(std::abs(t->modelFlopsPerStep / formula - 1) < 0.01, qPrintable(QStringLiteral("%1 vs %2").arg(t->modelFlopsPerStep).arg(formula)));
+        QVERIFY(close(t->tokensPerSecond, B * s / p.stepSeconds()));
+        QVERIFY(close(t->sequencesPerSecond, B / p.stepSeconds()));
+        const double peak = est.outcome.problem->model().hardware().peakFlopsFor(DType::BF16);
+        QVERIFY(close(t->mfu, t->modelFlopsPerStep / (p.stepSeconds() * 8 * peak)));
+        QVERIFY(t->mfu > 0.05 && t->mfu < 0.8);
+        const std::string text = throughputText(*t);
+        QVERIFY2(text.find(" tokens/s (") != std::string::npos && text.find(" per GPU) · MFU ") != std::string::npos, text.c_str());
     }
 
     // runEstimate prices the configuration asked for: its mesh, its rounds, its memory policy; the

@@ -144,8 +144,11 @@ private:
 };
 
 // What `cfp plan --db` takes from a profile DB: the per-op measurements and the calibration of one
-// fingerprint — `key` when given, else the most recently updated one profiled as `hardwareSpec`.
-// profile_db.not_found (listing what the DB has) when there is none.
+// fingerprint — `key` when given, else the most recently updated real (not simulated) one profiled
+// as `hardwareSpec`. A simulated fingerprint is taken without `key` only when the DB has no real one
+// for the spec (a DB of simulated runs, to try the pipeline; the plan then says SIMULATED), so
+// simulated numbers never stand in for measurements a DB holds. Measurements of two fingerprints
+// are never mixed. profile_db.not_found (listing what the DB has) when there is none.
 struct PlanningMeasurements {
     HardwareRecord hardware;
     std::vector<std::pair<uint64_t, double>> measured;  // op cost signature → seconds
@@ -153,6 +156,11 @@ struct PlanningMeasurements {
 };
 Result<PlanningMeasurements> planningMeasurements(const std::string& dbPath, const std::string& hardwareSpec,
                                                   const std::string& key = {});
+
+// Where simulated runs go when `dbPath` is the DB of real measurements: "dir/profile.db" →
+// "dir/profile.simulated.db" (a path that already ends in ".simulated.db" is returned as it is).
+// ProfilerSession refuses to store simulated measurements in a DB that holds real ones.
+std::string simulatedDbPath(const std::string& dbPath);
 
 // Whether this build can open profile DBs (SQLite found at configure time).
 bool profileDbAvailable();

@@ -53,6 +53,10 @@ struct HardwareFingerprint {
 
     // "NVIDIA H100 80GB HBM3|driver 550.54.15|cuda 13000|8 gpus|1 node|nvlink" — the DB key.
     std::string key() const;
+    // Whether it stands for the simulated backend (interconnect "simulated"): such measurements are
+    // the cost model's own numbers and are never taken for real ones (profile_db.h).
+    bool simulated() const { return interconnect == kSimulatedInterconnect; }
+    static constexpr const char* kSimulatedInterconnect = "simulated";
     bool operator==(const HardwareFingerprint&) const = default;
 };
 

@@ -17,6 +17,21 @@
 // Hangs. A launch that runs past the watchdog limit (protocol.h) aborts the backend and run()
 // returns profiler.hang naming the segment and combination; partialResults() still has the rest.
 //
+// Which combinations. Every combination of a type with at most candidates.maxCombinations of them;
+// a larger type is profiled on the cost model's candidates (candidates.h), and its summary says how
+// many of how many (SegmentTypeSummary::selection). Early abandonment (protocol.h) never drops a
+// combination kept for its memory: the keepBestByMemory least-memory combinations of a type that
+// were abandoned are measured again in full at the end of the type (their rows replaced).
+//
+// Simulated measurements (a fingerprint with HardwareFingerprint::simulated()) are never stored in
+// a profile DB that holds real ones: profiler.simulated_into_real_db names simulatedDbPath() as the
+// place for them. planningMeasurements() never prefers them over real ones either.
+//
+// Time left. SessionProgress::remainingSeconds is the wall time per combination measured so far in
+// this stage (everything the session does for it: work plan, launches, DB writes) times the
+// combinations left; combinations reused from the DB do not count towards the rate. Unknown (< 0)
+// until one combination was measured; 0 at the end.
+//
 // Reuse. A combination whose (fingerprint, segment signature, mesh, combination) is already in the
 // DB is not measured again: its stored result is reported with reused = true. The calibration is
 // measured when the DB has none for the fingerprint (CalibrationMode::IfMissing).
@@ -25,7 +40,8 @@
 //   std::thread worker([&] { auto report = s.run(); … });
 //   … s.cancel();   // from the GUI thread
 //
-// Error codes of run(): profiler.bad_config, profiler.bad_protocol, profiler.no_device and
+// Error codes of run(): profiler.bad_config, profiler.bad_protocol, profiler.no_device,
+// profiler.simulated_into_real_db and
 // profiler.* from the backend, profile_db.*, profiler.hang, analysis and plan errors.
 
 #include <atomic>
@@ -39,6 +55,7 @@
 #include "ir/graph.h"
 #include "profiler/backend.h"
 #include "profiler/calibration.h"
+#include "profiler/candidates.h"
 #include "profiler/profile_db.h"
 #include "profiler/protocol.h"
 
@@ -60,14 +77,15 @@ struct SessionConfig {
     CalibrationMode calibration = CalibrationMode::IfMissing;
     CalibrationGrid calibrationGrid;
     bool reuse = true;                    // skip combinations the DB already has
+    CandidateLimits candidates;           // which combinations of a large type are profiled
 };
 
 struct SessionProgress {
-    std::string stage;                    // "devices", "calibration", "profiling", "done"
+    std::string stage;                    // "devices", "calibration", "candidates", "profiling", "done"
     int segmentType = -1;                 // current type id (-1 outside profiling)
     int typeIndex = 0, typeCount = 0;     // position among the types being profiled
-    int64_t combinationIndex = 0;         // within the type
-    int64_t combinationCount = 0;
+    int64_t combinationIndex = 0;         // within the combinations profiled of the type
+    int64_t combinationCount = 0;         // combinations profiled of the type (all, or its candidates)
     std::string combination;              // its label
     int64_t done = 0, total = 0;          // combinations (or probes, in calibration) done / to do
     double elapsedSeconds = 0;
@@ -97,7 +115,10 @@ struct SegmentTypeSummary {
     int type = 0;
     std::string name;                     // "T1 (4 blocks, x24)"
     uint64_t signature = 0;
-    int64_t combinations = 0;
+    int64_t combinations = 0;             // of the type
+    int64_t profiled = 0;                 // combinations profiled (all, or the candidates)
+    std::string selection;                // CandidateSet::describe(): "" when every combination was profiled
+    int remeasured = 0;                   // abandoned least-memory combinations measured again in full
     int measured = 0, abandoned = 0, infeasible = 0, failed = 0, reused = 0;
     std::vector<std::string> keptByTime;  // combination keys, fastest first
     std::vector<std::string> keptByMemory;  // smallest first
@@ -147,6 +168,10 @@ private:
     struct Impl;
     std::unique_ptr<Impl> m;
 };
+
+// The time left: `measuredWallSeconds` over `measuredCount` combinations (all the session spent on
+// them) times `left`; -1 while nothing was measured.
+double remainingSecondsEstimate(double measuredWallSeconds, int64_t measuredCount, int64_t left);
 
 // Keeps the best `byTime` combinations by seconds and the best `byMemory` by memory among
 // `results` of one segment type (measured or reused-measured only; ties by combination key);
