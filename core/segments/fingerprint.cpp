@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cstring>
 #include <limits>
+#include <map>
 
 namespace cfp {
 
@@ -232,6 +233,19 @@ Result<uint64_t> blockFingerprint(const Graph& graph, const BlockView& block) {
     return fnv1a64(canonicalTextUnchecked(graph, block));
 }
 
+std::string_view layerScope(std::string_view scope) {
+    size_t begin = 0;
+    while (begin < scope.size()) {
+        size_t end = scope.find('.', begin);
+        if (end == std::string_view::npos) end = scope.size();
+        const std::string_view part = scope.substr(begin, end - begin);
+        if (!part.empty() && std::all_of(part.begin(), part.end(), [](char c) { return c >= '0' && c <= '9'; }))
+            return scope.substr(0, end);
+        begin = end + 1;
+    }
+    return {};
+}
+
 Result<std::vector<BlockSignature>> blockSignatures(const Graph& graph, std::span<const BlockView> blocks) {
     const auto n = static_cast<size_t>(graph.size());
     std::vector<int32_t> blockOf(n, -1);
@@ -268,6 +282,19 @@ Result<std::vector<BlockSignature>> blockSignatures(const Graph& graph, std::spa
             }
         }
         std::sort(sig.incoming.begin(), sig.incoming.end());
+        // The layer most members belong to. Shared precomputations (a causal mask, RoPE tables)
+        // that land in the first layer's block have no layer and do not outvote it.
+        std::map<std::string_view, int64_t> votes;
+        for (OpId m : blocks[b].members) {
+            const std::string_view layer = layerScope(graph.op(m).scope);
+            if (!layer.empty()) ++votes[layer];
+        }
+        int64_t most = 0;
+        for (const auto& [layer, count] : votes)  // ascending: ties keep the smaller string
+            if (count > most) {
+                most = count;
+                sig.layer = std::string(layer);
+            }
     }
     return out;
 }

@@ -23,7 +23,9 @@
 //
 // BlockSignature adds what a window of consecutive blocks needs beyond the fingerprints: the
 // dataflow edges that enter the block from other blocks, by relative block offset and member-local
-// indices (segments/segments.h compares windows by fingerprints and these edges).
+// indices (segments/segments.h compares windows by fingerprints and these edges), and the model
+// layer the block belongs to by its ops' scopes (layerScope below). The layer is not part of the
+// structure: the cover only uses it to prefer segment boundaries that fall between layers.
 
 #include <cstdint>
 #include <span>
@@ -90,9 +92,19 @@ struct BlockSignature {
     uint64_t fingerprint = 0;
     int64_t strategyCount = 1;
     std::vector<CrossBlockEdge> incoming;  // sorted (offset, producer, consumer, slot)
+    // The model layer the block belongs to: layerScope() of its members' scopes, the one most
+    // members have (ties: the smaller string); empty when no member has one ("lm_head", imported
+    // graphs without names). Two consecutive blocks with the same non-empty layer are one layer.
+    std::string layer;
 };
 
-// Fingerprints and incoming cross-block edges of a block sequence. Errors ("segments.bad_block",
+// The layer part of an op's scope: the path up to and including its first all-digit component
+// ("layers.17.mlp.fc1" -> "layers.17", "model.layers.3.self_attn" -> "model.layers.3",
+// "transformer.h.0.attn" -> "transformer.h.0"); empty when no component is a number ("lm_head",
+// "embed.tokens", "").
+std::string_view layerScope(std::string_view scope);
+
+// Fingerprints, incoming cross-block edges and layers of a block sequence. Errors ("segments.bad_block",
 // located at "blocks/<i>"): unsorted or out-of-range members, an op in two blocks, a strategy count
 // below 1.
 Result<std::vector<BlockSignature>> blockSignatures(const Graph& graph, std::span<const BlockView> blocks);

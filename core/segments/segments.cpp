@@ -152,16 +152,23 @@ struct Partition {
 
 class CoverSearch {
 public:
-    CoverSearch(const Windows& w, int64_t workLimit) : m_w(w), m_limit(workLimit) {}
+    // `cutAllowed` (n + 1 entries, or null for every position): where a segment may end, i.e. the
+    // positions a cover may cut the sequence at. The layer-aligned search passes the positions
+    // that do not split a layer.
+    CoverSearch(const Windows& w, int64_t workLimit, const std::vector<char>* cutAllowed = nullptr)
+        : m_w(w), m_limit(workLimit), m_cutAllowed(cutAllowed) {}
 
     bool exhausted() const { return m_exhausted; }
     int64_t work() const { return m_work; }
 
-    // Iterative deepening; returns the best type sets found at the first feasible level.
-    std::vector<std::vector<int>> run(std::vector<int> forced, int& levelOut) {
+    // Iterative deepening; returns the best type sets found at the first feasible level (from
+    // `minLevel` on, up to `maxLevel` types when positive).
+    std::vector<std::vector<int>> run(std::vector<int> forced, int& levelOut, int minLevel = 0, int maxLevel = 0) {
         std::sort(forced.begin(), forced.end());
-        const int k0 = static_cast<int>(forced.size()) + (static_cast<int>(forced.size()) < m_w.symbolCount ? 1 : 0);
-        for (int k = k0; k <= m_w.symbolCount; ++k) {
+        const int k0 = std::max(minLevel, static_cast<int>(forced.size()) +
+                                              (static_cast<int>(forced.size()) < m_w.symbolCount ? 1 : 0));
+        const int kMax = maxLevel > 0 ? std::min(maxLevel, m_w.symbolCount) : m_w.symbolCount;
+        for (int k = k0; k <= kMax; ++k) {
             m_level = k;
             m_visited.clear();
             dfs(forced);
@@ -170,9 +177,12 @@ public:
                 return m_best;
             }
         }
-        levelOut = m_w.symbolCount;
+        levelOut = kMax;
         return m_best;
     }
+
+    // Whether a segment may end at position q.
+    bool cutOk(int q) const { return m_cutAllowed == nullptr || (*m_cutAllowed)[static_cast<size_t>(q)] != 0; }
 
     // Forward reachability over (position, uses of each multi-block type). Fills `states` when
     // given. Returns whether some state at n is accepted (see Uses).
@@ -193,7 +203,7 @@ public:
             if (here.empty()) continue;
             for (size_t i = 0; i < set.size(); ++i) {
                 const Candidate& c = m_w.cands[static_cast<size_t>(set[i])];
-                if (p + c.length > m_w.n || m_w.key(p, c.length) != set[i]) continue;
+                if (p + c.length > m_w.n || m_w.key(p, c.length) != set[i] || !cutOk(p + c.length)) continue;
                 auto& there = states[static_cast<size_t>(p + c.length)];
                 for (uint64_t s : here) there.push_back(uses.bump(s, i, p, p + c.length, m_w.n));
             }
@@ -230,7 +240,7 @@ public:
                 }
                 for (size_t i = 0; i < set.size(); ++i) {
                     const Candidate& c = m_w.cands[static_cast<size_t>(set[i])];
-                    if (p + c.length > m_w.n || m_w.key(p, c.length) != set[i]) continue;
+                    if (p + c.length > m_w.n || m_w.key(p, c.length) != set[i] || !cutOk(p + c.length)) continue;
                     int rest = lookup(p + c.length, uses.bump(here[j], i, p, p + c.length, m_w.n));
                     if (rest != kInf) fp[j] = std::min(fp[j], rest + 1);
                 }
@@ -245,7 +255,7 @@ public:
             size_t pick = 0;
             for (size_t i = 0; i < set.size(); ++i) {
                 const Candidate& c = m_w.cands[static_cast<size_t>(set[i])];
-                if (p + c.length > m_w.n || m_w.key(p, c.length) != set[i]) continue;
+                if (p + c.length > m_w.n || m_w.key(p, c.length) != set[i] || !cutOk(p + c.length)) continue;
                 if (lookup(p + c.length, uses.bump(s, i, p, p + c.length, m_w.n)) == want && c.length < pickLen) {
                     pickLen = c.length;
                     pick = i;
@@ -299,6 +309,7 @@ private:
             if (!reach[static_cast<size_t>(p)]) continue;
             m_work += m_w.maxLen;
             for (int l = 1; l <= m_w.maxLen && p + l <= m_w.n; ++l) {
+                if (!cutOk(p + l)) continue;
                 const int id = m_w.key(p, l);
                 const Candidate& cand = m_w.cands[static_cast<size_t>(id)];
                 // A window that does not repeat can only be the first or the last segment.
@@ -334,7 +345,7 @@ private:
             if (!reach[static_cast<size_t>(p)]) continue;
             for (int id : set) {
                 const int l = m_w.cands[static_cast<size_t>(id)].length;
-                if (p + l <= m_w.n && m_w.key(p, l) == id) reach[static_cast<size_t>(p + l)] = 1;
+                if (p + l <= m_w.n && m_w.key(p, l) == id && cutOk(p + l)) reach[static_cast<size_t>(p + l)] = 1;
             }
         }
         return reach;
@@ -342,6 +353,7 @@ private:
 
     const Windows& m_w;
     int64_t m_limit;
+    const std::vector<char>* m_cutAllowed = nullptr;
     int64_t m_work = 0;
     bool m_exhausted = false;
     int m_level = 0;
@@ -397,6 +409,39 @@ Partition periodicFallback(const Windows& w) {
     for (int r = 0; r < bestCount; ++r) out.segments.emplace_back(bestStart + r * bestLen, w.key(bestStart, bestLen));
     for (int p = bestStart + bestCount * bestLen; p < w.n; ++p) out.segments.emplace_back(p, w.key(p, 1));
     return out;
+}
+
+// Where a cover may cut the block sequence without splitting a model layer: position q (a segment
+// boundary between blocks q-1 and q) is allowed unless blocks of one non-empty layer lie on both
+// sides of it. Positions 0 and n are always allowed. Empty when no block has a layer.
+std::vector<char> layerCuts(std::span<const BlockSignature> blocks) {
+    const int n = static_cast<int>(blocks.size());
+    std::map<std::string_view, std::pair<int, int>> span;  // layer -> first and last block
+    for (int b = 0; b < n; ++b) {
+        const std::string& layer = blocks[static_cast<size_t>(b)].layer;
+        if (layer.empty()) continue;
+        auto [it, inserted] = span.try_emplace(layer, b, b);
+        if (!inserted) it->second.second = b;
+    }
+    if (span.empty()) return {};
+    std::vector<int> delta(static_cast<size_t>(n) + 2, 0);  // cuts first+1..last are inside the layer
+    for (const auto& [layer, fl] : span) {
+        if (fl.first == fl.second) continue;
+        ++delta[static_cast<size_t>(fl.first) + 1];
+        --delta[static_cast<size_t>(fl.second) + 1];
+    }
+    std::vector<char> allowed(static_cast<size_t>(n) + 1, 1);
+    int inside = 0;
+    for (int q = 0; q <= n; ++q) {
+        inside += delta[static_cast<size_t>(q)];
+        allowed[static_cast<size_t>(q)] = inside == 0 ? 1 : 0;
+    }
+    return allowed;
+}
+
+bool respects(const Partition& p, const std::vector<char>& cuts) {
+    return std::all_of(p.segments.begin(), p.segments.end(),
+                       [&](const std::pair<int, int>& seg) { return cuts[static_cast<size_t>(seg.first)] != 0; });
 }
 
 bool better(const Partition& a, const Partition& b, const Windows& w) {
@@ -457,6 +502,7 @@ Result<SegmentCover> computeSegmentCover(std::span<const BlockSignature> blocks,
     }
 
     CoverSearch search(w, options.searchWorkLimit);
+    int64_t work = 0;  // of the layer-aligned search
     int level = 0;
     const std::vector<std::vector<int>> sets = search.run(forced, level);
 
@@ -467,19 +513,39 @@ Result<SegmentCover> computeSegmentCover(std::span<const BlockSignature> blocks,
         if (cover.types.size() > static_cast<size_t>(w.symbolCount)) cover = buildCover(blocks, w, singletons);
         cover.quality = CoverQuality::Fallback;
     } else {
-        Partition best;
-        bool have = false;
-        for (const auto& set : sets) {
-            Partition p = search.bestPartition(set);
-            if (!have || better(p, best, w)) {
-                best = std::move(p);
-                have = true;
+        auto bestOf = [&](CoverSearch& s, const std::vector<std::vector<int>>& candidates) {
+            Partition best;
+            bool have = false;
+            for (const auto& set : candidates) {
+                Partition p = s.bestPartition(set);
+                if (!have || better(p, best, w)) {
+                    best = std::move(p);
+                    have = true;
+                }
             }
+            return best;
+        };
+        Partition best = bestOf(search, sets);
+        bool exhausted = search.exhausted();
+        // Criterion 2: where the best cover splits a model layer, the cover with as many types
+        // that splits none (if any) wins; criteria 3-6 then choose among those.
+        const std::vector<char> cuts = layerCuts(blocks);
+        if (!cuts.empty() && !respects(best, cuts)) {
+            CoverSearch aligned(w, options.searchWorkLimit, &cuts);
+            int alignedLevel = 0;
+            const std::vector<std::vector<int>> alignedSets = aligned.run(forced, alignedLevel, level, level);
+            if (!alignedSets.empty()) {
+                best = bestOf(aligned, alignedSets);
+                exhausted = aligned.exhausted();
+            } else if (aligned.exhausted()) {
+                exhausted = true;  // an aligned cover may exist: criterion 2 is not proven
+            }
+            work += aligned.work();
         }
         cover = buildCover(blocks, w, best);
-        cover.quality = search.exhausted() ? CoverQuality::TypeCountOptimal : CoverQuality::Optimal;
+        cover.quality = exhausted ? CoverQuality::TypeCountOptimal : CoverQuality::Optimal;
     }
-    cover.searchWork = search.work();
+    cover.searchWork = search.work() + work;
     return cover;
 }
 

@@ -15,12 +15,15 @@
 // repeats; without any repetition every block is its own type. Among admissible covers the chosen
 // one minimises, in this order:
 //   1. the number of distinct segment types;
-//   2. the profiling work Σ over types of combinations (Π of its blocks' strategy counts,
+//   2. whether it splits a model layer: a cover none of whose boundaries has blocks of one layer
+//      (BlockSignature::layer, from the ops' scopes "layers.N…") on both sides comes first;
+//   3. the profiling work Σ over types of combinations (Π of its blocks' strategy counts,
 //      saturating at INT64_MAX);
-//   3. the blocks in all types together (Σ over types of window length);
-//   4. the number of segments;
-//   5. the segment boundaries, lexicographically (shorter windows first).
+//   4. the blocks in all types together (Σ over types of window length);
+//   5. the number of segments;
+//   6. the segment boundaries, lexicographically (shorter windows first).
 // The order is total, so the cover is unique and does not depend on hash order or threads.
+// Without layers (an imported graph without scopes, blocks built by hand) criterion 2 ties.
 //
 // Why this objective and not only "fewest types, then fewest segments": criterion 2 keeps a layer
 // a layer — `E (A B C D)×96 H L` gives E | ABCD ×96 | HL, whereas "fewest segments" would fold
@@ -29,11 +32,26 @@
 // differs (the last layer's residual gradient has no successor to accumulate) as "head, Layer ×
 // (N−1), tail" instead of breaking every layer into pieces that happen to repeat.
 //
+// Why criterion 2 comes before the combinations: with the same period, a repeat can often start
+// at several rotations, and the cheapest one need not follow the model's layers. In ParallelBlocks
+// of a GPT stack layer 0's first block also computes what every layer reads (the causal mask, RoPE
+// tables), so it differs from the other layers' first blocks:
+//
+//   Q0 O F1 F2 | Q O F1 F2 | … | Q O F1 F2 | H        (24 layers, 3 strategies per block, H 2)
+//   by criteria 1, 3–6:  [Q0 O] (9), [F1 F2 Q O] ×23 (81), [F1 F2 H] (18): every segment is half of
+//                        one layer and half of the next
+//   with criterion 2:    [Q0 O F1 F2] (81) "layers.0", [Q O F1 F2] ×23 (81) layers 1–23, [H] (2)
+//
+// The aligned cover profiles more combinations (164 instead of 108) but its segments are the
+// model's layers, which is what a report ("Layer × 23" after "layers.0") and a pin refer to.
+//
 //   E A B C D A B C D … A B C D H L      (96 repeats, 3 strategies per block)
 //   types: T0 = [E] (3), T1 = [A B C D] (81), T2 = [H L] (9, one-off tail window)
 //   segments: T0@0, T1@1, T1@5, …, T1@381, T2@385;  repeatRuns: T0×1, T1×96, T2×1
 //
-// Algorithm (exact). Window keys are interned per (start, length), so candidate types are the
+// Algorithm (exact). Criteria 1 and 3–6 first, as below; if that cover splits a layer, the same
+// search runs again with the number of types fixed at the minimum and segments allowed to end only
+// where no layer is split, and its cover (if any) is taken. Window keys are interned per (start, length), so candidate types are the
 // distinct windows; a multi-block candidate must occur twice without overlap, or start at 0 or end
 // at N. Singletons of blocks whose structure occurs once and that no head or tail window can reach
 // are forced. Then iterative deepening on the number of types k: a depth-first search grows a type

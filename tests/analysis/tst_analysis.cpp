@@ -2,7 +2,9 @@
 // acceptance figures, and a property test over random DAGs of supported ops.
 #include <QFile>
 #include <QtTest>
+#include <map>
 #include <random>
+#include <set>
 
 #include "analysis/analysis.h"
 #include "ir/graph_builder.h"
@@ -140,6 +142,79 @@ private slots:
         QVERIFY(r->blocks.unsupported.empty());
         qInfo("gpt3-175b on 8: %zu blocks, %zu types, analysis %.3f s", r->blocks.blocks.size(), r->cover.types.size(),
               r->seconds);
+    }
+
+    // Issue 24: segments follow the model's layers. On every built-in preset the longest run of
+    // one segment type is a run of whole layers, one `layers.i` per segment, and the segments
+    // around it are whole too. The run holds layers 1..N-1: layer 0's first block also computes
+    // what every layer reads (the causal mask, RoPE tables), so layer 0 is a different structure
+    // and its own one-off segment, "layers.0" plus those shared ops. (Before, the run started in
+    // the middle of layer 0 and each segment was layers.i.mlp + layers.i+1.attn.)
+    void presetSegmentsAreLayers_data() {
+        QTest::addColumn<QString>("preset");
+        for (const std::string& name : presetNames()) QTest::newRow(name.c_str()) << QString::fromStdString(name);
+    }
+    void presetSegmentsAreLayers() {
+        QFETCH(QString, preset);
+        const ModelConfig config = presetConfig(preset.toStdString()).value();
+        BuildOptions opt;
+        opt.batch = 8;
+        opt.seq = 64;
+        auto model = buildTrainingStep(config, opt);
+        QVERIFY(model.ok());
+        const Graph& g = model->graph;
+        auto r = analyzeGraph(g, mesh("8"), AnalysisOptions{.check = false, .searchSpace = false});
+        QVERIFY(r.ok());
+        const SegmentCover& cover = r->cover;
+        const auto runs = repeatRuns(cover);
+        const RepeatRun run = *std::max_element(runs.begin(), runs.end(), [](const RepeatRun& a, const RepeatRun& b) { return a.count < b.count; });
+        const auto layers = static_cast<int>(config.numLayers);
+        const std::string where = preset.toStdString() + ": " + describeCover(cover);
+
+        // The layers (scope "layers.<i>") of a segment's ops, and its ops outside any layer.
+        auto layersOf = [&](const Segment& s, std::vector<OpId>* unlayered) {
+            std::set<std::string> out;
+            for (int b = s.firstBlock; b < s.firstBlock + s.blockCount; ++b)
+                for (OpId op : r->blocks.blocks[static_cast<size_t>(b)].members) {
+                    const std::string_view layer = layerScope(g.op(op).scope);
+                    if (!layer.empty()) out.insert(std::string(layer));
+                    else if (unlayered) unlayered->push_back(op);
+                }
+            return out;
+        };
+        // Every block of a layer is in one segment: a layer's blocks are consecutive.
+        std::map<std::string, std::set<int>> segmentsOfLayer;
+        for (size_t i = 0; i < cover.segments.size(); ++i)
+            for (const std::string& l : layersOf(cover.segments[i], nullptr)) segmentsOfLayer[l].insert(static_cast<int>(i));
+        for (const auto& [layer, segs] : segmentsOfLayer)
+            QVERIFY2(segs.size() == 1, qPrintable(QString::fromStdString(where + ": " + layer + " is split")));
+
+        const int firstLayer = layers - run.count;  // 0 when every layer repeats, else 1
+        QVERIFY2(firstLayer == 0 || firstLayer == 1, qPrintable(QString::fromStdString(where)));
+        for (int k = 0; k < run.count; ++k) {
+            const auto got = layersOf(cover.segments[static_cast<size_t>(run.firstSegment + k)], nullptr);
+            const std::set<std::string> want{"layers." + std::to_string(firstLayer + k)};
+            QVERIFY2(got == want, qPrintable(QString::fromStdString(where + ": segment " + std::to_string(run.firstSegment + k))));
+        }
+        if (firstLayer == 1) {
+            // Layer 0 is the segment before the run, whole, with only shared ops besides: each is
+            // read (directly or through other such ops) by ops of later layers.
+            QVERIFY(run.firstSegment >= 1);
+            std::vector<OpId> extra;
+            const auto head = layersOf(cover.segments[static_cast<size_t>(run.firstSegment - 1)], &extra);
+            QVERIFY2(head == std::set<std::string>{"layers.0"}, qPrintable(QString::fromStdString(where)));
+            QVERIFY2(!extra.empty(), qPrintable(QString::fromStdString(where + ": layer 0 repeats yet is its own type")));
+            std::set<OpId> shared(extra.begin(), extra.end());
+            bool readLater = false;
+            for (const Op& op : g.ops())
+                for (OpId in : op.operands)
+                    if (shared.count(in) && layerScope(op.scope).size() && layerScope(op.scope) != "layers.0") readLater = true;
+            QVERIFY2(readLater, qPrintable(QString::fromStdString(where)));
+        }
+        // After the run: no layer (final norm, LM head, loss).
+        for (size_t i = static_cast<size_t>(run.firstSegment + run.count); i < cover.segments.size(); ++i)
+            QVERIFY2(layersOf(cover.segments[i], nullptr).empty(), qPrintable(QString::fromStdString(where)));
+        qInfo("%s: %s", preset.toStdString().c_str(), describeCover(cover).c_str());
     }
 
     void twoDimensionalMeshHasMoreStrategies() {

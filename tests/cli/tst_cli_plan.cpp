@@ -72,17 +72,17 @@ const QStringList kModel{"builtin:gpt3-125m", "--batch", "8", "--seq", "128"};
 QStringList planArgs(const QStringList& extra) { return QStringList{"plan"} + kModel + extra; }
 
 // Pins that make every block of gpt3-125m on {x=8} split the batch (entry matmul rows, attention
-// batch dim) with the weights replicated: the data-parallel layout. Segment types: T0 = the first
-// segment (3 blocks), T1 = the 11 repeated layer segments (6 blocks), T2 = the last (4 blocks, the
-// LM head's block last).
-const QStringList kDataParallelPins{"--pin", "T0=x:rows,x:batch0,x:batch0",
-                                    "--pin", "T1=x:rows,x:rows,x:rows,x:rows,x:batch0,x:batch0",
-                                    "--pin", "T2=x:rows,x:rows,x:rows,x:rows"};
+// batch dim) with the weights replicated: the data-parallel layout. Segment types follow the
+// layers: T0 = layer 0 (6 blocks: QKV, two attention cores, out, fc1, fc2; it also computes the
+// causal mask), T1 = layers 1-11 (the same 6 blocks), T2 = the LM head's block.
+const QStringList kDataParallelPins{"--pin", "T0=x:rows,x:batch0,x:batch0,x:rows,x:rows,x:rows",
+                                    "--pin", "T1=x:rows,x:batch0,x:batch0,x:rows,x:rows,x:rows",
+                                    "--pin", "T2=x:rows"};
 // Megatron tensor parallelism over all 8 GPUs: column-parallel QKV/fc1, row-parallel out/fc2
 // (the "contract" strategy), attention split on its batch (= heads) dim, the LM head contracting.
-const QStringList kTensorParallelPins{"--pin", "T0=x:cols,x:batch0,x:batch0",
-                                      "--pin", "T1=x:contract,x:cols,x:contract,x:cols,x:batch0,x:batch0",
-                                      "--pin", "T2=x:contract,x:cols,x:contract,x:contract"};
+const QStringList kTensorParallelPins{"--pin", "T0=x:cols,x:batch0,x:batch0,x:contract,x:cols,x:contract",
+                                      "--pin", "T1=x:cols,x:batch0,x:batch0,x:contract,x:cols,x:contract",
+                                      "--pin", "T2=x:contract"};
 
 // One error line on stderr, nothing on stdout.
 #define CHECK_ONE_LINE_ERROR(run)                                                     \

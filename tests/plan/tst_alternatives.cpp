@@ -128,7 +128,11 @@ private slots:
         std::string pin = std::to_string(layer.index) + "=";
         for (int k = 0; k < layer.blockCount; ++k) pin += (k ? "," : "") + std::string("0");
         const StrategyMask mask = must(problem.applyPins({cfp::test::pinOf(pin)}), "pins");
-        const auto alt = must(segmentAlternatives(problem, assignment, layer.index, 0, mask), "alternatives");
+        // Segment 0 is layer 0 (6 blocks, more combinations than the default 4,096 rows): ask for
+        // all rows, so that every allowed one is listed, not a sample.
+        const auto all = must(segmentAlternatives(problem, assignment, layer.index, 0, mask, 1), "count");
+        const auto alt = must(segmentAlternatives(problem, assignment, layer.index, 0, mask, all.combinations), "alternatives");
+        QVERIFY(!alt.sampled);
         int allowed = 0;
         for (const CombinationCost& r : alt.rows) {
             QVERIFY(r.fits);  // no limit

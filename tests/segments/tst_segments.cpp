@@ -74,6 +74,7 @@ uint64_t fp(const BuiltBlock& bb) {
 
 struct Objective {
     int types = 0;
+    bool splitsLayer = false;  // some cut has blocks of one layer on both sides
     int64_t combos = 0;
     int64_t dictBlocks = 0;
     int segments = 0;
@@ -86,8 +87,17 @@ struct BruteResult {
     std::vector<std::pair<int, int>> segments;  // (first, count)
 };
 
-BruteResult bruteForce(const std::vector<int>& seq, const std::vector<int64_t>& countOfSymbol, int maxWindow) {
+// `layers`: per block a layer number or -1 (none); empty: no block has a layer.
+BruteResult bruteForce(const std::vector<int>& seq, const std::vector<int64_t>& countOfSymbol, int maxWindow,
+                       const std::vector<int>& layers = {}) {
     const int n = static_cast<int>(seq.size());
+    auto splits = [&](int cut) {  // blocks of one layer before and after `cut`
+        for (int i = 0; i < cut && !layers.empty(); ++i)
+            for (int j = cut; j < n; ++j)
+                if (layers[static_cast<size_t>(i)] >= 0 && layers[static_cast<size_t>(i)] == layers[static_cast<size_t>(j)])
+                    return true;
+        return false;
+    };
     BruteResult res;
     bool have = false;
     struct Use {
@@ -142,6 +152,8 @@ BruteResult bruteForce(const std::vector<int>& seq, const std::vector<int64_t>& 
         }
         if (!ok || (edgeOneOff && !repeated)) continue;
         o.types = static_cast<int>(types.size());
+        for (int i = 0, cut = 0; i + 1 < static_cast<int>(lengths.size()); ++i)
+            o.splitsLayer = o.splitsLayer || splits(cut += lengths[static_cast<size_t>(i)]);
         o.segments = static_cast<int>(lengths.size());
         o.lengths = lengths;
         if (!have || o < res.best) {
@@ -165,18 +177,27 @@ std::vector<uint64_t> symbolsToFingerprints(const std::vector<int>& seq) {
 }
 
 // Compares the search with brute force on one sequence; returns an empty string when equal.
-std::string compareWithBruteForce(const std::vector<int>& seq, const std::vector<int64_t>& countOfSymbol, int maxWindow) {
+std::string compareWithBruteForce(const std::vector<int>& seq, const std::vector<int64_t>& countOfSymbol, int maxWindow,
+                                  const std::vector<int>& layers = {}) {
     std::vector<int64_t> counts;
     for (int s : seq) counts.push_back(countOfSymbol[static_cast<size_t>(s)]);
     const auto fps = symbolsToFingerprints(seq);
     CoverOptions opt;
     opt.maxWindowBlocks = maxWindow;
-    auto cover = computeSegmentCover(std::span<const uint64_t>(fps), std::span<const int64_t>(counts), opt);
+    std::vector<BlockSignature> sigs(fps.size());
+    for (size_t i = 0; i < fps.size(); ++i) {
+        sigs[i] = BlockSignature{fps[i], counts[i], {}, {}};
+        if (!layers.empty() && layers[i] >= 0) sigs[i].layer = "layers." + std::to_string(layers[i]);
+    }
+    auto cover = computeSegmentCover(std::span<const BlockSignature>(sigs), opt);
     std::string seqText;
-    for (int s : seq) seqText += static_cast<char>('A' + s);
+    for (size_t i = 0; i < seq.size(); ++i) {
+        seqText += static_cast<char>('A' + seq[i]);
+        if (!layers.empty()) seqText += layers[i] < 0 ? std::string("-") : std::to_string(layers[i]);
+    }
     if (!cover) return seqText + ": " + cover.error().toString();
     if (cover->quality != CoverQuality::Optimal) return seqText + ": not optimal";
-    const BruteResult brute = bruteForce(seq, countOfSymbol, maxWindow);
+    const BruteResult brute = bruteForce(seq, countOfSymbol, maxWindow, layers);
     std::vector<std::pair<int, int>> got;
     for (const Segment& s : cover->segments) got.emplace_back(s.firstBlock, s.blockCount);
     if (got != brute.segments || static_cast<int>(cover->types.size()) != brute.best.types) {
@@ -185,8 +206,6 @@ std::string compareWithBruteForce(const std::vector<int>& seq, const std::vector
         for (const auto& [f, c] : brute.segments) msg += " " + std::to_string(c);
         return msg;
     }
-    std::vector<BlockSignature> sigs(fps.size());
-    for (size_t i = 0; i < fps.size(); ++i) sigs[i] = BlockSignature{fps[i], counts[i], {}};
     auto check = checkCover(sigs, *cover, opt);
     if (!check) return seqText + ": " + check.error().toString();
     return {};
@@ -211,6 +230,29 @@ SegmentCover coverOf(const std::vector<int>& seq, int64_t strategies = 3, CoverO
     auto check = checkCover(sigs, *r, opt);
     if (!check) qFatal("cover check failed: %s", check.error().toString().c_str());
     return *r;
+}
+
+// The cover of `seq` where block i belongs to layer layers[i] ("layers.<k>", none when -1).
+SegmentCover coverOfLayers(const std::vector<int>& seq, const std::vector<int>& layers, CoverOptions opt = {}) {
+    const auto fps = symbolsToFingerprints(seq);
+    std::vector<BlockSignature> sigs(fps.size());
+    for (size_t i = 0; i < fps.size(); ++i) {
+        sigs[i] = BlockSignature{fps[i], 3, {}, {}};
+        if (layers[i] >= 0) sigs[i].layer = "layers." + std::to_string(layers[i]);
+    }
+    auto r = computeSegmentCover(std::span<const BlockSignature>(sigs), opt);
+    if (!r) qFatal("cover failed: %s", r.error().toString().c_str());
+    auto check = checkCover(sigs, *r, opt);
+    if (!check) qFatal("cover check failed: %s", check.error().toString().c_str());
+    return *r;
+}
+
+// Layer numbers for `head` unlayered blocks, `times` layers of `perLayer` blocks, `tail` unlayered.
+std::vector<int> layerNumbers(int head, int perLayer, int times, int tail) {
+    std::vector<int> out(static_cast<size_t>(head), -1);
+    for (int l = 0; l < times; ++l) out.insert(out.end(), static_cast<size_t>(perLayer), l);
+    out.insert(out.end(), static_cast<size_t>(tail), -1);
+    return out;
 }
 
 }  // namespace
@@ -518,6 +560,96 @@ private slots:
         }
     }
 
+    void layerScopeOfScope_data() {
+        QTest::addColumn<QString>("scope");
+        QTest::addColumn<QString>("layer");
+        QTest::newRow("builder") << "layers.17.mlp.fc1" << "layers.17";
+        QTest::newRow("layer itself") << "layers.3" << "layers.3";
+        QTest::newRow("hf llama") << "model.layers.3.self_attn.q_proj" << "model.layers.3";
+        QTest::newRow("hf gpt2") << "transformer.h.0.attn" << "transformer.h.0";
+        QTest::newRow("first number wins") << "layers.2.experts.5.w1" << "layers.2";
+        QTest::newRow("no number") << "lm_head" << "";
+        QTest::newRow("digits inside a name") << "fc1.w2" << "";
+        QTest::newRow("empty") << "" << "";
+        QTest::newRow("empty component") << "a..b" << "";
+    }
+    void layerScopeOfScope() {
+        QFETCH(QString, scope);
+        QFETCH(QString, layer);
+        const std::string s = scope.toStdString();
+        QCOMPARE(QString::fromStdString(std::string(layerScope(s))), layer);
+    }
+
+    void coverPrefersLayerBoundaries() {
+        // A GPT stack as ParallelBlocks see it: the first layer's first block differs (it also
+        // computes the causal mask every layer reads), so the layer type can only repeat 5 times.
+        // Q0 B C D (A B C D)x5 H: without layers the cheapest 3-type cover starts the repeat in the
+        // middle of layer 0 (Q0 B | C D A B x5 | C D H: 9 + 81 + 27 combinations).
+        const std::vector<int> seq = repeatPattern("EBCD", "ABCD", 5, "H");
+        QCOMPARE(QString::fromStdString(describeCover(coverOf(seq))),
+                 QStringLiteral("T0[2 blocks] x1 @0, T1[4 blocks] x5 @2, T2[3 blocks] x1 @22"));
+        // With the blocks' layers, the cover with as many types that cuts no layer wins: layer 0,
+        // layers 1-5 as one type x5, the head block.
+        const SegmentCover aligned = coverOfLayers(seq, layerNumbers(0, 4, 6, 1));
+        QCOMPARE(aligned.quality, CoverQuality::Optimal);
+        QCOMPARE(QString::fromStdString(describeCover(aligned)),
+                 QStringLiteral("T0[4 blocks] x1 @0, T1[4 blocks] x5 @4, T2[1 block] x1 @24"));
+        // Only among covers with the fewest types: where no aligned cover has as few, the layers
+        // change nothing. Layers of 2 blocks (A B | C D) cannot hold the 4-block repeat.
+        QCOMPARE(QString::fromStdString(describeCover(coverOfLayers(seq, layerNumbers(0, 2, 12, 1)))),
+                 QStringLiteral("T0[2 blocks] x1 @0, T1[4 blocks] x5 @2, T2[3 blocks] x1 @22"));
+        // A layer longer than the window limit: nothing aligned exists, today's cover stays.
+        CoverOptions small;
+        small.maxWindowBlocks = 3;
+        QCOMPARE(QString::fromStdString(describeCover(coverOfLayers(seq, layerNumbers(0, 4, 6, 1), small))),
+                 QString::fromStdString(describeCover(coverOf(seq, 3, small))));
+        // Same layer on every block (one scope): no cut is allowed anywhere but the ends, so no
+        // aligned cover exists either; the unaligned optimum stays.
+        QCOMPARE(QString::fromStdString(describeCover(coverOfLayers(seq, std::vector<int>(seq.size(), 0)))),
+                 QStringLiteral("T0[2 blocks] x1 @0, T1[4 blocks] x5 @2, T2[3 blocks] x1 @22"));
+        // Already aligned: E (A B C D)x96 H L with a layer per ABCD gives today's cover.
+        QCOMPARE(QString::fromStdString(describeCover(coverOfLayers(repeatPattern("E", "ABCD", 96, "HL"),
+                                                                    layerNumbers(1, 4, 96, 2)))),
+                 QStringLiteral("T0[1 block] x1 @0, T1[4 blocks] x96 @1, T2[2 blocks] x1 @385"));
+    }
+
+    void coverMatchesBruteForceWithLayers() {
+        // Random sequences of up to 10 blocks over 3 structures with random layers (runs of one
+        // layer, unlayered blocks, and now and then a layer that comes back later).
+        std::mt19937 rng(11);
+        int checked = 0, aligned = 0;
+        for (int iter = 0; iter < 4000; ++iter) {
+            const int n = 1 + static_cast<int>(rng() % 10);
+            std::vector<int> seq, layers;
+            int layer = 0;
+            for (int i = 0; i < n; ++i) {
+                seq.push_back(static_cast<int>(rng() % 3));
+                const uint32_t r = rng() % 10;
+                if (r < 3) ++layer;
+                layers.push_back(r == 9 ? -1 : r == 8 ? static_cast<int>(rng() % 3) : layer);
+            }
+            for (int w : {16, 3}) {
+                const std::string diff = compareWithBruteForce(seq, {3, 2, 1}, w, layers);
+                if (!diff.empty()) QFAIL(diff.c_str());
+            }
+            // Structured ones: a repeated layer whose first copy differs in one block.
+            const int per = 2 + static_cast<int>(rng() % 3), times = 2 + static_cast<int>(rng() % 3);
+            std::string unit;
+            for (int i = 0; i < per; ++i) unit += static_cast<char>('A' + rng() % 2);
+            std::vector<int> s2 = repeatPattern("", unit, times, "C");
+            s2[rng() % static_cast<uint32_t>(per)] = 2;
+            if (s2.size() <= 11) {
+                const std::vector<int> l2 = layerNumbers(0, per, times, 1);
+                const std::string diff = compareWithBruteForce(s2, {3, 3, 3}, 16, l2);
+                if (!diff.empty()) QFAIL(diff.c_str());
+                ++aligned;
+            }
+            ++checked;
+        }
+        qInfo("compared %d random and %d layer-stack sequences with brute force", checked, aligned);
+        QVERIFY(aligned > 1000);
+    }
+
     void coverTiming() {
         // Not a timed assertion: prints how long the 400-block cases take (benchmark numbers).
         struct Case {
@@ -561,6 +693,11 @@ private slots:
         QVERIFY(blocks.size() >= 12 * 4);
         auto sigs = blockSignatures(g, blocks);
         QVERIFY2(sigs.ok(), sigs.ok() ? "" : text(sigs.error()));
+        // Each block's layer from its scope: 6 forward dots per layer, then lm_head (no layer).
+        QCOMPARE(blocks.size(), size_t{12 * 6 + 1});
+        for (size_t i = 0; i + 1 < blocks.size(); ++i)
+            QCOMPARE(QString::fromStdString((*sigs)[i].layer), QStringLiteral("layers.%1").arg(i / 6));
+        QCOMPARE(QString::fromStdString(sigs->back().layer), QString());
         auto cover = computeSegmentCover(std::span<const BlockSignature>(*sigs));
         QVERIFY(cover.ok());
         QVERIFY(checkCover(*sigs, *cover).ok());
