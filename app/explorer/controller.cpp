@@ -7,6 +7,39 @@
 
 namespace cfp::explorer {
 
+namespace {
+
+// A planning run as the views hold it: with gradient accumulation the plan is of one round's
+// graph (built at batch / rounds), which the plan's problem points into, and the views show that
+// graph with the plan.
+std::shared_ptr<const PlanData> planDataOf(const std::shared_ptr<const ModelData>& model, PlanRun run, const PlanRequest& request) {
+    auto data = std::make_shared<PlanData>();
+    data->model = model;
+    if (run.model != model->loaded) {
+        auto round = std::make_shared<ModelData>();
+        round->loaded = run.model;
+        round->stats = computeStats(round->loaded->graph);
+        data->model = round;
+    }
+    auto shared = std::make_shared<const PlanOutcome>(std::move(run.outcome));
+    data->outcome = shared;
+    data->analysis = AnalysisData::make(data->model, std::shared_ptr<const AnalysisReport>(shared, &shared->problem->analysis()));
+    data->request = request;
+    data->profile = std::move(run.profile);
+    return data;
+}
+
+// What opening a project's model gives: the model, and its saved plan restored or else the
+// overview's analysis; `note` says why a saved plan was not restored.
+struct OpenedProject {
+    std::shared_ptr<const ModelData> model;
+    std::shared_ptr<const AnalysisData> analysis;
+    std::shared_ptr<const PlanData> plan;
+    std::string note;
+};
+
+}  // namespace
+
 Explorer::Explorer(QObject* parent) : QObject(parent) {
     qRegisterMetaType<Selection>();
     qRegisterMetaType<JobKind>();
@@ -247,23 +280,9 @@ void Explorer::search() {
             hooks.progress = [&ctx](const PlanProgress& p) { ctx.progress(p.overall, progressText(p), p.bestSeconds); };
             auto run = runPlan(request, model->loaded, hooks, std::move(analysis));
             if (!run) return run.error();
-            auto data = std::make_shared<PlanData>();
-            data->model = model;
-            if (run->model != model->loaded) {
-                // Gradient accumulation: the plan is of one round's graph (built at batch / rounds),
-                // which the plan's problem points into; the views show that graph with the plan.
-                auto round = std::make_shared<ModelData>();
-                round->loaded = run->model;
-                round->stats = computeStats(round->loaded->graph);
-                data->model = round;
-            }
-            auto shared = std::make_shared<const PlanOutcome>(std::move(run->outcome));
-            data->outcome = shared;
-            data->analysis = AnalysisData::make(data->model, std::shared_ptr<const AnalysisReport>(shared, &shared->problem->analysis()));
-            data->request = request;
-            data->profile = run->profile;
-            ctx.progress(1.0, QStringLiteral("done"), shared->plan.predictedStepSeconds);
-            return std::shared_ptr<const PlanData>(data);
+            auto data = planDataOf(model, std::move(*run), request);
+            ctx.progress(1.0, QStringLiteral("done"), data->plan().predictedStepSeconds);
+            return data;
         },
         [this](Result<std::shared_ptr<const PlanData>> r) {
             if (!r) {
@@ -386,21 +405,146 @@ Status Explorer::saveProject(const QString& path) {
     PlanRequest r = m_request;
     // Pins name one mesh's strategies: a project with pins records that mesh rather than "auto".
     if (!r.pins.empty() && r.mesh.isAuto() && m_plan) r.mesh = MeshChoice::fixed(m_plan->plan().mesh);
-    return writeRequestFile(path.toStdString(), r);
+    if (!m_plan) return writeProjectFile(path.toStdString(), r, nullptr);
+    // The plan with the request its search ran with, which loadProject compares with the
+    // project's (the plan may be older than the latest pins or settings).
+    ProjectPlan last;
+    last.request = m_plan->request;
+    last.partial = m_plan->outcome->stopped;
+    if (auto st = checkPlanAgainstGraph(m_plan->plan(), m_plan->model->graph()); !st) return st.error();
+    last.planText = planToText(m_plan->plan(), m_plan->model->graph());
+    return writeProjectFile(path.toStdString(), r, &last);
 }
 
 Status Explorer::loadProject(const QString& path, bool searchAfter) {
-    auto p = readRequestFile(path.toStdString());
-    if (!p) return p.error();
-    const bool sameModel = p->model == m_request.model;
-    p->search = m_request.search;
-    m_request = *p;
-    emit pinsChanged();
-    if (!sameModel) m_model.reset();
-    m_plan.reset();
-    m_previousPlan.reset();
-    emit planCleared();
-    startAnalysis(searchAfter);
+    auto project = readProjectFile(path.toStdString());
+    if (!project) return project.error();
+    PlanRequest next = std::move(project->request);
+    next.search = m_request.search;
+    std::optional<ProjectPlan> saved = std::move(project->lastPlan);
+    // Without a saved plan to restore, the overview analyses the model as startAnalysis does:
+    // under mesh auto on the one-axis mesh over every device (with stages: over one stage's).
+    auto cluster = requestedCluster(next);
+    if (!cluster) return cluster.error().withContext("project");
+    const int64_t stages = std::max<int32_t>(1, next.pipeline.stages);
+    if (cluster->devices() % stages != 0)
+        return makeError("pipeline.devices", std::to_string(stages) + " pipeline stages do not divide the " + std::to_string(cluster->devices()) +
+                                                 " devices", "/pipeline");
+    const int64_t devices = cluster->devices() / stages;
+    const std::string meshText = next.mesh.isAuto() ? std::to_string(devices) : next.mesh.toString();
+    const int64_t gpusPerNode = std::min(cluster->hardware.gpusPerNode, devices);
+    // The model shown is kept when the project names the same (m_model is always the request's).
+    std::shared_ptr<const ModelData> existing = next.model == m_request.model ? m_model : nullptr;
+    const std::string origin = path.toStdString();
+    emit status(tr("Opening project %1…").arg(path));
+    m_jobs.start<OpenedProject>(
+        JobKind::Analysis, tr("Opening project"),
+        [existing, next, saved = std::move(saved), meshText, gpusPerNode, devices, origin](JobContext& ctx) -> Result<OpenedProject> {
+            OpenedProject out;
+            out.model = existing;
+            if (!out.model) {
+                ctx.progress(0.0, QStringLiteral("loading %1").arg(QString::fromStdString(next.model.source)));
+                auto loaded = loadRequestedModel(next.model);
+                if (!loaded) return loaded.error().withContext("project model");
+                auto md = std::make_shared<ModelData>();
+                md->loaded = std::make_shared<const LoadedModel>(std::move(*loaded));
+                md->stats = computeStats(md->loaded->graph);
+                out.model = md;
+            }
+            if (ctx.cancelled()) return makeError("job.cancelled", "cancelled");
+            if (saved) {
+                // The saved plan comes back when it answers the project's request (or only the pins
+                // changed since it was made); a plan that no longer reads or prices the same costs a
+                // search, not the project.
+                ctx.progress(0.4, QStringLiteral("restoring the saved plan"));
+                std::vector<std::string> names;
+                auto plan = planFromJson(saved->planText, origin + " /last_plan/plan", &names);
+                if (!plan) {
+                    out.note = "the saved plan does not read: " + plan.error().toString();
+                } else {
+                    std::vector<std::string> differ = requestDifferences(saved->request, next, &plan->mesh);
+                    std::erase(differ, std::string("pins"));
+                    if (!differ.empty()) {
+                        std::string keys;
+                        for (const std::string& k : differ) keys += (keys.empty() ? "" : ", ") + k;
+                        out.note = "the saved plan was made for other settings: " + keys;
+                    } else {
+                        PlanHooks hooks;
+                        hooks.cancel = ctx.cancelFlag();
+                        PlanRequest answered = saved->request;
+                        answered.search = next.search;
+                        auto run = restorePlan(answered, out.model->loaded, std::move(*plan), &names, hooks);
+                        if (!run && run.error().code == "plan.cancelled") return makeError("job.cancelled", "cancelled");
+                        if (!run) {
+                            out.note = "the saved plan could not be restored: " + run.error().toString();
+                        } else {
+                            run->outcome.stopped = saved->partial;
+                            out.plan = planDataOf(out.model, std::move(*run), saved->request);
+                            return out;
+                        }
+                    }
+                }
+            }
+            ctx.progress(0.5, QStringLiteral("analysing on mesh %1").arg(QString::fromStdString(meshText)));
+            auto parsed = parseMesh(meshText, devices);
+            if (!parsed) return parsed.error().withContext("mesh");
+            auto mesh = assignLinkClasses(*parsed, gpusPerNode);
+            if (!mesh) return mesh.error().withContext("mesh");
+            auto report = analyzeGraph(out.model->graph(), *mesh);
+            if (!report) return report.error();
+            out.analysis = AnalysisData::make(out.model, std::make_shared<const AnalysisReport>(std::move(*report)));
+            return out;
+        },
+        [this, next, path, searchAfter](Result<OpenedProject> r) {
+            const bool thenSearch = m_searchAfterAnalysis;
+            m_searchAfterAnalysis = false;
+            if (!r) {
+                // Nothing of the session changed: the model, request, pins and plan stay.
+                if (r.error().code != "job.cancelled")
+                    emit failed(tr("Cannot open the project"), tr("%1: %2").arg(path, QString::fromStdString(r.error().toString())));
+                return;
+            }
+            // The project is the session's from now on.
+            m_jobs.cancel(JobKind::Search);
+            PlanRequest request = next;
+            request.search = m_request.search;
+            m_request = request;
+            emit pinsChanged();
+            const bool newModel = r->model != m_model;
+            m_model = r->model;
+            m_previousPlan.reset();
+            m_plan = r->plan;
+            m_analysis = m_plan ? m_plan->analysis : r->analysis;
+            m_estimate.reset();
+            m_bestSoFar.clear();
+            m_selection = {};
+            if (newModel) emit modelChanged();
+            emit estimated();
+            emit bestSoFarChanged();
+            emit analysisChanged();
+            emit selectionChanged(m_selection);
+            if (m_plan) emit planChanged();
+            else emit planCleared();
+            emit projectOpened(path);
+            if (m_plan) {
+                const Plan& p = m_plan->plan();
+                const QString text = tr("%1 per step on mesh %2").arg(formatSeconds(p.stepSeconds()), QString::fromStdString(p.mesh.toString()));
+                if (p.pins != m_request.pins)
+                    emit status(tr("Opened project %1: restored the saved plan (%2), made before the pins changed: re-search to honour them")
+                                    .arg(path, text));
+                else
+                    emit status(tr("Opened project %1: restored the saved plan (%2) without a search").arg(path, text));
+                if (thenSearch) search();
+                return;
+            }
+            const QString why = r->note.empty() ? QString() : QStringLiteral(" (%1)").arg(QString::fromStdString(r->note));
+            if (searchAfter || thenSearch) {
+                search();
+                emit status(tr("Opened project %1: searching%2").arg(path, why));
+            } else {
+                emit status(tr("Opened project %1: no plan restored%2").arg(path, why));
+            }
+        });
     return {};
 }
 

@@ -80,8 +80,17 @@ public:
     // What the last export said about the file it wrote (cfp export's "note:" lines).
     const QStringList& lastExportNotes() const { return m_lastExportNotes; }
     void savePlan(const QString& path);
+    // Writes the request and, when there is a plan, the plan with the request it answers (what its
+    // search ran with), atomically (core/workflow/request.h, projectToJson).
     Status saveProject(const QString& path);
-    // Reads the project and opens its model (the analysis and search follow as jobs).
+    // Reads the project at once (a malformed file is an error here and changes nothing), then opens
+    // it as a job: its model loads (the current one is kept when the project names the same), and
+    // its saved plan comes back without a search (restorePlan) when it answers the project's request
+    // — or differs from it only in the pins, when the plan panel marks it out of date, as in the
+    // session that saved it; otherwise the model is analysed and, with `searchAfter`, searched. The
+    // project's request replaces the session's only once that job succeeded: a project whose model
+    // fails to load leaves the model, request, pins and plan as they were (failed() says why).
+    // projectOpened() then, and status() says whether the plan was restored.
     Status loadProject(const QString& path, bool searchAfter = true);
     void select(const Selection& selection);
 
@@ -99,6 +108,9 @@ signals:
     void exported(const QString& path);
     // openModel's model loaded and analysed: the request now names it (a failed open changes nothing).
     void modelOpened(const QString& source);
+    // loadProject's project opened: the request is the project's from now on (a failed open changes
+    // nothing and says so with failed()).
+    void projectOpened(const QString& path);
     // A failed request (load, analysis, search, export): title for a dialog, text with the reason.
     void failed(const QString& title, const QString& message);
     void status(const QString& message);

@@ -4,6 +4,7 @@
 
 #include "io/atomic_file.h"
 #include "io/strict_json.h"
+#include "plan/plan_json.h"
 
 namespace cfp {
 
@@ -12,7 +13,8 @@ namespace {
 constexpr std::string_view kRequestFormat = "cfp-plan-request";
 constexpr std::string_view kLegacyProjectFormat = "cfp-explorer-project";  // the explorer's projects before requests
 constexpr int64_t kRequestVersion = 2;  // 2 added accumulation and memory_reserve_bytes
-constexpr int64_t kMaxRequestBytes = int64_t{16} << 20;
+// A request alone is small; a project's last plan is a plan document (plan_json.h's limit).
+constexpr int64_t kMaxRequestBytes = (int64_t{16} << 20) + kMaxPlanFileBytes;
 const StrictJson kRequestJson = StrictJson::twoCodes("request.syntax", "request.format");
 
 }  // namespace
@@ -69,15 +71,18 @@ std::string requestToJson(const PlanRequest& r) {
     return j.dump(2) + "\n";
 }
 
-Result<PlanRequest> requestFromJson(std::string_view text, const std::string& origin) {
-    auto located = [&](Error e) {
-        e.message += " (in " + origin + ")";
-        return e;
-    };
+namespace {
+
+Error locatedIn(Error e, const std::string& origin) {
+    e.message += " (in " + origin + ")";
+    return e;
+}
+
+// The request of a parsed document (requestFromJson); a project's "last_plan" is left to
+// projectFromJson.
+Result<PlanRequest> requestFromDoc(const nlohmann::json& j, const std::string& origin) {
+    auto located = [&](Error e) { return locatedIn(std::move(e), origin); };
     const StrictJson& S = kRequestJson;
-    auto doc = S.parse(text);
-    if (!doc) return located(doc.error());
-    const nlohmann::json& j = *doc;
     if (!j.is_object()) return located(S.typeError("", "an object", j));
     auto str = [&](const nlohmann::json& obj, const std::string& ptr, std::string_view key) -> Result<std::string> {
         auto m = S.member(obj, ptr, key);
@@ -106,7 +111,7 @@ Result<PlanRequest> requestFromJson(std::string_view text, const std::string& or
     static constexpr std::string_view kKeys[] = {"format", "version", "model", "hardware", "nodes", "mesh", "memory_limit_bytes",
                                                  "optimizer_sharding", "recompute", "pins", "profile_db", "profile_fingerprint",
                                                  "baselines", "check_blocks", "memory_reserve_bytes", "accumulation", "attention", "zero_stage",
-                                                 "overlap", "bucket_bytes", "pipeline", "sequence_parallel"};
+                                                 "overlap", "bucket_bytes", "pipeline", "sequence_parallel", "last_plan"};
     static constexpr std::string_view kLegacyKeys[] = {"format", "version", "model", "hardware", "nodes", "mesh", "memory_limit_bytes",
                                                        "optimizer_sharding", "recompute", "pins", "profile_db"};
     if (const std::string* k = legacy ? firstUnknownKey(j, kLegacyKeys) : firstUnknownKey(j, kKeys)) return located(S.unknownField("", *k));
@@ -270,6 +275,14 @@ Result<PlanRequest> requestFromJson(std::string_view text, const std::string& or
     return r;
 }
 
+}  // namespace
+
+Result<PlanRequest> requestFromJson(std::string_view text, const std::string& origin) {
+    auto doc = kRequestJson.parse(text);
+    if (!doc) return locatedIn(doc.error(), origin);
+    return requestFromDoc(*doc, origin);
+}
+
 Result<PlanRequest> readRequestFile(const std::string& path) {
     auto text = readFileLimited(path, kMaxRequestBytes);
     if (!text) return makeError("request.io", text.error().message, path);
@@ -279,6 +292,121 @@ Result<PlanRequest> readRequestFile(const std::string& path) {
 Status writeRequestFile(const std::string& path, const PlanRequest& request) {
     if (auto st = writeFileAtomically(path, requestToJson(request)); !st) return makeError("request.io", st.error().message, path);
     return {};
+}
+
+namespace {
+
+// `text` with every line after the first indented by `spaces` (JSON strings hold no raw newline).
+std::string indented(std::string_view text, size_t spaces) {
+    std::string out;
+    out.reserve(text.size() + text.size() / 16);
+    for (char c : text) {
+        out += c;
+        if (c == '\n') out.append(spaces, ' ');
+    }
+    return out;
+}
+
+std::string_view withoutFinalNewline(std::string_view text) {
+    while (!text.empty() && text.back() == '\n') text.remove_suffix(1);
+    return text;
+}
+
+}  // namespace
+
+std::string projectToJson(const PlanRequest& request, const ProjectPlan* lastPlan) {
+    std::string text = requestToJson(request);
+    if (!lastPlan) return text;
+    // The request's document without its closing brace, then the last plan: its request as
+    // requestToJson writes it and the plan as planToText does, both indented into place.
+    std::string_view head = withoutFinalNewline(text);
+    head.remove_suffix(1);  // '}'
+    head = withoutFinalNewline(head);
+    std::string out(head);
+    out += ",\n  \"last_plan\": {\n    \"partial\": ";
+    out += lastPlan->partial ? "true" : "false";
+    out += ",\n    \"request\": " + indented(withoutFinalNewline(requestToJson(lastPlan->request)), 4);
+    out += ",\n    \"plan\": " + indented(withoutFinalNewline(lastPlan->planText), 4);
+    out += "\n  }\n}\n";
+    return out;
+}
+
+Result<Project> projectFromJson(std::string_view text, const std::string& origin) {
+    const StrictJson& S = kRequestJson;
+    auto doc = S.parse(text);
+    if (!doc) return locatedIn(doc.error(), origin);
+    auto request = requestFromDoc(*doc, origin);
+    if (!request) return request.error();
+    Project project;
+    project.request = std::move(*request);
+    if (!doc->is_object() || !doc->contains("last_plan")) return project;
+    auto located = [&](Error e) { return locatedIn(std::move(e), origin); };
+    const nlohmann::json& last = doc->at("last_plan");
+    if (!last.is_object()) return located(S.typeError("/last_plan", "an object", last));
+    static constexpr std::string_view kLastPlanKeys[] = {"partial", "request", "plan"};
+    if (const std::string* k = firstUnknownKey(last, kLastPlanKeys)) return located(S.unknownField("/last_plan", *k));
+    for (std::string_view key : kLastPlanKeys)
+        if (!last.contains(key))
+            return located(makeError("request.format", "missing field '" + std::string(key) + "'", "/last_plan"));
+    if (!last.at("partial").is_boolean()) return located(S.typeError("/last_plan/partial", "true or false", last.at("partial")));
+    if (!last.at("request").is_object()) return located(S.typeError("/last_plan/request", "an object", last.at("request")));
+    if (!last.at("plan").is_object()) return located(S.typeError("/last_plan/plan", "an object", last.at("plan")));
+    ProjectPlan plan;
+    plan.partial = last.at("partial").get<bool>();
+    auto planRequest = requestFromDoc(last.at("request"), origin);
+    if (!planRequest) {
+        Error e = planRequest.error();
+        e.where = "/last_plan/request" + e.where;
+        return e;
+    }
+    plan.request = std::move(*planRequest);
+    // Read with planFromJson when the plan is used (its errors do not make the project unreadable).
+    plan.planText = last.at("plan").dump();
+    project.lastPlan = std::move(plan);
+    return project;
+}
+
+Result<Project> readProjectFile(const std::string& path) {
+    auto text = readFileLimited(path, kMaxRequestBytes);
+    if (!text) return makeError("request.io", text.error().message, path);
+    return projectFromJson(*text, path);
+}
+
+Status writeProjectFile(const std::string& path, const PlanRequest& request, const ProjectPlan* lastPlan) {
+    if (auto st = writeFileAtomically(path, projectToJson(request, lastPlan)); !st) return makeError("request.io", st.error().message, path);
+    return {};
+}
+
+std::vector<std::string> requestDifferences(const PlanRequest& planned, const PlanRequest& request, const Mesh* planMesh) {
+    std::vector<std::string> out;
+    auto differ = [&out](bool same, const char* key) {
+        if (!same) out.emplace_back(key);
+    };
+    const MemoryPolicy &p = planned.policy, &q = request.policy;
+    differ(planned.model == request.model, "model");
+    differ(planned.hardware == request.hardware, "hardware");
+    differ(planned.nodes == request.nodes, "nodes");
+    // A plan made under mesh auto answers the request fixed to its mesh too.
+    differ(planned.mesh == request.mesh || (planned.mesh.isAuto() && !request.mesh.isAuto() && planMesh &&
+                                            meshShapeText(request.mesh.mesh()) == meshShapeText(*planMesh)),
+           "mesh");
+    differ(planned.memoryLimitBytes == request.memoryLimitBytes, "memory_limit_bytes");
+    differ(planned.memoryReserveBytes == request.memoryReserveBytes, "memory_reserve_bytes");
+    differ(planned.accumulation == request.accumulation, "accumulation");
+    differ(p.optimizerSharding == q.optimizerSharding, "optimizer_sharding");
+    differ(p.recompute == q.recompute, "recompute");
+    differ(p.attention == q.attention, "attention");
+    differ(zeroStageOf(p) == zeroStageOf(q), "zero_stage");
+    differ(p.overlapGradReduce == q.overlapGradReduce && p.overlapParamGather == q.overlapParamGather &&
+               p.overlapTensorParallel == q.overlapTensorParallel,
+           "overlap");
+    differ(p.bucketBytes == q.bucketBytes, "bucket_bytes");
+    differ(planned.searchSequenceParallel == request.searchSequenceParallel, "sequence_parallel");
+    differ(planned.pipeline == request.pipeline, "pipeline");
+    differ(planned.pins == request.pins, "pins");
+    differ(planned.profile == request.profile, "profile_db");
+    differ(planned.baselines == request.baselines, "baselines");
+    return out;
 }
 
 }  // namespace cfp

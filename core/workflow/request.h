@@ -11,10 +11,11 @@
 //   r.pins = parsePins({"T1=dp:rows,tp:cols;*;*;*"}).value();
 //   auto run = runPlan(r);                    // workflow.h
 //
-// The JSON form ("format": "cfp-plan-request", version 1) is what the explorer saves as a project
-// (requestToJson / requestFromJson). Version 1 projects written by earlier explorers
-// ("format": "cfp-explorer-project") read the same. Errors: request.syntax, request.format,
-// request.version, request.io, located by JSON Pointer and file.
+// The JSON form ("format": "cfp-plan-request", version 2) is what the explorer saves as a project
+// (requestToJson / requestFromJson), with the last plan it had when it has one (projectToJson
+// below: one more key, "last_plan"; requestFromJson reads such a file as its request). Version 1
+// projects written by earlier explorers ("format": "cfp-explorer-project") read the same. Errors:
+// request.syntax, request.format, request.version, request.io, located by JSON Pointer and file.
 
 #include <cstdint>
 #include <optional>
@@ -76,5 +77,39 @@ std::string requestToJson(const PlanRequest& request);
 Result<PlanRequest> requestFromJson(std::string_view text, const std::string& origin);
 Result<PlanRequest> readRequestFile(const std::string& path);
 Status writeRequestFile(const std::string& path, const PlanRequest& request);
+
+// An explorer project: the request, and the last plan the explorer had with the request that
+// plan answers (what the search that made it ran with), so that opening the project shows the
+// plan again without a search when it still answers the project's request (requestDifferences).
+//
+//   { "format": "cfp-plan-request", "version": 2, …the request…,
+//     "last_plan": {"partial": false,                      // the search was stopped early
+//                   "request": {"format": "cfp-plan-request", …},  // what the plan answers
+//                   "plan": {"format": "cfp-plan", …}} }            // plan_json.h, as planToText writes it
+//
+// The plan document is kept as text (ProjectPlan::planText) and read with planFromJson where it
+// is used: a plan that no longer reads (or no longer prices the same, restorePlan) costs a search,
+// not the project. Writing is deterministic (same request and plan, same bytes).
+struct ProjectPlan {
+    PlanRequest request;   // what the search that made the plan ran with
+    std::string planText;  // the plan document (planToText; read back: compact JSON)
+    bool partial = false;  // the search was stopped before every mesh was planned (PlanOutcome::stopped)
+};
+struct Project {
+    PlanRequest request;
+    std::optional<ProjectPlan> lastPlan;
+};
+std::string projectToJson(const PlanRequest& request, const ProjectPlan* lastPlan);
+// Errors as requestFromJson's; those of the last plan's request are located under /last_plan/request.
+Result<Project> projectFromJson(std::string_view text, const std::string& origin);
+Result<Project> readProjectFile(const std::string& path);
+Status writeProjectFile(const std::string& path, const PlanRequest& request, const ProjectPlan* lastPlan);
+
+// Where a plan made for `planned` does not answer `request`: the request keys (JSON names:
+// "model", "nodes", "pins", …) in which they differ, in file order; empty when it answers it.
+// check_blocks is not compared (the block check does not change the plan), nor the search
+// options; a plan made under mesh auto answers a request fixed to its own mesh (`planMesh`, the
+// plan's), as the explorer fixes the mesh when pins are set.
+std::vector<std::string> requestDifferences(const PlanRequest& planned, const PlanRequest& request, const Mesh* planMesh = nullptr);
 
 }  // namespace cfp

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include <chrono>
+#include <cmath>
 #include <functional>
 #include <map>
 
@@ -154,6 +155,28 @@ PlanRun finishRun(PlanRun best, std::optional<ProfileUse> profile, std::vector<A
     return best;
 }
 
+// One pipeline stage's cluster (of `pp`): whole nodes, or part of one node (its GPUs as the
+// stage's "node").
+Result<Cluster> stageCluster(const Cluster& cluster, int64_t pp) {
+    const int64_t devices = cluster.devices(), perNode = cluster.hardware.gpusPerNode;
+    if (devices % pp != 0)
+        return makeError("pipeline.devices", std::to_string(pp) + " pipeline stages do not divide the " + std::to_string(devices) + " devices", "--pp");
+    Cluster stage = cluster;
+    const int64_t stageDevices = devices / pp;
+    if (stageDevices % perNode == 0) {
+        stage.nodes = stageDevices / perNode;
+    } else if (perNode % stageDevices == 0) {
+        stage.nodes = 1;
+        stage.hardware.gpusPerNode = stageDevices;
+    } else {
+        return makeError("pipeline.devices",
+                         "a stage of " + std::to_string(stageDevices) + " devices neither fills whole nodes of " + std::to_string(perNode) +
+                             " GPUs nor divides one",
+                         "--pp");
+    }
+    return stage;
+}
+
 // runPlan with pipeline stages (PlanRequest::pipeline): the search plans one stage's program (every
 // layer, on devices / P) with a rank's share of the parameters (MemoryPolicy::pipelineStages: 1/P
 // of them, and one micro-batch of every layer's activations, which 1F1B's first rank holds too),
@@ -173,20 +196,10 @@ Result<PlanRun> runPipelinedPlan(const PlanRequest& request, const std::shared_p
         return makeError("config.unsupported", "ZeRO-2/3 with pipeline stages is not modelled yet (Megatron-LM runs pp with ZeRO-1)", "--zero");
     if (devices % pp != 0)
         return makeError("pipeline.devices", std::to_string(pp) + " pipeline stages do not divide the " + std::to_string(devices) + " devices", "--pp");
-    // One stage's cluster: whole nodes, or part of one node (its GPUs as the stage's "node").
-    Cluster stage = *cluster;
+    auto stageOf = stageCluster(*cluster, pp);
+    if (!stageOf) return stageOf.error();
+    const Cluster& stage = *stageOf;
     const int64_t stageDevices = devices / pp;
-    if (stageDevices % perNode == 0) {
-        stage.nodes = stageDevices / perNode;
-    } else if (perNode % stageDevices == 0) {
-        stage.nodes = 1;
-        stage.hardware.gpusPerNode = stageDevices;
-    } else {
-        return makeError("pipeline.devices",
-                         "a stage of " + std::to_string(stageDevices) + " devices neither fills whole nodes of " + std::to_string(perNode) +
-                             " GPUs nor divides one",
-                         "--pp");
-    }
     PipelineSettings settings = request.pipeline;
     settings.gpusPerNode = perNode;
     auto all = accumulationCandidates(request, *model);
@@ -552,6 +565,107 @@ Result<PlanRun> runPlan(const PlanRequest& request, const PlanHooks& hooks) {
     auto model = loadRequestedModel(request.model);
     if (!model) return model.error();
     return runPlan(request, std::make_shared<const LoadedModel>(std::move(*model)), hooks);
+}
+
+namespace {
+
+// Equal up to the last bits of a sum taken in another order.
+bool sameSeconds(double a, double b) { return std::abs(a - b) <= 1e-9 * std::max({std::abs(a), std::abs(b), 1e-12}); }
+
+}  // namespace
+
+Result<PlanRun> restorePlan(const PlanRequest& request, std::shared_ptr<const LoadedModel> model, Plan plan,
+                            const std::vector<std::string>* tensorNames, const PlanHooks& hooks) {
+    const auto start = std::chrono::steady_clock::now();
+    auto stale = [](const std::string& what) { return makeError("plan.stale", "the saved plan no longer prices the same: " + what); };
+    const int64_t rounds = plan.policy.accumulation;
+    if (rounds < 1) return makeError("plan.mismatch", "the plan's accumulation_steps must be at least 1");
+    auto round = modelForRounds(request, model, rounds);
+    if (!round) return round.error();
+    CFP_TRY(checkPlanAgainstGraph(plan, (*round)->graph, tensorNames));
+    auto cluster = requestedCluster(request);
+    if (!cluster) return cluster.error();
+    const bool pipelined = plan.pipeline && plan.pipeline->stages > 1;
+    Cluster planned = *cluster;
+    if (pipelined) {
+        auto stage = stageCluster(*cluster, plan.pipeline->stages);
+        if (!stage) return stage.error();
+        planned = *stage;
+    }
+    if (auto st = checkDeviceCount(plan.mesh, planned.devices()); !st) return st.error().withContext("plan mesh");
+    auto measured = requestedMeasurements(request);
+    if (!measured) return measured.error();
+    // The problem the search solved on the plan's mesh, with the plan's policy (its accumulation,
+    // sequence-parallel axis and pipeline share are the search's choices).
+    PlannerOptions options = plannerOptionsFor(request, hooks);
+    options.policy = plan.policy;
+    auto analysis = planningAnalysis((*round)->graph, plan.mesh, options);
+    if (!analysis) return analysis.error();
+    auto cost = CostModel::create(planned.hardware, plan.mesh);
+    if (!cost) return cost.error();
+    ProblemOptions po;
+    po.policy = plan.policy;
+    po.frontierLimit = options.search.maxStates;
+    po.meshLabel = plan.mesh.toString();
+    po.threads = options.search.threads;
+    auto problem = PlanProblem::build((*round)->graph, std::move(*analysis), *cost, measured->measurements, po);
+    if (!problem) return problem.error();
+    if (hooks.cancelled()) return makeError("plan.cancelled", "the restore was cancelled");
+    // The search's choice per block, as the plan states it, and the pins' restriction.
+    if (plan.blocks.size() != static_cast<size_t>(problem->blockCount()))
+        return makeError("plan.mismatch", "the plan has " + std::to_string(plan.blocks.size()) + " blocks, the model's analysis " +
+                                              std::to_string(problem->blockCount()) + " on mesh " + plan.mesh.toString());
+    Assignment assignment;
+    assignment.reserve(plan.blocks.size());
+    for (const BlockChoice& b : plan.blocks) assignment.push_back({b.strategy, b.recompute});
+    CFP_TRY(problem->checkAssignment(assignment));
+    auto pinned = problem->applyPins(plan.pins);
+    if (!pinned) return pinned.error();
+    // The problem must give the plan's shardings, and the evaluator (and a pipeline's replay) its
+    // step: otherwise the rules or the cost model changed since the plan was saved.
+    Plan fresh;
+    problem->fillPlan(assignment, *pinned, fresh);
+    if (fresh.tensors.size() != plan.tensors.size()) return stale("another number of ops");
+    for (size_t i = 0; i < fresh.tensors.size(); ++i) {
+        const TensorPlan &a = fresh.tensors[i], &b = plan.tensors[i];
+        if (a.result != b.result || a.operands != b.operands || a.ownCollectiveAxes != b.ownCollectiveAxes || a.recompute != b.recompute ||
+            a.block != b.block)
+            return stale("op " + std::to_string(i) + " is sharded otherwise");
+    }
+    auto ev = evaluatePlan((*round)->graph, plan, problem->model(), false, options.search.threads);
+    if (!ev) return ev.error().withContext("evaluator");
+    if (!sameSeconds(ev->step.total(), plan.evaluatorStepSeconds)) return stale("the evaluator's step differs");
+    if (pipelined) {
+        PipelineSettings settings = request.pipeline;
+        settings.gpusPerNode = cluster->hardware.gpusPerNode;
+        Plan replayed = plan;
+        if (auto st = applyPipeline((*round)->graph, replayed, *ev, problem->model(), settings); !st) return st.error();
+        if (!sameSeconds(replayed.simulated.seconds, plan.simulated.seconds)) return stale("the pipeline's step differs");
+    } else {
+        if (!sameSeconds(ev->simulated.seconds, plan.simulated.seconds)) return stale("the simulated step differs");
+        if (ev->memory.total() != plan.memory.total()) return stale("the memory per device differs");
+    }
+    PlanRun run;
+    run.model = *round;
+    PlanOutcome& out = run.outcome;
+    MeshCandidate candidate;
+    candidate.mesh = plan.mesh.toString();
+    candidate.sequenceParallelAxis = plan.policy.sequenceParallelAxis;
+    candidate.planned = true;
+    candidate.stepSeconds = plan.predictedStepSeconds;
+    candidate.simulatedSeconds = plan.simulated.seconds;
+    candidate.memoryBytes = plan.memory.total();
+    candidate.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    candidate.note = "restored: the plan as saved, not searched again";
+    out.candidates.push_back(std::move(candidate));
+    out.assignment = std::move(assignment);
+    out.pinned = std::move(*pinned);
+    out.evaluation = std::move(*ev);
+    out.problem = std::make_shared<const PlanProblem>(std::move(*problem));
+    out.plan = std::move(plan);
+    run.profile = std::move(measured->profile);
+    run.accumulationTried.push_back({rounds, true, out.plan.stepSeconds(), out.plan.memory.total(), {}});
+    return run;
 }
 
 Result<LoadedModel> reloadPlanModel(const Plan& plan) {

@@ -82,6 +82,19 @@ Result<PlanRun> runPlan(const PlanRequest& request, std::shared_ptr<const Loaded
 // priced.
 Result<PlanRun> runEstimate(const PlanRequest& request, const RunConfig& config, const PlanHooks& hooks = {});
 
+// A saved plan (an explorer project's last plan) made whole again without a search: the model of
+// its rounds (the request's model rebuilt at batch / the plan's accumulation), its mesh's analysis
+// and decomposed problem, its assignment and the pins' restriction, and the evaluator's
+// evaluation — what runPlan's outcome holds — for the request it answers (the caller checks that:
+// requestDifferences). The plan itself is kept as saved (its step, baselines and search time);
+// the problem must give its shardings again and the evaluator (with a pipeline, the schedule's
+// replay) its step time and memory, else plan.stale: the rules or the cost model changed since.
+// Costs one analysis and one problem build on one mesh, no DP and no baselines. The outcome has
+// one candidate (the plan's mesh); `stopped` is the caller's to set. `model`: the request's
+// model as loaded. Errors: plan.mismatch (not this model's plan), plan.stale, and the steps'.
+Result<PlanRun> restorePlan(const PlanRequest& request, std::shared_ptr<const LoadedModel> model, Plan plan,
+                            const std::vector<std::string>* tensorNames = nullptr, const PlanHooks& hooks = {});
+
 // Writes where a plan came from into it: the model source and build options, the hardware as the
 // request names it.
 void stampPlan(Plan& plan, const LoadedModel& model, const PlanRequest& request);
