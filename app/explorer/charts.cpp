@@ -116,6 +116,8 @@ bool ChartPanel::startPlanChart(const PlanData* plan, const QString& title) {
     return true;
 }
 
+QWidget* ChartPanel::plotWidget() const { return m_plot; }
+
 void ChartPanel::setNote(const QString& text) {
     m_note->setText(text);
     m_note->setVisible(!text.isEmpty());
@@ -373,40 +375,82 @@ void CombinationChart::setAlternatives(std::shared_ptr<const PlanData> plan, std
                                   : tr("All %1 combinations (strategies and recomputation per block). ").arg(formatCount(m_alt->combinations));
     if (static_cast<int64_t>(m_alt->rows.size()) < evaluated)
         note += tr("Drawn: every Pareto-optimal one and one per grid cell of the others (%1 points). ").arg(formatCount(static_cast<int64_t>(m_alt->rows.size())));
-    setNote(note + tr("Hover a point for its strategies; drag and wheel to pan and zoom."));
+    setNote(note + tr("Hover a point for its strategies, click it to pin segment #%1 to them; drag and wheel to pan and zoom.")
+                       .arg(m_alt->segment));
     connect(p, &QCustomPlot::mouseMove, this, &CombinationChart::hover);
+    connect(p, &QCustomPlot::mousePress, this, [this](QMouseEvent* e) { m_pressAt = e->position(); });
+    connect(p, &QCustomPlot::mouseRelease, this, &CombinationChart::release);
     p->replot();
 }
 
-void CombinationChart::hover(QMouseEvent* e) {
-    if (!m_alt || !m_plan) return;
-    const QPointF pos = e->position();
-    double best = 1e300;
-    size_t index = 0;
+QPointF CombinationChart::pixelOf(int row) const {
+    if (!m_alt || row < 0 || static_cast<size_t>(row) >= m_alt->rows.size()) return {};
+    const CombinationCost& r = m_alt->rows[static_cast<size_t>(row)];
+    return {m_plot->xAxis->coordToPixel(static_cast<double>(r.memoryBytes) / kGiB), m_plot->yAxis->coordToPixel(r.stepSeconds * kMs)};
+}
+
+int CombinationChart::rowAt(const QPointF& pos) const {
+    if (!m_alt || !m_plan) return -1;
+    constexpr double kReachPixels = 12;
+    double best = kReachPixels;
+    int index = -1;
     for (size_t i = 0; i < m_alt->rows.size(); ++i) {
-        const CombinationCost& r = m_alt->rows[i];
-        const double px = m_plot->xAxis->coordToPixel(static_cast<double>(r.memoryBytes) / kGiB);
-        const double py = m_plot->yAxis->coordToPixel(r.stepSeconds * kMs);
-        const double d = std::hypot(px - pos.x(), py - pos.y());
-        if (d < best) {
+        const QPointF p = pixelOf(static_cast<int>(i));
+        // Ties: the chosen point wins (drawn on top), then the first row.
+        const double d = std::hypot(p.x() - pos.x(), p.y() - pos.y());
+        if (d < best || (d == best && index >= 0 && m_alt->rows[i].chosen)) {
             best = d;
-            index = i;
+            index = static_cast<int>(i);
         }
     }
-    if (m_alt->rows.empty() || best > 12) {
+    return index;
+}
+
+QStringList CombinationChart::otherPinsOn(int32_t segment) const {
+    QStringList out;
+    if (!m_plan) return out;
+    const Segment& seg = m_plan->analysis->report->cover.segments[static_cast<size_t>(segment)];
+    for (const Pin& pin : m_plan->request.pins) {
+        const bool covers = (pin.scope == Pin::Scope::SegmentType && pin.index == seg.type) ||
+                            (pin.scope == Pin::Scope::Block && pin.index >= seg.firstBlock && pin.index < seg.firstBlock + seg.blockCount);
+        if (covers) out << QString::fromStdString(pin.target());
+    }
+    return out;
+}
+
+void CombinationChart::hover(QMouseEvent* e) {
+    const int index = rowAt(e->position());
+    if (index < 0) {
+        m_plot->unsetCursor();
         QToolTip::hideText();
         return;
     }
-    const CombinationCost* hit = &m_alt->rows[index];
-    const QStringList labels{QString::fromStdString(m_alt->labels[index])};
+    // A point is a button: it pins the segment to its combination.
+    m_plot->setCursor(Qt::PointingHandCursor);
+    const CombinationCost* hit = &m_alt->rows[static_cast<size_t>(index)];
+    const QString label = QString::fromStdString(m_alt->labels[static_cast<size_t>(index)]);
     const QString status = hit->chosen ? tr("chosen") : !hit->allowed ? tr("excluded by pins") : !hit->fits ? tr("does not fit") : hit->dominated ? tr("dominated") : tr("Pareto-optimal");
+    QString click = hit->chosen ? tr("Click to pin segment #%1 to this combination (the search then keeps it).").arg(m_alt->segment)
+                                : tr("Click to pin segment #%1 to this combination.").arg(m_alt->segment);
+    if (m_plan->plan().policy.recompute == RecomputePolicy::Auto)
+        click += tr("\nThe pin fixes the strategies; the search still chooses recomputation.");
+    const QStringList others = otherPinsOn(m_alt->segment);
+    if (!hit->allowed && !others.isEmpty())
+        click += tr("\nPins %1 also restrict this segment: remove them, or the search finds no plan.").arg(others.join(QStringLiteral(", ")));
     QToolTip::showText(e->globalPosition().toPoint(),
-                       tr("%1\nstep %2 (%3 vs plan)\nmemory %4 per device\n%5")
-                           .arg(labels.join(QStringLiteral(" | ")), formatSeconds(hit->stepSeconds),
-                                (hit->stepSeconds >= m_plan->plan().predictedStepSeconds ? QStringLiteral("+") : QString()) +
-                                    formatSeconds(hit->stepSeconds - m_plan->plan().predictedStepSeconds),
-                                formatBytes(static_cast<double>(hit->memoryBytes)), status),
+                       tr("%1\nstep %2 (%3 vs plan)\nmemory %4 per device\n%5\n\n%6")
+                           .arg(label, formatSeconds(hit->stepSeconds), formatDelta(hit->stepSeconds - m_plan->plan().predictedStepSeconds),
+                                formatBytes(static_cast<double>(hit->memoryBytes)), status, click),
                        m_plot);
+}
+
+void CombinationChart::release(QMouseEvent* e) {
+    if (e->button() != Qt::LeftButton || (e->position() - m_pressAt).manhattanLength() > 3) return;  // a drag pans
+    const int index = rowAt(e->position());
+    if (index < 0) return;
+    QList<int> combination;
+    for (const BlockAssignment& b : m_alt->rows[static_cast<size_t>(index)].combination) combination << b.strategy;
+    emit pinRequested(QString::number(m_alt->segment), combination);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -27,6 +27,7 @@ class ChartPanel : public QWidget {
 public:
     explicit ChartPanel(const QString& title, QWidget* parent = nullptr);
     QCustomPlot* plot() const { return m_plot; }
+    QWidget* plotWidget() const;  // the plot as a widget (mouse events in tests: QCustomPlot is charts.cpp's only)
     QString title() const { return m_title; }
     // Writes the chart; the format follows the extension (.png or .pdf).
     bool saveTo(const QString& path, int width = 1200, int height = 700);
@@ -66,11 +67,26 @@ public:
     void setAlternatives(std::shared_ptr<const PlanData> plan, std::shared_ptr<const AlternativesView> alternatives);
     void clear(const QString& why);
     std::shared_ptr<const AlternativesView> alternatives() const { return m_alt; }
+    // The row of alternatives()->rows drawn nearest to `pixel` (plot widget coordinates) within a
+    // few pixels, or -1; and where a row is drawn (for clicks and tests).
+    int rowAt(const QPointF& pixel) const;
+    QPointF pixelOf(int row) const;
+
+signals:
+    // A click on a point: pin the segment ("3") to that combination, as the plan table's editor does
+    // (PlanPanel::pin). `combination`: the strategy index per block of the segment; a pin fixes
+    // strategies only, so the search still chooses recomputation where the policy is auto.
+    void pinRequested(const QString& target, const QList<int>& combination);
 
 private:
     void hover(QMouseEvent* event);
+    void release(QMouseEvent* event);
+    // Pins other than the segment's own that restricted it in the search ("T1", "b17"): a pin of
+    // the segment to a combination they exclude leaves the search nothing.
+    QStringList otherPinsOn(int32_t segment) const;
     std::shared_ptr<const PlanData> m_plan;
     std::shared_ptr<const AlternativesView> m_alt;
+    QPointF m_pressAt;  // where the mouse went down: a release there is a click, elsewhere a drag
 };
 
 class BaselineChart : public ChartPanel {

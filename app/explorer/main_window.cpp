@@ -4,8 +4,13 @@
 
 #include <QAction>
 #include <QApplication>
+#include <QGuiApplication>
 #include <QCloseEvent>
 #include <QComboBox>
+#include <QDialog>
+#include <QDialogButtonBox>
+#include <QFormLayout>
+#include <QSpinBox>
 #include <QDir>
 #include <QDockWidget>
 #include <QDragEnterEvent>
@@ -19,6 +24,7 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
+#include <QScreen>
 #include <QScrollArea>
 #include <QSettings>
 #include <QSplitter>
@@ -29,6 +35,7 @@
 #include <QToolBar>
 #include <QToolButton>
 #include <QTreeView>
+#include <QUrl>
 #include <QVBoxLayout>
 
 #include <cstdio>
@@ -126,6 +133,11 @@ MainWindow::MainWindow(const WindowOptions& options, QWidget* parent) : QMainWin
     charts->setStretchFactor(0, 5);
     charts->setStretchFactor(1, 2);
 
+    // A plot's own minimum is its legend and axes laid out in one row (500–560 px); the charts
+    // must leave the graph and the docks room on a 1280-px screen, so they may be narrower (an
+    // explicit minimum overrides the hint).
+    m_chartTabs->setMinimumWidth(360);
+    m_baselineChart->setMinimumWidth(360);
     auto* top = new QSplitter(Qt::Horizontal, this);
     top->addWidget(graphBox);
     top->addWidget(charts);
@@ -180,15 +192,25 @@ MainWindow::MainWindow(const WindowOptions& options, QWidget* parent) : QMainWin
     QDockWidget* profDock = dock(m_profilerPanel, tr("Profiler"), "profilerDock", Qt::RightDockWidgetArea, true);
     tabifyDockWidget(propDock, profDock);
     propDock->raise();
+    m_treeDock = treeDock;
+    m_propertiesDock = propDock;
     resizeDocks({treeDock, propDock}, {390, 330}, Qt::Horizontal);
 
     buildActions();
     m_defaultLayout = saveState();
     m_rememberLayout = options.rememberLayout;
+    m_confirmClose = options.confirmClose;
     if (m_rememberLayout) {
         QSettings s;
         if (!restoreGeometry(s.value(QStringLiteral("window/geometry")).toByteArray())) resize(1600, 1000);  // else as last time
-        restoreState(s.value(QStringLiteral("window/state")).toByteArray());
+        m_layoutRestored = restoreState(s.value(QStringLiteral("window/state")).toByteArray());
+    }
+    // Never larger than the screen it opens on (a first run on a laptop, a layout saved on a
+    // larger monitor).
+    if (const QScreen* screen = QGuiApplication::primaryScreen()) {
+        const QSize room = screen->availableSize();
+        if (width() > room.width() || height() > room.height())
+            resize(std::min(width(), room.width()), std::min(height(), room.height()));
     }
 
     // Wiring.
@@ -199,11 +221,22 @@ MainWindow::MainWindow(const WindowOptions& options, QWidget* parent) : QMainWin
         m_pipelineChart->setPlans(m_explorer->plan(), m_explorer->lastEstimate(), m_explorer->lastEstimateConfig());
     });
     connect(m_explorer, &Explorer::planCleared, this, &MainWindow::onPlan);
+    // A search's plan and the pins are work a person would not want to lose unasked.
+    connect(m_explorer, &Explorer::planChanged, this, [this] { m_unsaved = true; });
+    connect(m_explorer, &Explorer::pinsChanged, this, [this] { m_unsaved = true; });
     connect(m_explorer, &Explorer::selectionChanged, this, &MainWindow::onSelection);
     connect(m_explorer, &Explorer::failed, this, &MainWindow::showError);
     // Only a model that loaded enters Open recent (built-ins too); undo does not reach across models.
     connect(m_explorer, &Explorer::modelOpened, this, [this](const QString& source) { addRecent(source); });
     connect(m_explorer, &Explorer::modelChanged, this, [this] { m_planPanel->undoStack()->clear(); });
+    // A project enters Open recent, and the panels show its settings, once it has opened.
+    connect(m_explorer, &Explorer::projectOpened, this, [this](const QString& path) {
+        addRecent(path);
+        m_clusterPanel->refresh();
+        m_profilerPanel->refresh();
+        m_planPanel->undoStack()->clear();
+        m_unsaved = false;  // the session is the file (opening it emitted planChanged and pinsChanged)
+    });
     connect(m_explorer, &Explorer::status, this, [this](const QString& s) { statusBar()->showMessage(s); });
     connect(m_explorer, &Explorer::alternativesReady, this, [this](std::shared_ptr<const AlternativesView> alt) {
         m_combinationChart->setAlternatives(m_explorer->plan(), std::move(alt));
@@ -216,6 +249,8 @@ MainWindow::MainWindow(const WindowOptions& options, QWidget* parent) : QMainWin
         m_explorer->select({Selection::Kind::Segment, seg});
         m_chartTabs->setCurrentWidget(m_combinationChart);
     });
+    // A point of the combinations scatter pins its segment, undoably, as the table's editor does.
+    connect(m_combinationChart, &CombinationChart::pinRequested, m_planPanel, &PlanPanel::pin);
     connect(m_clusterPanel, &ClusterPanel::openModelRequested, this, &MainWindow::openModelDialog);
     connect(m_planPanel, &PlanPanel::exportRequested, this, [this] {
         auto* d = new ExportDialog(m_explorer, this);
@@ -227,7 +262,10 @@ MainWindow::MainWindow(const WindowOptions& options, QWidget* parent) : QMainWin
         if (!f.isEmpty()) m_explorer->savePlan(f);
     });
     connect(&m_explorer->jobs(), &JobRunner::jobStarted, this, [this](JobKind kind, const QString& title) {
-        if (kind == JobKind::Analysis || kind == JobKind::Search) statusBar()->showMessage(title + QStringLiteral("…"));
+        if (kind != JobKind::Analysis && kind != JobKind::Search) return;
+        statusBar()->showMessage(title + QStringLiteral("…"));
+        // An error about the last attempt does not stay over the next one.
+        if (m_lastError) m_lastError->close();
     });
 
     m_explorer->setBuildOptions(options.build);
@@ -251,6 +289,7 @@ void MainWindow::buildActions() {
     QAction* open = file->addAction(tr("&Open model…"), this, &MainWindow::openModelDialog);
     open->setShortcut(QKeySequence::Open);
     // The built-in models (cfp presets), which no file dialog can reach.
+    file->addAction(tr("Open b&uilt-in model…"), this, [this] { openBuiltinDialog(); });
     QMenu* builtins = file->addMenu(tr("Open &built-in model"));
     builtins->setObjectName(QStringLiteral("builtinMenu"));
     for (const std::string& name : presetNames()) {
@@ -304,16 +343,7 @@ void MainWindow::buildActions() {
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&Glossary"), this, [this] { showGlossary(); });
-    help->addAction(tr("&Documentation"), this, [this] {
-        auto* box = new QMessageBox(QMessageBox::Information, tr("Documentation"),
-                                    tr("The documentation is in the source tree's docs/ folder: README.md (set-up and commands), "
-                                       "docs/planning.md (the cost model, the search and the step simulator), docs/exporters.md "
-                                       "(every export format and how to run it), docs/importers.md (HLO, StableHLO, ONNX), "
-                                       "docs/plan-format.md, docs/hardware-format.md, docs/BENCHMARKS.md (measured numbers)."),
-                                    QMessageBox::Ok, this);
-        box->setAttribute(Qt::WA_DeleteOnClose);
-        box->show();
-    });
+    help->addAction(tr("&Documentation"), this, [this] { showDocumentation(); });
 
     QToolBar* bar = addToolBar(tr("Main"));
     bar->setObjectName(QStringLiteral("mainToolBar"));
@@ -357,6 +387,74 @@ void MainWindow::openModelDialog() {
     if (!f.isEmpty()) openPath(f);
 }
 
+QDialog* MainWindow::openBuiltinDialog() {
+    auto* d = new QDialog(this);
+    d->setObjectName(QStringLiteral("builtinDialog"));
+    d->setWindowTitle(tr("Open built-in model"));
+    d->setAttribute(Qt::WA_DeleteOnClose);
+    auto* form = new QFormLayout(d);
+    auto* preset = new QComboBox(d);
+    preset->setObjectName(QStringLiteral("presetCombo"));
+    auto* about = new QLabel(d);
+    about->setWordWrap(true);
+    about->setStyleSheet(QStringLiteral("color: #555;"));
+    for (const std::string& name : presetNames()) {
+        auto c = presetConfig(name);
+        if (!c) continue;
+        QString text = tr("%1 layers, hidden %2, %3 heads (%4 KV), FFN %5, vocabulary %6, context %7")
+                           .arg(c->numLayers).arg(c->hiddenSize).arg(c->numHeads).arg(c->numKvHeads).arg(c->ffnSize)
+                           .arg(c->vocabSize).arg(c->maxPositions);
+        if (c->numExperts > 0) text += tr(", %1 experts (top %2)").arg(c->numExperts).arg(c->topK);
+        preset->addItem(qs(name), text);
+    }
+    const QString current = qs(m_explorer->request().model.source);
+    if (const int at = preset->findText(current.mid(current.indexOf(QLatin1Char(':')) + 1)); current.startsWith(QLatin1String("builtin:")) && at >= 0)
+        preset->setCurrentIndex(at);
+    auto* batch = new QSpinBox(d);
+    batch->setObjectName(QStringLiteral("batchSpin"));
+    batch->setRange(1, 1 << 20);
+    batch->setValue(static_cast<int>(m_explorer->request().model.build.batch));
+    batch->setToolTip(tr("Sequences per optimizer step (the global batch)"));
+    auto* seq = new QSpinBox(d);
+    seq->setObjectName(QStringLiteral("seqSpin"));
+    seq->setRange(0, 1 << 20);
+    seq->setSpecialValueText(tr("the model's context, at most 2048"));
+    seq->setValue(static_cast<int>(m_explorer->request().model.build.seq));
+    auto* nodes = new QSpinBox(d);
+    nodes->setObjectName(QStringLiteral("nodesSpin"));
+    nodes->setRange(1, 4096);
+    nodes->setValue(static_cast<int>(m_explorer->request().nodes));
+    auto showAbout = [preset, about, seq] {
+        about->setText(preset->currentData().toString());
+        if (auto c = presetConfig(preset->currentText().toStdString())) seq->setMaximum(static_cast<int>(c->maxPositions));
+    };
+    connect(preset, &QComboBox::currentIndexChanged, d, showAbout);
+    showAbout();
+    form->addRow(tr("Model"), preset);
+    form->addRow(QString(), about);
+    form->addRow(tr("Global batch"), batch);
+    form->addRow(tr("Sequence length"), seq);
+    form->addRow(tr("Nodes"), nodes);
+    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Open | QDialogButtonBox::Cancel, d);
+    form->addRow(buttons);
+    connect(buttons, &QDialogButtonBox::rejected, d, &QDialog::reject);
+    connect(buttons, &QDialogButtonBox::accepted, d, [this, d, preset, batch, seq, nodes] {
+        BuildOptions build = m_explorer->request().model.build;
+        build.batch = batch->value();
+        build.seq = seq->value();
+        m_explorer->setBuildOptions(build);
+        ClusterSettings cluster = m_explorer->cluster();
+        if (cluster.nodes != nodes->value() && !cluster.mesh.isAuto()) cluster.mesh = MeshChoice::automatic();  // a fixed mesh counts the old devices
+        cluster.nodes = nodes->value();
+        m_explorer->setCluster(cluster);
+        m_clusterPanel->refresh();
+        d->accept();
+        openPath(QStringLiteral("builtin:") + preset->currentText());
+    });
+    d->open();
+    return d;
+}
+
 void MainWindow::openPath(const QString& path) { openSource(path, false); }
 
 void MainWindow::openSource(const QString& path, bool searchAfter) {
@@ -381,11 +479,7 @@ void MainWindow::openProject(const QString& path) {
         showError(tr("Cannot open the project"), qs(st.error().toString()));
         return;
     }
-    addRecent(path);
-    m_clusterPanel->refresh();
-    m_profilerPanel->refresh();
-    m_planPanel->undoStack()->clear();
-    statusBar()->showMessage(tr("Opened project %1").arg(path));
+    // The rest when it has opened (Explorer::projectOpened): its model may still fail to load.
 }
 
 void MainWindow::saveProject(const QString& path) {
@@ -394,6 +488,7 @@ void MainWindow::saveProject(const QString& path) {
         return;
     }
     addRecent(path);
+    m_unsaved = false;
     statusBar()->showMessage(tr("Saved project %1").arg(path));
 }
 
@@ -531,25 +626,62 @@ void MainWindow::dropEvent(QDropEvent* event) {
 void MainWindow::resetLayout() {
     restoreState(m_defaultLayout);
     for (QDockWidget* d : findChildren<QDockWidget*>()) d->show();
+    fitDocksToWidth();
+}
+
+void MainWindow::fitDocksToWidth() {
+    // The side docks take a share of the window that leaves the graph and the charts room on a
+    // 1280-px screen and no more than they need on a wide one.
+    const int w = width();
+    resizeDocks({m_treeDock, m_propertiesDock}, {std::clamp(w * 2 / 9, 280, 390), std::clamp(w / 6, 210, 330)}, Qt::Horizontal);
+}
+
+void MainWindow::showEvent(QShowEvent* event) {
+    QMainWindow::showEvent(event);
+    // After the window's first layout at its size (the docks cannot be sized before it).
+    if (!m_shownOnce && !m_layoutRestored) QTimer::singleShot(0, this, &MainWindow::fitDocksToWidth);
+    m_shownOnce = true;
 }
 
 QString MainWindow::glossaryText() {
-    return tr("<p><b>Strategy labels</b> name how a ParallelBlock splits over each mesh axis:</p>"
-              "<ul>"
-              "<li><b>x:rows</b> — the block's leading (batch or sequence) rows split over axis x: <i>data parallel</i> when "
-              "they are the batch (each device its share of sequences), <i>sequence parallel</i> when they are the "
-              "sequence.</li>"
-              "<li><b>x:cols</b> — output columns split over x: <i>tensor parallel, column-parallel</i> (Megatron's "
-              "ColumnParallelLinear; DTensor's ColwiseParallel).</li>"
-              "<li><b>x:contract</b> — the contracted dimension split over x: <i>tensor parallel, row-parallel</i> (partial "
-              "sums all-reduced or reduce-scattered; RowwiseParallel).</li>"
-              "<li>Several axes (<b>x:rows;y:cols</b>) compose: e.g. data parallel over x and tensor parallel over y.</li>"
-              "</ul>"
-              "<p><b>ZeRO</b> 1: optimizer state sharded over the data-parallel devices; 2: gradients too; 3: weights too "
+    // The strategy labels from the one glossary the tables' tooltips use (models.h).
+    return strategyGlossaryHtml() +
+           tr("<p><b>ZeRO</b> 1: optimizer state sharded over the data-parallel devices; 2: gradients too; 3: weights too "
               "(gathered per layer; FSDP). <b>Recomputation</b>: selective = the attention core (what flash attention "
               "does), full = each layer from its input. <b>Micro-batch × rounds</b>: sequences per data-parallel rank per "
               "forward/backward, and the gradient-accumulation steps. A mesh axis is <i>intra</i> (NVLink within a node) "
               "or <i>inter</i> (the network between nodes).</p>");
+}
+
+QWidget* MainWindow::showDocumentation() {
+    // The documents, each a link that opens it (from the source tree this explorer was built from).
+    const std::pair<const char*, QString> docs[] = {
+        {"README.md", tr("set-up and commands")},
+        {"docs/explorer.md", tr("this window, its panels and the project file")},
+        {"docs/planning.md", tr("the cost model, the search and the step simulator")},
+        {"docs/exporters.md", tr("every export format and how to run it")},
+        {"docs/importers.md", tr("HLO, StableHLO and ONNX import")},
+        {"docs/profiler.md", tr("profiling on GPUs, the profile DB")},
+        {"docs/plan-format.md", tr("the plan file")},
+        {"docs/hardware-format.md", tr("hardware specs")},
+        {"docs/BENCHMARKS.md", tr("measured numbers")},
+    };
+    const QDir root(QStringLiteral(CFP_SOURCE_DIR));
+    QString html = tr("<p>The documentation (Markdown, in the source tree):</p><ul>");
+    for (const auto& [file, what] : docs) {
+        const QString path = root.filePath(QString::fromLatin1(file));
+        html += QFileInfo::exists(path) ? QStringLiteral("<li><a href=\"%1\">%2</a> — %3</li>")
+                                              .arg(QUrl::fromLocalFile(path).toString(), QString::fromLatin1(file), what)
+                                        : QStringLiteral("<li>%1 — %2</li>").arg(QString::fromLatin1(file), what);
+    }
+    html += QStringLiteral("</ul>");
+    auto* box = new QMessageBox(QMessageBox::Information, tr("Documentation"), html, QMessageBox::Ok, this);
+    box->setObjectName(QStringLiteral("documentationDialog"));
+    box->setTextFormat(Qt::RichText);
+    box->setTextInteractionFlags(Qt::TextBrowserInteraction);  // links open in the desktop's viewer
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->show();
+    return box;
 }
 
 QWidget* MainWindow::showGlossary() {
@@ -562,6 +694,26 @@ QWidget* MainWindow::showGlossary() {
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
+    if (m_confirmClose && m_unsaved) {
+        QMessageBox ask(QMessageBox::Warning, tr("Unsaved plan"),
+                        tr("The plan and pins of this session are not saved in a project. Save them before closing?"),
+                        QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, this);
+        ask.setObjectName(QStringLiteral("unsavedDialog"));
+        ask.setDefaultButton(QMessageBox::Save);
+        const int answer = ask.exec();
+        if (answer == QMessageBox::Cancel) {
+            event->ignore();
+            return;
+        }
+        if (answer == QMessageBox::Save) {
+            const QString f =
+                QFileDialog::getSaveFileName(this, tr("Save project"), QStringLiteral("project.cfpx.json"), tr("CFP Explorer project (*.json)"));
+            if (f.isEmpty() || (saveProject(f), m_unsaved)) {
+                event->ignore();  // not saved (dialog cancelled or the write failed): stay open
+                return;
+            }
+        }
+    }
     if (m_rememberLayout) {
         QSettings s;
         s.setValue(QStringLiteral("window/geometry"), saveGeometry());
@@ -571,10 +723,11 @@ void MainWindow::closeEvent(QCloseEvent* event) {
     QMainWindow::closeEvent(event);
 }
 
-int MainWindow::screenshot(const QString& path, const std::string& model, QSize size, const QString& estimate) {
+int MainWindow::screenshot(const QString& path, const std::string& model, QSize size, const QString& estimate, int nodes) {
     WindowOptions options;
     options.model = model;
     options.searchOnOpen = true;
+    options.cluster.nodes = nodes;
     MainWindow w(options);
     w.resize(size);
     w.show();
@@ -585,8 +738,10 @@ int MainWindow::screenshot(const QString& path, const std::string& model, QSize 
     QElapsedTimer timer;
     timer.start();
     const int timeoutMs = 15 * 60 * 1000;
-    // Analysis, then search, then the combinations of the layer segment.
+    // Analysis, then search, then the combinations of the layer segment; any error dialog (a
+    // project that cannot be read, too) ends it.
     while (timer.elapsed() < timeoutMs && failure.isEmpty() && !(w.explorer()->plan() && w.explorer()->jobs().isIdle())) {
+        if (w.m_lastError) failure = w.m_lastError->windowTitle() + QStringLiteral(": ") + w.m_lastError->text();
         QApplication::processEvents(QEventLoop::AllEvents, 50);
         QThread::msleep(5);
     }
@@ -622,6 +777,7 @@ int MainWindow::screenshot(const QString& path, const std::string& model, QSize 
     QApplication::processEvents();
     w.graphView()->fitAll();
     QApplication::processEvents();
+    w.fitDocksToWidth();
     const QPixmap pixmap = w.grab();
     if (!pixmap.save(path)) {
         std::fprintf(stderr, "cfp-explorer: error: %s: cannot write the screenshot\n", qPrintable(path));

@@ -12,6 +12,7 @@
 #include "controller.h"
 
 class QComboBox;
+class QDockWidget;
 class QLineEdit;
 
 class QTabWidget;
@@ -39,6 +40,7 @@ struct WindowOptions {
     bool searchOnOpen = false;          // run the search after the first analysis
     bool discoverDevices = true;        // list GPUs on the profiler thread at start
     bool rememberLayout = false;        // restore the window's size and docks from the last session, save on close
+    bool confirmClose = false;          // ask before closing over a plan or pins not saved in a project
 };
 
 class MainWindow : public QMainWindow {
@@ -64,10 +66,15 @@ public:
     QTabWidget* chartTabs() const { return m_chartTabs; }
     // The last error dialog (open until the user closes it), for tests.
     QMessageBox* lastErrorDialog() const { return m_lastError; }
+    // A plan or pins made since the project was last saved or opened (closing asks first).
+    bool hasUnsavedWork() const { return m_unsaved; }
     QStringList recentFiles() const;
 
     // Opens a model source, a project file or (by its "format") decides which it is.
     void openPath(const QString& path);
+    // File > Open built-in model…: a preset with its shape, the global batch, sequence length and
+    // nodes; Open loads it (returned for tests; deletes itself when closed).
+    QDialog* openBuiltinDialog();
     void openProject(const QString& path);
     void saveProject(const QString& path);
     // Finds ops by name or scope; selects the next match after the current one.
@@ -75,24 +82,31 @@ public:
 
     // Loads `model`, analyses, searches and renders, then writes the window as a PNG. Returns the
     // process exit code (0 on success).
-    // `estimate`: a configuration to price in the search panel before the shot (empty: none).
-    static int screenshot(const QString& path, const std::string& model, QSize size = QSize(1720, 1080), const QString& estimate = {});
+    // `estimate`: a configuration to price in the search panel before the shot (empty: none);
+    // `nodes`: the cluster's nodes. Fails (1) when the model, project or search fails.
+    static int screenshot(const QString& path, const std::string& model, QSize size = QSize(1280, 800), const QString& estimate = {},
+                          int nodes = 1);
 
 protected:
     void dragEnterEvent(QDragEnterEvent* event) override;
     void dropEvent(QDropEvent* event) override;
     void closeEvent(QCloseEvent* event) override;
+    void showEvent(QShowEvent* event) override;
 public:
     // View > Reset layout: the docks as the window first laid them out, all shown.
     void resetLayout();
+    // The side docks' widths for the window's width (first show, layout reset, screenshots).
+    void fitDocksToWidth();
+    QWidget* showDocumentation();  // Help > Documentation: links to README.md and docs/
     // Help > Glossary: the strategy labels in the terms engineers use (non-modal; the last one shown).
     QWidget* showGlossary();
     static QString glossaryText();
-protected:
+    // A non-modal error dialog (the last one: lastErrorDialog()); closed when the next analysis or
+    // search starts.
+    void showError(const QString& title, const QString& message);
 
 private:
     void buildActions();
-    void showError(const QString& title, const QString& message);
     void onAnalysis();
     void onPlan();
     void onSelection(const Selection& selection);
@@ -120,9 +134,15 @@ private:
     QComboBox* m_overlay = nullptr;
     QLineEdit* m_find = nullptr;
     QByteArray m_defaultLayout;
+    QDockWidget* m_treeDock = nullptr;
+    QDockWidget* m_propertiesDock = nullptr;
+    bool m_layoutRestored = false;  // the docks as the last session left them
+    bool m_shownOnce = false;
     bool m_rememberLayout = false;
     QMenu* m_recentMenu = nullptr;
     QPointer<QMessageBox> m_lastError;
+    bool m_unsaved = false;
+    bool m_confirmClose = false;
     int m_alternativesSegment = -1;
 };
 

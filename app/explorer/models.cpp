@@ -1,10 +1,13 @@
 #include "models.h"
 
+#include <QAbstractItemView>
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QRegularExpression>
 
 #include <algorithm>
+#include <set>
 
 namespace cfp::explorer {
 
@@ -43,6 +46,133 @@ QColor blockColor(int positionInSegment) {
                                       QColor(0xff, 0x9d, 0xa7), QColor(0x9c, 0x75, 0x5f), QColor(0xe1, 0x57, 0x59),
                                       QColor(0xba, 0xb0, 0xac)};
     return kPalette[static_cast<size_t>(std::max(0, positionInSegment)) % std::size(kPalette)];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Strategy glossary
+
+namespace {
+
+// One axis assignment ("x:rows") in the terms people use. `devices`: " (8 devices)" or empty.
+// Block strategies are made in blocks.cpp (BlockFinder::enumerateStrategies): per mesh axis one
+// factor of the block's entry matmul — a batch factor ("batch", "batch<i>" when it has several),
+// the outermost free factor of its input ("rows"), that of its weight ("cols"), a contracted factor
+// ("contract", "contract<i>"), or none ("-").
+QString termText(const QString& axis, const QString& choice, const QString& devices) {
+    const QString over = QObject::tr("over mesh axis %1%2").arg(axis, devices);
+    if (choice == QLatin1String("rows"))
+        return QObject::tr("the matmul's input rows — its outermost free dimension, in practice the batch of sequences (else the "
+                           "sequence) — split %1: data parallel (each device its share of the sequences, weight gradients "
+                           "all-reduced); sequence parallel when the rows are the sequence")
+            .arg(over);
+    if (choice == QLatin1String("cols"))
+        return QObject::tr("the output columns (the weight's output features) split %1: tensor parallel, column-parallel linear "
+                           "(Megatron's ColumnParallelLinear, DTensor's ColwiseParallel; the input gradient is all-reduced)")
+            .arg(over);
+    if (choice.startsWith(QLatin1String("contract")))
+        return QObject::tr("the contracted dimension%1 (the weight's input features) split %2: tensor parallel, row-parallel "
+                           "linear (Megatron's RowParallelLinear, DTensor's RowwiseParallel); partial sums all-reduced or reduce-scattered")
+            .arg(choice.size() > 8 ? QObject::tr(" %1").arg(choice.mid(8)) : QString(), over);
+    if (choice.startsWith(QLatin1String("batch")))
+        return QObject::tr("batch dimension%1 of a batched matmul split %2: data parallel where it is the batch of sequences "
+                           "(usually batch0), tensor parallel where it is the attention heads (heads split, as in Megatron)")
+            .arg(choice.size() > 5 ? QObject::tr(" %1").arg(choice.mid(5)) : QString(), over);
+    if (choice == QLatin1String("-")) return QObject::tr("mesh axis %1 unused: the block is replicated over it%2").arg(axis, devices);
+    return QObject::tr("factor %1 of the block's matmul split %2").arg(choice, over);
+}
+
+QString recomputeText() {
+    return QObject::tr("+recompute — the block's forward activations are recomputed in the backward pass instead of kept "
+                       "(activation checkpointing): less memory, more compute");
+}
+
+}  // namespace
+
+QString strategyGlossary(const QString& label, const Mesh* mesh) {
+    static const QRegularExpression term(QStringLiteral("([A-Za-z_][A-Za-z0-9_]*):(rows|cols|contract\\d*|batch\\d*|-)"));
+    QStringList lines;
+    std::set<QString> seen;
+    for (auto it = term.globalMatch(label); it.hasNext();) {
+        const auto m = it.next();
+        if (!seen.insert(m.captured(0)).second) continue;
+        const QString axis = m.captured(1);
+        QString devices;
+        if (mesh)
+            if (const MeshAxis* a = mesh->findAxis(axis.toStdString())) devices = QObject::tr(" (%1 devices)").arg(a->size);
+        lines << m.captured(0) + QStringLiteral(" — ") + termText(axis, m.captured(2), devices);
+    }
+    if (label.contains(QLatin1String("+recompute"))) lines << recomputeText();
+    if (lines.size() > 1 && label.contains(QLatin1Char(',')))
+        lines << QObject::tr("Assignments to several axes compose (e.g. data parallel over one, tensor parallel over another).");
+    return lines.join(QLatin1Char('\n'));
+}
+
+QString strategyGlossaryHtml() {
+    QString h = QObject::tr("<p><b>Strategy labels</b> name how a block splits over each mesh axis (axis:choice):</p><ul>");
+    const QString x = QStringLiteral("x");
+    for (const char* choice : {"rows", "cols", "contract", "batch0", "-"})
+        h += QStringLiteral("<li><b>x:%1</b> — %2</li>").arg(QString::fromLatin1(choice), termText(x, QString::fromLatin1(choice), {}).toHtmlEscaped());
+    const QString rc = recomputeText();
+    const qsizetype dash = rc.indexOf(QStringLiteral(" — "));
+    h += QStringLiteral("<li><b>%1</b>%2</li>").arg(rc.left(dash).toHtmlEscaped(), rc.mid(dash).toHtmlEscaped());
+    h += QObject::tr("<li>Several axes (<b>x:rows,y:cols</b>) compose: e.g. data parallel over x and tensor parallel over y.</li></ul>");
+    return h;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Cost hints
+
+std::vector<std::vector<StrategyCost>> strategyCosts(const PlanData& plan, const std::vector<int32_t>& segments) {
+    std::vector<std::vector<StrategyCost>> out;
+    const PlanProblem* problem = plan.outcome ? plan.outcome->problem.get() : nullptr;
+    if (!problem || segments.empty()) return out;
+    const Assignment& base = plan.assignment();
+    if (!problem->checkAssignment(base)) return out;
+    const auto& cover = problem->analysis().cover;
+    for (int32_t s : segments)
+        if (s < 0 || static_cast<size_t>(s) >= cover.segments.size()) return out;
+    const Segment& first = cover.segments[static_cast<size_t>(segments.front())];
+    const int64_t limit = plan.plan().memoryLimitBytes;
+    Assignment a = base;
+    for (int k = 0; k < first.blockCount; ++k) {
+        const int b0 = first.firstBlock + k;
+        const size_t strategies = problem->analysis().blocks.blocks[static_cast<size_t>(b0)].strategies.size();
+        std::vector<StrategyCost> row;
+        for (size_t st = 0; st < strategies; ++st) {
+            for (int32_t s : segments) {
+                const Segment& seg = cover.segments[static_cast<size_t>(s)];
+                if (k >= seg.blockCount) continue;
+                const int b = seg.firstBlock + k;
+                // The plan's recomputation for this block where the strategy offers it, else what it offers.
+                const BlockAssignment* pick = nullptr;
+                for (const BlockAssignment& c : problem->choices(b)) {
+                    if (c.strategy != static_cast<int32_t>(st)) continue;
+                    if (!pick || c.recompute == base[static_cast<size_t>(b)].recompute) pick = &c;
+                    if (c.recompute == base[static_cast<size_t>(b)].recompute) break;
+                }
+                if (pick) a[static_cast<size_t>(b)] = *pick;
+            }
+            StrategyCost c;
+            c.strategy = static_cast<int32_t>(st);
+            c.recompute = a[static_cast<size_t>(b0)].recompute;
+            c.stepSeconds = problem->objective(a);
+            c.memoryBytes = problem->memory(a);
+            c.fits = limit <= 0 || c.memoryBytes <= limit;
+            c.current = base[static_cast<size_t>(b0)].strategy == c.strategy;
+            row.push_back(c);
+        }
+        for (int32_t s : segments) {  // back to the plan for the next block
+            const Segment& seg = cover.segments[static_cast<size_t>(s)];
+            if (k < seg.blockCount) a[static_cast<size_t>(seg.firstBlock + k)] = base[static_cast<size_t>(seg.firstBlock + k)];
+        }
+        const bool anyFits = std::any_of(row.begin(), row.end(), [](const StrategyCost& c) { return c.fits; });
+        StrategyCost* fastest = nullptr;
+        for (StrategyCost& c : row)
+            if ((c.fits || !anyFits) && (!fastest || c.stepSeconds < fastest->stepSeconds)) fastest = &c;
+        if (fastest) fastest->fastest = true;
+        out.push_back(std::move(row));
+    }
+    return out;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -242,8 +372,10 @@ QVariant StructureModel::data(const QModelIndex& index, int role) const {
         }
         const Segment& seg = r.cover.segments[s];
         if (role == Qt::DecorationRole && col == ColName) return {};
-        if (role == Qt::ToolTipRole)
+        if (role == Qt::ToolTipRole) {
+            if (col == ColStrategy && plan) return strategyGlossary(combinationText(r, seg.firstBlock, plan->segments[s].combination), &plan->mesh);
             return tr("Segment %1 of type T%2: blocks %3–%4").arg(s).arg(seg.type).arg(seg.firstBlock).arg(seg.firstBlock + seg.blockCount - 1);
+        }
         if (role != Qt::DisplayRole) return {};
         switch (col) {
         case ColName:
@@ -266,7 +398,11 @@ QVariant StructureModel::data(const QModelIndex& index, int role) const {
         const int seg = m_analysis->segmentOfBlock[b];
         const int pos = static_cast<int>(b) - r.cover.segments[static_cast<size_t>(seg)].firstBlock;
         if (role == Qt::DecorationRole && col == ColName) return blockColor(pos);
-        if (role == Qt::ToolTipRole) return tr("Block %1, entry %2 (%3 strategies)").arg(b).arg(qs(g.op(block.entry).name)).arg(block.strategies.size());
+        if (role == Qt::ToolTipRole) {
+            if (col == ColStrategy && plan)
+                return strategyGlossary(qs(plan->blocks[b].label) + (plan->blocks[b].recompute ? QStringLiteral(" +recompute") : QString()), &plan->mesh);
+            return tr("Block %1, entry %2 (%3 strategies)").arg(b).arg(qs(g.op(block.entry).name)).arg(block.strategies.size());
+        }
         if (role != Qt::DisplayRole) return {};
         switch (col) {
         case ColName: return QStringLiteral("b%1 %2").arg(b).arg(qs(g.op(block.entry).scope));
@@ -463,7 +599,11 @@ QVariant PlanModel::data(const QModelIndex& index, int role) const {
     }
 
     if (role == Qt::ToolTipRole) {
-        if (col == ColCombination && pin) return tr("Pinned by %1").arg(qs(pin->toString()));
+        if (col == ColCombination) {
+            const QString glossary = strategyGlossary(data(index, Qt::DisplayRole).toString(), &p.mesh);
+            if (pin) return tr("Pinned by %1").arg(qs(pin->toString())) + (glossary.isEmpty() ? QString() : QStringLiteral("\n\n") + glossary);
+            return glossary.isEmpty() ? QVariant() : QVariant(glossary);
+        }
         if (col == ColTime) {
             const CostBreakdown* c = segments ? nullptr : &p.segments[static_cast<size_t>(row.id)].cost;
             if (c)
@@ -541,12 +681,42 @@ bool PlanModel::setData(const QModelIndex& index, const QVariant& value, int rol
 // ---------------------------------------------------------------------------------------------
 // CombinationDelegate
 
+namespace {
+
+// The popup's items: a strategy's label and its cost hint (the closed box shows the label only,
+// so the editor stays as wide as the labels).
+class CostHintItemDelegate : public QStyledItemDelegate {
+public:
+    using QStyledItemDelegate::QStyledItemDelegate;
+
+protected:
+    void initStyleOption(QStyleOptionViewItem* option, const QModelIndex& index) const override {
+        QStyledItemDelegate::initStyleOption(option, index);
+        const QString hint = index.data(CombinationDelegate::CostHintRole).toString();
+        if (!hint.isEmpty()) option->text += QStringLiteral("   —   ") + hint;
+    }
+};
+
+}  // namespace
+
 QWidget* CombinationDelegate::createEditor(QWidget* parent, const QStyleOptionViewItem&, const QModelIndex& index) const {
     auto* model = qobject_cast<const PlanModel*>(index.model());
     if (!model || !model->plan()) return nullptr;
-    const auto& report = *model->plan()->analysis->report;
+    const PlanData& plan = *model->plan();
+    const auto& report = *plan.analysis->report;
     const int firstBlock = index.data(PlanModel::FirstBlockRole).toInt();
     const QList<int> combo = index.data(PlanModel::CombinationRole).value<QList<int>>();
+    // The segments the pin would fix: this one, or every segment of the type.
+    const QString target = index.data(PlanModel::PinTargetRole).toString();
+    std::vector<int32_t> segments;
+    if (target.startsWith(QLatin1Char('T'))) {
+        const int type = target.mid(1).toInt();
+        for (size_t s = 0; s < report.cover.segments.size(); ++s)
+            if (report.cover.segments[s].type == type) segments.push_back(static_cast<int32_t>(s));
+    } else {
+        segments.push_back(target.toInt());
+    }
+    const auto costs = strategyCosts(plan, segments);
     auto* editor = new QWidget(parent);
     editor->setAutoFillBackground(true);
     auto* layout = new QHBoxLayout(editor);
@@ -555,9 +725,50 @@ QWidget* CombinationDelegate::createEditor(QWidget* parent, const QStyleOptionVi
     for (int k = 0; k < combo.size(); ++k) {
         auto* box = new QComboBox(editor);
         box->setObjectName(QStringLiteral("block%1").arg(k));
+        box->setItemDelegate(new CostHintItemDelegate(box));
         const ParallelBlock& b = report.blocks.blocks[static_cast<size_t>(firstBlock + k)];
-        for (const BlockStrategy& s : b.strategies) box->addItem(qs(s.label));
-        box->setToolTip(tr("Block %1 (%2)").arg(firstBlock + k).arg(qs(model->plan()->model->graph().op(b.entry).scope)));
+        const std::vector<StrategyCost>* row = static_cast<size_t>(k) < costs.size() ? &costs[static_cast<size_t>(k)] : nullptr;
+        const StrategyCost* current = nullptr;
+        if (row)
+            for (const StrategyCost& c : *row)
+                if (c.current) current = &c;
+        for (size_t s = 0; s < b.strategies.size(); ++s) {
+            const QString label = qs(b.strategies[s].label);
+            box->addItem(label);
+            const int i = box->count() - 1;
+            const QString glossary = strategyGlossary(label, &plan.plan().mesh);
+            if (!row || s >= row->size()) {
+                box->setItemData(i, glossary, Qt::ToolTipRole);
+                continue;
+            }
+            const StrategyCost& c = (*row)[s];
+            QString hint = tr("step %1").arg(formatSeconds(c.stepSeconds));
+            if (current && !c.current) hint += QStringLiteral(" (%1)").arg(formatDelta(c.stepSeconds - current->stepSeconds));
+            hint += tr(" · %1/device").arg(formatBytes(static_cast<double>(c.memoryBytes)));
+            if (c.recompute && plan.plan().policy.recompute == RecomputePolicy::Auto) hint += tr(" · recomputed");
+            if (!c.fits) hint += tr(" · does not fit");
+            if (c.current) hint += tr(" · ◀ current");
+            if (c.fastest) hint += tr(" · ★ fastest");
+            box->setItemData(i, hint, CostHintRole);
+            box->setItemData(i, c.stepSeconds, StepSecondsRole);
+            box->setItemData(i, QVariant::fromValue<qint64>(c.memoryBytes), MemoryBytesRole);
+            box->setItemData(i, label + QStringLiteral(" — ") + hint + QStringLiteral("\n\n") + glossary, Qt::ToolTipRole);
+            if (c.current) {
+                QFont f = box->font();
+                f.setBold(true);
+                box->setItemData(i, f, Qt::FontRole);
+            }
+            if (!c.fits) box->setItemData(i, QColor(0xc0, 0x1f, 0x1f), Qt::ForegroundRole);
+        }
+        // The popup as wide as its items with their hints (the closed box keeps the label's width).
+        box->view()->setMinimumWidth(box->view()->sizeHintForColumn(0) + 24);
+        box->setToolTip(tr("Block %1 (%2)%3")
+                            .arg(firstBlock + k)
+                            .arg(qs(plan.model->graph().op(b.entry).scope))
+                            .arg(row ? tr("\nEach strategy with the whole step's time and the memory per device when this block takes it%1, "
+                                          "every other block as in the plan.")
+                                           .arg(segments.size() > 1 ? tr(" in all %1 segments of the type").arg(segments.size()) : QString())
+                                     : QString()));
         layout->addWidget(box);
     }
     return editor;

@@ -471,7 +471,6 @@ PlanPanel::PlanPanel(Explorer* explorer, QWidget* parent) : QWidget(parent), m_e
     // A long summary wraps instead of widening the window.
     m_summary->setWordWrap(true);
     m_summary->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
-    bar->addWidget(m_summary, 1);
     m_undo = new QUndoStack(this);
     // The buttons say Undo and Redo; what they undo is their tooltip (a pin's text would widen
     // the window by its length).
@@ -500,7 +499,11 @@ PlanPanel::PlanPanel(Explorer* explorer, QWidget* parent) : QWidget(parent), m_e
     connect(exportButton, &QPushButton::clicked, this, &PlanPanel::exportRequested);
     auto* save = new QPushButton(tr("Save plan…"), this);
     connect(save, &QPushButton::clicked, this, &PlanPanel::savePlanRequested);
+    // The summary over the whole width, the buttons on the row below it (beside it, a narrow
+    // window left the summary a column of a few words).
+    layout->addWidget(m_summary);
     for (QWidget* w : std::initializer_list<QWidget*>{undo, redo, clear, m_research, exportButton, save}) bar->addWidget(w);
+    bar->addStretch(1);
     layout->addLayout(bar);
     m_model = new PlanModel(this);
     m_view = new QTreeView(this);

@@ -14,6 +14,8 @@
 #include <QElapsedTimer>
 #include <QLabel>
 #include <QLineEdit>
+#include <QDialog>
+#include <QDialogButtonBox>
 #include <QDockWidget>
 #include <QMenu>
 #include <QMenuBar>
@@ -392,6 +394,78 @@ private slots:
         for (const char* term : {"data parallel", "ColwiseParallel", "RowwiseParallel", "ZeRO", "x:contract"})
             QVERIFY2(MainWindow::glossaryText().contains(QLatin1String(term)), term);
         glossary->close();
+        // Help > Documentation links every document that exists.
+        auto* docs = qobject_cast<QMessageBox*>(w.showDocumentation());
+        QVERIFY(docs && docs->isVisible());
+        QVERIFY2(docs->text().contains(QStringLiteral("href=\"file://")) && docs->text().contains(QStringLiteral("planning.md</a>")),
+                 qPrintable(docs->text()));
+        docs->close();
+    }
+
+    // A working session's edges: the window on a 1280×800 screen, a built-in model opened with
+    // its options, an old error dialog gone when the next job starts, and closing over an unsaved
+    // plan asks first (Cancel keeps the window, Discard closes it).
+    void builtinDialogErrorsAndClosing() {
+        WindowOptions o = smallModel();
+        o.confirmClose = true;
+        MainWindow w(o);
+        w.resize(1280, 800);
+        w.show();
+        QVERIFY(waitAnalysis(w));
+        QVERIFY(!w.hasUnsavedWork());
+        auto* dialog = w.openBuiltinDialog();
+        QVERIFY(dialog);
+        auto* preset = dialog->findChild<QComboBox*>(QStringLiteral("presetCombo"));
+        QVERIFY(preset && preset->count() >= 5);
+        preset->setCurrentIndex(preset->findText(QStringLiteral("llama2-7b")));
+        QVERIFY(dialog->findChild<QLabel*>() != nullptr);
+        dialog->findChild<QSpinBox*>(QStringLiteral("batchSpin"))->setValue(4);
+        dialog->findChild<QSpinBox*>(QStringLiteral("seqSpin"))->setValue(256);
+        dialog->findChild<QSpinBox*>(QStringLiteral("nodesSpin"))->setValue(2);
+        dialog->findChild<QDialogButtonBox*>()->button(QDialogButtonBox::Open)->click();
+        QElapsedTimer t;
+        t.start();
+        while (w.explorer()->request().model.source != "builtin:llama2-7b" && !w.lastErrorDialog() && t.elapsed() < kWaitMs) QTest::qWait(5);
+        QVERIFY2(!w.lastErrorDialog(), qPrintable(w.lastErrorDialog() ? w.lastErrorDialog()->text() : QString()));
+        QVERIFY(waitAnalysis(w));
+        QVERIFY(w.explorer()->request().mesh.isAuto());  // the fixed mesh of 8 counted one node
+        QCOMPARE(w.explorer()->analysis()->model->loaded->graph.name(), std::string("llama2-7b"));
+        QCOMPARE(w.explorer()->request().model.build.batch, int64_t{4});
+        QCOMPARE(w.explorer()->request().model.build.seq, int64_t{256});
+        QCOMPARE(w.explorer()->request().nodes, int64_t{2});
+        QCOMPARE(w.recentFiles().value(0), QStringLiteral("builtin:llama2-7b"));
+        // An error dialog closes when the next search starts.
+        w.showError(QStringLiteral("Search failed"), QStringLiteral("an earlier failure"));
+        QPointer<QMessageBox> old = w.lastErrorDialog();
+        QVERIFY(old && old->isVisible());
+        w.explorer()->setCluster([&] { ClusterSettings c = w.explorer()->cluster(); c.nodes = 1; c.mesh = cfp::test::meshOf("8"); return c; }());
+        w.explorer()->search();
+        QTRY_VERIFY(!old || !old->isVisible());
+        QVERIFY(waitIdle(w) && w.explorer()->plan());
+        // After a search the window still fits the screen, and the plan is unsaved work.
+        QVERIFY2(w.minimumSizeHint().width() <= 1280 && w.minimumSizeHint().height() <= 800,
+                 qPrintable(QStringLiteral("%1x%2").arg(w.minimumSizeHint().width()).arg(w.minimumSizeHint().height())));
+        QVERIFY(w.hasUnsavedWork());
+        auto answer = [](QMessageBox::StandardButton button) {
+            QTimer::singleShot(0, [button] {
+                for (QWidget* top : QApplication::topLevelWidgets())
+                    if (auto* box = qobject_cast<QMessageBox*>(top); box && box->objectName() == QLatin1String("unsavedDialog"))
+                        box->button(button)->click();
+            });
+        };
+        answer(QMessageBox::Cancel);
+        QVERIFY(!w.close());
+        QVERIFY(w.isVisible());
+        answer(QMessageBox::Discard);
+        QVERIFY(w.close());
+        // Saving a project clears the mark.
+        MainWindow again(smallModel());
+        again.show();
+        QVERIFY(waitAnalysis(again));
+        QVERIFY(searchAndWait(again));
+        QVERIFY(again.hasUnsavedWork());
+        again.saveProject(path("saved.cfpx.json"));
+        QVERIFY(!again.hasUnsavedWork());
     }
 
     // Every export format: the GUI's file equals the bytes `cfp export` writes from the saved plan.
@@ -669,6 +743,7 @@ private slots:
                 l[0] = (l[0] + 1) % static_cast<int>(w.explorer()->plan()->analysis->report->blocks.blocks[static_cast<size_t>(w.explorer()->plan()->plan().segments[1].firstBlock)].strategies.size());
                 return l;
             }());
+            QVERIFY(searchAndWait(w));  // the saved plan answers the project: reopening restores it
             pin = w.explorer()->pins().at(0);
             w.saveProject(project);
         }
@@ -678,7 +753,7 @@ private slots:
         QCOMPARE(saved->model.source, std::string("builtin:gpt3-125m"));
         QCOMPARE(saved->model.build.seq, int64_t{128});
         QCOMPARE(saved->mesh.toString(), std::string("x=8"));
-        // Reload in a fresh window: the model, settings and pins come back and the search honours them.
+        // Reload in a fresh window: the model, settings and pins come back, the saved plan with them.
         WindowOptions o;
         o.discoverDevices = false;
         o.model = project.toStdString();
