@@ -36,6 +36,8 @@ std::string typeName(const Graph& graph, const AnalysisReport& report, const Seg
     auto isNumber = [](const std::string& s) { return !s.empty() && std::all_of(s.begin(), s.end(), ::isdigit); };
     auto isStack = [](const std::string& w) { return w == "layers" || w == "layer" || w == "h" || w == "blocks" || w == "block"; };
     const bool numbered = !common.empty() && isNumber(common.back());
+    // One layer on its own (layer 0, which also computes what every layer reads): its own name.
+    if (numbered && !repeated && common.size() == 2 && isStack(common[0])) return common[0] + "." + common[1];
     if (numbered) common.pop_back();
     // A repeated window of a layer stack ("layers.N.mlp…" and "layers.N+1.attn…") is a layer,
     // wherever the window starts within it.
