@@ -42,40 +42,16 @@
 #include "panels.h"
 #include "controller.h"
 #include "plan_helpers.h"
+#include "window_helpers.h"
 #include "view_format.h"
 #include "plan/planner.h"
 #include "sharding/mesh.h"
 
 using namespace cfp;
 using namespace cfp::explorer;
+using namespace cfp::test::gui;
 
 namespace {
-
-constexpr int kWaitMs = 300000;
-
-QByteArray slurp(const QString& path) {
-    QFile f(path);
-    if (!f.open(QIODevice::ReadOnly)) return {};
-    return f.readAll();
-}
-
-void spit(const QString& path, const QByteArray& bytes) {
-    QFile f(path);
-    QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
-    f.write(bytes);
-}
-
-WindowOptions smallModel() {
-    WindowOptions o;
-    o.model = "builtin:gpt3-125m";
-    o.build.batch = 8;
-    o.build.seq = 128;
-    o.cluster.mesh = cfp::test::meshOf("8");
-    o.discoverDevices = false;
-    return o;
-}
-
-bool waitIdle(MainWindow& w) { return w.explorer()->jobs().waitForIdle(kWaitMs); }
 
 // `cfp estimate --json` of a configuration on smallModel()'s model and cluster (empty on failure).
 QJsonObject cliEstimate(const QString& config) {
@@ -83,19 +59,6 @@ QJsonObject cliEstimate(const QString& config) {
     p.start(QStringLiteral(CFP_CLI_PATH), {"estimate", "builtin:gpt3-125m", "--batch", "8", "--seq", "128", "--config", config, "--json"});
     if (!p.waitForFinished(120000) || p.exitCode() != 0) return {};
     return QJsonDocument::fromJson(p.readAllStandardOutput()).object();
-}
-
-// Waits for the first analysis of a fresh window (its job starts from the event loop).
-bool waitAnalysis(MainWindow& w) {
-    QElapsedTimer t;
-    t.start();
-    while (!w.explorer()->analysis() && t.elapsed() < kWaitMs) QTest::qWait(5);
-    return waitIdle(w) && w.explorer()->analysis();
-}
-
-bool searchAndWait(MainWindow& w) {
-    w.explorer()->search();
-    return waitIdle(w) && w.explorer()->plan();
 }
 
 }  // namespace
@@ -107,16 +70,7 @@ class TestExplorer : public QObject {
 
 private slots:
     void initTestCase() {
-        QVERIFY(dir_.isValid());
-        // CFP_KEEP_TEST_FILES=1 keeps the exports, charts and projects for a look afterwards.
-        if (qEnvironmentVariableIsSet("CFP_KEEP_TEST_FILES")) {
-            dir_.setAutoRemove(false);
-            qInfo("test files kept in %s", qPrintable(dir_.path()));
-        }
-        // Recent files go to a settings file of this test only.
-        qputenv("XDG_CONFIG_HOME", dir_.filePath("config").toUtf8());
-        QCoreApplication::setOrganizationName("cfp-explorer-test");
-        QCoreApplication::setApplicationName("tst_explorer");
+        setUpTestFiles(dir_, "tst_explorer");
     }
 
     // The default model opens at once (the window is up before the model), is analysed off the
@@ -824,7 +778,7 @@ private slots:
         const std::string source = w.explorer()->request().model.source;
         const QStringList recentBefore = w.recentFiles();
         const QString bad = path("broken-graph.json");
-        spit(bad, "{\"format\": \"cfp-graph\", \"version\": 1, \"ops\": [ {\"name\": ");
+        QVERIFY(spit(bad, "{\"format\": \"cfp-graph\", \"version\": 1, \"ops\": [ {\"name\": "));
         w.openPath(bad);
         QVERIFY(waitIdle(w));
         QVERIFY(w.lastErrorDialog());
@@ -844,7 +798,7 @@ private slots:
         w.explorer()->setPins({});
 
         const QString badProject = path("broken.cfpx.json");
-        spit(badProject, "{\"format\": \"cfp-explorer-project\", \"version\": 1, \"nodes\": \"two\"}");
+        QVERIFY(spit(badProject, "{\"format\": \"cfp-explorer-project\", \"version\": 1, \"nodes\": \"two\"}"));
         w.openPath(badProject);
         QVERIFY(w.lastErrorDialog());
         QVERIFY(w.lastErrorDialog()->text().contains(QStringLiteral("request.")));
@@ -884,7 +838,7 @@ private slots:
         QCOMPARE(w.explorer()->analysis()->model->loaded->kind, ModelSourceKind::HloText);
         QVERIFY(searchAndWait(w));
         const QString bad = path("broken.hlo");
-        spit(bad, "HloModule m\nENTRY e {\n  p = f32[4] parameter(0)\n  ROOT n = f32[5] negate(p)\n}\n");
+        QVERIFY(spit(bad, "HloModule m\nENTRY e {\n  p = f32[4] parameter(0)\n  ROOT n = f32[5] negate(p)\n}\n"));
         w.openPath(bad);
         QVERIFY(waitIdle(w));
         QVERIFY(w.lastErrorDialog());

@@ -16,36 +16,14 @@
 #include "graph_view.h"
 #include "main_window.h"
 #include "plan_helpers.h"
+#include "window_helpers.h"
 #include "view_format.h"
 
 using namespace cfp;
 using namespace cfp::explorer;
+using namespace cfp::test::gui;
 
 namespace {
-
-constexpr int kWaitMs = 300000;
-
-WindowOptions smallModel() {
-    WindowOptions o;
-    o.model = "builtin:gpt3-125m";
-    o.build.batch = 8;
-    o.build.seq = 128;
-    o.cluster.mesh = cfp::test::meshOf("8");
-    o.discoverDevices = false;
-    return o;
-}
-
-bool waitAnalysis(MainWindow& w) {
-    QElapsedTimer t;
-    t.start();
-    while (!w.explorer()->analysis() && t.elapsed() < kWaitMs) QTest::qWait(5);
-    return w.explorer()->jobs().waitForIdle(kWaitMs) && w.explorer()->analysis();
-}
-
-bool searchAndWait(MainWindow& w) {
-    w.explorer()->search();
-    return w.explorer()->jobs().waitForIdle(kWaitMs) && w.explorer()->plan();
-}
 
 // The run with the most segments (the layers).
 int layerRun(const AnalysisData& a) {
@@ -71,10 +49,7 @@ class TestGraphView : public QObject {
 
 private slots:
     void initTestCase() {
-        QVERIFY(dir_.isValid());
-        qputenv("XDG_CONFIG_HOME", dir_.filePath("config").toUtf8());
-        QCoreApplication::setOrganizationName("cfp-explorer-test");
-        QCoreApplication::setApplicationName("tst_graph_view");
+        setUpTestFiles(dir_, "tst_graph_view");
         w_ = std::make_unique<MainWindow>(smallModel());
         w_->show();
         QVERIFY(waitAnalysis(*w_));

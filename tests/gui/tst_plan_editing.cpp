@@ -22,39 +22,15 @@
 #include "models.h"
 #include "panels.h"
 #include "plan_helpers.h"
+#include "window_helpers.h"
 #include "plan/alternatives.h"
 #include "view_format.h"
 
 using namespace cfp;
 using namespace cfp::explorer;
+using namespace cfp::test::gui;
 
 namespace {
-
-constexpr int kWaitMs = 300000;
-
-WindowOptions smallModel() {
-    WindowOptions o;
-    o.model = "builtin:gpt3-125m";
-    o.build.batch = 8;
-    o.build.seq = 128;
-    o.cluster.mesh = cfp::test::meshOf("8");
-    o.discoverDevices = false;
-    return o;
-}
-
-bool waitIdle(MainWindow& w) { return w.explorer()->jobs().waitForIdle(kWaitMs); }
-
-bool waitAnalysis(MainWindow& w) {
-    QElapsedTimer t;
-    t.start();
-    while (!w.explorer()->analysis() && t.elapsed() < kWaitMs) QTest::qWait(5);
-    return waitIdle(w) && w.explorer()->analysis();
-}
-
-bool searchAndWait(MainWindow& w) {
-    w.explorer()->search();
-    return waitIdle(w) && w.explorer()->plan();
-}
 
 // The row of `alt` that differs from the chosen one only in block k, which takes `strategy` with
 // the chosen row's recomputation where that exists (the rule of strategyCosts); null if none.
@@ -83,14 +59,7 @@ class TestPlanEditing : public QObject {
 
 private slots:
     void initTestCase() {
-        QVERIFY(dir_.isValid());
-        if (qEnvironmentVariableIsSet("CFP_KEEP_TEST_FILES")) {
-            dir_.setAutoRemove(false);
-            qInfo("test files kept in %s", qPrintable(dir_.path()));
-        }
-        qputenv("XDG_CONFIG_HOME", dir_.filePath("config").toUtf8());
-        QCoreApplication::setOrganizationName("cfp-explorer-test");
-        QCoreApplication::setApplicationName("tst_plan_editing");
+        setUpTestFiles(dir_, "tst_plan_editing");
     }
 
     // The glossary: each axis assignment in the terms people use; each term once; axis sizes.

@@ -16,34 +16,12 @@
 #include "main_window.h"
 #include "panels.h"
 #include "plan_helpers.h"
+#include "window_helpers.h"
 #include "profiler/profile_db.h"
 
 using namespace cfp;
 using namespace cfp::explorer;
-
-namespace {
-
-constexpr int kWaitMs = 300000;
-
-// GPT-3 125M at batch 8 × sequence 128 on a mesh of 8: a profiling run of a few seconds.
-WindowOptions smallModel() {
-    WindowOptions o;
-    o.model = "builtin:gpt3-125m";
-    o.build.batch = 8;
-    o.build.seq = 128;
-    o.cluster.mesh = cfp::test::meshOf("8");
-    o.discoverDevices = false;
-    return o;
-}
-
-bool waitAnalysis(MainWindow& w) {
-    QElapsedTimer t;
-    t.start();
-    while (!w.explorer()->analysis() && t.elapsed() < kWaitMs) QTest::qWait(5);
-    return w.explorer()->jobs().waitForIdle(kWaitMs) && w.explorer()->analysis();
-}
-
-}  // namespace
+using namespace cfp::test::gui;
 
 class TestProfilePanel : public QObject {
     Q_OBJECT

@@ -17,58 +17,21 @@
 #include "main_window.h"
 #include "panels.h"
 #include "plan_helpers.h"
+#include "window_helpers.h"
 #include "plan/plan_json.h"
 #include "workflow/request.h"
 
 using namespace cfp;
 using namespace cfp::explorer;
+using namespace cfp::test::gui;
 
 namespace {
-
-constexpr int kWaitMs = 300000;
-
-QByteArray slurp(const QString& path) {
-    QFile f(path);
-    if (!f.open(QIODevice::ReadOnly)) return {};
-    return f.readAll();
-}
-
-void spit(const QString& path, const QByteArray& bytes) {
-    QFile f(path);
-    QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
-    f.write(bytes);
-}
-
-WindowOptions smallModel() {
-    WindowOptions o;
-    o.model = "builtin:gpt3-125m";
-    o.build.batch = 8;
-    o.build.seq = 128;
-    o.cluster.mesh = cfp::test::meshOf("8");
-    o.discoverDevices = false;
-    return o;
-}
 
 WindowOptions projectWindow(const QString& project) {
     WindowOptions o;
     o.discoverDevices = false;
     o.model = project.toStdString();
     return o;
-}
-
-bool waitIdle(MainWindow& w) { return w.explorer()->jobs().waitForIdle(kWaitMs); }
-
-// Waits for the first analysis of a fresh window (its job starts from the event loop).
-bool waitAnalysis(MainWindow& w) {
-    QElapsedTimer t;
-    t.start();
-    while (!w.explorer()->analysis() && t.elapsed() < kWaitMs) QTest::qWait(5);
-    return waitIdle(w) && w.explorer()->analysis();
-}
-
-bool searchAndWait(MainWindow& w) {
-    w.explorer()->search();
-    return waitIdle(w) && w.explorer()->plan();
 }
 
 // Waits for a fresh project window's first job to start and every job to end.
@@ -143,14 +106,7 @@ class TestProject : public QObject {
 
 private slots:
     void initTestCase() {
-        QVERIFY(dir_.isValid());
-        if (qEnvironmentVariableIsSet("CFP_KEEP_TEST_FILES")) {
-            dir_.setAutoRemove(false);
-            qInfo("test files kept in %s", qPrintable(dir_.path()));
-        }
-        qputenv("XDG_CONFIG_HOME", dir_.filePath("config").toUtf8());
-        QCoreApplication::setOrganizationName("cfp-explorer-test");
-        QCoreApplication::setApplicationName("tst_project");
+        setUpTestFiles(dir_, "tst_project");
     }
 
     // Save after a pinned search, open in a fresh window: the plan is there with the same step
@@ -280,7 +236,7 @@ private slots:
             text.replace(at, from.size(), to);
         }
         const QString edited = path(QStringLiteral("edited-%1.cfpx.json").arg(QString::fromLatin1(QTest::currentDataTag()).replace(' ', '-')));
-        spit(edited, text);
+        QVERIFY(spit(edited, text));
         auto read = readProjectFile(edited.toStdString());
         QVERIFY2(read, read ? "" : read.error().toString().c_str());
 
@@ -339,7 +295,7 @@ private slots:
         QFETCH(QString, model);
         QFETCH(QByteArray, contents);
         const QString modelPath = path(model);
-        if (!contents.isEmpty()) spit(modelPath, contents);
+        if (!contents.isEmpty()) QVERIFY(spit(modelPath, contents));
         else QFile::remove(modelPath);
 
         MainWindow w(smallModel());
