@@ -196,16 +196,44 @@ ClusterPanel::ClusterPanel(Explorer* explorer, QWidget* parent) : QWidget(parent
     apply->setObjectName(QStringLiteral("applyButton"));
     connect(apply, &QPushButton::clicked, this, &ClusterPanel::apply);
     form->addRow(QString(), apply);
+    m_editedNote = new QLabel(tr("Edited: <b>Apply and analyse</b> to use these settings"), this);
+    m_editedNote->setObjectName(QStringLiteral("editedNote"));
+    m_editedNote->setWordWrap(true);
+    m_editedNote->setStyleSheet(QStringLiteral("color: #b06000;"));
+    m_editedNote->hide();
+    form->addRow(QString(), m_editedNote);
+    // Any change a person makes (not refresh's) is an edit until applied.
+    auto edited = [this] {
+        if (m_refreshing) return;
+        m_edited = true;
+        m_editedNote->show();
+    };
+    for (QSpinBox* box : findChildren<QSpinBox*>()) connect(box, &QSpinBox::valueChanged, this, edited);
+    for (QDoubleSpinBox* box : findChildren<QDoubleSpinBox*>()) connect(box, &QDoubleSpinBox::valueChanged, this, edited);
+    for (QComboBox* box : findChildren<QComboBox*>()) connect(box, &QComboBox::currentTextChanged, this, edited);
+    for (QCheckBox* box : findChildren<QCheckBox*>()) connect(box, &QCheckBox::toggled, this, edited);
 
     connect(m_hardware, &QComboBox::currentTextChanged, this, &ClusterPanel::updateMeshChoices);
     connect(m_nodes, &QSpinBox::valueChanged, this, &ClusterPanel::updateMeshChoices);
     connect(m_stages, &QSpinBox::valueChanged, this, &ClusterPanel::updateMeshChoices);
-    connect(explorer, &Explorer::modelChanged, this, &ClusterPanel::refresh);
-    connect(explorer, &Explorer::analysisChanged, this, &ClusterPanel::refresh);
+    connect(explorer, &Explorer::modelChanged, this, &ClusterPanel::followModel);
+    connect(explorer, &Explorer::analysisChanged, this, &ClusterPanel::followModel);
     refresh();
 }
 
+void ClusterPanel::followModel() {
+    if (!m_edited) {
+        refresh();
+        return;
+    }
+    // Edits not applied yet are the person's work: kept, and still marked.
+    m_model->setText(qs(m_explorer->request().model.source));
+}
+
 void ClusterPanel::refresh() {
+    m_refreshing = true;
+    m_edited = false;
+    m_editedNote->hide();
     const PlanRequest& p = m_explorer->request();
     m_model->setText(qs(p.model.source));
     m_batch->setValue(static_cast<int>(p.model.build.batch));
@@ -227,6 +255,7 @@ void ClusterPanel::refresh() {
     m_bucket->setValue(static_cast<int>((p.policy.bucketBytes > 0 ? p.policy.bucketBytes : kDefaultBucketBytes) / 1'000'000));
     m_stages->setValue(std::max<int32_t>(1, p.pipeline.stages));
     m_chunks->setValue(std::max<int32_t>(1, p.pipeline.chunksPerRank));
+    m_refreshing = false;
 }
 
 void ClusterPanel::updateMeshChoices() {
@@ -297,6 +326,8 @@ void ClusterPanel::apply() {
         return;
     }
     m_explorer->setCluster(c);
+    m_edited = false;
+    m_editedNote->hide();
     m_explorer->analyse();
 }
 

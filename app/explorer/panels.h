@@ -31,8 +31,10 @@ class ClusterPanel : public QWidget {
     Q_OBJECT
 public:
     explicit ClusterPanel(Explorer* explorer, QWidget* parent = nullptr);
-    // Shows the explorer's current settings.
+    // Shows the explorer's current settings (over any edits not applied yet).
     void refresh();
+    // Settings edited in the panel and not applied yet (a model opened meanwhile keeps them).
+    bool hasUnappliedEdits() const { return m_edited; }
     // Sends the panel's settings to the explorer and re-analyses.
     void apply();
 
@@ -57,7 +59,12 @@ signals:
 
 private:
     void updateMeshChoices();
+    // A model opened or analysed: its source shown; the other settings too unless edited.
+    void followModel();
     Explorer* m_explorer;
+    bool m_edited = false;
+    bool m_refreshing = false;
+    QLabel* m_editedNote = nullptr;
     QLabel* m_model = nullptr;
     QComboBox* m_hardware = nullptr;
     QSpinBox* m_nodes = nullptr;

@@ -356,6 +356,34 @@ private slots:
         docs->close();
     }
 
+    // Settings edited in the cluster panel and not applied survive opening another model (marked
+    // as edits); Apply uses them and clears the mark; a project's settings replace them.
+    void openKeepsUnappliedEdits() {
+        MainWindow w(smallModel());
+        w.show();
+        QVERIFY(waitAnalysis(w));
+        ClusterPanel* panel = w.clusterPanel();
+        auto* note = panel->findChild<QLabel*>(QStringLiteral("editedNote"));
+        QVERIFY(note && !note->isVisibleTo(panel));
+        panel->batchBox()->setValue(16);
+        panel->seqBox()->setValue(64);
+        QVERIFY(panel->hasUnappliedEdits());
+        QVERIFY(note->isVisibleTo(panel));
+        w.openPath(QStringLiteral("builtin:gpt2"));
+        QTRY_VERIFY_WITH_TIMEOUT(w.explorer()->analysis() && w.explorer()->analysis()->graph().name() == "gpt2", kWaitMs);
+        QVERIFY(waitIdle(w));
+        QCOMPARE(panel->batchBox()->value(), 16);
+        QCOMPARE(panel->seqBox()->value(), 64);
+        QVERIFY(panel->hasUnappliedEdits());
+        QCOMPARE(w.explorer()->request().model.build.batch, int64_t{8});  // not applied yet
+        panel->apply();
+        QVERIFY(waitIdle(w));
+        QVERIFY(!panel->hasUnappliedEdits());
+        QVERIFY(!note->isVisibleTo(panel));
+        QCOMPARE(w.explorer()->request().model.build.batch, int64_t{16});
+        QCOMPARE(w.explorer()->request().model.build.seq, int64_t{64});
+    }
+
     // A working session's edges: the window on a 1280×800 screen, a built-in model opened with
     // its options, an old error dialog gone when the next job starts, and closing over an unsaved
     // plan asks first (Cancel keeps the window, Discard closes it).
