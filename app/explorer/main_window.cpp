@@ -1,6 +1,7 @@
 #include "main_window.h"
 
 #include "models/models.h"
+#include "plan/plan_json.h"
 
 #include <QAction>
 #include <QApplication>
@@ -41,6 +42,7 @@
 #include <cstdio>
 
 #include "charts.h"
+#include "compare_dialog.h"
 #include "graph_view.h"
 #include "models.h"
 #include "panels.h"
@@ -310,6 +312,10 @@ void MainWindow::buildActions() {
     file->addSeparator();
     file->addAction(tr("Save &plan…"), m_planPanel, &PlanPanel::savePlanRequested);
     file->addAction(tr("&Export plan…"), m_planPanel, &PlanPanel::exportRequested);
+    file->addAction(tr("&Compare with a saved plan…"), this, [this] {
+        const QString f = QFileDialog::getOpenFileName(this, tr("Compare with a saved plan"), {}, tr("Plan (*.json)"));
+        if (!f.isEmpty()) compareWithPlan(f);
+    });
     file->addSeparator();
     QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
@@ -385,6 +391,23 @@ void MainWindow::openModelDialog() {
         this, tr("Open model or project"), {},
         tr("Models and projects (*.json *.hlo *.txt *.mlir *.stablehlo *.onnx);;Native graph or config.json (*.json);;XLA HLO text (*.hlo *.txt);;StableHLO (*.mlir *.stablehlo);;ONNX (*.onnx);;All files (*)"));
     if (!f.isEmpty()) openPath(f);
+}
+
+QDialog* MainWindow::compareWithPlan(const QString& path) {
+    auto plan = m_explorer->plan();
+    if (!plan) {
+        showError(tr("Cannot compare"), tr("No plan yet: search first, then compare it with a saved one."));
+        return nullptr;
+    }
+    auto saved = readPlanFile(path.toStdString());
+    if (!saved) {
+        showError(tr("Cannot read the plan"), qs(saved.error().toString()));
+        return nullptr;
+    }
+    auto* d = new CompareDialog(plan->plan(), *saved, plan->model->graph(), QFileInfo(path).fileName(), this);
+    d->setAttribute(Qt::WA_DeleteOnClose);
+    d->show();
+    return d;
 }
 
 QDialog* MainWindow::openBuiltinDialog() {

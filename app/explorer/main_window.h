@@ -75,6 +75,9 @@ public:
     // File > Open built-in model…: a preset with its shape, the global batch, sequence length and
     // nodes; Open loads it (returned for tests; deletes itself when closed).
     QDialog* openBuiltinDialog();
+    // File > Compare with a saved plan…: the current plan and the plan file side by side (an error
+    // dialog without a plan or for a file that is not one); returned for tests.
+    QDialog* compareWithPlan(const QString& path);
     void openProject(const QString& path);
     void saveProject(const QString& path);
     // Finds ops by name or scope; selects the next match after the current one.

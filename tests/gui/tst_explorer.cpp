@@ -36,6 +36,7 @@
 #include <QtTest>
 
 #include "charts.h"
+#include "compare_dialog.h"
 #include "graph_view.h"
 #include "main_window.h"
 #include "models.h"
@@ -354,6 +355,40 @@ private slots:
         QVERIFY2(docs->text().contains(QStringLiteral("href=\"file://")) && docs->text().contains(QStringLiteral("planning.md</a>")),
                  qPrintable(docs->text()));
         docs->close();
+    }
+
+    // File > Compare with a saved plan: the same plan compares equal; after a pin and a re-search
+    // the pinned segment, the step time and the pins differ, shown in bold; a file that is not a
+    // plan is an error dialog.
+    void comparesWithASavedPlan() {
+        MainWindow w(smallModel());
+        w.show();
+        QVERIFY(waitAnalysis(w));
+        QVERIFY(searchAndWait(w));
+        const QString saved = path("compare-saved.json");
+        w.explorer()->savePlan(saved);
+        QVERIFY(waitIdle(w));
+        QVERIFY(QFile::exists(saved));
+        const Plan first = w.explorer()->plan()->plan();
+        for (const CompareRow& r : comparePlans(first, first, w.explorer()->plan()->model->graph()))
+            QVERIFY2(!r.differs, qPrintable(r.what));
+        const SegmentPlan& sp = first.segments[1];
+        QList<int> combo(sp.combination.begin(), sp.combination.end());
+        combo[0] = (combo[0] + 1) % static_cast<int>(w.explorer()->plan()->analysis->report->blocks.blocks[static_cast<size_t>(sp.firstBlock)].strategies.size());
+        w.planPanel()->pin(QStringLiteral("1"), combo);
+        QVERIFY(searchAndWait(w));
+        auto* d = qobject_cast<CompareDialog*>(w.compareWithPlan(saved));
+        QVERIFY(d && d->isVisible());
+        QStringList differing;
+        for (int i = 0; i < d->table()->topLevelItemCount(); ++i)
+            if (d->table()->topLevelItem(i)->font(0).bold()) differing << d->table()->topLevelItem(i)->text(0);
+        QVERIFY2(differing.contains(QStringLiteral("segment #1")) && differing.contains(QStringLiteral("pins")), qPrintable(differing.join(", ")));
+        QVERIFY(!differing.contains(QStringLiteral("model")) && !differing.contains(QStringLiteral("mesh")));
+        if (qEnvironmentVariableIsSet("CFP_SHOT_DIR")) d->grab().save(qEnvironmentVariable("CFP_SHOT_DIR") + "/compare.png");  // to look at it
+        d->close();
+        QVERIFY(spit(path("not-a-plan.json"), "{\"format\": \"something else\"}"));
+        QVERIFY(!w.compareWithPlan(path("not-a-plan.json")));
+        QVERIFY(w.lastErrorDialog() && w.lastErrorDialog()->windowTitle() == QStringLiteral("Cannot read the plan"));
     }
 
     // Settings edited in the cluster panel and not applied survive opening another model (marked
