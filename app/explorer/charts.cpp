@@ -64,7 +64,16 @@ void addTitle(QCustomPlot* plot, const QString& title) {
     QFont f = plot->font();
     f.setPointSize(10);
     f.setBold(true);
-    plot->plotLayout()->addElement(0, 0, new QCPTextElement(plot, title, f));
+    auto* element = new QCPTextElement(plot, title, f);
+    // A title never sets the chart's width: in a narrow window it is elided at the end (…), whole
+    // again when there is room.
+    const QFontMetrics metrics(f);
+    element->setMinimumSize(80, metrics.height() + 4);
+    QObject::connect(plot, &QCustomPlot::beforeReplot, element, [plot, element, title, metrics] {
+        const QString fitted = metrics.elidedText(title, Qt::ElideRight, std::max(80, plot->width() - 12));
+        if (element->text() != fitted) element->setText(fitted);
+    });
+    plot->plotLayout()->addElement(0, 0, element);
 }
 
 }  // namespace
