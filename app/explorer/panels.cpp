@@ -9,6 +9,7 @@
 #include <QDialogButtonBox>
 #include <QDir>
 #include <QFileInfo>
+#include <QSettings>
 #include <QStandardPaths>
 #include <QDoubleSpinBox>
 #include <QFileDialog>
@@ -1047,8 +1048,14 @@ ExportDialog::ExportDialog(Explorer* explorer, QWidget* parent) : QDialog(parent
         const QString ext = qs(std::string(exportFormatExtension(*f)));
         QString path = m_path->text();
         const int dot = path.lastIndexOf(QLatin1Char('.'));
-        if (path.isEmpty() || path == *suggested)
-            path = QStringLiteral("plan_%1%2").arg(m_format->currentText().replace(QLatin1Char('-'), QLatin1Char('_')), ext);
+        // In the folder of the last export, else the model file's, else the home folder: an
+        // absolute path, never the explorer's working directory.
+        if (path.isEmpty() || path == *suggested) {
+            QString folder = QSettings().value(QStringLiteral("export/folder")).toString();
+            const QFileInfo model(qs(m_explorer->request().model.source));
+            if (folder.isEmpty() || !QFileInfo(folder).isDir()) folder = model.isFile() ? model.absolutePath() : QDir::homePath();
+            path = QDir(folder).filePath(QStringLiteral("plan_%1%2").arg(m_format->currentText().replace(QLatin1Char('-'), QLatin1Char('_')), ext));
+        }
         else if (dot > path.lastIndexOf(QLatin1Char('/')))
             path = path.left(dot) + ext;
         *suggested = path;
@@ -1069,7 +1076,11 @@ void ExportDialog::start() {
     if (!f || m_path->text().trimmed().isEmpty()) return;
     ExportOptions options;
     if (auto n = parseNameConvention(m_names->currentText().toStdString())) options.names = *n;
-    m_explorer->exportPlan(*f, m_path->text().trimmed(), options);
+    // A relative name is taken in the home folder (the working directory is wherever the explorer
+    // was started from); the folder is proposed next time.
+    const QString path = QDir(QDir::homePath()).absoluteFilePath(m_path->text().trimmed());
+    QSettings().setValue(QStringLiteral("export/folder"), QFileInfo(path).absolutePath());
+    m_explorer->exportPlan(*f, path, options);
     accept();
 }
 

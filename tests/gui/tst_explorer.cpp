@@ -527,6 +527,14 @@ private slots:
             QVERIFY2(!a.isEmpty(), qPrintable(f));
             QVERIFY2(a == b, qPrintable(f + ": GUI and CLI exports differ"));
         }
+        // The name the dialog proposes follows the format and is absolute, in the last export's folder.
+        ExportDialog next(w.explorer(), &w);
+        for (const std::string& format : exportFormatNames()) {
+            next.formatBox()->setCurrentText(QString::fromStdString(format));
+            const QFileInfo proposed(next.pathEdit()->text());
+            QVERIFY2(proposed.isAbsolute() && proposed.fileName().startsWith(QStringLiteral("plan_")), qPrintable(proposed.filePath()));
+            QCOMPARE(proposed.absolutePath(), QFileInfo(path("x")).absolutePath());
+        }
     }
 
     // One request, two front ends, one workflow: `cfp plan` and the explorer's search write the
