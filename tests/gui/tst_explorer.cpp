@@ -25,6 +25,7 @@
 #include <QProgressBar>
 #include <QRegularExpression>
 #include <QPushButton>
+#include <QSettings>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTemporaryDir>
@@ -389,6 +390,33 @@ private slots:
         QVERIFY(spit(path("not-a-plan.json"), "{\"format\": \"something else\"}"));
         QVERIFY(!w.compareWithPlan(path("not-a-plan.json")));
         QVERIFY(w.lastErrorDialog() && w.lastErrorDialog()->windowTitle() == QStringLiteral("Cannot read the plan"));
+    }
+
+    // The layout is remembered: a dock hidden in one session stays hidden in the next (settings of
+    // this test only; the geometry is Qt's saveGeometry beside it); View > Reset layout shows it.
+    void layoutIsRemembered() {
+        QSettings().remove(QStringLiteral("window"));
+        WindowOptions o = smallModel();
+        o.rememberLayout = true;
+        {
+            MainWindow w(o);
+            w.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&w));
+            auto* profiler = w.findChild<QDockWidget*>(QStringLiteral("profilerDock"));
+            QVERIFY(profiler);
+            profiler->toggleViewAction()->trigger();
+            QVERIFY(!profiler->isVisible());
+            QVERIFY(w.close());
+            QVERIFY(waitIdle(w));
+        }
+        MainWindow again(o);
+        again.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&again));
+        QVERIFY(!again.findChild<QDockWidget*>(QStringLiteral("profilerDock"))->isVisible());
+        again.resetLayout();
+        QVERIFY(again.findChild<QDockWidget*>(QStringLiteral("profilerDock"))->isVisible() ||
+                again.findChild<QDockWidget*>(QStringLiteral("propertiesDock"))->isVisible());  // tabified: one of the two in front
+        QSettings().remove(QStringLiteral("window"));
     }
 
     // Settings edited in the cluster panel and not applied survive opening another model (marked
