@@ -84,11 +84,9 @@ ClusterPanel::ClusterPanel(Explorer* explorer, QWidget* parent) : QWidget(parent
                                   "each round is global batch / rounds sequences"));
     form->addRow(tr("Global batch"), m_batch);
     form->addRow(tr("Rounds"), m_accumulation);
-    auto* sequence = new QHBoxLayout;
-    sequence->addWidget(m_seq, 1);
-    sequence->addWidget(m_dtype);
-    sequence->addWidget(m_qkv);
-    form->addRow(tr("Sequence"), sequence);
+    form->addRow(tr("Sequence"), m_seq);
+    form->addRow(tr("Precision"), m_dtype);
+    form->addRow(tr("QKV"), m_qkv);
 
     auto* hwRow = new QHBoxLayout;
     m_hardware = new QComboBox(this);
@@ -197,6 +195,12 @@ ClusterPanel::ClusterPanel(Explorer* explorer, QWidget* parent) : QWidget(parent
     apply->setObjectName(QStringLiteral("applyButton"));
     connect(apply, &QPushButton::clicked, this, &ClusterPanel::apply);
     form->addRow(QString(), apply);
+    // A combo box is as wide as its dock allows, not as its longest item (the panel fits a
+    // 280-px dock on a 1280-px screen).
+    for (QComboBox* box : findChildren<QComboBox*>()) {
+        box->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+        box->setMinimumContentsLength(8);
+    }
     m_editedNote = new QLabel(tr("Edited: <b>Apply and analyse</b> to use these settings"), this);
     m_editedNote->setObjectName(QStringLiteral("editedNote"));
     m_editedNote->setWordWrap(true);
