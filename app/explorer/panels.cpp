@@ -624,10 +624,7 @@ void PlanPanel::updateSummary() {
     // What a person must know before reading the numbers: the plan is partial, or out of date.
     if (plan->outcome->stopped)
         text += tr("<b style='color:#b06000'>Partial</b>: the search was stopped before every mesh was searched · ");
-    QStringList planPins, nowPins;
-    for (const Pin& pin : p.pins) planPins << qs(pin.toString());
-    for (const Pin& pin : m_explorer->pins()) nowPins << qs(pin.toString());
-    if (planPins != nowPins)
+    if (p.pins != m_explorer->pins())
         text += tr("<b style='color:#b06000'>Out of date</b>: the pins changed since this plan; re-search for a plan that honours them · ");
     const double headroom = static_cast<double>(p.memoryLimitBytes - p.memory.total());
     text += tr("<b>%1</b> per step · %2 of %3 per device (%4 headroom) · mesh %5 · %6")

@@ -62,6 +62,19 @@ Result<AnalysisReport> planningAnalysis(const Graph& graph, const Mesh& mesh, co
     return analysis;
 }
 
+Result<PlanProblem> planningProblem(const Graph& graph, const HardwareSpec& hardware, const Mesh& mesh, const PlannerOptions& options,
+                                    AnalysisReport analysis, int64_t frontierCap) {
+    auto model = CostModel::create(hardware, mesh);
+    if (!model) return model.error();
+    ProblemOptions po;
+    po.policy = options.policy;
+    po.frontierCap = frontierCap;
+    po.frontierLimit = options.search.maxStates;
+    po.meshLabel = mesh.toString();
+    po.threads = options.search.threads;
+    return PlanProblem::build(graph, std::move(analysis), *model, options.measurements, po);
+}
+
 Result<MeshPlan> planOnMesh(const Graph& graph, const Cluster& cluster, const Mesh& mesh, const PlannerOptions& options, int64_t limit,
                             const std::function<Result<StrategyMask>(const PlanProblem&)>& restrict, FrontierCheck frontier,
                             std::optional<AnalysisReport> analysis, int64_t* smallestNeed, double* fastestSeconds) {
@@ -70,15 +83,8 @@ Result<MeshPlan> planOnMesh(const Graph& graph, const Cluster& cluster, const Me
         if (!fresh) return fresh.error();
         analysis = std::move(*fresh);
     }
-    auto model = CostModel::create(cluster.hardware, mesh);
-    if (!model) return model.error();
-    ProblemOptions po;
-    po.policy = options.policy;
-    po.frontierCap = frontier == FrontierCheck::FailFast ? options.search.maxStates : 0;
-    po.frontierLimit = options.search.maxStates;
-    po.meshLabel = mesh.toString();
-    po.threads = options.search.threads;
-    auto problem = PlanProblem::build(graph, std::move(*analysis), *model, options.measurements, po);
+    auto problem = planningProblem(graph, cluster.hardware, mesh, options, std::move(*analysis),
+                                   frontier == FrontierCheck::FailFast ? options.search.maxStates : 0);
     if (!problem) return problem.error();
     MeshPlan mp;
     auto mask = restrict(*problem);

@@ -118,6 +118,11 @@ std::vector<std::string> autoMeshes(int64_t devices, int64_t gpusPerNode);
 // The analysis planGraph runs on each mesh: threads, and the block check and search-space report
 // only with BlockCheck::Run. A check that ran and failed is an error (analysis.check).
 Result<AnalysisReport> planningAnalysis(const Graph& graph, const Mesh& mesh, const PlannerOptions& options);
+// The problem the search solves on `mesh` from that analysis: the cost model of `hardware` on the
+// mesh, the options' policy, measurements, frontier limit and threads; `frontierCap` > 0 stops
+// building where the frontier of the first segments exceeds it (plan.too_large).
+Result<PlanProblem> planningProblem(const Graph& graph, const HardwareSpec& hardware, const Mesh& mesh, const PlannerOptions& options,
+                                    AnalysisReport analysis, int64_t frontierCap = 0);
 
 // The per-device memory limit the options give on this hardware.
 int64_t memoryLimitFor(const PlannerOptions& options, const HardwareSpec& hardware);

@@ -599,16 +599,10 @@ Result<PlanRun> restorePlan(const PlanRequest& request, std::shared_ptr<const Lo
     // sequence-parallel axis and pipeline share are the search's choices).
     PlannerOptions options = plannerOptionsFor(request, hooks);
     options.policy = plan.policy;
+    options.measurements = measured->measurements;
     auto analysis = planningAnalysis((*round)->graph, plan.mesh, options);
     if (!analysis) return analysis.error();
-    auto cost = CostModel::create(planned.hardware, plan.mesh);
-    if (!cost) return cost.error();
-    ProblemOptions po;
-    po.policy = plan.policy;
-    po.frontierLimit = options.search.maxStates;
-    po.meshLabel = plan.mesh.toString();
-    po.threads = options.search.threads;
-    auto problem = PlanProblem::build((*round)->graph, std::move(*analysis), *cost, measured->measurements, po);
+    auto problem = planningProblem((*round)->graph, planned.hardware, plan.mesh, options, std::move(*analysis));
     if (!problem) return problem.error();
     if (hooks.cancelled()) return makeError("plan.cancelled", "the restore was cancelled");
     // The search's choice per block, as the plan states it, and the pins' restriction.
