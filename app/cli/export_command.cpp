@@ -33,7 +33,7 @@ int cmdExport(const std::vector<std::string>& argv) {
                      "FILE '-' writes to stdout. See docs/exporters.md.\n\n"
                      "  --names N   parameter and module names of the jax, dtensor and hlo-sharding files:\n"
                      "              cfp (the graph's paths), hf (Hugging Face transformers: Llama, Mistral,\n"
-                     "              GPT-2), torchtitan (Llama), or auto (default: hf for a model read from a\n"
+                     "              Mixtral, GPT-2), torchtitan (Llama), or auto (default: hf for a model read from a\n"
                      "              Hugging Face config.json, else cfp)\n";
         return kExitOk;
     }

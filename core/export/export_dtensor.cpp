@@ -92,15 +92,21 @@ std::optional<TpEntry> tensorParallelStyle(const Context& ctx, const ParamEntry&
     // A norm is no parallel module in PyTorch: it passes on its whole output, whatever features the
     // plan splits inside the next block.
     const bool fromNorm = ctx.graph.op(dot->operands[0]).scope.find("norm") != std::string::npos;
+    // Shard(0): the batch split over this axis (a mixed plan whose previous layer is data parallel
+    // over it); the style gathers it, and a row-parallel output split by batch is reduce-scattered.
+    const auto batchSplit = [&](const TensorSharding& t) { return t.dims().size() >= 2 && splits(t, 0, axis); };
     const std::string received = sequenceSplit(in, axis)               ? "Shard(1)"
+                                 : batchSplit(in)                      ? "Shard(0)"
                                  : splits(in, -1, axis) && !fromNorm ? "Shard(-1)"
                                                                      : "Replicate()";
     if (style == TpStyle::Colwise) {
         if (received != "Replicate()") e.args.push_back("input_layouts=" + received);
-        if (!splits(out, -1, axis)) e.args.push_back("output_layouts=Replicate()");  // the plan gathers it
+        if (batchSplit(out)) e.args.push_back("output_layouts=Shard(0)");
+        else if (!splits(out, -1, axis)) e.args.push_back("output_layouts=Replicate()");  // the plan gathers it
     } else {
         if (received != "Shard(-1)") e.args.push_back("input_layouts=" + received);
         if (sequenceSplit(out, axis)) e.args.push_back("output_layouts=Shard(1)");  // reduce-scatter
+        else if (batchSplit(out)) e.args.push_back("output_layouts=Shard(0)");
     }
     return e;
 }
@@ -146,6 +152,13 @@ std::optional<TpEntry> normStyle(const Context& ctx, const ParamEntry& p) {
 std::string blocksPath(NameConvention names, const ModelConfig* model) {
     if (names == NameConvention::HuggingFace) return model && model->family == ModelFamily::Gpt ? "transformer.h" : "model.layers";
     return "layers";
+}
+
+// The transformer block a parameter or module belongs to ("model.layers.3"), or "" for the rest.
+std::string blockOf(const std::string& path, const std::string& blocks) {
+    if (path.size() <= blocks.size() + 1 || path.compare(0, blocks.size() + 1, blocks + ".") != 0) return {};
+    const size_t end = path.find('.', blocks.size() + 1);
+    return path.substr(0, end);
 }
 
 // Hugging Face's tp_plan spelling of a style with default layouts ("colwise", "rowwise").
@@ -205,6 +218,62 @@ std::string exportDTensor(const Context& ctx) {
             if (mesh.axisSize(a).value_or(1) > 1) dpAxes.push_back(a);
     const int zero = zeroStageOf(plan.policy);
 
+    // What parallelize() applies: a module's style over its axis, FSDP2 over the data-parallel
+    // axes. A parameter split over any other axis has a layout no style says: UNEXPRESSED.
+    std::map<std::string, std::set<std::string>> styledAxes;  // module → axes of its styles
+    for (const auto& [axis, entries] : byAxis)
+        for (const auto& e : entries) styledAxes[e.module].insert(axis);
+    std::map<std::string, std::string> unexpressed;  // module → why
+    const std::string blocks = blocksPath(ctx.names, ctx.model);
+    std::map<std::string, std::set<std::string>> blockTpAxes;  // block ("" = outside blocks) → axes its styles use
+    for (const auto& p : ctx.params) {
+        const std::string module = moduleOf(p.path);
+        auto styled = styledAxes.find(module);
+        if (styled != styledAxes.end()) blockTpAxes[blockOf(module, blocks)].insert(styled->second.begin(), styled->second.end());
+        const auto dims = effectiveDims(*p.sharding, mesh);
+        bool expressed = true;
+        std::string layout;  // "over tp on graph dim 0, over dp on dim 1"
+        for (size_t d = 0; d < dims.size(); ++d) {
+            if (dims[d].empty()) continue;
+            layout += std::string(layout.empty() ? "over " : ", over ") + joinAxes(dims[d]) + (layout.empty() ? " on graph dim " : " on dim ") +
+                      std::to_string(d);
+            for (const auto& a : dims[d])
+                if (!(styled != styledAxes.end() && styled->second.count(a)) &&
+                    std::find(dpAxes.begin(), dpAxes.end(), a) == dpAxes.end())  // FSDP2 shards over the dp axes
+                    expressed = false;
+        }
+        if (!expressed && !unexpressed.count(module))
+            unexpressed[module] = p.path + " is split " + layout + (styled == styledAxes.end() ? "; no parallel style fits that layout"
+                                                                                                 : "; its module's style covers only " +
+                                                                                                       joinAxes({styled->second.begin(), styled->second.end()}));
+    }
+    if (!unexpressed.empty() && ctx.notes)
+        ctx.notes->push_back("dtensor: " + std::to_string(unexpressed.size()) + " module" + (unexpressed.size() == 1 ? "" : "s") +
+                             " with layouts no parallel style expresses (first: " + unexpressed.begin()->second +
+                             "); parallelize() refuses them unless allow_partial=True, PLACEMENTS holds them");
+    // FSDP2 per block over the data-parallel axes its tensor-parallel styles leave (a mixed plan's
+    // tensor-parallel layer is data parallel over fewer axes).
+    const auto dpWithout = [&](const std::set<std::string>& used) {
+        std::vector<std::string> out;
+        for (const auto& a : dpAxes)
+            if (!used.count(a)) out.push_back(a);
+        return out;
+    };
+    std::map<std::string, std::vector<std::string>> blockDp;
+    std::set<std::string> rootUsed = blockTpAxes[""];
+    for (const auto& [block, used] : blockTpAxes) {
+        if (block.empty()) continue;
+        auto dims = dpWithout(used);
+        if (dims != dpAxes) blockDp[block] = dims;
+        if (dims.empty()) rootUsed.insert(used.begin(), used.end());  // its parameters fall to the root unit
+    }
+    const std::vector<std::string> rootDp = dpWithout(rootUsed);
+    const auto axesTuple = [](const std::vector<std::string>& axes) {
+        std::vector<std::string> q;
+        for (const auto& a : axes) q.push_back(pyStr(a));
+        return pyTuple(q);
+    };
+
     std::string doc = headerText(plan, "CFP Explorer plan: PyTorch DTensor placements of every trainable parameter.");
     doc += "\n"
            "Names: " + std::string(nameConventionName(ctx.names)) +
@@ -226,7 +295,9 @@ std::string exportDTensor(const Context& ctx) {
            "a permutation of the shards, or a DTensor version with strided sharding).\n"
            "\n"
            "Use: parallelize(model) under torchrun applies PARALLELIZE_PLAN on the tensor-parallel mesh\n"
-           "dim, then FSDP2 (fully_shard) per transformer block and on the model over DP_MESH_DIMS.\n"
+           "dim, then FSDP2 (fully_shard) per transformer block and on the model over DP_MESH_DIMS (a\n"
+           "block tensor parallel over one of them: BLOCK_DP_MESH_DIMS). It refuses a plan with layouts\n"
+           "no parallel style expresses (UNEXPRESSED) unless allow_partial=True.\n"
            "\n"
            "Generated by CFP Explorer (cfp export --format dtensor); do not edit by hand.";
     std::string out = pyDocstringLines(doc);
@@ -306,28 +377,53 @@ std::string exportDTensor(const Context& ctx) {
     out += "# Data parallelism: FSDP2 over the mesh dims that split the batch; ZeRO-3 reshards the weights\n";
     out += "# after forward, ZeRO-1/2 keep them gathered until backward (FSDP2 always shards the optimizer\n";
     out += "# state and gradients).\n";
-    out += "DP_MESH_DIMS = " + pyTuple([&] {
-        std::vector<std::string> q;
-        for (const auto& a : dpAxes) q.push_back(pyStr(a));
-        return q;
-    }()) + "\n";
+    out += "DP_MESH_DIMS = " + axesTuple(dpAxes) + "\n";
     out += "ZERO_STAGE = " + std::to_string(zero) + "\n";
-    out += "BLOCKS = " + pyStr(blocksPath(ctx.names, ctx.model)) + "  # the transformer blocks, each its own FSDP unit\n";
+    out += "BLOCKS = " + pyStr(blocks) + "  # the transformer blocks, each its own FSDP unit\n";
+    out += "# Blocks data parallel over fewer mesh dims (tensor parallel over the others), and the dims of\n";
+    out += "# the model's own FSDP unit (embedding, head, final norm).\n";
+    out += "BLOCK_DP_MESH_DIMS = {\n";
+    for (const auto& [block, dims] : blockDp) out += "    " + pyStr(block) + ": " + axesTuple(dims) + ",\n";
+    out += "}\n";
+    out += "ROOT_DP_MESH_DIMS = " + axesTuple(rootDp) + "\n";
+    out += "\n";
+    out += "# Modules whose plan layout no parallel style above expresses (PLACEMENTS has it; apply it with\n";
+    out += "# distribute_tensor and your own input/output redistribution, or change the plan).\n";
+    out += "UNEXPRESSED = {\n";
+    for (const auto& [module, why] : unexpressed) out += "    " + pyStr(module) + ": " + pyStr(why) + ",\n";
+    out += "}\n";
+    out += "\n";
+    out += "\n";
+    out += "def _dp_mesh(mesh, dims, cache):\n";
+    out += "    if dims not in cache:\n";
+    out += "        cache[dims] = mesh[dims[0]] if len(dims) == 1 else mesh[dims]._flatten()\n";
+    out += "    return cache[dims]\n";
     out += "\n";
     out += "\n";
     out += "def apply_fsdp(model, mesh):\n";
-    out += "    \"\"\"fully_shard every block of BLOCKS and then the model over DP_MESH_DIMS of `mesh`.\"\"\"\n";
+    out += "    \"\"\"fully_shard every block of BLOCKS over its data-parallel mesh dims (BLOCK_DP_MESH_DIMS, else\n";
+    out += "    DP_MESH_DIMS), then the model over ROOT_DP_MESH_DIMS.\"\"\"\n";
     out += "    if not DP_MESH_DIMS:\n";
     out += "        return model\n";
     out += "    from torch.distributed.fsdp import fully_shard\n";
-    out += "    dp_mesh = mesh[DP_MESH_DIMS[0]] if len(DP_MESH_DIMS) == 1 else mesh[DP_MESH_DIMS]._flatten()\n";
-    out += "    for block in model.get_submodule(BLOCKS):\n";
-    out += "        fully_shard(block, mesh=dp_mesh, reshard_after_forward=ZERO_STAGE >= 3)\n";
-    out += "    return fully_shard(model, mesh=dp_mesh, reshard_after_forward=ZERO_STAGE >= 3)\n";
+    out += "    cache = {}\n";
+    out += "    for name, block in model.get_submodule(BLOCKS).named_children():\n";
+    out += "        dims = BLOCK_DP_MESH_DIMS.get(BLOCKS + \".\" + name, DP_MESH_DIMS)\n";
+    out += "        if dims:\n";
+    out += "            fully_shard(block, mesh=_dp_mesh(mesh, dims, cache), reshard_after_forward=ZERO_STAGE >= 3)\n";
+    out += "    if not ROOT_DP_MESH_DIMS:\n";
+    out += "        return model\n";
+    out += "    return fully_shard(model, mesh=_dp_mesh(mesh, ROOT_DP_MESH_DIMS, cache), reshard_after_forward=ZERO_STAGE >= 3)\n";
     out += "\n";
     out += "\n";
-    out += "def parallelize(model, mesh=None):\n";
-    out += "    \"\"\"The plan applied to `model` (names as PARALLELIZE_PLAN's): tensor parallelism, then FSDP.\"\"\"\n";
+    out += "def parallelize(model, mesh=None, allow_partial=False):\n";
+    out += "    \"\"\"The plan applied to `model` (names as PARALLELIZE_PLAN's): tensor parallelism, then FSDP.\n";
+    out += "\n";
+    out += "    Refuses a plan with UNEXPRESSED layouts (the job would not run the plan) unless allow_partial.\"\"\"\n";
+    out += "    if UNEXPRESSED and not allow_partial:\n";
+    out += "        name, why = next(iter(UNEXPRESSED.items()))\n";
+    out += "        raise NotImplementedError(\"%d module(s) have layouts no parallel style expresses, first %s: %s\"\n";
+    out += "                                  % (len(UNEXPRESSED), name, why))\n";
     out += "    mesh = make_device_mesh() if mesh is None else mesh\n";
     out += "    if TP_MESH_DIM is not None:\n";
     out += "        for name in PARALLELIZE_PLAN:\n";
@@ -344,17 +440,35 @@ std::string exportDTensor(const Context& ctx) {
         if (storedTransposed(ctx, p)) out += "    " + pyStr(p.path) + ",\n";
     out += "}\n";
     out += "\n";
+    // Other parameters the target stores in another dim order than the graph (Mixtral's experts).
+    out += "# Parameters the target stores in another dim order: the target's dim i is the graph's dim\n";
+    out += "# order[i] (PARAM_SHAPES-style graph shapes permuted); PLACEMENTS use the target's dims.\n";
+    out += "PERMUTED_WEIGHTS = {\n";
+    for (const auto& p : ctx.params)
+        if (!p.storedOrder.empty()) {
+            std::vector<std::string> order;
+            for (int64_t d : p.storedOrder) order.push_back(std::to_string(d));
+            out += "    " + pyStr(p.path) + ": " + pyTuple(order) + ",\n";
+        }
+    out += "}\n";
+    out += "\n";
     out += "PLACEMENTS = {\n";
     for (const auto& p : ctx.params) {
         const bool transposed = storedTransposed(ctx, p);
+        // The target's dim of graph dim d.
+        const auto targetDim = [&](int64_t d) -> int64_t {
+            if (transposed) return 1 - d;
+            for (size_t i = 0; i < p.storedOrder.size(); ++i)
+                if (p.storedOrder[i] == d) return static_cast<int64_t>(i);
+            return d;
+        };
         const auto& s = *p.sharding;
         std::string line = "    " + pyStr(p.path) + ": [";
         for (size_t i = 0; i < mesh.axes().size(); ++i) {
             if (i) line += ", ";
             const AxisUse use = s.use(mesh.axes()[i].name);
             if (use.kind == AxisUse::Kind::Dim) {
-                const int64_t d = transposed ? 1 - use.dim : use.dim;
-                line += "Shard(" + std::to_string(d) + ")";
+                line += "Shard(" + std::to_string(targetDim(use.dim)) + ")";
             } else {
                 line += "Replicate()";
             }
@@ -369,7 +483,7 @@ std::string exportDTensor(const Context& ctx) {
             for (size_t k = 1; k < axes.size(); ++k)
                 meshOrder = meshOrder && mesh.axisIndex(axes[k - 1]).value_or(0) < mesh.axisIndex(axes[k]).value_or(0);
             if (meshOrder) continue;
-            const int64_t td = transposed ? 1 - static_cast<int64_t>(d) : static_cast<int64_t>(d);
+            const int64_t td = targetDim(static_cast<int64_t>(d));
             std::string order;
             for (const auto& a : axes) order += (order.empty() ? "" : ", ") + a;
             caveat += (caveat.empty() ? "  # " : "; ") + std::string("dim ") + std::to_string(td) +

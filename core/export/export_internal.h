@@ -21,7 +21,9 @@ struct ParamEntry {
     const TensorSharding* sharding = nullptr;
     std::vector<int64_t> dims;               // global shape in the graph's layout ([in, out] for a linear weight)
     bool conv1d = false;                     // the target stores it [in, out] (GPT-2's Conv1D), not [out, in]
-    std::string fusedFrom;                   // the graph parameter a split projection comes from (fused QKV)
+    std::string fusedFrom;                   // the graph parameter(s) the entry comes from (split QKV, fused gate/up)
+    std::vector<int64_t> storedOrder;        // the target's dim i is the graph's dim storedOrder[i] (empty: graph
+                                             // order, or [out, in] for a linear weight as storedTransposed says)
 };
 
 struct Context {

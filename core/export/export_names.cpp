@@ -74,7 +74,7 @@ struct Target {
 // One cfp path's name under a convention; nullopt: not mapped (refused by the caller).
 std::optional<Target> targetName(const std::string& path, const ModelConfig& m, NameConvention c) {
     const bool hf = c == NameConvention::HuggingFace;
-    if (m.family == ModelFamily::Llama) {
+    if (m.family == ModelFamily::Llama || m.family == ModelFamily::Moe) {
         static const std::vector<std::pair<std::string, std::pair<std::string, std::string>>> kTop = {
             {"embed.tokens.weight", {"model.embed_tokens.weight", "tok_embeddings.weight"}},
             {"final_norm.weight", {"model.norm.weight", "norm.weight"}},
@@ -90,11 +90,12 @@ std::optional<Target> targetName(const std::string& path, const ModelConfig& m, 
             {"mlp_norm.weight", {"post_attention_layernorm.weight", "ffn_norm.weight"}},
             {"mlp.gate.weight", {"mlp.gate_proj.weight", "feed_forward.w1.weight"}},
             {"mlp.up.weight", {"mlp.up_proj.weight", "feed_forward.w3.weight"}},
-            {"mlp.down.weight", {"mlp.down_proj.weight", "feed_forward.w2.weight"}}};
+            {"mlp.down.weight", {"mlp.down_proj.weight", "feed_forward.w2.weight"}},
+            {"moe.router.weight", {"mlp.gate.weight", ""}}};
         auto layer = layerPath(path);
         if (!layer) return std::nullopt;
         for (const auto& [from, to] : kLayer)
-            if (layer->second == from)
+            if (layer->second == from && !(hf ? to.first : to.second).empty())
                 return Target{(hf ? "model.layers." : "layers.") + std::to_string(layer->first) + "." + (hf ? to.first : to.second)};
         return std::nullopt;
     }
@@ -127,6 +128,44 @@ Error unsupported(const std::string& path, NameConvention c, const std::string& 
     return makeError("export.unsupported", std::string("--names ") + std::string(nameConventionName(c)) + ": " + why, path);
 }
 
+// Mixtral's experts as transformers 5 stores them (MixtralExperts): gate_up_proj [E, 2F, D] holds
+// each expert's gate (w1) rows then its up (w3) rows, down_proj [E, D, F] is w2; the graph keeps
+// w1 and w3 as [E, D, F] and w2 as [E, F, D]. gate_up_proj is written once, at w3 (after w1): a
+// split of F would give a device gate rows of some experts' features and up rows of others, so the
+// plan's layout is expressible only with F whole and w1 and w3 laid out alike.
+Status mapExperts(const Context& ctx, const ParamEntry& p, const std::pair<int64_t, std::string>& layer, NameConvention c,
+                  std::vector<ParamEntry>& mapped) {
+    const std::string base = "model.layers." + std::to_string(layer.first) + ".mlp.experts.";
+    const std::string& leaf = layer.second;
+    if (p.dims.size() != 3) return unsupported(p.path, c, "an expert weight of rank " + std::to_string(p.dims.size()) + ", not 3");
+    if (leaf == "moe.experts.w1.weight") return {};  // with w3
+    ParamEntry e = p;
+    e.storedOrder = {0, 2, 1};
+    if (leaf == "moe.experts.w2.weight") {
+        e.path = base + "down_proj";
+        mapped.push_back(std::move(e));
+        return {};
+    }
+    if (leaf != "moe.experts.w3.weight") return unsupported(p.path, c, "no name in the target's module tree");
+    const std::string gatePath = "layers." + std::to_string(layer.first) + ".moe.experts.w1.weight";
+    const ParamEntry* gate = nullptr;
+    for (const ParamEntry& q : ctx.params)
+        if (q.path == gatePath) gate = &q;
+    if (!gate || gate->dims != p.dims) return unsupported(p.path, c, "no gate projection " + gatePath + " of the same shape to fuse with");
+    const auto dims = effectiveDims(*p.sharding, ctx.plan.mesh);
+    if (effectiveDims(*gate->sharding, ctx.plan.mesh) != dims)
+        return unsupported(p.path, c, "the plan lays out " + gatePath + " and " + p.path +
+                                          " differently; transformers stores them as one gate_up_proj");
+    if (!dims[2].empty())
+        return unsupported(p.path, c, "the plan splits the experts' feed-forward features; transformers stores gate and up as "
+                                      "gate_up_proj [E, 2F, D], where a split of 2F is not a split of each (export with --names cfp)");
+    e.path = base + "gate_up_proj";
+    e.dims[2] *= 2;
+    e.fusedFrom = gatePath + " + " + p.path;
+    mapped.push_back(std::move(e));
+    return {};
+}
+
 }  // namespace
 
 Status applyNameConvention(Context& ctx, NameConvention c) {
@@ -137,9 +176,9 @@ Status applyNameConvention(Context& ctx, NameConvention c) {
                                                    " maps the builders' parameter names; this model was imported and "
                                                    "keeps its own (export with --names cfp)");
     const ModelConfig& m = *ctx.model;
-    if (m.family == ModelFamily::Moe)
-        return makeError("export.unsupported", "--names " + conv + ": no name map for mixture-of-experts layers yet "
-                                                                   "(transformers 5 stores a layer's experts fused); export with --names cfp");
+    if (m.family == ModelFamily::Moe && c != NameConvention::HuggingFace)
+        return makeError("export.unsupported", "--names " + conv + ": torchtitan has no Mixtral-style model; use --names hf "
+                                                                   "(MixtralForCausalLM) or cfp");
     if (m.family == ModelFamily::Gpt && c == NameConvention::Torchtitan)
         return makeError("export.unsupported", "--names torchtitan: torchtitan has no GPT model; use --names hf (GPT-2) or cfp");
     if (m.family == ModelFamily::Gpt && m.positions != PositionEncoding::Learned)
@@ -149,7 +188,8 @@ Status applyNameConvention(Context& ctx, NameConvention c) {
     std::vector<ParamEntry> mapped;
     for (const ParamEntry& p : ctx.params) {
         auto layer = layerPath(p.path);
-        const bool fusedQkv = layer && (layer->second == "attn.qkv.weight") && m.family == ModelFamily::Llama;
+        const bool fusedQkv = layer && (layer->second == "attn.qkv.weight") &&
+                              (m.family == ModelFamily::Llama || m.family == ModelFamily::Moe);
         if (fusedQkv) {
             // The builders' fused QKV is grouped per KV head (Megatron's layout): whole groups on a
             // device hold their query heads and their key and value, so a column split over axes
@@ -174,6 +214,10 @@ Status applyNameConvention(Context& ctx, NameConvention c) {
                 e.fusedFrom = p.path;
                 mapped.push_back(std::move(e));
             }
+            continue;
+        }
+        if (m.family == ModelFamily::Moe && layer && layer->second.rfind("moe.experts.", 0) == 0) {
+            CFP_TRY(mapExperts(ctx, p, *layer, c, mapped));
             continue;
         }
         auto t = targetName(p.path, m, c);

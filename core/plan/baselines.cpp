@@ -19,7 +19,8 @@ namespace cfp {
 
 // Baseline restriction, per block on its entry op: the activation operand (a dot's operand
 // computed from data — the lhs of x·W, either of an attention matmul — or a gather's indices) split
-// on dim 0 over exactly `batchAxes` (mesh order), its other dims over nothing but `weightAxis`;
+// on its batch dim (dim 0; for an MoE expert matmul the first dim after the expert dim) over
+// exactly `batchAxes` (mesh order), its other dims over nothing but `weightAxis`;
 // the weight operand (a dot's operand computed from weights alone, a gather's table) split over
 // `weightAxis` when set (on any dim: column, row or vocabulary parallel) and otherwise replicated.
 // An operand of an attention matmul other than the first is split like it on its leading batch
@@ -37,16 +38,34 @@ StrategyMask baselineMask(const PlanProblem& problem, const std::vector<std::str
         if (entry.kind == OpKind::Gather) act = 1;
         else if (!fromData[static_cast<size_t>(entry.operands[0])] && fromData[static_cast<size_t>(entry.operands[1])]) act = 1;
         const size_t other = 1 - act;
-        if (ops[act].rank() < 1 || ops[act].dimAxes(0) != batchAxes || ops[act].isPartial()) return false;
-        for (int64_t d = 1; d < ops[act].rank(); ++d)
-            for (const auto& a : ops[act].dimAxes(d))
-                if (axis.empty() || a != axis) return false;
         const bool bothData = fromData[static_cast<size_t>(entry.operands[other])] && entry.kind != OpKind::Gather;
+        // The activation's batch: dim 0, unless a matmul pairs dim 0 with a weight's (an MoE
+        // expert's [E, B, C, F] · [E, F, D]): then its first dim that is not such a batch dim.
+        int64_t actBatch = 0;
+        if (entry.kind == OpKind::Dot && !bothData) {
+            const auto& batchDims = act == 0 ? entry.attrs.dot.lhsBatch : entry.attrs.dot.rhsBatch;
+            while (std::find(batchDims.begin(), batchDims.end(), actBatch) != batchDims.end()) ++actBatch;
+        }
+        if (ops[act].rank() <= actBatch || ops[act].dimAxes(actBatch) != batchAxes || ops[act].isPartial()) return false;
+        for (int64_t d = 0; d < ops[act].rank(); ++d)
+            if (d != actBatch)
+                for (const auto& a : ops[act].dimAxes(d))
+                    if (axis.empty() || a != axis) return false;
+        // The other data operand's batch: the dot batch dim paired with the activation's dim 0 (an
+        // MoE combine reads expert outputs [E, B, C, D]), else its dim 0.
+        int64_t otherBatch = 0;
+        if (entry.kind == OpKind::Dot) {
+            const auto& dn = entry.attrs.dot;
+            const auto& actBatch = act == 0 ? dn.lhsBatch : dn.rhsBatch;
+            const auto& otherBatchDims = act == 0 ? dn.rhsBatch : dn.lhsBatch;
+            for (size_t k = 0; k < actBatch.size() && k < otherBatchDims.size(); ++k)
+                if (actBatch[k] == 0) otherBatch = otherBatchDims[k];
+        }
         bool weightSplit = false;
         for (int64_t d = 0; d < ops[other].rank(); ++d)
             for (const auto& a : ops[other].dimAxes(d)) {
                 if (a == axis) weightSplit = true;
-                else if (!(bothData && d == 0 && ops[other].dimAxes(0) == batchAxes && !batchAxes.empty())) return false;
+                else if (!(bothData && d == otherBatch && ops[other].dimAxes(d) == batchAxes && !batchAxes.empty())) return false;
             }
         return axis.empty() || weightSplit;
     };

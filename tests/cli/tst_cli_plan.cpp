@@ -578,6 +578,9 @@ private slots:
         QTest::newRow("llama torchtitan, tp 4 dp 2") << "llama_tiny_config.json" << "torchtitan" << "tp=4,dp=2"
                                                       << "torchtitan_llama_params.txt";
         QTest::newRow("gpt-2 hf, dp 8") << "gpt2_tiny_config.json" << "hf" << "dp=8" << "hf_gpt2_params.txt";
+        // transformers 5 fuses each layer's experts: gate_up_proj [E, 2F, D], down_proj [E, D, F].
+        QTest::newRow("mixtral hf (auto), dp 8") << "mixtral_tiny_config.json" << "auto" << "dp=8" << "hf_mixtral_params.txt";
+        QTest::newRow("mixtral hf, tp 4 dp 2") << "mixtral_tiny_config.json" << "hf" << "tp=4,dp=2" << "hf_mixtral_params.txt";
     }
     void exportNamesAreTheTargetModels() {
         QFETCH(QString, config);
@@ -619,11 +622,18 @@ private slots:
             }
         }
         std::set<QString> linear;
-        bool inLinear = false;
+        std::map<QString, QStringList> permuted;  // PERMUTED_WEIGHTS: name → the target's dim order
+        const QRegularExpression permutedLine(QStringLiteral("^    \"([^\"]+)\": \\(([0-9, ]+)\\),$"));
+        QString section;
         for (const QString& line : QString::fromUtf8(dt.out).split('\n')) {
-            if (line.startsWith("LINEAR_WEIGHTS")) inLinear = true;
-            else if (line == "}") inLinear = false;
-            else if (inLinear) linear.insert(line.trimmed().remove('"').remove(','));
+            if (line.startsWith("LINEAR_WEIGHTS") || line.startsWith("PERMUTED_WEIGHTS")) section = line.section(' ', 0, 0);
+            else if (line == "}") section.clear();
+            else if (section == "LINEAR_WEIGHTS") linear.insert(line.trimmed().remove('"').remove(','));
+            else if (section == "PERMUTED_WEIGHTS") {
+                auto m = permutedLine.match(line);
+                QVERIFY2(m.hasMatch(), qPrintable(line));
+                permuted[m.captured(1)] = QString(m.captured(2)).remove(' ').split(',');
+            }
         }
         QCOMPARE(shapes.size(), want.size());
         for (const auto& [name, shape] : shapes) {
@@ -632,6 +642,11 @@ private slots:
             if (linear.count(name)) {
                 const QStringList d = shape.split(',');
                 stored = d.value(1) + "," + d.value(0);
+            } else if (permuted.count(name)) {
+                const QStringList d = shape.split(',');
+                QStringList t;
+                for (const QString& i : permuted[name]) t << d.value(i.toInt());
+                stored = t.join(',');
             }
             QCOMPARE(stored, want[name]);
         }
@@ -649,6 +664,9 @@ private slots:
             QVERIFY(py.contains("    \"" + q + ".weight\": [Replicate(), Shard(0)],  # from layers.1.attn.qkv.weight\n"));
             QVERIFY(py.contains("DP_MESH_DIMS = (\"dp\",)\n"));
             QVERIFY(py.contains(hf ? "HF_TP_PLAN = None\n" : "HF_TP_PLAN = None\n"));
+            if (config.startsWith("mixtral"))  // experts split over tp by expert: dim 0 in both layouts
+                QVERIFY(py.contains("    \"model.layers.1.mlp.experts.gate_up_proj\": [Replicate(), Shard(0)],  # from "
+                                    "layers.1.moe.experts.w1.weight + layers.1.moe.experts.w3.weight\n"));
         }
     }
     // `cfp graph --plan P -o step.hlo`: every instruction carries the plan's layout; importing the
@@ -686,7 +704,7 @@ private slots:
         QCOMPARE(ex.out, slurp(hlo));
     }
     void exportNamesRefusals() {
-        // A mixture-of-experts model and an imported graph have no name map; GPT has no torchtitan one.
+        // An imported graph has no name map; GPT (and MoE) have no torchtitan one.
         QTemporaryDir dir;
         const QString plan = dir.filePath("plan.json");
         Run e = cfp({"estimate", QStringLiteral(CFP_TEST_DATA_DIR "/export/gpt2_tiny_config.json"), "--batch", "8", "--seq",

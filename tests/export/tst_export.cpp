@@ -483,6 +483,7 @@ private slots:
         Fixture f = makeFixture();
         // Layer 1's fc1 column-parallel over dp instead: listed for the dp axis.
         f.setResult("layers.1.mlp.fc1.weight", "[{},{dp}]");
+        f.setResult("layers.1.mlp.fc1.bias", "[{dp}]");
         // Split over both axes (FSDP-like on top of TP): in PLACEMENTS only.
         f.setResult("layers.1.mlp.fc2.weight", "[{tp},{dp}]");
         const std::string py = exportOk(f, ExportFormat::DTensor);
@@ -491,9 +492,89 @@ private slots:
         QVERIFY(contains(py, "OTHER_PARALLELIZE_PLANS = {\n    \"dp\": {\n        \"layers.1.mlp.fc1\": ColwiseParallel(output_layouts=Replicate()),\n    },\n}\n"));
         QVERIFY(!contains(py, "\"layers.1.mlp.fc2\": RowwiseParallel()"));
         QVERIFY(contains(py, "    \"layers.1.mlp.fc2.weight\": [Shard(0), Shard(1)],\n"));
+        // …which parallelize() would not apply: listed, and refused unless allow_partial.
+        QVERIFY(contains(py, "UNEXPRESSED = {\n    \"layers.1.mlp.fc2\": \"layers.1.mlp.fc2.weight is split over tp on graph dim 0, over dp on dim 1; "
+                            "no parallel style fits that layout\",\n}\n"));
         if (python().isEmpty()) QSKIP("python3 not found");
         QByteArray err;
         QVERIFY2(parsesAsPython(py, &err), err.constData());
+        const auto j = executeModule(py,
+                                     "try:\n"
+                                     "    m.parallelize(object(), mesh='mesh')\n"
+                                     "    print(json.dumps({'raised': ''}))\n"
+                                     "except NotImplementedError as e:\n"
+                                     "    print(json.dumps({'raised': str(e)}))\n");
+        QVERIFY2(j.at("raised").get<std::string>().rfind("1 module(s) have layouts no parallel style expresses, first layers.1.mlp.fc2: ", 0) == 0,
+                 j.dump().c_str());
+    }
+
+    // A mixed plan: layer 0 data parallel over both mesh axes, layer 1 Megatron-style over tp (data
+    // parallel over dp only). Layer 1's styles receive the batch split over tp (Shard(0), gathered by
+    // the style) and hand it back split (Shard(0): reduce-scattered); FSDP2 shards layer 1 over dp
+    // alone and everything else over (dp, tp).
+    void dtensorMixedPlan() {
+        Fixture f = makeFixture();
+        const Graph& g = f.graph();
+        for (const Op& op : g.ops()) {
+            if (op.kind == OpKind::Parameter && op.role == ParamRole::Input) f.setResult(op.name, "[{dp,tp},{}]");
+            if (op.kind == OpKind::Parameter && op.role == ParamRole::Trainable && op.scope.rfind("layers.0.", 0) == 0)
+                f.setResult(op.name, op.type.rank() == 2 ? "[{},{}]" : "[{}]");
+        }
+        for (const Op& op : g.ops()) {
+            if (op.kind != OpKind::Dot || op.phase != Phase::Forward || g.op(op.operands[1]).kind != OpKind::Parameter) continue;
+            const Op& w = g.op(op.operands[1]);
+            const Op& in = g.op(op.operands[0]);
+            const bool layer0 = w.scope.rfind("layers.0.", 0) == 0, layer1 = w.scope.rfind("layers.1.", 0) == 0;
+            const std::string batch = "[{dp,tp}" + std::string(in.type.rank() == 3 ? ",{},{}]" : ",{}]");
+            if (layer0) {
+                f.setResult(in.name, batch);
+                f.setResult(op.name, "[{dp,tp}" + std::string(op.type.rank() == 3 ? ",{},{}]" : ",{}]"));
+            }
+            // Layer 1's first projections read layer 0's batch-split output (through the norm).
+            if (layer1 && (scopeEndsWith(w, ".attn.qkv") || scopeEndsWith(w, ".mlp.fc1"))) f.setResult(in.name, batch);
+            if (layer1 && scopeEndsWith(w, ".mlp.fc2")) f.setResult(op.name, "[{dp,tp}" + std::string(op.type.rank() == 3 ? ",{},{}]" : ",{}]"));
+        }
+        const std::string py = exportOk(f, ExportFormat::DTensor);
+        QVERIFY(contains(py, "    \"layers.1.attn.qkv\": ColwiseParallel(input_layouts=Shard(0)),\n"));
+        QVERIFY(contains(py, "    \"layers.1.mlp.fc1\": ColwiseParallel(input_layouts=Shard(0)),\n"));
+        QVERIFY(contains(py, "    \"layers.1.mlp.fc2\": RowwiseParallel(output_layouts=Shard(0)),\n"));
+        QVERIFY(!contains(py, "\"layers.0.attn.qkv\": "));
+        QVERIFY(contains(py, "DP_MESH_DIMS = (\"dp\", \"tp\")\n"));
+        QVERIFY(contains(py, "BLOCK_DP_MESH_DIMS = {\n    \"layers.1\": (\"dp\",),\n}\n"));
+        QVERIFY(contains(py, "ROOT_DP_MESH_DIMS = (\"dp\", \"tp\")\n"));
+        QVERIFY(contains(py, "UNEXPRESSED = {\n}\n"));
+        if (python().isEmpty()) QSKIP("python3 not found");
+        QByteArray err;
+        QVERIFY2(parsesAsPython(py, &err), err.constData());
+        // FSDP2 per block on the right mesh, with stand-ins that record the calls.
+        const auto j = executeModule(py,
+                                     "import sys, types\n"
+                                     "calls = []\n"
+                                     "fsdp = types.ModuleType('torch.distributed.fsdp')\n"
+                                     "def fully_shard(module, *, mesh=None, reshard_after_forward=True):\n"
+                                     "    calls.append([module, mesh])\n"
+                                     "    return module\n"
+                                     "fsdp.fully_shard = fully_shard\n"
+                                     "sys.modules['torch.distributed.fsdp'] = fsdp\n"
+                                     "class Sub:\n"
+                                     "    def __init__(self, dims):\n"
+                                     "        self.dims = dims\n"
+                                     "    def _flatten(self):\n"
+                                     "        return 'flat:' + '+'.join(self.dims)\n"
+                                     "class Mesh:\n"
+                                     "    def __getitem__(self, dims):\n"
+                                     "        return Sub(dims) if isinstance(dims, tuple) else 'dim:' + dims\n"
+                                     "class Blocks:\n"
+                                     "    def named_children(self):\n"
+                                     "        return [('0', 'block0'), ('1', 'block1')]\n"
+                                     "class Model:\n"
+                                     "    def get_submodule(self, name):\n"
+                                     "        assert name == m.BLOCKS, name\n"
+                                     "        return Blocks()\n"
+                                     "model = Model()\n"
+                                     "m.apply_fsdp(model, Mesh())\n"
+                                     "print(json.dumps([[c[0] if isinstance(c[0], str) else 'model', c[1]] for c in calls]))\n");
+        QCOMPARE(j.dump(), std::string(R"js([["block0","flat:dp+tp"],["block1","dim:dp"],["model","flat:dp+tp"]])js"));
     }
 
     // ---- megatron -------------------------------------------------------------------------------
