@@ -20,21 +20,25 @@ namespace cfp::cli {
 
 int cmdExport(const std::vector<std::string>& argv) {
     OptionSpec spec;
-    spec.valued = {"--format", "-o", "--output", "--names"};
+    spec.valued = {"--format", "-o", "--output", "--names", "--trace-devices"};
     spec.flags = {"--help", "-h"};
     auto args = cli::parseArgs(argv, spec);
     if (!args) return fail(args.error());
     if (args->has("--help") || args->has("-h")) {
         std::string formats;
         for (const auto& f : exportFormatNames()) formats += (formats.empty() ? "" : ", ") + f;
-        std::cout << "Usage: cfp export PLAN --format F -o FILE [--names N]\n\n"
+        std::cout << "Usage: cfp export PLAN --format F -o FILE [--names N] [--trace-devices roles|all]\n\n"
                      "Writes a plan (from `cfp plan -o PLAN`) for a training job. Formats: " << formats << ".\n"
                      "The model is rebuilt from the plan's model source and checked against the plan.\n"
                      "FILE '-' writes to stdout. See docs/exporters.md.\n\n"
                      "  --names N   parameter and module names of the jax, dtensor and hlo-sharding files:\n"
                      "              cfp (the graph's paths), hf (Hugging Face transformers: Llama, Mistral,\n"
                      "              Mixtral, GPT-2), torchtitan (Llama), or auto (default: hf for a model read from a\n"
-                     "              Hugging Face config.json, else cfp)\n";
+                     "              Hugging Face config.json, else cfp)\n"
+                     "  --trace-devices roles|all\n"
+                     "              trace: one timeline per distinct role (default; every device of an SPMD\n"
+                     "              plan, or of one pipeline stage, runs the same), or a process per device\n"
+                     "              with the devices of each of its communication groups named\n";
         return kExitOk;
     }
     if (args->positionals.size() != 1) return fail(makeError("cli.usage", "export needs one PLAN file"));
@@ -50,6 +54,12 @@ int cmdExport(const std::vector<std::string>& argv) {
         auto c = parseNameConvention(*names);
         if (!c) return fail(c.error());
         options.names = *c;
+    }
+    if (auto devices = args->value("--trace-devices")) {
+        if (*devices != "roles" && *devices != "all")
+            return fail(makeError("cli.usage", "takes roles or all, not '" + *devices + "'", "--trace-devices"));
+        if (*format != ExportFormat::Trace) return fail(makeError("cli.usage", "applies to --format trace only", "--trace-devices"));
+        options.traceEveryDevice = *devices == "all";
     }
     auto plan = readPlanFile(args->positionals[0]);
     if (!plan) return fail(plan.error());

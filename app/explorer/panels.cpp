@@ -1019,12 +1019,18 @@ ExportDialog::ExportDialog(Explorer* explorer, QWidget* parent) : QDialog(parent
     m_names = new QComboBox(this);
     for (const std::string& n : nameConventionNames()) m_names->addItem(qs(n));
     m_names->setToolTip(tr("Parameter and module names of the jax, dtensor and hlo-sharding files: cfp (the graph's), "
-                           "hf (Hugging Face transformers: Llama, Mistral, GPT-2), torchtitan (Llama); auto: hf for a model "
+                           "hf (Hugging Face transformers: Llama, Mistral, Mixtral, GPT-2), torchtitan (Llama); auto: hf for a model "
                            "read from a Hugging Face config.json, else cfp"));
     form->addRow(tr("Names"), m_names);
+    m_everyDevice = new QCheckBox(tr("A timeline per device"), this);
+    m_everyDevice->setObjectName(QStringLiteral("traceEveryDevice"));
+    m_everyDevice->setToolTip(tr("Trace: a process per device, each communication track naming the devices of its group "
+                                 "(cfp export --trace-devices all); otherwise one timeline per distinct role"));
+    form->addRow(tr("Trace"), m_everyDevice);
     auto namesMatter = [this] {
         const QString f = m_format->currentText();
         m_names->setEnabled(f == QLatin1String("jax") || f == QLatin1String("dtensor") || f == QLatin1String("hlo-sharding"));
+        m_everyDevice->setEnabled(f == QLatin1String("trace"));
     };
     connect(m_format, &QComboBox::currentTextChanged, this, namesMatter);
     namesMatter();
@@ -1035,7 +1041,7 @@ ExportDialog::ExportDialog(Explorer* explorer, QWidget* parent) : QDialog(parent
     row->addWidget(m_path, 1);
     row->addWidget(browse);
     form->addRow(tr("File"), row);
-    m_info = new QLabel(tr("The file is byte for byte what `cfp export PLAN --format F --names N` writes for this plan."), this);
+    m_info = new QLabel(tr("The file is byte for byte what `cfp export PLAN --format F --names N [--trace-devices all]` writes for this plan."), this);
     m_info->setWordWrap(true);
     form->addRow(m_info);
     auto* box = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
@@ -1077,6 +1083,7 @@ void ExportDialog::start() {
     if (!f || m_path->text().trimmed().isEmpty()) return;
     ExportOptions options;
     if (auto n = parseNameConvention(m_names->currentText().toStdString())) options.names = *n;
+    options.traceEveryDevice = m_everyDevice->isEnabled() && m_everyDevice->isChecked();
     // A relative name is taken in the home folder (the working directory is wherever the explorer
     // was started from); the folder is proposed next time.
     const QString path = QDir(QDir::homePath()).absoluteFilePath(m_path->text().trimmed());

@@ -214,6 +214,7 @@ public:
     ExportDialog(Explorer* explorer, QWidget* parent = nullptr);
     QComboBox* formatBox() const { return m_format; }
     QComboBox* namesBox() const { return m_names; }
+    QCheckBox* everyDeviceBox() const { return m_everyDevice; }
     QLineEdit* pathEdit() const { return m_path; }
     // Starts the export with the dialog's choices (the dialog closes when it is written).
     void start();
@@ -222,6 +223,7 @@ private:
     Explorer* m_explorer;
     QComboBox* m_format = nullptr;
     QComboBox* m_names = nullptr;
+    QCheckBox* m_everyDevice = nullptr;
     QLineEdit* m_path = nullptr;
     QLabel* m_info = nullptr;
 };

@@ -106,7 +106,7 @@ Result<std::string> exportPlan(const Graph& graph, const Plan& plan, ExportForma
                                std::span<const TimelineEvent> timeline, const ModelConfig* model,
                                const ExportOptions& options, std::vector<std::string>* notes) {
     using namespace exporting;
-    if (format == ExportFormat::Trace) return exportTrace(graph, plan, timeline);
+    if (format == ExportFormat::Trace) return exportTrace(graph, plan, timeline, options.traceEveryDevice);
     // A pipelined plan's mesh is one stage's; these formats would place every layer on it.
     if (plan.pipeline && format != ExportFormat::Megatron)
         return makeError("export.unsupported",

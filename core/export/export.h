@@ -61,6 +61,9 @@ NameConvention resolveNameConvention(NameConvention requested, const Plan& plan,
 
 struct ExportOptions {
     NameConvention names = NameConvention::Auto;
+    // Trace: one timeline per distinct role (SPMD: one for all devices; a pipeline: one per stage
+    // rank), or a process per device with its own communication groups named (traceEveryDevice).
+    bool traceEveryDevice = false;
 };
 
 // "jax", "dtensor", "megatron", "hlo-sharding", "trace", "hlo" (exact, lower case); export.bad_format

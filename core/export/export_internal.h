@@ -66,6 +66,6 @@ std::string exportJax(const Context& ctx);
 std::string exportDTensor(const Context& ctx);
 Result<std::string> exportMegatron(const Context& ctx);
 Result<std::string> exportHloSharding(const Context& ctx);
-Result<std::string> exportTrace(const Graph& graph, const Plan& plan, std::span<const TimelineEvent> timeline);
+Result<std::string> exportTrace(const Graph& graph, const Plan& plan, std::span<const TimelineEvent> timeline, bool everyDevice = false);
 
 }  // namespace cfp::exporting

@@ -34,7 +34,7 @@ double micros(int64_t ns) { return static_cast<double>(ns) / 1e3; }
 
 }  // namespace
 
-Result<std::string> exportTrace(const Graph& graph, const Plan& plan, std::span<const TimelineEvent> timeline) {
+Result<std::string> exportTrace(const Graph& graph, const Plan& plan, std::span<const TimelineEvent> timeline, bool everyDevice) {
     using Json = nlohmann::ordered_json;
 
     for (size_t i = 0; i < timeline.size(); ++i) {
@@ -78,45 +78,117 @@ Result<std::string> exportTrace(const Graph& graph, const Plan& plan, std::span<
         return trackOf(timeline[a]) < trackOf(timeline[b]);
     });
 
-    // Without pipeline stages every device runs the same program (SPMD): one timeline stands for all.
-    const int64_t devices = plan.mesh.deviceCount();
-    std::string processName = "CFP predicted step: " + plan.model + " on " + plainMeshText(plan.mesh);
-    if (!plan.pipeline && devices > 1)
-        processName += " (devices 0-" + std::to_string(devices - 1) + " each run this timeline)";
+    // Processes: by default one timeline per distinct role — without pipeline stages every device
+    // runs the same program (SPMD), with them each stage rank's devices do. On request a process per
+    // device, its communication tracks named with the devices of its group on that axis.
+    struct Process {
+        std::string name;
+        std::map<std::string, std::string> tracks;  // track → its name in this process
+    };
+    const int64_t stageDevices = plan.mesh.deviceCount();
+    const int64_t stages = plan.pipeline ? plan.pipeline->stages : 1;
+    const int64_t devices = stageDevices * stages;
+    std::string title = "CFP predicted step: " + plan.model + " on " + plainMeshText(plan.mesh);
+    if (plan.pipeline) title += " per stage, " + std::to_string(stages) + " pipeline stages";
+    std::vector<Process> processes;
+    if (!everyDevice) {
+        Process p{title, {}};
+        if (!plan.pipeline && devices > 1) p.name += " (devices 0-" + std::to_string(devices - 1) + " each run this timeline)";
+        for (const auto& t : tracks) p.tracks[t] = t;
+        processes.push_back(std::move(p));
+    } else {
+        const int64_t limit = 4'000'000;
+        if (devices * static_cast<int64_t>(timeline.size()) > limit)
+            return makeError("export.too_large", std::to_string(devices) + " devices × " + std::to_string(timeline.size()) +
+                                                     " events is over " + std::to_string(limit) +
+                                                     " trace events; export one timeline per role (the default) instead");
+        const auto& axes = plan.mesh.axes();
+        for (int64_t d = 0; d < devices; ++d) {
+            const int64_t local = d % stageDevices, rank = d / stageDevices;
+            // Mesh coordinates, row-major with the first axis outermost (sharding/mesh.h).
+            std::vector<int64_t> coord(axes.size());
+            std::vector<int64_t> stride(axes.size(), 1);
+            for (size_t i = axes.size(); i-- > 1;) stride[i - 1] = stride[i] * axes[i].size;
+            std::string where;
+            for (size_t i = 0; i < axes.size(); ++i) {
+                coord[i] = local / stride[i] % axes[i].size;
+                where += (where.empty() ? "" : ", ") + axes[i].name + "=" + std::to_string(coord[i]);
+            }
+            Process p;
+            p.name = "device " + std::to_string(d);
+            if (plan.gpusPerNode > 0) p.name += " (node " + std::to_string(d / plan.gpusPerNode) + ", GPU " + std::to_string(d % plan.gpusPerNode) + ")";
+            p.name += ": " + (plan.pipeline ? "stage rank " + std::to_string(rank) + ", " : std::string()) + where;
+            for (const auto& t : tracks) {
+                if (plan.pipeline) {
+                    // A stage rank's track and its own sub-tracks ("rank 2", "rank 2 …").
+                    const std::string mine = "rank " + std::to_string(rank);
+                    if (t == mine || t.rfind(mine + " ", 0) == 0) p.tracks[t] = t;
+                    continue;
+                }
+                std::string name = t;
+                if (t.rfind("comm:", 0) == 0) {
+                    const std::string axis = t.substr(5, t.find(' ') == std::string::npos ? std::string::npos : t.find(' ') - 5);
+                    if (auto i = plan.mesh.axisIndex(axis)) {
+                        std::string group;
+                        for (int64_t k = 0; k < axes[*i].size; ++k)
+                            group += (group.empty() ? "" : ",") +
+                                     std::to_string(rank * stageDevices + local + (k - coord[*i]) * stride[*i]);
+                        const size_t suffix = t.find(' ');  // " (overlapped)"
+                        name = t.substr(0, suffix) + " with devices " + group + (suffix == std::string::npos ? "" : t.substr(suffix));
+                    }
+                }
+                p.tracks[t] = name;
+            }
+            processes.push_back(std::move(p));
+        }
+    }
+
     std::vector<Json> events;
-    events.push_back(Json{{"ph", "M"}, {"pid", 1}, {"tid", 0}, {"name", "process_name"},
-                          {"args", Json{{"name", processName}}}});
-    for (const auto& t : tracks) {
-        events.push_back(Json{{"ph", "M"}, {"pid", 1}, {"tid", tid[t]}, {"name", "thread_name"},
-                              {"args", Json{{"name", t}}}});
-        events.push_back(Json{{"ph", "M"}, {"pid", 1}, {"tid", tid[t]}, {"name", "thread_sort_index"},
-                              {"args", Json{{"sort_index", tid[t]}}}});
+    for (size_t pi = 0; pi < processes.size(); ++pi) {
+        const int pid = static_cast<int>(pi) + 1;
+        events.push_back(Json{{"ph", "M"}, {"pid", pid}, {"tid", 0}, {"name", "process_name"},
+                              {"args", Json{{"name", processes[pi].name}}}});
+        events.push_back(Json{{"ph", "M"}, {"pid", pid}, {"tid", 0}, {"name", "process_sort_index"},
+                              {"args", Json{{"sort_index", pid}}}});
+        for (const auto& t : tracks) {
+            auto it = processes[pi].tracks.find(t);
+            if (it == processes[pi].tracks.end()) continue;
+            events.push_back(Json{{"ph", "M"}, {"pid", pid}, {"tid", tid[t]}, {"name", "thread_name"},
+                                  {"args", Json{{"name", it->second}}}});
+            events.push_back(Json{{"ph", "M"}, {"pid", pid}, {"tid", tid[t]}, {"name", "thread_sort_index"},
+                                  {"args", Json{{"sort_index", tid[t]}}}});
+        }
     }
     double end = 0;
     int64_t empty = 0;  // events shorter than a nanosecond: kernels fused into their consumer
-    for (size_t i : order) {
-        const auto& e = timeline[i];
-        end = std::max(end, e.startSeconds + e.durationSeconds);
-        const int64_t startNs = nanos(e.startSeconds), durNs = nanos(e.startSeconds + e.durationSeconds) - startNs;
-        if (durNs <= 0) {
-            ++empty;
-            continue;
+    for (size_t pi = 0; pi < processes.size(); ++pi) {
+        const int pid = static_cast<int>(pi) + 1;
+        for (size_t i : order) {
+            const auto& e = timeline[i];
+            const std::string& track = e.track.empty() ? std::string("compute") : e.track;
+            if (!processes[pi].tracks.count(track)) continue;
+            end = std::max(end, e.startSeconds + e.durationSeconds);
+            const int64_t startNs = nanos(e.startSeconds), durNs = nanos(e.startSeconds + e.durationSeconds) - startNs;
+            if (durNs <= 0) {
+                if (pi == 0 || plan.pipeline) ++empty;
+                continue;
+            }
+            Json args = Json::object();
+            if (e.op >= 0 && e.op < graph.size()) {
+                args["op"] = graph.op(e.op).name;
+                args["opId"] = e.op;
+            }
+            if (!e.scope.empty()) args["scope"] = e.scope;
+            if (!e.detail.empty()) args["detail"] = e.detail;
+            events.push_back(Json{{"ph", "X"},
+                                  {"pid", pid},
+                                  {"tid", trackOf(e)},
+                                  {"name", eventName(e)},
+                                  {"cat", e.category.empty() ? std::string("other") : e.category},
+                                  {"ts", micros(startNs)},
+                                  {"dur", micros(durNs)},
+                                  {"args", std::move(args)}});
         }
-        Json args = Json::object();
-        if (e.op >= 0 && e.op < graph.size()) {
-            args["op"] = graph.op(e.op).name;
-            args["opId"] = e.op;
-        }
-        if (!e.scope.empty()) args["scope"] = e.scope;
-        if (!e.detail.empty()) args["detail"] = e.detail;
-        events.push_back(Json{{"ph", "X"},
-                              {"pid", 1},
-                              {"tid", trackOf(e)},
-                              {"name", eventName(e)},
-                              {"cat", e.category.empty() ? std::string("other") : e.category},
-                              {"ts", micros(startNs)},
-                              {"dur", micros(durNs)},
-                              {"args", std::move(args)}});
     }
 
     Json other = {
@@ -148,6 +220,7 @@ Result<std::string> exportTrace(const Graph& graph, const Plan& plan, std::span<
         {"blocks", plan.blocks.size()},
         {"searchExact", plan.searchExact},
         {"pipelineStages", plan.pipeline ? plan.pipeline->stages : 1},
+        {"processes", everyDevice ? "one per device" : "one per role"},
         {"timelineEvents", timeline.size()},
         {"eventsWithoutDuration", empty},
         {"timelineSeconds", end},

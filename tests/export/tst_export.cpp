@@ -822,6 +822,49 @@ private slots:
         QCOMPARE(complete[3].at("args").at("detail").get<std::string>(), std::string("all-reduce over dp, 9 MiB"));
     }
 
+    // On request a process per device: its mesh coordinates, node and GPU, each communication track
+    // named with the devices of its group on that axis, every device the same slices, no overlap.
+    void traceEveryDevice() {
+        Fixture f = makeFixture();
+        const auto timeline = sampleTimeline();
+        ExportOptions options;
+        options.traceEveryDevice = true;
+        auto out = exportPlan(f.graph(), f.plan, ExportFormat::Trace, timeline, nullptr, options);
+        QVERIFY2(bool(out), out ? "" : out.error().toString().c_str());
+        const auto j = nlohmann::json::parse(*out);
+        QCOMPARE(j.at("otherData").at("processes").get<std::string>(), std::string("one per device"));
+        std::map<int, std::string> processes;
+        std::map<std::pair<int, int>, std::string> threads;
+        std::map<int, std::vector<std::pair<double, double>>> slicesByProcess;
+        std::map<std::pair<int, int>, std::vector<std::pair<double, double>>> slicesByTrack;
+        for (const auto& e : j.at("traceEvents")) {
+            const int pid = e.at("pid"), tid = e.at("tid");
+            if (e.at("ph") == "M") {
+                if (e.at("name") == "process_name") processes[pid] = e.at("args").at("name");
+                if (e.at("name") == "thread_name") threads[{pid, tid}] = e.at("args").at("name");
+                continue;
+            }
+            const std::pair<double, double> slice{e.at("ts").get<double>(), e.at("dur").get<double>()};
+            slicesByProcess[pid].push_back(slice);
+            slicesByTrack[{pid, tid}].push_back(slice);
+        }
+        QCOMPARE(processes.size(), size_t(8));
+        QCOMPARE(processes[1], std::string("device 0 (node 0, GPU 0): dp=0, tp=0"));
+        QCOMPARE(processes[7], std::string("device 6 (node 0, GPU 6): dp=1, tp=2"));
+        // Device 6 = (dp 1, tp 2): its dp group is {2, 6}, its tp group {4, 5, 6, 7}.
+        QCOMPARE(threads[std::make_pair(7, 1)], std::string("compute"));
+        QCOMPARE(threads[std::make_pair(7, 2)], std::string("comm:dp with devices 2,6"));
+        QCOMPARE(threads[std::make_pair(7, 3)], std::string("comm:tp with devices 4,5,6,7"));
+        QCOMPARE(threads[std::make_pair(1, 3)], std::string("comm:tp with devices 0,1,2,3"));
+        for (const auto& [pid, slices] : slicesByProcess) QCOMPARE(slices, slicesByProcess[1]);
+        QCOMPARE(slicesByProcess[1].size(), timeline.size() - 1);
+        QCOMPARE(j.at("otherData").at("eventsWithoutDuration").get<int>(), 1);
+        for (auto& [track, slices] : slicesByTrack) {  // a track's slices nest or follow, never cross
+            std::sort(slices.begin(), slices.end());
+            for (size_t i = 1; i < slices.size(); ++i) QVERIFY(slices[i - 1].first + slices[i - 1].second <= slices[i].first + 1e-9);
+        }
+    }
+
     // Back to back stays back to back: start and end are rounded to the nanosecond, the duration is
     // their difference (rounding start and duration apart would give [1, 4) and [3, …) here).
     void traceEventsDoNotOverlapAfterRounding() {
@@ -855,7 +898,7 @@ private slots:
     void traceWithoutTimeline() {
         Fixture f = makeFixture();
         const auto j = nlohmann::json::parse(exportOk(f, ExportFormat::Trace));
-        QCOMPARE(j.at("traceEvents").size(), size_t(1));  // the process name only
+        QCOMPARE(j.at("traceEvents").size(), size_t(2));  // the process name and its sort index only
     }
 
     // ---- errors and determinism -----------------------------------------------------------------

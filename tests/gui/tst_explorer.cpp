@@ -526,13 +526,17 @@ private slots:
         std::vector<std::pair<std::string, QString>> runs;
         for (const std::string& format : exportFormatNames()) runs.push_back({format, QStringLiteral("auto")});
         runs.push_back({"dtensor", QStringLiteral("hf")});  // Hugging Face names (GPT-2's module tree)
+        runs.push_back({"trace", QStringLiteral("all")});   // a timeline per device
         for (const auto& [format, names] : runs) {
             const QString f = QString::fromStdString(format);
             const QString gui = path("gui-" + f + "-" + names + ".out"), cli = path("cli-" + f + "-" + names + ".out");
             ExportDialog dialog(w.explorer(), &w);
             dialog.formatBox()->setCurrentText(f);
-            dialog.namesBox()->setCurrentText(names);
-            QCOMPARE(dialog.namesBox()->currentText(), names);
+            const bool everyDevice = names == QLatin1String("all");
+            QCOMPARE(dialog.everyDeviceBox()->isEnabled(), format == "trace");
+            dialog.everyDeviceBox()->setChecked(everyDevice);
+            if (!everyDevice) dialog.namesBox()->setCurrentText(names);
+            QCOMPARE(dialog.namesBox()->currentText(), everyDevice ? QStringLiteral("auto") : names);
             if (qEnvironmentVariableIsSet("CFP_SHOT_DIR"))  // to look at the dialog
                 dialog.grab().save(qEnvironmentVariable("CFP_SHOT_DIR") + "/export-" + f + "-" + names + ".png");
             dialog.pathEdit()->setText(gui);
@@ -540,7 +544,8 @@ private slots:
             dialog.start();
             QVERIFY(waitIdle(w));
             QProcess p;
-            p.start(QStringLiteral(CFP_CLI_PATH), {"export", planFile, "--format", f, "--names", names, "-o", cli});
+            p.start(QStringLiteral(CFP_CLI_PATH), everyDevice ? QStringList{"export", planFile, "--format", f, "--trace-devices", "all", "-o", cli}
+                                                              : QStringList{"export", planFile, "--format", f, "--names", names, "-o", cli});
             QVERIFY(p.waitForFinished(120000));
             if (p.exitCode() != 0) {
                 // The command refuses (e.g. megatron on a plan that is not uniform): so must the GUI.
