@@ -57,7 +57,7 @@ int cmdEstimate(const std::vector<std::string>& argv) {
                      "                                    parameters in bf16; PyTorch DDP uses 25)\n"
                      "                       pp           pipeline stages (default 1): the layers cut into pp stages\n"
                      "                       vp           model chunks per pipeline rank (default 1; > 1 interleaves)\n"
-                     "                       schedule     1f1b (default), interleaved (vp > 1), gpipe or zb-h1\n"
+                     "                       schedule     1f1b (default), interleaved (vp > 1), gpipe, zb-h1 or zb-h2\n"
                      "                       cp           1 (context parallelism: not modelled yet)\n"
                      "  --global-batch G   sequences per optimizer step (the same as --batch)\n"
                      "  --hardware H       built-in spec or JSON file (default h100-sxm); --nodes N (default 1)\n"

@@ -26,7 +26,7 @@ Commands:
   plan MODEL       the fastest plan that fits: segment DP on a cluster, with baselines
   estimate MODEL   price a configuration you run (--config tp=8,dp=16,zero=1,mbs=1): step time, memory, fits
   export PLAN      write a plan for a training job (jax, dtensor, megatron, hlo-sharding, trace)
-  schedule         replay a pipeline schedule (gpipe, 1f1b, interleaved, zb-h1): step, bubble, memory
+  schedule         replay a pipeline schedule (1f1b, zb-h2, zb-v, dualpipe, …): step, bubble, memory
   profile MODEL    measure every segment type on the GPUs into a profile DB (cfp plan --db uses it)
   hardware         list the built-in hardware specs
   presets          list the built-in models

@@ -86,7 +86,7 @@ Result<PlanRequest> requestFromArgs(const ParsedArgs& args) {
         r.pipeline.schedule = defaultPipeSchedule(r.pipeline.chunksPerRank);
     }
     if (auto v = args.value("--schedule")) {
-        auto kind = parsePipeScheduleKind(*v);
+        auto kind = parsePlannedScheduleKind(*v);
         if (!kind) return makeError("cli.usage", "--schedule: " + kind.error().message);
         r.pipeline.schedule = *kind;
     }
@@ -148,7 +148,7 @@ int cmdPlan(const std::vector<std::string>& argv) {
                      "                     the search plans one stage's mesh (--mesh counts its devices), the\n"
                      "                     micro-batches are searched, no baselines (docs/planning.md)\n"
                      "  --vp V             model chunks per pipeline rank (interleaved 1F1B; default 1)\n"
-                     "  --schedule S       1f1b (default), interleaved (with --vp > 1), gpipe or zb-h1\n"
+                     "  --schedule S       1f1b (default), interleaved (with --vp > 1), gpipe, zb-h1 or zb-h2\n"
                      "  --config C         also price the configuration you run today (keys as cfp estimate:\n"
                      "                     tp=8,dp=16,zero=1,mbs=1,...) and say how much faster the plan is\n"
                      "  -o PLAN            write the plan file (docs/plan-format.md), atomically\n"

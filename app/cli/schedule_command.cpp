@@ -21,21 +21,35 @@ namespace {
 const char* kHelp = R"(Usage: cfp schedule --ranks P --micro-batches M [options]
 
 Replays a pipeline schedule on P ranks with uniform stages and prints the step time, the bubble
-(the idlest rank's idle time) and the activations each rank holds at its peak, in micro-batches.
+(the idlest rank's idle time) and the activations each rank holds at its peak, in micro-batches
+of one rank's share of the model.
 
   --schedule S        gpipe | 1f1b | interleaved (Megatron-LM's, needs --chunks ≥ 2 and M a
-                      multiple of P) | zb-h1 (zero bubble, B split into I and W)   default 1f1b
-  --chunks V          model chunks per rank (virtual stages)                          default 1
+                      multiple of P) | zb-h1 (zero bubble, B split into I and W) | zb-h2 (zero
+                      bubble with up to 2P − 1 micro-batches in flight) | zb-v (2 chunks per rank
+                      in a V) | dualpipe-v (DeepSeek's DualPipeV: a V, overlapped F&B pairs,
+                      M ≥ 2P) | dualpipe (DeepSeek's DualPipe: P even, M even and ≥ 2P, half
+                      the micro-batches from each end, 2 copies of the parameters)  default 1f1b
+  --chunks V          model chunks per rank (virtual stages)     default 2 for zb-v, dualpipe-v
+                      and dualpipe (which need 2), else 1
   --f S --b S --w S   seconds of one micro-batch's forward, input-gradient backward and
-                      weight-gradient backward on one stage (a full backward is b + w) default 1 each
-                      (with --chunks V each chunk takes 1/V of them)
+                      weight-gradient backward on one rank's share of the model (a full backward
+                      is b + w)                                                       default 1 each
+                      (with --chunks V each chunk takes 1/V of them; dualpipe's two chunks are
+                      copies of the same share and take all of them)
+  --overlap O         serial (an F&B pair takes F + B) | full (max(F, B): each hides the
+                      other, DeepSeek's ideal F&B)                                  default serial
   --comm S            seconds to send an activation or its gradient to the next rank   default 0
-  --from FILE         read the schedule from CSV (one line per rank, actions such as 0F1,1B0,0W2:
-                      PyTorch's torch.distributed.pipelining action strings); --micro-batches
-                      is then taken from the file
+  --from FILE         read the schedule from CSV (one line per rank, actions such as 0F1,1B0,0W2
+                      or (2F4;1B0)OVERLAP_F_B: PyTorch's torch.distributed.pipelining action
+                      strings); --micro-batches is then taken from the file
+  --placement L       the stages' ranks for --from: looped (stage s on rank s mod P) | v (odd
+                      chunks on ranks P − 1..0) | bidirectional (DualPipe's)       default looped
   -o FILE             write the schedule as CSV
   --json              machine-readable: step_seconds, bubble_seconds, bubble_fraction,
-                      peak_activations (per rank, micro-batches), busy_seconds, end_seconds
+                      span_bubble_seconds (the idlest rank between its first and last action),
+                      peak_activations (per rank, micro-batches), busy_seconds, start_seconds,
+                      end_seconds
 )";
 
 Result<double> nonNegative(const std::string& option, const std::string& text) {
@@ -50,7 +64,7 @@ Result<double> nonNegative(const std::string& option, const std::string& text) {
 
 int cmdSchedule(const std::vector<std::string>& argv) {
     OptionSpec spec;
-    spec.valued = {"--ranks", "--micro-batches", "--schedule", "--chunks", "--f", "--b", "--w", "--comm", "--from", "-o"};
+    spec.valued = {"--ranks", "--micro-batches", "--schedule", "--chunks", "--f", "--b", "--w", "--comm", "--from", "-o", "--placement", "--overlap"};
     spec.flags = {"--help", "-h", "--json"};
     auto args = parseArgs(argv, spec);
     if (!args) return fail(args.error());
@@ -63,7 +77,25 @@ int cmdSchedule(const std::vector<std::string>& argv) {
     if (!ranksText) return fail(makeError("cli.usage", "schedule needs --ranks P"));
     auto ranks = parsePositive("--ranks", *ranksText);
     if (!ranks) return fail(ranks.error());
-    int64_t chunks = 1;
+    PipeScheduleKind kind = PipeScheduleKind::OneFOneB;
+    if (!args->value("--from")) {
+        auto k = parsePipeScheduleKind(args->value("--schedule").value_or("1f1b"));
+        if (!k) return fail(k.error().withContext("--schedule"));
+        kind = *k;
+    }
+    PipePlacement placement = pipeSchedulePlacement(kind);
+    if (auto v = args->value("--placement")) {
+        if (!args->value("--from")) return fail(makeError("cli.usage", "--placement is for --from FILE; a generated schedule has its own"));
+        auto p = parsePipePlacement(*v);
+        if (!p) return fail(p.error().withContext("--placement"));
+        placement = *p;
+    }
+    PipeOverlap overlap = PipeOverlap::Serial;
+    if (auto v = args->value("--overlap")) {
+        if (*v != "serial" && *v != "full") return fail(makeError("cli.usage", "--overlap expects serial or full, got '" + *v + "'"));
+        overlap = *v == "full" ? PipeOverlap::Full : PipeOverlap::Serial;
+    }
+    int64_t chunks = placement == PipePlacement::Looped ? 1 : 2;
     if (auto v = args->value("--chunks")) {
         auto c = parsePositive("--chunks", *v);
         if (!c) return fail(c.error());
@@ -81,7 +113,7 @@ int cmdSchedule(const std::vector<std::string>& argv) {
     if (auto from = args->value("--from")) {
         auto text = readFileLimited(*from, 64 << 20);
         if (!text) return fail(text.error());
-        schedule = scheduleFromCsv(*text, static_cast<int32_t>(*ranks), static_cast<int32_t>(chunks));
+        schedule = scheduleFromCsv(*text, static_cast<int32_t>(*ranks), static_cast<int32_t>(chunks), placement);
         if (!schedule) return fail(schedule.error().withContext(*from));
     } else {
         auto mText = args->value("--micro-batches");
@@ -89,14 +121,13 @@ int cmdSchedule(const std::vector<std::string>& argv) {
         auto m = parsePositive("--micro-batches", *mText);
         if (!m) return fail(m.error());
         if (*m > 100000) return fail(makeError("cli.usage", "at most 100000 micro-batches"));
-        auto kind = parsePipeScheduleKind(args->value("--schedule").value_or("1f1b"));
-        if (!kind) return fail(kind.error().withContext("--schedule"));
-        schedule = makeSchedule(*kind, static_cast<int32_t>(*ranks), static_cast<int32_t>(chunks), static_cast<int32_t>(*m));
+        schedule = makeSchedule(kind, static_cast<int32_t>(*ranks), static_cast<int32_t>(chunks), static_cast<int32_t>(*m));
         if (!schedule) return fail(schedule.error().withContext("--schedule"));
     }
-    const double v = static_cast<double>(chunks);
-    StageTimes stage{f / v, b / v, w / v, 1.0 / v};
-    auto replay = replaySchedule(*schedule, {stage}, comm);
+    // A stage's share of a rank's part of the model: 1/V, but for DualPipe's two copies of it.
+    const double share = static_cast<double>(schedule->ranks) / static_cast<double>(schedule->pathStages());
+    StageTimes stage{f * share, b * share, w * share, share};
+    auto replay = replaySchedule(*schedule, {stage}, comm, overlap);
     if (!replay) return fail(replay.error());
     if (auto out = args->value("-o")) {
         if (auto st = writeFileAtomically(*out, schedule->toCsv()); !st) return fail(st.error());
@@ -108,23 +139,29 @@ int cmdSchedule(const std::vector<std::string>& argv) {
         j["schedule"] = name;
         j["ranks"] = schedule->ranks;
         j["chunks"] = schedule->chunks;
+        j["placement"] = std::string(pipePlacementName(schedule->placement));
+        j["overlap"] = overlap == PipeOverlap::Full ? "full" : "serial";
         j["micro_batches"] = schedule->microBatches;
         j["step_seconds"] = replay->seconds;
         j["bubble_seconds"] = replay->bubbleSeconds();
         j["bubble_fraction"] = replay->bubbleFraction();
+        j["span_bubble_seconds"] = replay->spanBubbleSeconds();
         j["peak_activations"] = replay->peakActivation;
         j["busy_seconds"] = replay->busySeconds;
+        j["start_seconds"] = replay->startSeconds;
         j["end_seconds"] = replay->endSeconds;
         std::cout << j.dump(2) << '\n';
         return kExitOk;
     }
     auto sec = [](double s) { return fixed(s, 3) + " s"; };
     std::cout << "schedule   " << name << ": " << schedule->ranks << " ranks × " << schedule->chunks << (schedule->chunks == 1 ? " chunk, " : " chunks, ")
-              << schedule->microBatches << " micro-batches\n"
+              << schedule->microBatches << " micro-batches"
+              << (schedule->placement == PipePlacement::Looped ? std::string() : ", placement " + std::string(pipePlacementName(schedule->placement))) << '\n'
               << "stage      F " << sec(f) << ", I " << sec(b) << ", W " << sec(w) << " per micro-batch (B = I + W), transfer " << sec(comm) << '\n'
               << "step       " << sec(replay->seconds) << '\n'
               << "bubble     " << sec(replay->bubbleSeconds()) << " (" << fixed(100 * replay->bubbleFraction(), 1)
               << "% of the step, the idlest rank's idle time)\n"
+              << "in span    " << sec(replay->spanBubbleSeconds()) << " (the idlest rank between its first and last action)\n"
               << "rank   busy        ends at     peak activations (micro-batches)\n";
     for (size_t r = 0; r < replay->busySeconds.size(); ++r) {
         std::string busy = sec(replay->busySeconds[r]), end = sec(replay->endSeconds[r]);
@@ -132,7 +169,7 @@ int cmdSchedule(const std::vector<std::string>& argv) {
         end.resize(std::max<size_t>(end.size(), 12), ' ');
         std::string rank = std::to_string(r);
         rank.resize(std::max<size_t>(rank.size(), 7), ' ');
-        std::cout << rank << busy << end << fixed(replay->peakActivation[r], chunks > 1 ? 2 : 0) << '\n';
+        std::cout << rank << busy << end << fixed(replay->peakActivation[r], share < 1 ? 2 : 0) << '\n';
     }
     return kExitOk;
 }

@@ -11,10 +11,18 @@ namespace {
 
 Error splitError(const std::string& message) { return makeError("pipeline.split", message, "--config"); }
 
+// Chunks, memory and tails below assume the looped placement (chunk c on rank c mod pp) and one
+// copy of the parameters; parsePlannedScheduleKind says which schedules keep to it.
+Status checkPriced(PipeScheduleKind kind) {
+    if (plannerPricesSchedule(kind)) return {};
+    return parsePlannedScheduleKind(pipeScheduleName(kind)).error().withContext("--config");
+}
+
 }  // namespace
 
 Status applyPipeline(const Graph& graph, Plan& plan, const Evaluation& ev, const CostModel& model, const PipelineSettings& settings) {
     const int32_t pp = settings.stages, v = settings.chunksPerRank, chunks = pp * v;
+    CFP_TRY(checkPriced(settings.schedule));
     const size_t n = static_cast<size_t>(graph.size());
     if (ev.tasks.empty() || ev.opMemory.size() != n) return makeError("pipeline.split", "the evaluation has no tasks for this graph");
     const std::vector<int32_t> layer = layerUnits(graph);
@@ -213,6 +221,7 @@ Status applyPipeline(const Graph& graph, Plan& plan, const Evaluation& ev, const
 }
 
 Result<PipeReplay> replayPipeline(const PipelinePlan& pl) {
+    if (auto priced = checkPriced(pl.schedule); !priced) return priced.error();
     auto schedule = makeSchedule(pl.schedule, pl.stages, pl.chunksPerRank, pl.microBatches);
     if (!schedule) return schedule.error();
     std::vector<StageTimes> times;
@@ -230,7 +239,7 @@ std::vector<TimelineEvent> pipelineTimeline(const PipelinePlan& pl, const PipeRe
         t.name = std::string(1, pipeActionLetter(k)) + " mb " + std::to_string(e.action.microBatch) + " (stage " + std::to_string(e.action.stage) + ")";
         t.track = "rank " + std::to_string(e.rank);
         t.category = k == PipeActionKind::Forward ? "forward" : k == PipeActionKind::Backward ? "backward"
-                     : k == PipeActionKind::InputGrad ? "input-grad" : "weight-grad";
+                     : k == PipeActionKind::InputGrad ? "input-grad" : k == PipeActionKind::WeightGrad ? "weight-grad" : "overlapped";
         t.startSeconds = e.start;
         t.durationSeconds = e.end - e.start;
         const PipelineChunk& c = pl.chunks[static_cast<size_t>(e.action.stage)];

@@ -49,7 +49,8 @@ struct PipelineSettings {
 // simulated step (seconds the pipeline's; compute, communication and contention of the slowest
 // rank over every round) and the memory of the fullest rank. Errors: pipeline.split (layers do not
 // divide into the chunks; no layers), schedule.* (the schedule's own, e.g. interleaved with rounds
-// not a multiple of pp); the plan is unchanged then.
+// not a multiple of pp; schedule.unsupported for zb-v, dualpipe-v and dualpipe, whose V or
+// bidirectional placement this cut does not price: plannerPricesSchedule); the plan is unchanged then.
 Status applyPipeline(const Graph& graph, Plan& plan, const Evaluation& ev, const CostModel& model, const PipelineSettings& settings);
 
 // The pipeline's schedule replayed again from its chunks' times (for charts and the trace).

@@ -559,7 +559,7 @@ Status PlanReader::readPipeline(const Json& j) {
     CFP_PLAN_ASSIGN(pl.chunksPerRank, int32Field(j, ptr, "chunks_per_rank", 1));
     std::string schedule;
     CFP_PLAN_ASSIGN(schedule, stringField(j, ptr, "schedule"));
-    auto kind = parsePipeScheduleKind(schedule);
+    auto kind = parsePlannedScheduleKind(schedule);
     if (!kind) return formatError(kind.error().message, ptr + "/schedule");
     pl.schedule = *kind;
     CFP_PLAN_ASSIGN(pl.microBatches, int32Field(j, ptr, "micro_batches", 1));

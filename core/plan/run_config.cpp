@@ -52,8 +52,10 @@ Result<RunConfig> RunConfig::parse(std::string_view text) {
             if (!n) return n.error();
             (key == "tp" ? c.tp : key == "dp" ? c.dp : key == "pp" ? c.pp : key == "vp" ? c.vp : key == "cp" ? c.cp : c.microBatch) = *n;
         } else if (key == "schedule") {
-            auto kind = parsePipeScheduleKind(v);
-            if (!kind) return syntax("schedule=" + std::string(v) + ": expected 1f1b, interleaved, gpipe or zb-h1");
+            auto kind = parsePlannedScheduleKind(v);
+            if (!kind && kind.error().code == "schedule.unsupported")
+                return makeError(kind.error().code, "schedule=" + std::string(v) + ": " + kind.error().message, "--config");
+            if (!kind) return syntax("schedule=" + std::string(v) + ": expected 1f1b, interleaved, gpipe, zb-h1 or zb-h2");
             c.schedule = *kind;
         } else if (key == "zero") {
             auto n = positive(key, v, 0);

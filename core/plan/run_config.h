@@ -10,8 +10,9 @@
 //   dp  data-parallel degree                                              default devices / tp
 //   pp  pipeline-parallel degree: the layers cut into pp stages (plan/pipeline_plan.h)   default 1
 //   vp  model chunks per pipeline rank (Megatron-LM's virtual pipeline size; > 1 interleaves) default 1
-//   schedule  1f1b (Megatron-LM's default) | interleaved (with vp > 1) | gpipe | zb-h1
-//             default: interleaved when vp > 1, else 1f1b
+//   schedule  1f1b (Megatron-LM's default) | interleaved (with vp > 1) | gpipe | zb-h1 | zb-h2
+//             default: interleaved when vp > 1, else 1f1b (zb-v, dualpipe-v and dualpipe:
+//             schedule.unsupported, replayed only by `cfp schedule`)
 //   cp  context-parallel degree                                           1 (others not modelled yet)
 //   zero  ZeRO stage: 0 none, 1 optimizer state, 2 and gradients, 3 and weights sharded over dp (FSDP)   default 1
 //   mbs   micro-batch per data-parallel rank                              default: the fewest rounds that fit
@@ -50,7 +51,7 @@ struct RunConfig {
     std::optional<std::string> overlap;  // "on", "grad", "param" or "off" (setOverlapWord)
     std::optional<int64_t> bucketMb;
 
-    // Errors: config.syntax ("tp=8,dp=x": which key, what was expected).
+    // Errors: config.syntax ("tp=8,dp=x": which key, what was expected), schedule.unsupported.
     static Result<RunConfig> parse(std::string_view text);
     std::string toString() const;  // the keys given, in the order above the parser documents
     bool operator==(const RunConfig&) const = default;

@@ -262,7 +262,7 @@ Result<PlanRequest> requestFromDoc(const nlohmann::json& j, const std::string& o
                 p.at("chunks_per_rank").get<int64_t>() > 64)
                 return located(makeError("request.format", "pipeline must be {\"stages\": P ≥ 1, \"chunks_per_rank\": V ≥ 1, \"schedule\": NAME}",
                                          "/pipeline"));
-            auto kind = parsePipeScheduleKind(p.at("schedule").get<std::string>());
+            auto kind = parsePlannedScheduleKind(p.at("schedule").get<std::string>());
             if (!kind) return located(makeError("request.format", kind.error().message, "/pipeline/schedule"));
             r.pipeline.stages = static_cast<int32_t>(p.at("stages").get<int64_t>());
             r.pipeline.chunksPerRank = static_cast<int32_t>(p.at("chunks_per_rank").get<int64_t>());

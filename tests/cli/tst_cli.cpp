@@ -96,8 +96,16 @@ private slots:
         QTest::newRow("schedule without ranks") << QStringList{"schedule", "--micro-batches", "8"} << 2 << "--ranks P";
         QTest::newRow("interleaved M not multiple of P")
             << QStringList{"schedule", "--ranks", "4", "--micro-batches", "6", "--schedule", "interleaved", "--chunks", "2"} << 1 << "schedule.shape";
-        QTest::newRow("unknown schedule") << QStringList{"schedule", "--ranks", "4", "--micro-batches", "8", "--schedule", "dualpipe"} << 1
+        QTest::newRow("unknown schedule") << QStringList{"schedule", "--ranks", "4", "--micro-batches", "8", "--schedule", "chimera"} << 1
                                           << "schedule.unknown";
+        QTest::newRow("zb-v with 3 chunks")
+            << QStringList{"schedule", "--ranks", "4", "--micro-batches", "8", "--schedule", "zb-v", "--chunks", "3"} << 1 << "schedule.shape";
+        QTest::newRow("dualpipe with odd ranks")
+            << QStringList{"schedule", "--ranks", "3", "--micro-batches", "8", "--schedule", "dualpipe"} << 1 << "even number of ranks";
+        QTest::newRow("placement without a file")
+            << QStringList{"schedule", "--ranks", "4", "--micro-batches", "8", "--placement", "v"} << 2 << "--placement is for --from";
+        QTest::newRow("unknown overlap")
+            << QStringList{"schedule", "--ranks", "4", "--micro-batches", "8", "--overlap", "half"} << 2 << "--overlap expects";
         QTest::newRow("negative time") << QStringList{"schedule", "--ranks", "4", "--micro-batches", "8", "--f", "-1"} << 2 << "--f expects";
     }
     void errorsAreOneLineWithExitCode() {
@@ -132,6 +140,49 @@ private slots:
         Run text = cfp({"schedule", "--ranks", "2", "--micro-batches", "4"});
         QCOMPARE(text.exitCode, 0);
         QVERIFY2(text.out.contains("step       15.000 s"), text.out.constData());  // (M + P − 1)(F + I + W) = 5 × 3
+    }
+
+    // cfp schedule with the zero-bubble and DualPipe schedules: the closed forms (plan/pipeline.h) at
+    // the CLI's scale (--f, --b, --w are a rank's share; a V chunk takes half), the placement, the
+    // overlap model, and a V schedule's CSV read back with --placement v.
+    void newSchedulesThroughTheCli() {
+        auto run = [&](const QStringList& extra) {
+            Run r = cfp(QStringList{"schedule", "--ranks", "4", "--micro-batches", "8", "--json"} + extra);
+            if (r.exitCode != 0) qWarning() << r.err;
+            return json(r.out);
+        };
+        // ZB-H2, F = I = W: (P − 1)F + M(F + I + W), no idle time inside any rank's span.
+        const QJsonObject h2 = run({"--schedule", "zb-h2"});
+        QCOMPARE(h2["step_seconds"].toDouble(), 27.0);
+        QCOMPARE(h2["span_bubble_seconds"].toDouble(), 0.0);
+        QCOMPARE(h2["placement"].toString(), QString("looped"));
+        // ZB-V, 2 chunks by default: (P − 1)f + 6Mf with f = 0.5; P micro-batches of activations.
+        const QJsonObject v = run({"--schedule", "zb-v"});
+        QCOMPARE(v["chunks"].toInt(), 2);
+        QCOMPARE(v["placement"].toString(), QString("v"));
+        QCOMPARE(v["step_seconds"].toDouble(), 25.5);
+        QCOMPARE(v["peak_activations"].toArray()[0].toDouble(), 4.0);
+        // DualPipeV, per chunk F = I = W = 1: bubble (P − 1)(F&B + B − 3W), F&B = F + B or max(F, B).
+        const QJsonObject dv = run({"--schedule", "dualpipe-v", "--f", "2", "--b", "2", "--w", "2"});
+        QCOMPARE(dv["bubble_seconds"].toDouble(), 6.0);
+        QCOMPARE(dv["overlap"].toString(), QString("serial"));
+        const QJsonObject dvFull = run({"--schedule", "dualpipe-v", "--f", "2", "--b", "2", "--w", "2", "--overlap", "full"});
+        QCOMPARE(dvFull["bubble_seconds"].toDouble(), 3.0);
+        // DualPipe: (P/2 − 1)(F&B + B − 3W) with whole stages; P + 1 micro-batches at the peak.
+        const QJsonObject d = run({"--schedule", "dualpipe"});
+        QCOMPARE(d["placement"].toString(), QString("bidirectional"));
+        QCOMPARE(d["bubble_seconds"].toDouble(), 2.0);
+        QCOMPARE(d["peak_activations"].toArray()[0].toDouble(), 5.0);
+
+        QTemporaryDir dir;
+        const QString csv = dir.filePath("dualpipev.csv");
+        QCOMPARE(cfp({"schedule", "--ranks", "4", "--micro-batches", "8", "--schedule", "dualpipe-v", "-o", csv}).exitCode, 0);
+        Run back = cfp({"schedule", "--ranks", "4", "--from", csv, "--placement", "v", "--chunks", "2", "--json"});
+        QCOMPARE(back.exitCode, 0);
+        QCOMPARE(json(back.out)["step_seconds"].toDouble(), 27.0);  // per chunk F = I = W = 0.5
+        Run looped = cfp({"schedule", "--ranks", "4", "--from", csv, "--chunks", "2"});
+        QCOMPARE(looped.exitCode, 1);
+        QVERIFY2(looped.err.contains("held by rank"), looped.err.constData());
     }
 
     void graphRoundTripsThroughTheCli() {

@@ -12,6 +12,7 @@
 #include "approx.h"
 #include "must.h"
 #include "plan/evaluator.h"
+#include "plan/pipeline_plan.h"
 #include "plan/plan_json.h"
 #include "plan/run_config.h"
 #include "workflow/workflow.h"
@@ -384,6 +385,16 @@ private slots:
         const PlanRun gpipe = must(runEstimate(r, must(RunConfig::parse("tp=2,pp=2,zero=1,mbs=2,schedule=gpipe"), "gpipe")), "gpipe");
         QCOMPARE(gpipe.outcome.plan.pipeline->schedule, PipeScheduleKind::GPipe);
         QVERIFY(!renderExport(gpipe.model->graph, gpipe.outcome.plan, ExportFormat::Megatron));
+        // ZB-H2 keeps the looped placement, so it is priced from its replay: 2P − 1 = 3 micro-batches'
+        // activations on both ranks (counted until W), where 1F1B holds 2 and 1; the plan file keeps it.
+        const PlanRun zb = must(runEstimate(r, must(RunConfig::parse("tp=2,pp=2,zero=1,mbs=2,overlap=off,schedule=zb-h2"), "zb-h2")), "zb-h2");
+        const PipelinePlan& z = *zb.outcome.plan.pipeline;
+        QCOMPARE(z.schedule, PipeScheduleKind::ZeroBubbleH2);
+        QCOMPARE(z.ranks[0].memory.activations, 3 * z.chunks[0].activationBytes);
+        QCOMPARE(z.ranks[1].memory.activations, 3 * z.chunks[1].activationBytes);
+        const Plan zbBack = must(planFromJson(planToText(zb.outcome.plan, zb.model->graph), "zb-h2 plan"), "read back");
+        QCOMPARE(zbBack.pipeline->schedule, PipeScheduleKind::ZeroBubbleH2);
+        QCOMPARE(must(replayPipeline(*zbBack.pipeline), "replay").seconds, must(replayPipeline(z), "replay").seconds);
     }
 
     // The planner with pipeline stages (PlanRequest::pipeline): the search plans a stage's mesh, the
