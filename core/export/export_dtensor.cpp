@@ -224,6 +224,7 @@ std::string exportDTensor(const Context& ctx) {
     for (const auto& [axis, entries] : byAxis)
         for (const auto& e : entries) styledAxes[e.module].insert(axis);
     std::map<std::string, std::string> unexpressed;  // module → why
+    std::set<std::string> keptWhole;                  // 1-D parameters split where no style says so
     const std::string blocks = blocksPath(ctx.names, ctx.model);
     std::map<std::string, std::set<std::string>> blockTpAxes;  // block ("" = outside blocks) → axes its styles use
     for (const auto& p : ctx.params) {
@@ -241,6 +242,13 @@ std::string exportDTensor(const Context& ctx) {
                 if (!(styled != styledAxes.end() && styled->second.count(a)) &&
                     std::find(dpAxes.begin(), dpAxes.end(), a) == dpAxes.end())  // FSDP2 shards over the dp axes
                     expressed = false;
+        }
+        // A norm weight or bias the plan splits along features (e.g. the final norm of a
+        // Megatron-style plan): PyTorch keeps it whole and computes the same; it costs its few
+        // bytes per device, nothing more.
+        if (!expressed && p.dims.size() <= 1) {
+            keptWhole.insert(p.path);
+            continue;
         }
         if (!expressed && !unexpressed.count(module))
             unexpressed[module] = p.path + " is split " + layout + (styled == styledAxes.end() ? "; no parallel style fits that layout"
@@ -391,6 +399,11 @@ std::string exportDTensor(const Context& ctx) {
     out += "# distribute_tensor and your own input/output redistribution, or change the plan).\n";
     out += "UNEXPRESSED = {\n";
     for (const auto& [module, why] : unexpressed) out += "    " + pyStr(module) + ": " + pyStr(why) + ",\n";
+    out += "}\n";
+    out += "# Norm weights and biases the plan splits along features where no style does: parallelize()\n";
+    out += "# keeps them whole (the same result; their few bytes on every device).\n";
+    out += "KEPT_WHOLE = {\n";
+    for (const auto& path : keptWhole) out += "    " + pyStr(path) + ",\n";
     out += "}\n";
     out += "\n";
     out += "\n";

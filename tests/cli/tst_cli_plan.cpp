@@ -664,9 +664,15 @@ private slots:
             QVERIFY(py.contains("    \"" + q + ".weight\": [Replicate(), Shard(0)],  # from layers.1.attn.qkv.weight\n"));
             QVERIFY(py.contains("DP_MESH_DIMS = (\"dp\",)\n"));
             QVERIFY(py.contains(hf ? "HF_TP_PLAN = None\n" : "HF_TP_PLAN = None\n"));
-            if (config.startsWith("mixtral"))  // experts split over tp by expert: dim 0 in both layouts
+            if (config.startsWith("mixtral")) {  // experts split over tp by expert: dim 0 in both layouts
                 QVERIFY(py.contains("    \"model.layers.1.mlp.experts.gate_up_proj\": [Replicate(), Shard(0)],  # from "
                                     "layers.1.moe.experts.w1.weight + layers.1.moe.experts.w3.weight\n"));
+                // Expert parallelism has no DTensor style: parallelize() refuses it, naming the module.
+                QVERIFY(py.contains("UNEXPRESSED = {\n    \"model.layers.0.mlp.experts\": "));
+            } else {
+                // A Megatron-style Llama plan is applied whole by parallelize().
+                QVERIFY(py.contains("UNEXPRESSED = {\n}\n"));
+            }
         }
     }
     // `cfp graph --plan P -o step.hlo`: every instruction carries the plan's layout; importing the
