@@ -52,7 +52,11 @@ Result<AnalysisReport> analyzeGraph(const Graph& graph, const Mesh& mesh, const 
 
     if (options.searchSpace) {
         report.opStrategyCounts.reserve(static_cast<size_t>(graph.size()));
-        for (const Op& op : graph.ops()) report.opStrategyCounts.push_back(opStrategyCount(graph, op, mesh));
+        // A manual region's ops (and its boundaries) have the one strategy the source gave them.
+        const std::vector<char> manual = manualRegionOps(graph);
+        for (const Op& op : graph.ops())
+            report.opStrategyCounts.push_back(manual[static_cast<size_t>(op.id)] || isSourcePinned(op, Partitioning::Auto)
+                                                  ? 1 : opStrategyCount(graph, op, mesh));
         auto space = searchSpaceReport(report.opStrategyCounts, views, report.cover);
         if (!space) return space.error();
         report.space = std::move(*space);

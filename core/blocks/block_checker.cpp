@@ -41,11 +41,13 @@ struct Checker {
     const BlockAnalysis& a;
     BlockCheckReport report;
     std::vector<char> m_static;
+    std::vector<char> m_manual;  // in a manual region: re-derived from the graph (op_rules.h)
     MeshSizes m_sizes;
     std::vector<CompactSharding> m_stored;  // a.shardings in compact form (for the comparison only)
 
     void prepare() {
         m_static.assign(static_cast<size_t>(g.size()), 0);
+        m_manual = manualRegionOps(g);
         for (const Op& op : g.ops()) {
             bool st;
             if (op.kind == OpKind::Parameter)
@@ -55,7 +57,9 @@ struct Checker {
             else {
                 // An op without a sharding rule (an opaque custom-call) is a block boundary: what
                 // it computes is not static even from static inputs, as for the finder.
-                st = !op.operands.empty() && (op.kind != OpKind::CustomCall || shardingRuleFor(g, op).ok());
+                // A source-pinned op (a manual region's boundary or collective) is a block of its own.
+                const Partitioning p = partitioningOf(m_manual, op.id);
+                st = !op.operands.empty() && !isSourcePinned(op, p) && (op.kind != OpKind::CustomCall || shardingRuleFor(g, op, p).ok());
                 for (OpId o : op.operands) st = st && m_static[static_cast<size_t>(o)];
             }
             m_static[static_cast<size_t>(op.id)] = st;
@@ -90,7 +94,7 @@ struct Checker {
         const size_t n = b.members.size();
         std::vector<OpShardingRule> rules(n);
         for (size_t k = 0; k < n; ++k) {
-            auto r = shardingRuleFor(g, g.op(b.members[k]));
+            auto r = shardingRuleFor(g, g.op(b.members[k]), partitioningOf(m_manual, b.members[k]));
             if (!r) {
                 fail("block " + std::to_string(b.id) + ": member " + g.op(b.members[k]).name + " has no sharding rule");
                 return;
@@ -242,7 +246,22 @@ struct Checker {
                         in.assign(operandBuffer.size(), nullptr);
                         for (size_t i = 0; i < operandBuffer.size(); ++i) in[i] = &operandBuffer[i];
                         FactorAssignment fa;
-                        if (!assignFromOperands(rule, in, m_sizes, fa, &why)) {
+                        if (isSourcePinned(op, partitioningOf(m_manual, op.id))) {
+                            // The source fixes it: placed on the mesh again from the op itself, and
+                            // the stored operand shardings must be what it reads.
+                            auto pin = sourcePinnedFactors(op, rule, a.mesh);
+                            if (!pin) {
+                                fail(where() + ": entry " + op.name + ": " + pin.error().message);
+                                return;
+                            }
+                            fa = *pin;
+                            for (size_t i = 0; i < operandBuffer.size(); ++i)
+                                if (!(normalized(projectOperand(rule, fa, i)) == normalized(operandBuffer[i]))) {
+                                    fail(where() + ": entry " + op.name + " stores operand " + std::to_string(i) + " as " + text(operandBuffer[i]) +
+                                         ", the source's sharding reads it as " + text(projectOperand(rule, fa, i)));
+                                    return;
+                                }
+                        } else if (!assignFromOperands(rule, in, m_sizes, fa, &why)) {
                             fail(where() + ": entry " + op.name + " strategy is invalid: " + why);
                             return;
                         }
@@ -320,6 +339,12 @@ struct Checker {
                 if (!(m_stored[storedIndex] == derived[k])) {
                     fail(where() + ": member " + op.name + " stored " + a.shardings[storedIndex].toString() +
                          ", re-derived " + text(derived[k]));
+                    return;
+                }
+                // Local values of a manual region are each device's work: never split again.
+                if (m_manual[static_cast<size_t>(op.id)] && !isSourcePinned(op, Partitioning::Manual) &&
+                    !isReplicated(projectResult(rules[k], factors[k]))) {
+                    fail(where() + ": member " + op.name + " of a manual region is split: " + text(projectResult(rules[k], factors[k])));
                     return;
                 }
             }

@@ -237,6 +237,8 @@ private:
     int m_threads = 0;
     std::shared_ptr<std::vector<std::optional<OpShardingRule>>> m_rules;
     std::vector<uint8_t> m_hasRule;
+    std::vector<char> m_manual;                       // in a manual region (op_rules.h)
+    std::vector<std::optional<FactorAssignment>> m_pins;  // source-pinned ops: their one assignment
     std::vector<uint8_t> m_static;
     std::vector<int32_t> m_userStart, m_users;  // CSR
     std::vector<int32_t> m_owner, m_local;
@@ -249,6 +251,31 @@ private:
 
 void BlockFinder::enumerateStrategies(OpId dot, std::vector<FactorAssignment>& out, std::vector<std::string>& labels) const {
     const OpShardingRule& r = rule(dot);
+    if (const auto& pin = m_pins[static_cast<size_t>(dot)]) {
+        // The source's one strategy: per axis the full side's dim it splits, or the sum it reduces.
+        const Op& op = m_g.op(dot);
+        const std::vector<int32_t>& full = isShardToFull(op) ? r.resultDims : r.operandDims[0];
+        std::string label;
+        for (int a = 0; a < m_sizes.rank; ++a) {
+            const int16_t f = pin->factorOf[static_cast<size_t>(a)];
+            std::string role = "-";
+            if (f >= 0 && r.factors[static_cast<size_t>(f)].kind == FactorKind::Reduction) role = "sum";
+            for (size_t d = 0; f >= 0 && d < full.size(); ++d)
+                if (full[d] == f) role = "dim" + std::to_string(d);
+            label += (a ? "," : "") + m_mesh.axes()[static_cast<size_t>(a)].name + ":" + role;
+        }
+        out.push_back(*pin);
+        labels.push_back(label);
+        return;
+    }
+    if (m_manual[static_cast<size_t>(dot)]) {
+        // Local shapes are each device's work already: the one strategy splits nothing.
+        std::string label;
+        for (int a = 0; a < m_sizes.rank; ++a) label += (a ? "," : "") + m_mesh.axes()[static_cast<size_t>(a)].name + ":-";
+        out.emplace_back();
+        labels.push_back(label);
+        return;
+    }
     struct Option {
         int32_t factor;  // kNoFactor = axis unused
         std::string name;
@@ -533,7 +560,7 @@ void BlockFinder::seed(Growing& b) {
     while (!heap.empty()) {
         const OpId u = heap.top();
         heap.pop();
-        if (m_owner[static_cast<size_t>(u)] != -1 || !hasRule(u)) continue;
+        if (m_owner[static_cast<size_t>(u)] != -1 || !hasRule(u) || m_pins[static_cast<size_t>(u)]) continue;
         const Op& op = m_g.op(u);
         if (op.kind == OpKind::Dot) {
             if (m_pairOf[static_cast<size_t>(u)] >= 0) continue;  // joins with its forward dot only
@@ -563,11 +590,13 @@ Result<BlockAnalysis> BlockFinder::run() {
     m_rules = std::make_shared<std::vector<std::optional<OpShardingRule>>>(n);
     m_hasRule.assign(n, 0);
     m_static.assign(n, 0);
+    m_manual = manualRegionOps(m_g);
+    m_pins.assign(n, std::nullopt);
     // Rules of all ops in parallel (each op's own); the messages of those without one, kept.
     std::vector<std::string> noRule(n);
     parallelFor(static_cast<int64_t>(n), resolveThreads(m_threads), 1024, [&](int64_t i0, int64_t i1, int) {
         for (auto i = static_cast<size_t>(i0); i < static_cast<size_t>(i1); ++i) {
-            auto r = shardingRuleFor(m_g, m_g.op(static_cast<OpId>(i)));
+            auto r = shardingRuleFor(m_g, m_g.op(static_cast<OpId>(i)), partitioningOf(m_manual, static_cast<OpId>(i)));
             if (r) {
                 (*m_rules)[i] = std::move(*r);
                 m_hasRule[i] = 1;
@@ -579,8 +608,16 @@ Result<BlockAnalysis> BlockFinder::run() {
     for (const Op& op : m_g.ops()) {
         if (!m_hasRule[static_cast<size_t>(op.id)])
             out.unsupported.push_back(UnsupportedOp{op.id, op.name, std::string(opKindName(op.kind)), std::move(noRule[static_cast<size_t>(op.id)])});
+        // Manual-region boundaries and collectives: their sharding is the source's, placed on the mesh.
+        if (m_hasRule[static_cast<size_t>(op.id)] && isSourcePinned(op, partitioningOf(m_manual, op.id))) {
+            auto pin = sourcePinnedFactors(op, rule(op.id), m_mesh);
+            if (!pin) return pin.error();
+            m_pins[static_cast<size_t>(op.id)] = *pin;
+        }
         bool isStatic;
-        if (op.kind == OpKind::Parameter)
+        if (m_pins[static_cast<size_t>(op.id)])
+            isStatic = false;  // a block of its own: never pulled into another
+        else if (op.kind == OpKind::Parameter)
             isStatic = op.role == ParamRole::Trainable || op.role == ParamRole::OptimizerState;
         else if (op.kind == OpKind::Constant || op.kind == OpKind::Iota)
             isStatic = true;
@@ -614,7 +651,8 @@ Result<BlockAnalysis> BlockFinder::run() {
     m_failure.assign(n, std::nullopt);
 
     for (const Op& op : m_g.ops()) {
-        if (op.kind != OpKind::Dot || !m_hasRule[static_cast<size_t>(op.id)]) continue;
+        const bool pinned = m_pins[static_cast<size_t>(op.id)].has_value();
+        if ((op.kind != OpKind::Dot && !pinned) || !m_hasRule[static_cast<size_t>(op.id)]) continue;
         if (m_pairOf[static_cast<size_t>(op.id)] >= 0 || m_owner[static_cast<size_t>(op.id)] != -1) continue;
         Growing b;
         b.id = static_cast<int32_t>(m_blocks.size());

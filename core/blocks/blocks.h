@@ -11,6 +11,12 @@
 //      the product over axes (two axes on one factor allowed, major = earlier mesh axis); only
 //      strategies whose splits divide evenly are kept. A plain matmul on {x=8} has exactly three:
 //      "x:rows", "x:cols", "x:contract". Labels list "axis:choice" per mesh axis: "dp:rows,tp:cols".
+//      Manual (shard_map) regions (rules/op_rules.h): a dot inside one has the one strategy that
+//      splits nothing ("x:-"); each op whose sharding the source fixes — a region's boundaries and
+//      all-reduces — seeds a block too, in op-id order, with the source's one strategy placed on the
+//      mesh ("dp:dim0,tp:-": the full side's dim each axis splits; "dp:-,tp:sum": an all-reduce's
+//      group axes), or findParallelBlocks fails with hlo.manual_mesh. Such ops are never static and
+//      never join or are pulled into another block.
 //   2. Own collectives. A member whose propagated result is a pending partial sum (a contraction
 //      split, a reduce-add over a split dim, a vocab-parallel gather, a scatter-add of split
 //      updates) completes it with its OWN all-reduce to replicated; its stored sharding is the
@@ -146,7 +152,8 @@ struct BlockAnalysis {
     double coverage(const Graph& graph) const;
 };
 
-// Errors: rules.bad_mesh (more than 8 axes). The ops' rules are derived on `threads` workers
+// Errors: rules.bad_mesh (more than 8 axes), hlo.manual_mesh (a manual region's sharding or replica
+// groups do not fit the mesh, naming the op). The ops' rules are derived on `threads` workers
 // (0: util/parallel.h's default); the result does not depend on it.
 Result<BlockAnalysis> findParallelBlocks(const Graph& graph, const Mesh& mesh, int threads = 0);
 

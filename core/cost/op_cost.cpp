@@ -263,8 +263,11 @@ std::vector<char> selectiveOpsKept(const Graph& graph, const std::vector<char>& 
 
 std::vector<char> sequenceParallelOps(const Graph& graph) {
     std::vector<char> ops = dataDerived(graph);
+    // A manual (shard_map) region's ops are each device's work as written: not split further.
+    const std::vector<char> manual = manualRegionOps(graph);
     for (const Op& op : graph.ops())
-        if (op.phase == Phase::Optimizer || !fusedInKernel(op.kind)) ops[static_cast<size_t>(op.id)] = 0;
+        if (op.phase == Phase::Optimizer || !fusedInKernel(op.kind) || manual[static_cast<size_t>(op.id)])
+            ops[static_cast<size_t>(op.id)] = 0;
     return ops;
 }
 

@@ -121,7 +121,7 @@ std::vector<char> dataDerived(const Graph& graph);
 
 // Sequence parallelism on mesh axis T (MemoryPolicy::sequenceParallelAxis; `axis` its index, -1
 // off): a fusible activation op (elementwise, broadcast, layout or reduce, computed from data, not
-// an optimizer op: sequenceParallelOps) that splits nothing over T — its operands, result and own
+// an optimizer op, not in a manual region: sequenceParallelOps) that splits nothing over T — its operands, result and own
 // collectives leave T out, so every device of a T-group would run the same work on the same data —
 // runs on a 1/|T| piece of the sequence instead: its kernel time is divided by |T|. Its result,
 // and a partial sum over T completed by its collective (a row-parallel matmul's output, which

@@ -18,6 +18,7 @@
 
 #include "import/hlo_parser.h"
 #include "ir/shape_inference.h"
+#include "sharding/hlo_sharding.h"
 #include "util/checked_math.h"
 
 namespace cfp {
@@ -331,6 +332,11 @@ private:
     Result<Value> lowerBatchNorm(Frame& f, const Instruction& ins);
     Result<Value> lowerConditional(Frame& f, const Instruction& ins);
     Result<Value> lowerCustomCall(Frame& f, const Instruction& ins);
+    // SPMDFullToShardShape / SPMDShardToFullShape: the boundaries of a manual (shard_map) region.
+    Result<Value> lowerManualBoundary(Frame& f, const Instruction& ins, const std::string& target);
+    // all-reduce: in a manual region a custom-call hlo.all-reduce per operand with its replica
+    // groups and combiner; elsewhere opaque.
+    Result<Value> lowerAllReduce(Frame& f, const Instruction& ins);
     // The ops of one lowering, emitted in order and named <instruction><tag><n>; the first failure
     // stops the rest (kNoOp from then on) and is kept in `error`.
     struct Chain {
@@ -389,6 +395,8 @@ private:
     std::vector<ImportNote> m_notes;
     std::set<std::string> m_noteKeys;
     std::vector<ShardingAnnotation> m_shardings;
+    std::vector<char> m_manual;  // per staged op: in a manual region (rules/op_rules.h manualRegionOps)
+    int64_t m_manualBoundaries = 0;
     std::map<std::string, int64_t> m_opaqueCounts;
     int64_t m_nameCounter = 0;
     int64_t m_inlined = 0;  // computation activations so far (bounded like ops: no exponential call trees)
@@ -544,8 +552,12 @@ Result<OpId> Importer::emit(Frame& f, const Instruction& ins, Op op, const std::
         if (!t) return failFrom(ins, t.error());
         op.type = std::move(*t);
     }
+    bool manual = isFullToShard(op);
+    if (!isShardToFull(op))
+        for (OpId in : op.operands) manual = manual || m_manual[static_cast<size_t>(in)];
     auto id = m_staged.add(std::move(op));
     if (!id) return failFrom(ins, id.error());
+    m_manual.push_back(manual);
     int8_t hint = -1;
     if (const std::string* md = ins.attribute("metadata")) {
         for (const auto& [k, v] : hlo::parseFieldList(*md))
@@ -687,6 +699,17 @@ Result<Value> Importer::opaque(Frame& f, const Instruction& ins, const std::stri
         if (!v) return v.error();
         v->leaves(inputs);
     }
+    // The IR has no collective ops but all-reduce: in a manual region the others would be priced
+    // as free, so the region is refused rather than mis-imported.
+    static const std::set<std::string_view> kCollectives = {
+        "all-gather", "all-gather-start", "all-gather-done", "all-reduce-start", "all-reduce-done", "all-to-all",
+        "reduce-scatter", "collective-broadcast", "collective-permute", "collective-permute-start",
+        "collective-permute-done", "ragged-all-to-all", "async-start", "async-update", "async-done", "send", "recv"};
+    if (kCollectives.count(ins.opcode) &&
+        std::any_of(inputs.begin(), inputs.end(), [&](OpId o) { return m_manual[static_cast<size_t>(o)] != 0; }))
+        return fail(ins, "hlo.manual_collective",
+                    ins.opcode + " inside a manual (shard_map) region is not supported: the IR has no such collective (an "
+                                 "all-reduce is imported), so the region's communication could not be priced");
     if (target.rfind("hlo.", 0) == 0) ++m_opaqueCounts[ins.opcode];
     // One custom-call per array element of the result shape.
     return perLeaf(f, ins, ins.shape, "", [&](TensorType t, const std::string& suffix) {
@@ -1163,7 +1186,116 @@ Result<Value> Importer::lowerCustomCall(Frame& f, const Instruction& ins) {
     }
     if (target == "__cudnn$fmhaSoftmax" || target == "__cudnn$fmhaSoftmaxBackward")
         if (auto lowered = lowerFusedAttention(f, ins, target)) return std::move(*lowered);
+    if (target == kFullToShardTarget || target == kShardToFullTarget) return lowerManualBoundary(f, ins, target);
     return opaque(f, ins, target);
+}
+
+// shard_map lowers to `custom-call(Sharding)` with the full value's sharding, then
+// SPMDFullToShardShape (sharding={manual}) giving each device's tile; the region's ops run on the
+// tiles; SPMDShardToFullShape (sharding= the full value's) assembles them again. Both become
+// custom-calls carrying the full side's sharding (rules/op_rules.h "Manual regions").
+Result<Value> Importer::lowerManualBoundary(Frame& f, const Instruction& ins, const std::string& target) {
+    const bool toShard = target == kFullToShardTarget;
+    if (ins.operands.size() != 1) return fail(ins, "hlo.bad_attribute", target + " takes one operand");
+    auto x = leafOperand(f, ins, 0);
+    if (!x) return x.error();
+    const std::string* own = ins.attribute("sharding");
+    std::string full;
+    if (toShard) {
+        if (own) {
+            auto s = parseHloSharding(*own);
+            if (!s || s->kind != HloSharding::Kind::Manual)
+                return fail(ins, "hlo.manual_sharding",
+                            "SPMDFullToShardShape with sharding=" + *own +
+                                ": only fully manual regions ({manual}) are supported (a partially manual shard_map leaves "
+                                "axes to the partitioner)");
+        }
+        // The full value's sharding: the Sharding custom-call before it (or the operand's annotation).
+        auto it = f.index.find(ins.operands[0]);
+        const std::string* s = it == f.index.end() ? nullptr : f.comp->instructions[static_cast<size_t>(it->second)].attribute("sharding");
+        if (!s)
+            return fail(ins, "hlo.manual_sharding",
+                        "its operand '" + ins.operands[0] +
+                            "' carries no sharding: shard_map puts a custom-call Sharding with sharding={devices=…} (or "
+                            "{replicated}) before SPMDFullToShardShape");
+        full = *s;
+    } else {
+        if (!own) return fail(ins, "hlo.manual_sharding", "SPMDShardToFullShape needs sharding={…}, the full value's sharding");
+        full = *own;
+    }
+    auto parsed = parseHloSharding(full);
+    if (!parsed) return fail(ins, "hlo.manual_sharding", parsed.error().message);
+    if (parsed->kind != HloSharding::Kind::Replicated && parsed->kind != HloSharding::Kind::Tiled)
+        return fail(ins, "hlo.manual_sharding", "the full value's sharding " + full + " is neither replicated nor tiled");
+    auto declared = declaredType(f, ins, ins.shape);
+    if (!declared) return declared.error();
+    const TensorType& in = m_staged.op(*x).type;
+    const TensorType& fullType = toShard ? in : *declared;
+    const TensorType& localType = toShard ? *declared : in;
+    // Each device's tile: the full dims divided by the grid (XLA pads uneven tiles; not modelled).
+    std::vector<int64_t> tiles(fullType.dims.size(), 1);
+    if (parsed->kind == HloSharding::Kind::Tiled) {
+        if (parsed->tensorRank() != fullType.rank())
+            return fail(ins, "hlo.manual_sharding", full + " tiles " + std::to_string(parsed->tensorRank()) + " dims of " + fullType.toString());
+        for (size_t d = 0; d < tiles.size(); ++d) tiles[d] = parsed->tileDims[d];
+    }
+    bool fits = fullType.dtype == localType.dtype && fullType.rank() == localType.rank();
+    for (size_t d = 0; fits && d < tiles.size(); ++d) fits = localType.dims[d] * tiles[d] == fullType.dims[d];
+    if (!fits)
+        return fail(ins, "hlo.shape_mismatch",
+                    "the tiles of " + fullType.toString() + " under " + full + " are not " + localType.toString() +
+                        " (uneven, padded tiles are not supported)");
+    Op op;
+    op.kind = OpKind::CustomCall;
+    op.operands = {*x};
+    op.attrs.target = target;
+    op.attrs.sharding = full;
+    op.type = *declared;
+    auto id = emit(f, ins, std::move(op));
+    if (!id) return id.error();
+    ++m_manualBoundaries;
+    Value v;
+    v.id = *id;
+    return v;
+}
+
+Result<Value> Importer::lowerAllReduce(Frame& f, const Instruction& ins) {
+    std::vector<OpId> inputs;
+    for (size_t i = 0; i < ins.operands.size(); ++i) {
+        auto v = operand(f, ins, i);
+        if (!v) return v.error();
+        v->leaves(inputs);
+    }
+    const bool manual = std::any_of(inputs.begin(), inputs.end(), [&](OpId o) { return m_manual[static_cast<size_t>(o)] != 0; });
+    if (!manual) return opaque(f, ins, "hlo.all-reduce");
+    // psum in a shard_map: replica_groups (device ids, with use_global_device_ids) and to_apply.
+    const std::string* rg = ins.attribute("replica_groups");
+    if (!rg) return fail(ins, "hlo.manual_collective", "an all-reduce in a manual region needs replica_groups={…}");
+    auto groups = parseReplicaGroups(*rg);
+    if (!groups) return fail(ins, "hlo.manual_collective", groups.error().message);
+    if (groups->empty())
+        return fail(ins, "hlo.manual_collective", "replica_groups={} (every device, with the count left to the compiler): list the groups");
+    for (const auto& g : *groups)
+        if (g.size() != (*groups)[0].size() || g.empty())
+            return fail(ins, "hlo.manual_collective", "replica groups of different sizes: " + *rg);
+    auto comp = computationRef(ins, "to_apply");
+    if (!comp) return comp.error();
+    const std::optional<ReduceKind> kind = combiner(*comp);
+    if (!kind) return fail(ins, "hlo.manual_collective", "an all-reduce whose to_apply is not add, maximum, minimum or multiply");
+    // One all-reduce per operand: a variadic all-reduce reduces each alike.
+    size_t next = 0;
+    return perLeaf(f, ins, ins.shape, "", [&](TensorType t, const std::string& suffix) -> Result<OpId> {
+        if (next >= inputs.size() || m_staged.op(inputs[next]).type != t)
+            return fail(ins, "hlo.shape_mismatch", "an all-reduce's results have its operands' shapes");
+        Op op;
+        op.kind = OpKind::CustomCall;
+        op.operands = {inputs[next++]};
+        op.attrs.target = std::string(kAllReduceTarget);
+        op.attrs.replicaGroups = *groups;
+        op.attrs.reduceKind = *kind;
+        op.type = std::move(t);
+        return emit(f, ins, std::move(op), suffix);
+    });
 }
 
 namespace {
@@ -1856,6 +1988,7 @@ Result<Value> Importer::lower(Frame& f, const Instruction& ins) {
         return lowerComputation(*comp, &args, f.prefix + ins.name + "/", scopeOf(f, ins), f.scopeSuffix, f.depth + 1,
                                 &declared->dims);
     }
+    if (opc == "all-reduce") return lowerAllReduce(f, ins);
     if (isKnownOpaqueOpcode(opc)) return opaque(f, ins, "hlo." + opc);
     bool scheduled = false;
     for (const hlo::Attribute& a : m_module.attributes) scheduled |= a.key == "is_scheduled" && a.value == "true";
@@ -1947,6 +2080,12 @@ Result<ImportedModel> Importer::run() {
         m_notes.push_back({"hlo.opaque_op",
                            std::to_string(count) + " '" + opcode + "' instruction(s) imported as custom-call 'hlo." + opcode +
                                "' (no IR op kind; the analysis lists those without a sharding rule)",
+                           m_source});
+    if (m_manualBoundaries > 0)
+        m_notes.push_back({"hlo.manual_region",
+                           std::to_string(m_manualBoundaries) + " SPMDFullToShardShape/SPMDShardToFullShape boundary op(s) of manual "
+                           "(shard_map) regions: the ops between them run on each device's tiles and are planned unsplit; the "
+                           "boundaries keep their shardings",
                            m_source});
     ImportedModel out;
     out.format = "hlo";

@@ -27,6 +27,12 @@
 //     unwrapped, the primitive dropped; PyTorch/XLA's "Linear[fc1]" → "fc1"); without op_name,
 //     source_file and source_line give "<file stem>.L<line>";
 //   * `sharding={…}` attributes are kept as ShardingAnnotation text on the op they annotate;
+//   * manual (shard_map) regions: the SPMDFullToShardShape / SPMDShardToFullShape custom-calls
+//     stay custom-calls carrying their full side's sharding (Op::attrs.sharding: FullToShard's from
+//     the `Sharding` custom-call on its operand), checked against the local shape; an all-reduce
+//     inside a region becomes a custom-call hlo.all-reduce per operand with its replica groups and
+//     combiner; other collectives inside a region fail with hlo.manual_collective (the IR cannot
+//     price them). rules/op_rules.h "Manual regions" says how they are planned;
 //   * element types: pred, s32, s64, f16, bf16, f32, f64; u32/u64 are read as s32/s64 (same
 //     width); other types fail with hlo.unsupported_type.
 // Phases and roles are inferred (import/imported_model.h); with TrainingMode::AppendTraining a
@@ -36,7 +42,8 @@
 // … [hlo.shape_mismatch]". Codes: the parser's (hlo_parser.h) and hlo.io, hlo.unknown_operand,
 // hlo.unknown_computation, hlo.unknown_opcode, hlo.bad_attribute, hlo.bad_literal,
 // hlo.unsupported_type, hlo.shape_mismatch, hlo.type_error (the IR rejects the operation),
-// hlo.cycle, hlo.recursion, hlo.unsupported_while, hlo.too_large.
+// hlo.cycle, hlo.recursion, hlo.unsupported_while, hlo.too_large, hlo.manual_sharding,
+// hlo.manual_collective.
 
 #include <string>
 #include <string_view>

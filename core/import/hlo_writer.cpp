@@ -6,6 +6,8 @@
 #include <map>
 #include <set>
 
+#include "sharding/hlo_sharding.h"
+
 namespace cfp {
 
 namespace {
@@ -107,7 +109,8 @@ std::string writeHloText(const Graph& graph, const std::vector<std::string>& sha
     std::string out = "HloModule " + sanitize(graph.name().empty() ? "module" : graph.name()) + "\n\n";
     std::set<std::pair<ReduceKind, DType>> regions;
     for (const Op& op : graph.ops())
-        if (op.kind == OpKind::Reduce || op.kind == OpKind::Scatter) regions.insert({op.attrs.reduceKind, op.type.dtype});
+        if (op.kind == OpKind::Reduce || op.kind == OpKind::Scatter || (op.kind == OpKind::CustomCall && !op.attrs.replicaGroups.empty()))
+            regions.insert({op.attrs.reduceKind, op.type.dtype});
     for (const auto& [kind, dtype] : regions) {
         const std::string t = std::string(dtypeName(dtype)) + "[]";
         out += "%" + regionName(kind, dtype) + " (lhs: " + t + ", rhs: " + t + ") -> " + t + " {\n";
@@ -194,9 +197,24 @@ std::string writeHloText(const Graph& graph, const std::vector<std::string>& sha
                 break;
             }
             case OpKind::CustomCall: {
+                if (!a.replicaGroups.empty()) {  // a collective (hlo.all-reduce): the HLO instruction again
+                    opcode = a.target.rfind("hlo.", 0) == 0 ? a.target.substr(4) : a.target;
+                    attrs = ", channel_id=1, replica_groups=" + replicaGroupsText(a.replicaGroups) +
+                            ", use_global_device_ids=true, to_apply=%" + regionName(a.reduceKind, op.type.dtype);
+                    break;
+                }
+                if (isFullToShard(op) && op.operands.size() == 1) {
+                    // The full value's sharding on a Sharding custom-call before it, as shard_map writes.
+                    const std::string annotated = name + ".sharding";
+                    out += "  %" + annotated + " = " + shapeText(graph.op(op.operands[0]).type) + " custom-call(" + operands +
+                           "), custom_call_target=\"Sharding\", sharding=" + a.sharding + "\n";
+                    operands = shapeText(graph.op(op.operands[0]).type) + " %" + annotated;
+                }
                 std::string target;
                 for (char c : a.target) target += c == '"' || c == '\\' ? std::string("\\") + c : std::string(1, c);
                 attrs = ", custom_call_target=\"" + target + "\"";
+                if (isFullToShard(op)) attrs += ", sharding={manual}";
+                else if (!a.sharding.empty()) attrs += ", sharding=" + a.sharding;
                 break;
             }
             default: break;
@@ -207,7 +225,9 @@ std::string writeHloText(const Graph& graph, const std::vector<std::string>& sha
         std::string quoted;
         for (char c : opName) quoted += c == '"' || c == '\\' ? std::string("\\") + c : std::string(1, c);
         const auto at = static_cast<size_t>(op.id);
-        if (at < shardings.size() && !shardings[at].empty()) attrs += ", sharding=" + shardings[at];
+        // A manual region's boundaries keep their own shardings.
+        if (at < shardings.size() && !shardings[at].empty() && !isFullToShard(op) && !isShardToFull(op))
+            attrs += ", sharding=" + shardings[at];
         out += "  %" + name + " = " + shapeText(op.type) + " " + opcode + "(" + operands + ")" + attrs +
                ", metadata={op_name=\"" + quoted + "\"}\n";
     }

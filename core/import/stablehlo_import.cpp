@@ -239,6 +239,14 @@ private:
         return makeError("stablehlo.syntax", what, hlo::locationText(m_source, at.where));
     }
     Error error(const std::string& what) const { return error(what, peek()); }
+    // Shardy's dialect (sdy.mesh, sdy.manual_computation): its manual regions are not read; the
+    // pre-Shardy lowering writes them as the SPMDFullToShardShape custom-calls that are.
+    Error shardyUnsupported() const {
+        return makeError("stablehlo.unsupported",
+                         "Shardy's '" + peek().text + "' is not supported: lower with jax_use_shardy_partitioner=False, "
+                         "which writes shard_map as SPMDFullToShardShape / SPMDShardToFullShape custom-calls",
+                         hlo::locationText(m_source, peek().where));
+    }
     Status expect(const char* punct) {
         if (!is(punct)) return error(std::string("expected '") + punct + "'" + (peek().kind == Tok::End ? " before the end" : ", got '" + peek().text + "'"));
         ++m_i;
@@ -484,6 +492,7 @@ Result<Stmt> Parser::statement() {
         s.generic = true;
         s.op = peek().text;
     } else if (peek().kind == Tok::Word) {
+        if (peek().text.rfind("sdy.", 0) == 0) return shardyUnsupported();
         s.op = peek().text;
     } else {
         return error("expected an operation, got '" + peek().text + "'");
@@ -635,6 +644,7 @@ Result<std::vector<Function>> Parser::run(std::map<std::string, std::string>& lo
             fns.push_back(std::move(f));
             continue;
         }
+        if (peek().text.rfind("sdy.", 0) == 0) return shardyUnsupported();
         return error("expected 'module', 'func.func' or a #loc definition, got '" + peek().text + "'");
     }
     if (inModule) return error("expected '}' to close the module");
@@ -1262,6 +1272,24 @@ Status Translator::lower(Scope& sc, const Stmt& s) {
             if (!c) return c.error();
             ins.attributes.push_back({"to_apply", *c});
         }
+    } else if (op == "all_reduce") {
+        // A psum in a shard_map: replica_groups = dense<[[0, 1], [2, 3]]> : tensor<2x2xi64> and the
+        // combiner region, as HLO's replica_groups={{0,1},{2,3}} and to_apply.
+        size_t k = h.find("replica_groups = dense");
+        if (k != std::string::npos) k = h.find('<', k);
+        if (k != std::string::npos) {
+            const size_t end = h.find('>', k + 1);
+            std::string groups = h.substr(k + 1, end == std::string::npos ? std::string::npos : end - (k + 1));
+            groups.erase(std::remove(groups.begin(), groups.end(), ' '), groups.end());
+            std::replace(groups.begin(), groups.end(), '[', '{');
+            std::replace(groups.begin(), groups.end(), ']', '}');
+            if (groups.rfind("{{", 0) != 0) groups = "{" + groups + "}";  // one group: dense<[0, 1]>
+            ins.attributes.push_back({"replica_groups", groups});
+        }
+        if (s.regions.empty()) return fail(s, "stablehlo.syntax", "all_reduce needs its combiner region");
+        auto c = computation("combiner" + std::to_string(++m_regions), s.regions[0].args, s.regions[0].body);
+        if (!c) return c.error();
+        ins.attributes.push_back({"to_apply", *c});
     } else if (op == "sort") {
         auto d = intAfter(h, "dimension");
         ins.attributes.push_back({"dimensions", "{" + d.value_or("0") + "}"});

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <limits>
 
+#include "sharding/hlo_sharding.h"
+
 namespace cfp {
 
 namespace {
@@ -410,6 +412,133 @@ Result<Tensor> evalOp(const Op& op, const std::vector<Tensor>& values,
     return opError(op, "interp.unsupported", "no evaluation rule for " + std::string(opKindName(op.kind)));
 }
 
+// ---- manual regions ----
+
+// The sharding of a manual region's boundary, parsed; its tiled or replicated form only.
+Result<HloSharding> boundarySharding(const Op& op) {
+    auto h = parseHloSharding(op.attrs.sharding);
+    if (!h) return opError(op, "interp.unsupported", h.error().message);
+    if (h->kind != HloSharding::Kind::Tiled && h->kind != HloSharding::Kind::Replicated)
+        return opError(op, "interp.unsupported", "boundary sharding " + op.attrs.sharding + " is neither tiled nor replicated");
+    return *h;
+}
+
+// Where device `device`'s tile of a value of `fullDims` starts under `h` (zeros when replicated).
+std::vector<int64_t> tileStart(const HloSharding& h, int64_t device, const std::vector<int64_t>& fullDims) {
+    std::vector<int64_t> start(fullDims.size(), 0);
+    if (h.kind != HloSharding::Kind::Tiled) return start;
+    const auto it = std::find(h.devices.begin(), h.devices.end(), device);
+    int64_t pos = it - h.devices.begin();
+    for (size_t g = h.tileDims.size(); g-- > 0;) {
+        const int64_t c = pos % h.tileDims[g];
+        pos /= h.tileDims[g];
+        if (g < fullDims.size()) start[g] = c * (fullDims[g] / h.tileDims[g]);
+    }
+    return start;
+}
+
+// Copies `local` into `full` at `start` (toFull) or `full` at `start` into `local`.
+void copyTile(Tensor& full, Tensor& local, const std::vector<int64_t>& start, bool toFull) {
+    const std::vector<int64_t> fs = rowMajorStrides(full.type.dims);
+    Index at(local.type.dims.size(), 0);
+    forEachIndex(local.type.dims, [&](const Index& i, int64_t k) {
+        for (size_t d = 0; d < i.size(); ++d) at[d] = i[d] + start[d];
+        const auto f = static_cast<size_t>(flatten(at, fs));
+        if (toFull) full.values[f] = local.values[static_cast<size_t>(k)];
+        else local.values[static_cast<size_t>(k)] = full.values[f];
+    });
+}
+
+// SPMD execution: ops of a manual region hold one value per device (each device's tile from
+// SPMDFullToShardShape on, combined by hlo.all-reduce over its replica groups), and
+// SPMDShardToFullShape assembles the devices' tiles into the full value again. values[i] of a
+// region's op is device 0's.
+Result<std::vector<Tensor>> evalManual(const Graph& graph, const std::map<std::string, Tensor>& parameters,
+                                       const EvalOptions& options, const std::vector<char>& manual, int64_t total) {
+    int64_t devices = 1;
+    for (const Op& op : graph.ops()) {
+        if (isFullToShard(op) || isShardToFull(op)) {
+            auto h = boundarySharding(op);
+            if (!h) return h.error();
+            if (h->kind == HloSharding::Kind::Tiled) devices = std::max<int64_t>(devices, static_cast<int64_t>(h->devices.size()));
+        }
+        for (const auto& g : op.attrs.replicaGroups)
+            for (int64_t d : g) devices = std::max(devices, d + 1);
+    }
+    int64_t manualElements = 0;
+    for (const Op& op : graph.ops())
+        if (manual[static_cast<size_t>(op.id)]) manualElements += op.type.elements();
+    if (manualElements > 0 && (manualElements * (devices - 1) > options.maxTotalElements - total))
+        return makeError("interp.too_large", "a manual region on " + std::to_string(devices) + " devices needs more than " +
+                                                 std::to_string(options.maxTotalElements) + " elements");
+    std::vector<Tensor> values;
+    values.reserve(static_cast<size_t>(graph.size()));
+    std::vector<std::vector<Tensor>> local(static_cast<size_t>(graph.size()));  // per manual op: per device
+    auto perDevice = [&](OpId o, int64_t d) -> const Tensor& {
+        return manual[static_cast<size_t>(o)] ? local[static_cast<size_t>(o)][static_cast<size_t>(d)] : values[static_cast<size_t>(o)];
+    };
+    for (const Op& op : graph.ops()) {
+        const auto k = static_cast<size_t>(op.id);
+        if (isFullToShard(op) || isShardToFull(op)) {
+            auto h = boundarySharding(op);
+            if (!h) return h.error();
+            if (isFullToShard(op)) {
+                Tensor full = values[static_cast<size_t>(op.operands[0])];
+                for (int64_t d = 0; d < devices; ++d) {
+                    Tensor tile{op.type, std::vector<double>(static_cast<size_t>(op.type.elements()))};
+                    copyTile(full, tile, tileStart(*h, d, full.type.dims), false);
+                    local[k].push_back(std::move(tile));
+                }
+                values.push_back(local[k][0]);
+            } else {
+                Tensor full{op.type, std::vector<double>(static_cast<size_t>(op.type.elements()))};
+                for (int64_t d = devices; d-- > 0;) {
+                    Tensor tile = perDevice(op.operands[0], d);
+                    copyTile(full, tile, tileStart(*h, d, op.type.dims), true);
+                }
+                values.push_back(std::move(full));
+            }
+            continue;
+        }
+        if (!manual[k]) {
+            auto value = evalOp(op, values, parameters);
+            if (!value) return value.error();
+            values.push_back(std::move(*value));
+            continue;
+        }
+        if (op.kind == OpKind::CustomCall && op.attrs.target == kAllReduceTarget && op.operands.size() == 1) {
+            std::vector<std::vector<int64_t>> groups = op.attrs.replicaGroups;
+            if (groups.empty()) {
+                groups.emplace_back();
+                for (int64_t d = 0; d < devices; ++d) groups[0].push_back(d);
+            }
+            local[k].assign(static_cast<size_t>(devices), Tensor{op.type, {}});
+            for (const auto& g : groups) {
+                Tensor sum{op.type, std::vector<double>(static_cast<size_t>(op.type.elements()), reduceIdentity(op.attrs.reduceKind, op.type.dtype))};
+                for (int64_t d : g) {
+                    const Tensor& x = perDevice(op.operands[0], d);
+                    for (size_t i = 0; i < sum.values.size(); ++i) sum.values[i] = combine(op.attrs.reduceKind, sum.values[i], x.values[i]);
+                }
+                for (int64_t d : g) local[k][static_cast<size_t>(d)] = sum;
+            }
+            values.push_back(local[k][0]);
+            continue;
+        }
+        // Any other op of the region: once per device, on that device's operands.
+        Op renumbered = op;
+        std::vector<Tensor> operands(op.operands.size());
+        for (size_t i = 0; i < op.operands.size(); ++i) renumbered.operands[i] = static_cast<OpId>(i);
+        for (int64_t d = 0; d < devices; ++d) {
+            for (size_t i = 0; i < op.operands.size(); ++i) operands[i] = perDevice(op.operands[i], d);
+            auto value = evalOp(renumbered, operands, parameters);
+            if (!value) return value.error();
+            local[k].push_back(std::move(*value));
+        }
+        values.push_back(local[k][0]);
+    }
+    return values;
+}
+
 }  // namespace
 
 double Tensor::at(const std::vector<int64_t>& index) const {
@@ -437,6 +566,17 @@ Result<std::vector<Tensor>> evaluate(const Graph& graph, const std::map<std::str
     }
     std::vector<Tensor> values;
     values.reserve(static_cast<size_t>(graph.size()));
+    // Manual (shard_map) regions run once per device (evalManual); elsewhere one value per op.
+    std::vector<char> manual(static_cast<size_t>(graph.size()), 0);
+    bool anyManual = false;
+    for (const Op& op : graph.ops()) {
+        bool m = isFullToShard(op);
+        if (!isShardToFull(op))
+            for (OpId o : op.operands) m = m || manual[static_cast<size_t>(o)];
+        manual[static_cast<size_t>(op.id)] = m;
+        anyManual = anyManual || m;
+    }
+    if (anyManual) return evalManual(graph, parameters, options, manual, total);
     for (const Op& op : graph.ops()) {
         auto value = evalOp(op, values, parameters);
         if (!value) return value.error();

@@ -13,7 +13,12 @@
 //     would leave the operand (XLA's behaviour for out-of-bounds scatter indices).
 //   * reduce has no init operand in this IR: it starts from the identity of its kind
 //     (add 0, multiply 1, max -inf, min +inf; the integer type's limits for integers).
-//   * custom-call cannot be evaluated (interp.unsupported).
+//   * custom-call cannot be evaluated (interp.unsupported), but for hlo.erf and a manual (shard_map)
+//     region's ops: the region runs once per device as SPMD code does — SPMDFullToShardShape hands
+//     each device its tile of the full value (by the boundary's sharding), the region's ops compute
+//     on each device's values, hlo.all-reduce combines them over its replica groups, and
+//     SPMDShardToFullShape assembles the devices' tiles into the full value. The value returned
+//     for an op of the region is device 0's. Devices: the boundaries' device lists (rules/op_rules.h).
 //
 //   Graph g; GraphBuilder b(g);
 //   OpId x = b.parameter("x", {DType::F32, {2}}, ParamRole::Input);

@@ -40,7 +40,8 @@ std::vector<std::string_view> attributeFields(OpKind kind) {
         case OpKind::Dot: return {"dot_dimension_numbers"};
         case OpKind::Gather: return {"gather_dimension_numbers", "slice_sizes"};
         case OpKind::Scatter: return {"scatter_dimension_numbers", "reduce_kind"};
-        case OpKind::CustomCall: return {"custom_call_target"};
+        // Optional: a manual boundary's sharding, a collective's replica groups and combiner.
+        case OpKind::CustomCall: return {"custom_call_target", "sharding", "replica_groups", "reduce_kind"};
         default: return {};
     }
 }
@@ -181,7 +182,17 @@ void writeAttributes(ObjectWriter& w, const Op& op) {
             w.str("reduce_kind", reduceKindName(a.reduceKind));
             break;
         }
-        case OpKind::CustomCall: w.str("custom_call_target", a.target); break;
+        case OpKind::CustomCall:
+            w.str("custom_call_target", a.target);
+            // Written when they differ from their defaults (none; every device one group; add).
+            if (!a.sharding.empty()) w.str("sharding", a.sharding);
+            if (!a.replicaGroups.empty()) {
+                std::string text = "[";
+                for (size_t g = 0; g < a.replicaGroups.size(); ++g) text += (g ? ", " : "") + intList(a.replicaGroups[g]);
+                w.raw("replica_groups", text + "]");
+            }
+            if (a.reduceKind != ReduceKind::Add) w.str("reduce_kind", reduceKindName(a.reduceKind));
+            break;
         default: break;
     }
 }
@@ -431,6 +442,20 @@ Status DocumentReader::readAttributes(const Json& j, const std::string& ptr, Op&
         case OpKind::CustomCall:
             CFP_IO_ASSIGN(v, field("custom_call_target"));
             CFP_IO_ASSIGN(a.target, kGraphJson.string(*v, ptr + "/custom_call_target"));
+            CFP_IO_ASSIGN(v, member(j, ptr, "sharding", Need::Optional));
+            if (v) CFP_IO_ASSIGN(a.sharding, kGraphJson.string(*v, ptr + "/sharding"));
+            CFP_IO_ASSIGN(v, member(j, ptr, "replica_groups", Need::Optional));
+            if (v) {
+                const std::string gp = ptr + "/replica_groups";
+                if (!v->is_array()) return kGraphJson.typeError(gp, "an array of device id lists", *v);
+                for (size_t g = 0; g < v->size(); ++g) {
+                    std::vector<int64_t> group;
+                    CFP_IO_ASSIGN(group, asIntList((*v)[g], childPointer(gp, g)));
+                    a.replicaGroups.push_back(std::move(group));
+                }
+            }
+            CFP_IO_ASSIGN(v, member(j, ptr, "reduce_kind", Need::Optional));
+            if (v) CFP_IO_ASSIGN(a.reduceKind, asEnum<ReduceKind>(*v, ptr + "/reduce_kind", parseReduceKind, "reduce kind"));
             break;
         default: break;
     }

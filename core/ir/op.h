@@ -13,7 +13,11 @@
 //   scatter     scatter = HLO ScatterDimensionNumbers; reduceKind combines updates (add)
 //   compare     comparison = EQ|NE|LT|LE|GT|GE, result element type pred
 //   constant    literal = one value (splat over the type) or one value per element
-//   custom-call target = the custom call's target name; the result type is declared, not inferred
+//   custom-call target = the custom call's target name; the result type is declared, not inferred.
+//               The boundaries of a manual (shard_map) region, targets SPMDFullToShardShape and
+//               SPMDShardToFullShape, carry the HloSharding text of their full-shaped side
+//               (sharding); an explicit all-reduce (target hlo.all-reduce) its replica groups and
+//               combiner (replicaGroups, reduceKind). rules/op_rules.h "Manual regions".
 //   parameter   role says what the parameter holds (data input, trainable weight, optimizer state)
 //
 // Example: Y = X·W with X: bf16[8,1024,4096], W: bf16[4096,16384] is
@@ -124,6 +128,8 @@ struct OpAttrs {
     ReduceKind reduceKind = ReduceKind::Add;
     std::vector<double> literal;
     std::string target;
+    std::string sharding;                            // custom-call: "{devices=[4,1]<=[4]}" (manual boundaries)
+    std::vector<std::vector<int64_t>> replicaGroups;  // custom-call: device ids per group (collectives)
     bool operator==(const OpAttrs&) const = default;
 };
 
@@ -146,5 +152,12 @@ struct Op {
 
     bool operator==(const Op&) const = default;
 };
+
+// Custom-call targets with a meaning of their own (op.h above; rules/op_rules.h "Manual regions").
+inline constexpr std::string_view kFullToShardTarget = "SPMDFullToShardShape";
+inline constexpr std::string_view kShardToFullTarget = "SPMDShardToFullShape";
+inline constexpr std::string_view kAllReduceTarget = "hlo.all-reduce";
+inline bool isFullToShard(const Op& op) { return op.kind == OpKind::CustomCall && op.attrs.target == kFullToShardTarget; }
+inline bool isShardToFull(const Op& op) { return op.kind == OpKind::CustomCall && op.attrs.target == kShardToFullTarget; }
 
 }  // namespace cfp

@@ -93,11 +93,25 @@ Result<OpLevelFormulation> buildOpLevel(const Graph& graph, const CostModel& mod
     // Strategies.
     std::vector<char> follower(n, 0);
     std::vector<std::optional<OpShardingRule>> rules(n);
+    const std::vector<char> manual = manualRegionOps(graph);
     for (const Op& op : graph.ops()) {
         const auto k = static_cast<size_t>(op.id);
         auto& list = f.strategies[k];
-        if (auto rule = shardingRuleFor(graph, op)) rules[k] = std::move(*rule);
-        const bool follows = options.followTrivial && rules[k] && op.operands.size() == 1 && isFusibleKind(op.kind) &&
+        const Partitioning partitioning = partitioningOf(manual, op.id);
+        if (auto rule = shardingRuleFor(graph, op, partitioning)) rules[k] = std::move(*rule);
+        // A manual (shard_map) region as written (rules/op_rules.h): its boundaries and all-reduces
+        // in the source's one strategy, its other ops unsplit.
+        const bool asWritten = rules[k] && (isSourcePinned(op, partitioning) || manual[k]);
+        if (asWritten) {
+            FactorAssignment a;
+            if (isSourcePinned(op, partitioning)) {
+                auto pin = sourcePinnedFactors(op, *rules[k], mesh);
+                if (!pin) return pin.error();
+                a = *pin;
+            }
+            list.push_back(strategyFrom(*rules[k], a, op.operands.size()));
+        }
+        const bool follows = !asWritten && options.followTrivial && rules[k] && op.operands.size() == 1 && isFusibleKind(op.kind) &&
                              !sourceLike[static_cast<size_t>(op.operands[0])] && !sourceLike[k];
         if (follows) {
             follower[k] = 1;
@@ -110,7 +124,9 @@ Result<OpLevelFormulation> buildOpLevel(const Graph& graph, const CostModel& mod
             }
             continue;
         }
-        if (!rules[k]) {
+        if (asWritten) {
+            // its one strategy, above
+        } else if (!rules[k]) {
             OpStrategy s;
             s.result = CompactSharding::replicated(op.type.rank());
             for (OpId o : op.operands) s.operands.push_back(CompactSharding::replicated(graph.op(o).type.rank()));

@@ -6,7 +6,9 @@
 // in mesh order, goes to one of the op's splittable factors or to none, as long as the axes of a
 // factor divide its size. A strategy fixes the op's operand shardings, its result sharding and its
 // own collective (the all-reduce completing a split contraction). Ops without a sharding rule have
-// one strategy: everything replicated. With `followTrivial` (Alpa's "follow" ops), an op with a
+// one strategy: everything replicated. A manual (shard_map) region is taken as written: its
+// boundaries and all-reduces have the one strategy the source fixes, its other ops the one that
+// splits nothing (rules/op_rules.h; hlo.manual_mesh when the source's shardings do not fit the mesh). With `followTrivial` (Alpa's "follow" ops), an op with a
 // single operand that is not a source and whose kind is fusible (elementwise, convert, reshape,
 // transpose, broadcast, ...) instead gets one strategy per strategy of that operand: the sharding
 // that propagates from it without communication (or, where none does, replicated); the edge to

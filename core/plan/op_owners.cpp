@@ -91,8 +91,10 @@ OpDecisionCounts countOpDecisions(const Graph& graph, const BlockAnalysis& block
     const std::vector<char> sourceLike = opRoles(graph, AttentionKernel::Flash).sourceLike;
     std::vector<char> hasRule(n, 0);
     const bool stored = blocks.rules && blocks.rules->size() == n;
+    const std::vector<char> manual = stored ? std::vector<char>{} : manualRegionOps(graph);
     for (size_t k = 0; k < n; ++k)
-        hasRule[k] = stored ? (*blocks.rules)[k].has_value() : shardingRuleFor(graph, graph.op(static_cast<OpId>(k))).ok();
+        hasRule[k] = stored ? (*blocks.rules)[k].has_value()
+                            : shardingRuleFor(graph, graph.op(static_cast<OpId>(k)), partitioningOf(manual, static_cast<OpId>(k))).ok();
     const OpOwners o = decideOwners(graph, blocks, sourceLike, hasRule, Consumers(graph));
     OpDecisionCounts c;
     for (const Op& op : graph.ops()) {

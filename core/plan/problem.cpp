@@ -132,11 +132,12 @@ Status PlanProblem::Impl::buildStates(const std::vector<std::pair<uint64_t, doub
     spOps = spAxis >= 0 ? sequenceParallelOps(graph) : std::vector<char>(n, 0);
     spScatters = spAxis >= 0 ? sequenceParallelScatters(graph, spOps) : std::vector<char>(n, 0);
     spGatherer = spAxis >= 0 ? sequenceParallelGatherers(graph, spOps) : std::vector<OpId>(n, kNoOp);
+    const std::vector<char> manual = derived ? manualRegionOps(graph) : std::vector<char>{};
     for (const Op& op : graph.ops()) {
         auto it = types.try_emplace(op.type, static_cast<uint32_t>(types.size())).first;
         typeId[static_cast<size_t>(op.id)] = it->second;
         if (derived) {
-            auto r = shardingRuleFor(graph, op);
+            auto r = shardingRuleFor(graph, op, partitioningOf(manual, op.id));
             if (r) (*derived)[static_cast<size_t>(op.id)] = std::move(*r);
         }
     }

@@ -5,6 +5,8 @@
 #include <numeric>
 #include <set>
 
+#include "sharding/hlo_sharding.h"
+
 namespace cfp {
 
 std::string_view factorKindName(FactorKind k) {
@@ -360,6 +362,20 @@ std::optional<OpShardingRule> customCallRule(const Graph& g, const Op& op) {
         return elementwiseRule(g, op);
     }
     if (t == "hlo.rng-bit-generator" || t == "hlo.rng") return elementwiseRule(g, op);
+    if (isFullToShard(op) || isShardToFull(op)) {
+        // The full side's factors on one side only, the local side's blocked (op_rules.h).
+        if (op.operands.size() != 1) return std::nullopt;
+        const auto& in = operandDimsOf(g, op, 0);
+        if (in.size() != dims.size()) return std::nullopt;
+        const bool toShard = isFullToShard(op);
+        OpShardingRule r;
+        r.operandDims.emplace_back();
+        for (size_t d = 0; d < in.size(); ++d)
+            r.operandDims[0].push_back(addFactor(r, in[d], toShard ? FactorKind::PassThrough : FactorKind::Blocked));
+        for (size_t d = 0; d < dims.size(); ++d)
+            r.resultDims.push_back(addFactor(r, dims[d], toShard ? FactorKind::Blocked : FactorKind::PassThrough));
+        return r;
+    }
     if (t == "hlo.sort") {
         if (op.attrs.dimensions.size() != 1) return std::nullopt;
         OpShardingRule r;
@@ -593,8 +609,24 @@ const std::array<RuleFunction, kOpKindCount>& ruleRegistry() {
 
 bool hasShardingRule(OpKind kind) { return ruleRegistry()[static_cast<size_t>(kind)] != nullptr; }
 
-Result<OpShardingRule> shardingRuleFor(const Graph& graph, const Op& op) {
+namespace {
+
+// An all-reduce in a manual region: elementwise, plus a reduction factor of the group size in no dim.
+std::optional<OpShardingRule> manualAllReduceRule(const Graph& g, const Op& op) {
+    if (op.operands.size() != 1 || operandDimsOf(g, op, 0) != op.type.dims) return std::nullopt;
+    const auto& groups = op.attrs.replicaGroups;
+    if (groups.empty() || groups[0].empty()) return std::nullopt;
+    OpShardingRule r = elementwiseRule(g, op);
+    addFactor(r, static_cast<int64_t>(groups[0].size()), FactorKind::Reduction);
+    return r;
+}
+
+}  // namespace
+
+Result<OpShardingRule> shardingRuleFor(const Graph& graph, const Op& op, Partitioning partitioning) {
     const RuleFunction fn = ruleRegistry()[static_cast<size_t>(op.kind)];
+    if (op.kind == OpKind::CustomCall && partitioning == Partitioning::Manual && op.attrs.target == kAllReduceTarget)
+        if (auto r = manualAllReduceRule(graph, op)) return std::move(*r);
     if (op.kind == OpKind::CustomCall)
         if (auto r = customCallRule(graph, op)) return std::move(*r);
     if (!fn) {
@@ -852,6 +884,70 @@ Result<std::vector<TensorSharding>> propagateBackward(const OpShardingRule& rule
     std::vector<TensorSharding> out;
     for (size_t i = 0; i < rule.operandDims.size(); ++i) out.push_back(operandShardingFor(rule, *fa, i, mesh));
     return out;
+}
+
+// ---- manual regions ----
+
+std::vector<char> manualRegionOps(const Graph& graph) {
+    std::vector<char> manual(static_cast<size_t>(graph.size()), 0);
+    for (const Op& op : graph.ops()) {
+        bool m = isFullToShard(op);
+        if (!isShardToFull(op))
+            for (OpId o : op.operands) m = m || manual[static_cast<size_t>(o)];
+        manual[static_cast<size_t>(op.id)] = m;
+    }
+    return manual;
+}
+
+bool isSourcePinned(const Op& op, Partitioning partitioning) {
+    return isFullToShard(op) || isShardToFull(op) ||
+           (partitioning == Partitioning::Manual && op.kind == OpKind::CustomCall && op.attrs.target == kAllReduceTarget);
+}
+
+Result<FactorAssignment> sourcePinnedFactors(const Op& op, const OpShardingRule& rule, const Mesh& mesh) {
+    const std::string where = "instruction '" + op.name + "'";
+    FactorAssignment fa;
+    if (op.attrs.target == kAllReduceTarget) {
+        auto axes = groupAxesOnMesh(op.attrs.replicaGroups, mesh);
+        if (!axes)
+            return makeError("hlo.manual_mesh", "the all-reduce's replica groups " + replicaGroupsText(op.attrs.replicaGroups) +
+                                                    " do not fit the planning mesh: " + axes.error().message, where);
+        int32_t reduction = kNoFactor;
+        for (int32_t f = 0; f < rule.factorCount(); ++f)
+            if (rule.factors[static_cast<size_t>(f)].kind == FactorKind::Reduction) reduction = f;
+        int8_t position = 0;
+        for (const std::string& name : *axes) {
+            const auto a = static_cast<size_t>(*mesh.axisIndex(name));
+            fa.factorOf[a] = static_cast<int16_t>(reduction);
+            fa.position[a] = position++;
+        }
+        return fa;
+    }
+    if ((!isFullToShard(op) && !isShardToFull(op)) || rule.operandDims.size() != 1)
+        return makeError("rules.no_rule", "the source fixes no sharding of " + std::string(opKindName(op.kind)) + " '" + op.attrs.target + "'",
+                         where);
+    auto parsed = parseHloSharding(op.attrs.sharding);
+    if (!parsed) return makeError(parsed.error().code, parsed.error().message, where);
+    const std::vector<int32_t>& full = isFullToShard(op) ? rule.operandDims[0] : rule.resultDims;
+    auto sharding = shardingOnMesh(*parsed, mesh, static_cast<int64_t>(full.size()));
+    if (!sharding) {
+        // A hint: the mesh the sharding's grid is, its dims of size > 1 in order.
+        std::string hint;
+        if (parsed->kind == HloSharding::Kind::Tiled)
+            for (int64_t t : parsed->tileDims)
+                if (t > 1) hint += (hint.empty() ? "" : "x") + std::to_string(t);
+        return makeError("hlo.manual_mesh", "the manual region's sharding " + op.attrs.sharding + " (" + op.attrs.target +
+                                                ") does not fit the planning mesh: " + sharding.error().message +
+                                                (hint.empty() ? std::string() : " (a mesh of that grid: --mesh " + hint + ")"),
+                         where);
+    }
+    for (size_t a = 0; a < mesh.axes().size() && a < static_cast<size_t>(kMaxRuleMeshAxes); ++a) {
+        const AxisUse use = sharding->use(mesh.axes()[a].name);
+        if (use.kind != AxisUse::Kind::Dim) continue;
+        fa.factorOf[a] = static_cast<int16_t>(full[static_cast<size_t>(use.dim)]);
+        fa.position[a] = static_cast<int8_t>(use.position);
+    }
+    return fa;
 }
 
 }  // namespace cfp

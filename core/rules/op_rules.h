@@ -37,8 +37,32 @@
 //
 // Custom-calls have a rule only when their target is an HLO opcode the IR has no kind for and
 // whose sharding is known (op_rules.cpp customCallRule: shifts, xor, bitcast-convert, rounding,
-// rng-bit-generator, sort, variadic reduce, dynamic-slice, …); others are reported with code
-// rules.no_rule, and analysis treats them as block boundaries.
+// rng-bit-generator, sort, variadic reduce, dynamic-slice, …), or a manual region's boundary or
+// all-reduce (below); others are reported with code rules.no_rule, and analysis treats them as
+// block boundaries.
+//
+// Manual (shard_map) regions. JAX's shard_map (and PyTorch/XLA's manual sharding) lower a
+// per-device program between two custom-calls (docs/importers.md):
+//   x_local = custom-call SPMDFullToShardShape(x)   x full-shaped, in the sharding attrs.sharding;
+//                                                   x_local: each device's tile of it
+//   … ops on local shapes, explicit collectives (custom-call hlo.all-reduce, attrs.replicaGroups) …
+//   y = custom-call SPMDShardToFullShape(y_local)   y: the full value the devices' tiles form, in
+//                                                   the sharding attrs.sharding
+// An op is in the manual region (manualRegionOps) when it is a FullToShard or reads a value of the
+// region, unless it is a ShardToFull. Its shapes are already one device's share: it must not be
+// split again, and unsplit (every device computing its own local values) it prices exactly each
+// device's work. The boundaries' rules keep the two sides apart, FullToShard f32[16,64] → f32[4,64]:
+//   ([i,j]) -> [k,l] {i=16, j=64, k=4 blocked, l=64 blocked}
+// the full side's factors only in the operand (splitting them hands each device its tile, the local
+// result stays whole); ShardToFull the reverse, the full side's factors only in the result. An
+// all-reduce in a region (Partitioning::Manual) is elementwise with one more reduction factor of its
+// group size that no dim carries, ([i,j]) -> [i,j] {i=8, j=64, k=4 reduction}: split over the group's
+// axes it leaves a partial sum that its own all-reduce completes, which is the collective's cost.
+// Which axes these factors take is not propagated but fixed by the source (isSourcePinned):
+// sourcePinnedFactors places the op's sharding or replica groups on the mesh (sharding/hlo_sharding.h)
+// and fails with hlo.manual_mesh when they do not fit it. ParallelBlocks give each such op a block
+// of its own with that one strategy and the dots of a region one strategy that splits nothing
+// (blocks/blocks.h).
 //
 // Propagation works on n-D meshes of at most kMaxRuleMeshAxes axes. Forward propagation is strict:
 // every KNOWN operand dimension mapped to a factor must carry exactly the same ordered axes as every
@@ -47,7 +71,8 @@
 // must not be pending partial sums. Every factor's axes must divide its size. Failures are
 // Error{code "rules.needs_communication"} with a message naming the operand, dim and factor.
 //
-// Stable error codes: rules.no_rule, rules.needs_communication, rules.bad_mesh, rules.bad_operands.
+// Stable error codes: rules.no_rule, rules.needs_communication, rules.bad_mesh, rules.bad_operands,
+// hlo.manual_mesh.
 
 #include <array>
 #include <cstdint>
@@ -55,6 +80,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ir/graph.h"
@@ -99,8 +125,11 @@ const std::array<RuleFunction, kOpKindCount>& ruleRegistry();
 // Whether every op of `kind` has a rule (a custom-call may still have one by its target).
 bool hasShardingRule(OpKind kind);
 
-// The rule of `op` (an op of `graph`), or rules.no_rule naming the op and its kind.
-Result<OpShardingRule> shardingRuleFor(const Graph& graph, const Op& op);
+// The rule of `op` (an op of `graph`), or rules.no_rule naming the op and its kind. Inside a
+// manual region (Partitioning::Manual, from manualRegionOps) an all-reduce has a rule too.
+enum class Partitioning : uint8_t { Auto, Manual };
+Result<OpShardingRule> shardingRuleFor(const Graph& graph, const Op& op, Partitioning partitioning = Partitioning::Auto);
+
 
 // ---- factor assignments (the generic algorithm) ----
 
@@ -193,5 +222,19 @@ Result<TensorSharding> propagateForward(const OpShardingRule& rule, std::span<co
 // exactly one Reduction factor, which then takes the partial axes.
 Result<std::vector<TensorSharding>> propagateBackward(const OpShardingRule& rule, const TensorSharding& result,
                                                       const Mesh& mesh);
+
+// ---- manual regions (above) ----
+
+// (The targets and isFullToShard / isShardToFull are in ir/op.h.)
+// Per op: 1 when it is in a manual region.
+std::vector<char> manualRegionOps(const Graph& graph);
+inline Partitioning partitioningOf(const std::vector<char>& manual, OpId op) {
+    return manual[static_cast<size_t>(op)] ? Partitioning::Manual : Partitioning::Auto;
+}
+// The region's boundaries, and its all-reduces: ops whose factor assignment the source fixes.
+bool isSourcePinned(const Op& op, Partitioning partitioning);
+// That assignment on `mesh` (`rule` is the op's rule). hlo.manual_mesh, located at the op, when
+// the op's sharding or replica groups do not fit the mesh.
+Result<FactorAssignment> sourcePinnedFactors(const Op& op, const OpShardingRule& rule, const Mesh& mesh);
 
 }  // namespace cfp

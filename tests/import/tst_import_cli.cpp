@@ -8,6 +8,8 @@
 #include <QProcess>
 #include <QTemporaryDir>
 
+#include <map>
+
 #include "import/onnx_import.h"
 
 namespace {
@@ -191,6 +193,51 @@ private slots:
         const Run r = runCfp({"describe", QStringLiteral(CFP_TEST_DATA_DIR "/onnx/mlp.onnx")});
         QCOMPARE(r.exitCode, 1);
         QVERIFY(r.err.contains("[onnx.unavailable]"));
+    }
+    void shardMapStepAnalysesAndPlans() {
+        // A shard_map'd MLP training step (tests/data/hlo/shard_map_mlp.hlo and its StableHLO): the
+        // block check passes on the mesh its shardings are written for, with every op accounted for;
+        // it plans there, on the same mesh with named axes and under auto; a plan file records the
+        // boundaries' shardings; a mesh they do not fit is one error line naming the instruction.
+        const QString hlo = kData + "/shard_map_mlp.hlo";
+        const QString mlir = QStringLiteral(CFP_TEST_DATA_DIR "/stablehlo/shard_map_mlp.mlir");
+        for (const QString& model : {hlo, mlir}) {
+            const Run a = runCfp({"analyze", model, "--mesh", "4x2", "--json"});
+            QVERIFY2(a.exitCode == 0, a.err.constData());
+            const QJsonObject j = json(a.out);
+            QCOMPARE(j["comm_free_check"].toString(), QString("pass"));
+            QCOMPARE(j["blocks"].toInt(), 15);  // 7 boundaries, 3 psums, 5 blocks of matmuls in the regions
+            QCOMPARE(j["unsupported_ops"].toArray().size(), 0);
+            QVERIFY(a.err.contains("[hlo.manual_region]"));
+            describesAndPlans(model, {}, 4096, {"4x2", "dp=4,tp=2", "auto"});
+            for (const char* mesh : {"8", "2x4"}) {
+                const Run bad = runCfp({"analyze", model, "--mesh", mesh});
+                QCOMPARE(bad.exitCode, 1);
+                const QList<QByteArray> lines = bad.err.trimmed().split('\n');
+                QCOMPARE(lines.size(), 2);  // the import note, the error
+                QVERIFY(lines[1].startsWith("cfp: error: instruction '"));
+                QVERIFY(lines[1].contains("{devices=[4,1,2]<=[8] last_tile_dim_replicate}"));
+                QVERIFY(lines[1].endsWith("[hlo.manual_mesh]"));
+            }
+        }
+        QTemporaryDir dir;
+        const QString planFile = dir.filePath("plan.json");
+        const Run p = runCfp({"plan", hlo, "--mesh", "dp=4,tp=2", "--no-baselines", "-o", planFile});
+        QVERIFY2(p.exitCode == 0, p.err.constData());
+        QFile f(planFile);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        std::map<QString, QString> results;
+        for (const QJsonValue t : json(f.readAll())["tensors"].toArray())
+            results[t.toObject()["name"].toString()] = t.toObject()["result"].toString();
+        QCOMPARE(results["Arg_0.31"], QString("[{dp},{}] partial{}"));        // x, as the region reads it
+        QCOMPARE(results["custom-call.35"], QString("[{},{}] partial{}"));    // each device's rows, whole
+        QCOMPARE(results["call.40/dot.9"], QString("[{},{}] partial{}"));  // not split again
+        QCOMPARE(results["custom-call.56"], QString("[{},{tp}] partial{}"));  // dw1 back in w1's sharding
+        // The plan file reads back against the model (`cfp export` rebuilds it from the plan), and
+        // exported as XLA shardings the weights are laid out as the source annotated them.
+        const Run e = runCfp({"export", planFile, "--format", "hlo-sharding", "-o", "-"});
+        QVERIFY2(e.exitCode == 0, e.err.constData());
+        QVERIFY2(e.out.contains("Arg_1.32 {devices=[1,2,4]0,2,4,6,1,3,5,7 last_tile_dim_replicate}"), e.out.constData());  // <=[4,2]T(1,0)
     }
     void malformedHloIsOneLine() {
         QTemporaryDir dir;

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "import/hlo_import.h"
+#include "import/stablehlo_import.h"
 #include "import/onnx_import.h"
 #include "io/graph_json.h"
 #include "ir/graph_builder.h"
@@ -57,6 +58,12 @@ Format formatNamed(const std::string& name) {
     if (name == "hlo")
         return {data + "/hlo/jax_mlp.hlo", {"hlo.", "import."},
                 [](std::string_view t, const std::string& s) { return errorOf(importHloText(t, s)); }};
+    if (name == "hlo shard_map")  // manual regions: shardings, replica groups, boundaries
+        return {data + "/hlo/shard_map_mlp.hlo", {"hlo.", "import."},
+                [](std::string_view t, const std::string& s) { return errorOf(importHloText(t, s)); }};
+    if (name == "stablehlo shard_map")
+        return {data + "/stablehlo/shard_map_mlp.mlir", {"stablehlo.", "hlo.", "import."},
+                [](std::string_view t, const std::string& s) { return errorOf(importStableHloText(t, s)); }};
     return {data + "/onnx/block.onnx", {"onnx.", "import."},
             [](std::string_view t, const std::string& s) { return errorOf(importOnnxBytes(t, s)); }};
 }
@@ -75,7 +82,8 @@ class TestImportErrors : public QObject {
 private slots:
     void corruptedFiles_data() {
         QTest::addColumn<std::string>("format");
-        for (const char* f : {"graph", "config", "plan", "hlo", "onnx"}) QTest::newRow(f) << std::string(f);
+        for (const char* f : {"graph", "config", "plan", "hlo", "hlo shard_map", "stablehlo shard_map", "onnx"})
+            QTest::newRow(f) << std::string(f);
     }
 
     void corruptedFiles() {
@@ -110,7 +118,7 @@ private slots:
         QVERIFY(errors > 100);
         // The empty file and the wrong format.
         QVERIFY(f.read("", "bad.file"));
-        QVERIFY(f.read(format == "hlo" ? std::string("{\"a\": 1}") : std::string("HloModule m"), "bad.file"));
+        QVERIFY(f.read(format.rfind("hlo", 0) == 0 ? std::string("{\"a\": 1}") : std::string("HloModule m"), "bad.file"));
     }
 };
 
