@@ -14,14 +14,10 @@
 
 #ifdef CFP_HAVE_CBC
 #include <coin/Cbc_C_Interface.h>
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include <cerrno>
 #include <cstring>
+
+#include "util/child_process.h"
 #endif
 
 namespace cfp::iopddl {
@@ -249,76 +245,28 @@ CbcRun runCbc(const Ilp& ilp, std::span<const int32_t> vars, const SolverModel& 
     return run;
 }
 
-// Writes all of `bytes` to fd (a pipe); false on failure.
-bool writeAll(int fd, const void* bytes, size_t size) {
-    const char* p = static_cast<const char*>(bytes);
-    while (size > 0) {
-        const ssize_t n = ::write(fd, p, size);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) return false;
-        p += n;
-        size -= static_cast<size_t>(n);
-    }
-    return true;
-}
-
-// runCbc in a child process, killed at `seconds` + a grace period: CBC checks its own time limit
-// only between branch-and-bound nodes, and its root node (LP, cuts, heuristics) on a large model
-// can run far past it. The child sends back the run through a pipe. Without fork, runs in process.
+// runCbc in a child process (util/child_process.h), killed at `seconds` + a grace period: CBC
+// checks its own time limit only between branch-and-bound nodes, and its root node (LP, cuts,
+// heuristics) on a large model can run far past it. The child sends back the run as bytes.
 CbcRun runCbcBounded(const Ilp& ilp, std::span<const int32_t> vars, const SolverModel& m, const std::vector<int32_t>* start, double seconds,
                      int threads, int maxNodes = 0) {
-    int fds[2];
-    if (::pipe(fds) != 0) return runCbc(ilp, vars, m, start, seconds, threads, maxNodes);
-    const pid_t pid = ::fork();
-    if (pid < 0) {
-        ::close(fds[0]);
-        ::close(fds[1]);
-        return runCbc(ilp, vars, m, start, seconds, threads, maxNodes);
-    }
-    if (pid == 0) {
-        ::close(fds[0]);
-        // CBC may print despite log level 0: keep the parent's output clean.
-        const int null = ::open("/dev/null", O_WRONLY);
-        if (null >= 0) {
-            ::dup2(null, 1);
-            ::dup2(null, 2);
-        }
-        const CbcRun run = runCbc(ilp, vars, m, start, seconds, threads, maxNodes);
-        const uint8_t flags = (run.optimal ? 1 : 0) | (run.infeasible ? 2 : 0) | (run.haveSolution ? 4 : 0);
-        const uint64_t count = run.values.size();
-        const bool ok = writeAll(fds[1], &flags, 1) && writeAll(fds[1], &run.objective, sizeof(double)) &&
-                        writeAll(fds[1], &run.bound, sizeof(double)) && writeAll(fds[1], &count, sizeof count) &&
-                        writeAll(fds[1], run.values.data(), count * sizeof(int32_t));
-        ::_exit(ok ? 0 : 1);
-    }
-    ::close(fds[1]);
-    std::string bytes;
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds + 0.5 + 0.05 * seconds);
-    bool killed = false;
-    for (;;) {
-        const double left = std::chrono::duration<double>(deadline - std::chrono::steady_clock::now()).count();
-        if (left <= 0) {
-            ::kill(pid, SIGKILL);
-            killed = true;
-            break;
-        }
-        pollfd pfd{fds[0], POLLIN, 0};
-        const int ready = ::poll(&pfd, 1, static_cast<int>(std::min(left * 1000.0 + 1, 1e6)));
-        if (ready < 0 && errno == EINTR) continue;
-        if (ready <= 0) continue;
-        char buffer[1 << 16];
-        const ssize_t n = ::read(fds[0], buffer, sizeof buffer);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) break;  // the child closed the pipe: done
-        bytes.append(buffer, static_cast<size_t>(n));
-    }
-    ::close(fds[0]);
-    int status = 0;
-    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
+    const ChildRun child = runInChildProcess(
+        [&] {
+            const CbcRun run = runCbc(ilp, vars, m, start, seconds, threads, maxNodes);
+            const uint8_t flags = (run.optimal ? 1 : 0) | (run.infeasible ? 2 : 0) | (run.haveSolution ? 4 : 0);
+            const uint64_t count = run.values.size();
+            std::string bytes(1, static_cast<char>(flags));
+            bytes.append(reinterpret_cast<const char*>(&run.objective), sizeof(double));
+            bytes.append(reinterpret_cast<const char*>(&run.bound), sizeof(double));
+            bytes.append(reinterpret_cast<const char*>(&count), sizeof count);
+            bytes.append(reinterpret_cast<const char*>(run.values.data()), count * sizeof(int32_t));
+            return bytes;
+        },
+        seconds + 0.5 + 0.05 * seconds);
     CbcRun run;
+    const std::string& bytes = child.bytes;
     const size_t head = 1 + 2 * sizeof(double) + sizeof(uint64_t);
-    if (killed || bytes.size() < head) return run;
+    if (child.outcome != ChildOutcome::Finished || bytes.size() < head) return run;
     const uint8_t flags = static_cast<uint8_t>(bytes[0]);
     uint64_t count = 0;
     std::memcpy(&run.objective, bytes.data() + 1, sizeof(double));

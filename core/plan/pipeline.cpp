@@ -47,17 +47,19 @@ std::string_view pipeScheduleName(PipeScheduleKind k) {
         case PipeScheduleKind::DualPipeV: return "dualpipe-v";
         case PipeScheduleKind::DualPipe: return "dualpipe";
         case PipeScheduleKind::Custom: return "custom";
+        case PipeScheduleKind::Mip: return "mip";
     }
     return "custom";
 }
 
 Result<PipeScheduleKind> parsePipeScheduleKind(std::string_view name) {
     for (PipeScheduleKind k : {PipeScheduleKind::GPipe, PipeScheduleKind::OneFOneB, PipeScheduleKind::Interleaved, PipeScheduleKind::ZeroBubbleH1,
-                               PipeScheduleKind::ZeroBubbleH2, PipeScheduleKind::ZeroBubbleV, PipeScheduleKind::DualPipeV, PipeScheduleKind::DualPipe})
+                               PipeScheduleKind::ZeroBubbleH2, PipeScheduleKind::ZeroBubbleV, PipeScheduleKind::DualPipeV, PipeScheduleKind::DualPipe,
+                               PipeScheduleKind::Mip})
         if (name == pipeScheduleName(k)) return k;
     if (name == "interleaved-1f1b") return PipeScheduleKind::Interleaved;
     return makeError("schedule.unknown", "unknown schedule '" + std::string(name) +
-                                             "'; expected gpipe, 1f1b, interleaved, zb-h1, zb-h2, zb-v, dualpipe-v or dualpipe");
+                                             "'; expected gpipe, 1f1b, interleaved, zb-h1, zb-h2, zb-v, dualpipe-v, dualpipe or mip");
 }
 
 bool plannerPricesSchedule(PipeScheduleKind k) {
@@ -70,7 +72,8 @@ bool plannerPricesSchedule(PipeScheduleKind k) {
         case PipeScheduleKind::ZeroBubbleV:
         case PipeScheduleKind::DualPipeV:
         case PipeScheduleKind::DualPipe:
-        case PipeScheduleKind::Custom: return false;
+        case PipeScheduleKind::Custom:
+        case PipeScheduleKind::Mip: return false;
     }
     return false;
 }
@@ -394,6 +397,8 @@ bool parseAction(std::string_view cell, PipeAction& a) {
 
 Result<PipeSchedule> makeSchedule(PipeScheduleKind kind, int32_t ranks, int32_t chunks, int32_t microBatches) {
     if (ranks < 1 || chunks < 1 || microBatches < 1) return shape("ranks, chunks and micro-batches must be at least 1");
+    if (kind == PipeScheduleKind::Mip)
+        return makeError("schedule.unknown", "a mip schedule is searched by the schedule optimiser (optimizePipeSchedule), not generated");
     PipeSchedule s;
     s.kind = kind;
     s.placement = pipeSchedulePlacement(kind);
@@ -443,6 +448,7 @@ Result<PipeSchedule> makeSchedule(PipeScheduleKind kind, int32_t ranks, int32_t 
                 break;
             }
             case PipeScheduleKind::Custom: return makeError("schedule.unknown", "a custom schedule is read from CSV, not generated");
+            case PipeScheduleKind::Mip: break;  // refused above
         }
     }
     return s;

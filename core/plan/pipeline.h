@@ -118,18 +118,20 @@ enum class PipeScheduleKind : uint8_t {
     DualPipeV,
     DualPipe,
     Custom,
+    Mip,  // found by the schedule optimiser (plan/pipeline_mip.h), not generated
 };
-// "gpipe", "1f1b", "interleaved", "zb-h1", "zb-h2", "zb-v", "dualpipe-v", "dualpipe", "custom"
+// "gpipe", "1f1b", "interleaved", "zb-h1", "zb-h2", "zb-v", "dualpipe-v", "dualpipe", "custom", "mip"
 std::string_view pipeScheduleName(PipeScheduleKind k);
 // What Megatron-LM runs: interleaved 1F1B with more than one chunk per rank, else 1F1B.
 inline PipeScheduleKind defaultPipeSchedule(int32_t chunks) { return chunks > 1 ? PipeScheduleKind::Interleaved : PipeScheduleKind::OneFOneB; }
 // Accepts the names above but "custom" (and "interleaved-1f1b"). Errors: schedule.unknown.
+// makeSchedule does not generate "mip": optimizePipeSchedule (plan/pipeline_mip.h) searches it.
 Result<PipeScheduleKind> parsePipeScheduleKind(std::string_view name);
 
 // Whether the planner (plan/pipeline_plan.h) prices schedules of `kind`: those of one looped
 // placement that run every stage's chunk as Megatron-LM cuts it (gpipe, 1f1b, interleaved, zb-h1,
 // zb-h2). zb-v, dualpipe-v and dualpipe — a V or bidirectional placement, overlapped pairs and
-// DualPipe's second copy of the parameters — are replayed by `cfp schedule` only.
+// DualPipe's second copy of the parameters — are replayed by `cfp schedule` only, as is mip.
 bool plannerPricesSchedule(PipeScheduleKind k);
 // parsePipeScheduleKind for the planner's inputs. Errors: schedule.unknown, schedule.unsupported
 // (a schedule only `cfp schedule` replays, saying so in one line).
@@ -169,7 +171,7 @@ struct PipeSchedule {
 // Errors: schedule.shape (P, V or M < 1; interleaved with V < 2 or M not a multiple of P, as
 // Megatron-LM requires; gpipe, 1f1b, zb-h1 and zb-h2 with V > 1; zb-v, dualpipe-v and dualpipe
 // with V ≠ 2; dualpipe-v with M < 2P and dualpipe with P odd, M odd or M < 2P, as DeepSeek's
-// DualPipe asserts), schedule.unknown (custom).
+// DualPipe asserts), schedule.unknown (custom, mip).
 Result<PipeSchedule> makeSchedule(PipeScheduleKind kind, int32_t ranks, int32_t chunks, int32_t microBatches);
 // A schedule from CSV (one line per rank) for `placement`. Checks that every stage's forward and
 // backward of every micro-batch that runs on it appears exactly once, on the rank that holds the

@@ -1,16 +1,24 @@
 // Pipeline schedules (plan/pipeline.h): generators replayed against the published closed forms for
 // uniform stages (1F1B, interleaved, ZB-H1, ZB-H2, ZB-V, DualPipeV, DualPipe), hand-worked
 // timelines, activation memory in flight, placements, CSV round trips and the errors of a
-// malformed or deadlocking schedule.
+// malformed or deadlocking schedule; the schedule optimiser (plan/pipeline_mip.h) against its own
+// replay, its warm start, brute force over every order of tiny pipelines and the zero-bubble
+// lower bound.
 
 #include <QtTest>
 
 #include <algorithm>
 #include <cmath>
+#include <atomic>
+#include <chrono>
+#include <limits>
 #include <map>
+#include <optional>
+#include <thread>
 
 #include "must.h"
 #include "plan/pipeline.h"
+#include "plan/pipeline_mip.h"
 #include "plan/pipeline_plan.h"
 #include "plan/run_config.h"
 
@@ -50,6 +58,110 @@ std::vector<int32_t> peakUntilInputGrad(const PipeReplay& r, size_t ranks) {
 
 QString label(const char* what, int32_t p, int32_t m, double got, double expected) {
     return QString("%1 p=%2 m=%3: %4, expected %5").arg(what).arg(p).arg(m).arg(got, 0, 'g', 12).arg(expected, 0, 'g', 12);
+}
+
+// Every order of a rank's actions that keeps F before I before W of one micro-batch on one stage
+// and holds at most `limit` stage activations at once (the replay's count, a function of the
+// order alone). `fifo`: only the orders that run each kind of a stage in micro-batch order.
+void allOrders(const std::vector<PipeAction>& actions, int32_t limit, bool fifo, std::vector<PipeAction>& prefix, std::vector<bool>& used,
+               int32_t held, std::vector<std::vector<PipeAction>>& out) {
+    if (prefix.size() == actions.size()) {
+        out.push_back(prefix);
+        return;
+    }
+    for (size_t i = 0; i < actions.size(); ++i) {
+        if (used[i]) continue;
+        const PipeAction& a = actions[i];
+        if (a.kind == PipeActionKind::Forward && held == limit) continue;
+        bool ready = true;  // its F (for I) and I (for W) already placed; with fifo, the earlier micro-batches' of its kind
+        for (size_t j = 0; j < actions.size(); ++j) {
+            const PipeAction& b = actions[j];
+            if (used[j] || b.stage != a.stage) continue;
+            if (b.microBatch == a.microBatch && ((a.kind == PipeActionKind::InputGrad && b.kind == PipeActionKind::Forward) ||
+                                                 (a.kind == PipeActionKind::WeightGrad && b.kind != PipeActionKind::WeightGrad)))
+                ready = false;
+            if (fifo && b.kind == a.kind && b.microBatch < a.microBatch) ready = false;
+        }
+        if (!ready) continue;
+        used[i] = true;
+        prefix.push_back(a);
+        allOrders(actions, limit, fifo, prefix, used, held + (a.kind == PipeActionKind::Forward) - (a.kind == PipeActionKind::WeightGrad), out);
+        prefix.pop_back();
+        used[i] = false;
+    }
+}
+
+// The shortest makespan of any schedule of the shape within `limit` stage activations per rank,
+// by replaying every combination of per-rank orders (deadlocks skipped).
+double bruteForceMakespan(PipePlacement placement, int32_t p, int32_t v, int32_t m, StageTimes t, double transfer, int32_t limit, bool fifo = false) {
+    PipeSchedule shape;
+    shape.kind = PipeScheduleKind::Custom;
+    shape.placement = placement;
+    shape.ranks = p;
+    shape.chunks = v;
+    shape.microBatches = m;
+    std::vector<std::vector<std::vector<PipeAction>>> orders(static_cast<size_t>(p));
+    for (int32_t r = 0; r < p; ++r) {
+        std::vector<PipeAction> actions;
+        for (int32_t st = 0; st < shape.stages(); ++st)
+            for (int32_t mb = 0; mb < m; ++mb)
+                if (shape.rankOf(st) == r && shape.runsOn(st, mb))
+                    for (const auto k : {PipeActionKind::Forward, PipeActionKind::InputGrad, PipeActionKind::WeightGrad})
+                        actions.push_back(PipeAction{k, st, mb});
+        std::vector<PipeAction> prefix;
+        std::vector<bool> used(actions.size(), false);
+        allOrders(actions, limit, fifo, prefix, used, 0, orders[static_cast<size_t>(r)]);
+    }
+    double best = std::numeric_limits<double>::infinity();
+    std::vector<size_t> pick(static_cast<size_t>(p), 0);
+    for (;;) {
+        shape.actions.clear();
+        for (int32_t r = 0; r < p; ++r) shape.actions.push_back(orders[static_cast<size_t>(r)][pick[static_cast<size_t>(r)]]);
+        if (auto replayed = replaySchedule(shape, {t}, transfer)) best = std::min(best, replayed->seconds);
+        size_t r = 0;
+        while (r < pick.size() && ++pick[r] == orders[r].size()) pick[r++] = 0;
+        if (r == pick.size()) break;
+    }
+    return best;
+}
+
+PipeMipRequest mipRequest(PipePlacement placement, int32_t p, int32_t v, int32_t m, StageTimes t, double transfer = 0,
+                          std::optional<int32_t> limit = std::nullopt) {
+    PipeMipRequest q;
+    q.placement = placement;
+    q.ranks = p;
+    q.chunks = v;
+    q.microBatches = m;
+    q.times = {t};
+    q.transferSeconds = transfer;
+    q.memoryLimit = limit;
+    return q;
+}
+
+PipeMipOptions quick() {
+    PipeMipOptions o;
+    o.timeLimitSeconds = 20;
+    return o;
+}
+
+// The MIP's result replays to its makespan, keeps to its limit and is no worse than its warm start.
+void checkMipResult(const PipeMipResult& r, const QString& what) {
+    QVERIFY2(r.schedule.kind == PipeScheduleKind::Mip, qPrintable(what));
+    const int32_t peak = *std::max_element(r.replay.peakInFlight.begin(), r.replay.peakInFlight.end());
+    QVERIFY2(peak <= r.memoryLimit, qPrintable(what + QString(": peak %1 over the limit %2").arg(peak).arg(r.memoryLimit)));
+    QVERIFY2(r.replay.seconds <= r.warmStartSeconds + 1e-9, qPrintable(what));
+    QVERIFY2(r.boundSeconds <= r.objectiveSeconds + 1e-9, qPrintable(what));
+    // Its CSV reads back as the same actions: every F, I and W once, on the rank that holds its stage.
+    auto back = scheduleFromCsv(r.schedule.toCsv(), r.schedule.ranks, r.schedule.chunks, r.schedule.placement);
+    QVERIFY2(back, qPrintable(what + ": " + QString::fromStdString(back ? std::string() : back.error().toString())));
+    QVERIFY2(back->actions == r.schedule.actions, qPrintable(what));
+    // Replayed, the MIP's schedule takes at most the MIP's makespan (as soon as possible in its
+    // order closes any slack a solution cut short by the time limit has), and exactly that when
+    // the MIP proved it optimal.
+    QVERIFY2(r.replay.seconds <= r.mipMakespanSeconds + 1e-9, qPrintable(what));
+    if (r.exactGrid && r.status == PipeMipStatus::Optimal)
+        QVERIFY2(close(r.replay.seconds, r.mipMakespanSeconds),
+                 qPrintable(what + QString(": replay %1, the MIP's makespan %2").arg(r.replay.seconds).arg(r.mipMakespanSeconds)));
 }
 
 }  // namespace
@@ -439,6 +551,177 @@ private slots:
         QVERIFY(!dead);
         QCOMPARE(QString::fromStdString(dead.error().code), QString("schedule.deadlock"));
         QVERIFY(QString::fromStdString(dead.error().message).contains("0B0"));
+    }
+
+    // The schedule optimiser on tiny pipelines against brute force over every per-rank order (not
+    // only first-in-first-out ones, which the MIP assumes): looped with 2 and 3 ranks, bidirectional
+    // with 2, uneven times, transfers and memory limits; there the generated and greedy warm starts
+    // are already optimal and the MIP proves it. With three micro-batches on three ranks under a
+    // limit of 2 they are not: the MIP finds the optimum of brute force over first-in-first-out
+    // orders (21 per rank).
+    void mipMatchesBruteForce() {
+        if (!pipeMipSolverAvailable()) QSKIP("no CBC in this build");
+        struct Case {
+            PipePlacement placement;
+            int32_t p, m;
+            StageTimes t;
+            double transfer;
+            int32_t limit;
+        };
+        const Case cases[] = {
+            {PipePlacement::Looped, 2, 2, {1, 1, 1}, 0, 1},      {PipePlacement::Looped, 2, 2, {1, 2, 1}, 1, 2},
+            {PipePlacement::Looped, 3, 2, {1, 1, 1}, 0, 1},      {PipePlacement::Looped, 3, 2, {2, 1, 3}, 1, 2},
+            {PipePlacement::Looped, 3, 2, {1, 3, 1}, 0, 2},      {PipePlacement::Bidirectional, 2, 2, {1, 1, 1}, 0, 1},
+            {PipePlacement::Bidirectional, 2, 2, {1, 2, 2}, 1, 2},
+        };
+        for (const Case& c : cases) {
+            const int32_t v = c.placement == PipePlacement::Looped ? 1 : 2;
+            const QString what = QString("%1 p=%2 m=%3 F=%4 I=%5 W=%6 transfer %7 limit %8")
+                                     .arg(QString::fromStdString(std::string(pipePlacementName(c.placement))))
+                                     .arg(c.p).arg(c.m).arg(c.t.forward).arg(c.t.inputGrad).arg(c.t.weightGrad).arg(c.transfer).arg(c.limit);
+            const PipeMipResult r = must(optimizePipeSchedule(mipRequest(c.placement, c.p, v, c.m, c.t, c.transfer, c.limit), quick()), "mip");
+            checkMipResult(r, what);
+            QVERIFY2(r.status == PipeMipStatus::Optimal, qPrintable(what));
+            const double best = bruteForceMakespan(c.placement, c.p, v, c.m, c.t, c.transfer, c.limit);
+            QVERIFY2(close(r.replay.seconds, best), qPrintable(what + QString(": mip %1, brute force %2").arg(r.replay.seconds).arg(best)));
+        }
+        for (const StageTimes t : {StageTimes{1, 1, 1}, StageTimes{1, 3, 1}}) {
+            const PipeMipResult r = must(optimizePipeSchedule(mipRequest(PipePlacement::Looped, 3, 1, 3, t, 1, 2), quick()), "mip");
+            checkMipResult(r, "looped p=3 m=3");
+            QVERIFY(r.improved);
+            QCOMPARE(r.status, PipeMipStatus::Optimal);
+            const double best = bruteForceMakespan(PipePlacement::Looped, 3, 1, 3, t, 1, 2, true);
+            QVERIFY2(close(r.replay.seconds, best), qPrintable(QString("mip %1, brute force %2").arg(r.replay.seconds).arg(best)));
+            QVERIFY(close(r.replay.seconds, r.mipMakespanSeconds));
+        }
+    }
+
+    // Where the warm start is not optimal — tight memory limits, uneven times, transfers — the MIP
+    // improves on it or proves it optimal, and its schedule replays to the MIP's own makespan (an
+    // exact grid: whole seconds, halves).
+    void mipImprovesOnItsWarmStart() {
+        if (!pipeMipSolverAvailable()) QSKIP("no CBC in this build");
+        struct Case {
+            PipePlacement placement;
+            int32_t p, v, m;
+            StageTimes t;
+            double transfer;
+            std::optional<int32_t> limit;
+        };
+        const Case cases[] = {
+            {PipePlacement::Looped, 3, 1, 4, {1, 2, 1}, 0.5, 2},
+            {PipePlacement::Looped, 3, 1, 4, {2, 1, 3}, 1, 3},
+            {PipePlacement::VShape, 2, 2, 3, {0.5, 0.5, 0.5}, 1, 2},
+            {PipePlacement::VShape, 2, 2, 3, {1, 2, 1}, 0, 3},
+        };
+        int improved = 0;
+        for (const Case& c : cases) {
+            const QString what = QString("%1 p=%2 m=%3").arg(QString::fromStdString(std::string(pipePlacementName(c.placement)))).arg(c.p).arg(c.m);
+            const PipeMipResult r = must(optimizePipeSchedule(mipRequest(c.placement, c.p, c.v, c.m, c.t, c.transfer, c.limit), quick()), "mip");
+            checkMipResult(r, what);
+            QVERIFY2(r.exactGrid, qPrintable(what));
+            if (c.limit) QCOMPARE(r.memoryLimit, *c.limit);
+            improved += r.improved ? 1 : 0;
+            QVERIFY2(r.replay.seconds < r.warmStartSeconds || r.status == PipeMipStatus::Optimal, qPrintable(what));
+        }
+        QVERIFY(improved >= 3);
+        // With a memory weight the objective is the step + weight × the largest peak: ZB-H1 (P in
+        // flight) beats ZB-H2 (2P − 1) at a quarter second per activation.
+        PipeMipRequest weighted = mipRequest(PipePlacement::Looped, 3, 1, 4, {1, 1, 1});
+        weighted.memoryWeightSeconds = 0.25;
+        const PipeMipResult w = must(optimizePipeSchedule(weighted, quick()), "weighted");
+        checkMipResult(w, "weighted");
+        const int32_t peak = *std::max_element(w.replay.peakInFlight.begin(), w.replay.peakInFlight.end());
+        QVERIFY(close(w.objectiveSeconds, w.replay.seconds + 0.25 * peak));
+        QCOMPARE(w.warmStart, std::string("zb-h1"));
+        QVERIFY(w.objectiveSeconds <= 14 + 0.25 * 3 + 1e-9);
+        QCOMPARE(w.status, PipeMipStatus::Optimal);
+    }
+
+    // With F = I = W the zero-bubble lower bound — rank P − 1 starts after P − 1 forwards and then
+    // works without a gap — is met by ZB-V (v) and ZB-H2 (looped): the MIP returns it as proven
+    // optimal without running CBC, with half of DualPipeV's bubble at DualPipeV's memory.
+    void mipMeetsTheZeroBubbleBound() {
+        if (!pipeMipSolverAvailable()) QSKIP("no CBC in this build");
+        const double f = 0.5;
+        const int32_t p = 4, m = 8;
+        const PipeMipResult v = must(optimizePipeSchedule(mipRequest(PipePlacement::VShape, p, 2, m, {f, f, f}), quick()), "mip v");
+        checkMipResult(v, "v");
+        QCOMPARE(v.status, PipeMipStatus::Optimal);
+        QCOMPARE(v.memoryLimitFrom, std::string("dualpipe-v"));
+        QCOMPARE(v.memoryLimit, 2 * p + 1);
+        QCOMPARE(v.warmStart, std::string("zb-v"));
+        QVERIFY(!v.solverRan);
+        QVERIFY(close(v.replay.seconds, (p - 1) * f + 6 * m * f));
+        QVERIFY(close(v.boundSeconds, v.replay.seconds));
+        const PipeReplay dual = replay(PipeScheduleKind::DualPipeV, p, 2, m, {f, f, f});
+        QVERIFY(close(v.replay.bubbleSeconds(), 0.5 * dual.bubbleSeconds()));
+        const PipeMipResult looped = must(optimizePipeSchedule(mipRequest(PipePlacement::Looped, p, 1, m, {1, 1, 1}), quick()), "mip looped");
+        checkMipResult(looped, "looped");
+        QCOMPARE(looped.status, PipeMipStatus::Optimal);
+        QCOMPARE(looped.warmStart, std::string("zb-h2"));
+        QVERIFY(close(looped.replay.seconds, (p - 1) + 3.0 * m));
+    }
+
+    // Every memory limit from the smallest possible up keeps the replay's peak within it; a larger
+    // limit never makes the proven optimum slower; below the smallest, a clear error.
+    void mipKeepsToTheMemoryLimit() {
+        if (!pipeMipSolverAvailable()) QSKIP("no CBC in this build");
+        const int32_t p = 3, m = 3;
+        QCOMPARE(minimumPipeMemoryLimit(PipePlacement::VShape, p, 2), 2);
+        QCOMPARE(minimumPipeMemoryLimit(PipePlacement::Looped, p, 1), 1);
+        QCOMPARE(minimumPipeMemoryLimit(PipePlacement::Looped, p, 3), 3);
+        QCOMPARE(minimumPipeMemoryLimit(PipePlacement::Bidirectional, 4, 2), 1);
+        double previous = std::numeric_limits<double>::infinity();
+        for (int32_t limit = 2; limit <= 2 * p + 1; ++limit) {
+            const PipeMipResult r = must(optimizePipeSchedule(mipRequest(PipePlacement::VShape, p, 2, m, {1, 1, 1}, 0, limit), quick()), "mip");
+            checkMipResult(r, QString("limit %1").arg(limit));
+            if (r.status == PipeMipStatus::Optimal) {
+                QVERIFY(r.replay.seconds <= previous + 1e-9);
+                previous = r.replay.seconds;
+            }
+        }
+        auto tight = optimizePipeSchedule(mipRequest(PipePlacement::VShape, p, 2, m, {1, 1, 1}, 0, 1), quick());
+        QVERIFY(!tight);
+        QCOMPARE(QString::fromStdString(tight.error().code), QString("schedule.memory_limit"));
+        QVERIFY(QString::fromStdString(tight.error().message).contains("holds 2 stages"));
+        auto zero = optimizePipeSchedule(mipRequest(PipePlacement::Looped, p, 1, m, {1, 1, 0}), quick());
+        QVERIFY(!zero);
+        QCOMPARE(QString::fromStdString(zero.error().code), QString("schedule.shape"));
+        QVERIFY(!optimizePipeSchedule(mipRequest(PipePlacement::Bidirectional, 2, 2, 3, {1, 1, 1}), quick()));  // M odd
+        QVERIFY(!makeSchedule(PipeScheduleKind::Mip, 2, 1, 4));
+        QCOMPARE(must(parsePipeScheduleKind("mip"), "mip"), PipeScheduleKind::Mip);
+        QVERIFY(!parsePlannedScheduleKind("mip"));
+    }
+
+    // Cancelled before it starts: the warm start comes back, marked cancelled. Cancelled while CBC
+    // runs (its child process killed), or given a second on a model it cannot close in one: back
+    // within about the grace period, with a valid schedule at least as good as the warm start.
+    void mipHonoursCancelAndTimeLimit() {
+        if (!pipeMipSolverAvailable()) QSKIP("no CBC in this build");
+        std::atomic<bool> cancel{true};
+        PipeMipOptions o = quick();
+        o.cancel = &cancel;
+        const PipeMipRequest hard = mipRequest(PipePlacement::VShape, 6, 2, 12, {1, 1, 1}, 0, 8);
+        const PipeMipResult before = must(optimizePipeSchedule(hard, o), "mip");
+        QCOMPARE(before.status, PipeMipStatus::Cancelled);
+        QVERIFY(!before.solverRan);
+        checkMipResult(before, "cancelled before");
+        cancel = false;
+        std::thread stopper([&] {
+            std::this_thread::sleep_for(std::chrono::milliseconds(300));
+            cancel = true;
+        });
+        const PipeMipResult during = must(optimizePipeSchedule(hard, o), "mip");
+        stopper.join();
+        checkMipResult(during, "cancelled during");
+        QVERIFY2(during.status == PipeMipStatus::Cancelled || during.status == PipeMipStatus::Optimal, pipeMipStatusName(during.status));
+        QVERIFY2(during.solveSeconds < 3, qPrintable(QString::number(during.solveSeconds)));
+        PipeMipOptions brief;
+        brief.timeLimitSeconds = 1;
+        const PipeMipResult limited = must(optimizePipeSchedule(hard, brief), "mip");
+        checkMipResult(limited, "one second");
+        QVERIFY2(limited.solveSeconds < 3.5, qPrintable(QString::number(limited.solveSeconds)));
     }
 
     void shapesAreChecked() {
