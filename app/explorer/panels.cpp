@@ -190,6 +190,20 @@ ClusterPanel::ClusterPanel(Explorer* explorer, QWidget* parent) : QWidget(parent
     pipeline->addWidget(m_stages, 1);
     pipeline->addWidget(m_chunks, 1);
     form->addRow(tr("Pipeline"), pipeline);
+    // The schedules the planner prices (plannerPricesSchedule); auto = Megatron-LM's choice.
+    m_schedule = new QComboBox(this);
+    m_schedule->setObjectName(QStringLiteral("scheduleBox"));
+    m_schedule->addItem(tr("auto (1f1b; interleaved with vp > 1)"), QStringLiteral("auto"));
+    for (PipeScheduleKind k : {PipeScheduleKind::OneFOneB, PipeScheduleKind::Interleaved, PipeScheduleKind::GPipe,
+                               PipeScheduleKind::ZeroBubbleH1, PipeScheduleKind::ZeroBubbleH2})
+        if (plannerPricesSchedule(k)) m_schedule->addItem(qs(std::string(pipeScheduleName(k))), qs(std::string(pipeScheduleName(k))));
+    m_schedule->setToolTip(tr("The pipeline schedule the plan is priced with (cfp plan --schedule): 1F1B, interleaved 1F1B "
+                              "(vp > 1), GPipe, or the zero-bubble ZB-H1 and ZB-H2 (more micro-batches in flight, less bubble). "
+                              "ZB-V, DualPipe(V) and the MIP optimiser are replayed by cfp schedule only"));
+    form->addRow(tr("Pipe schedule"), m_schedule);
+    const auto pipelined = [this] { m_schedule->setEnabled(m_stages->value() > 1); };
+    connect(m_stages, &QSpinBox::valueChanged, this, pipelined);
+    pipelined();
 
     auto* apply = new QPushButton(tr("Apply and analyse"), this);
     apply->setObjectName(QStringLiteral("applyButton"));
@@ -260,6 +274,8 @@ void ClusterPanel::refresh() {
     m_bucket->setValue(static_cast<int>((p.policy.bucketBytes > 0 ? p.policy.bucketBytes : kDefaultBucketBytes) / 1'000'000));
     m_stages->setValue(std::max<int32_t>(1, p.pipeline.stages));
     m_chunks->setValue(std::max<int32_t>(1, p.pipeline.chunksPerRank));
+    const bool chosen = p.pipeline.stages > 1 && p.pipeline.schedule != defaultPipeSchedule(p.pipeline.chunksPerRank);
+    m_schedule->setCurrentIndex(std::max(0, chosen ? m_schedule->findData(qs(std::string(pipeScheduleName(p.pipeline.schedule)))) : 0));
     m_refreshing = false;
 }
 
@@ -326,6 +342,8 @@ void ClusterPanel::apply() {
     c.pipeline.stages = m_stages->value();
     c.pipeline.chunksPerRank = m_chunks->value();
     c.pipeline.schedule = defaultPipeSchedule(c.pipeline.chunksPerRank);
+    if (auto k = parsePipeScheduleKind(m_schedule->currentData().toString().toStdString()); k && c.pipeline.stages > 1)
+        c.pipeline.schedule = *k;
     if (c.pipeline.stages == 1 && c.pipeline.chunksPerRank > 1) {
         QMessageBox::warning(this, tr("Invalid pipeline"), tr("vp %1 needs pp > 1").arg(c.pipeline.chunksPerRank));
         return;

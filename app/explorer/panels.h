@@ -53,6 +53,7 @@ public:
     QSpinBox* bucketBox() const { return m_bucket; }
     QSpinBox* stagesBox() const { return m_stages; }
     QSpinBox* chunksBox() const { return m_chunks; }
+    QComboBox* scheduleBox() const { return m_schedule; }
 
 signals:
     void openModelRequested();
@@ -84,6 +85,7 @@ private:
     QSpinBox* m_bucket = nullptr;
     QSpinBox* m_stages = nullptr;
     QSpinBox* m_chunks = nullptr;
+    QComboBox* m_schedule = nullptr;
     QLabel* m_hardwareInfo = nullptr;
 };
 

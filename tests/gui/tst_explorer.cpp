@@ -786,6 +786,21 @@ private slots:
                  qPrintable(summary));
         const int forwardAndBackward = 2 * 2 * p.pipeline->microBatches;  // per rank and micro-batch: F and B
         QCOMPARE(w.pipelineChart()->actionCount(), forwardAndBackward);
+        QCOMPARE(p.pipeline->schedule, PipeScheduleKind::OneFOneB);  // auto: Megatron-LM's 1F1B
+        // A zero-bubble schedule from the panel: priced, shown, kept by the request.
+        QVERIFY(c->scheduleBox()->isEnabled());
+        c->scheduleBox()->setCurrentIndex(c->scheduleBox()->findData(QStringLiteral("zb-h2")));
+        QVERIFY(c->scheduleBox()->currentIndex() > 0);
+        c->findChild<QPushButton*>(QStringLiteral("applyButton"))->click();
+        QVERIFY(waitIdle(w));
+        QCOMPARE(w.explorer()->request().pipeline.schedule, PipeScheduleKind::ZeroBubbleH2);
+        QVERIFY(searchAndWait(w));
+        const Plan& z = w.explorer()->plan()->plan();
+        QVERIFY(z.pipeline);
+        QCOMPARE(z.pipeline->schedule, PipeScheduleKind::ZeroBubbleH2);
+        const int splitBackward = 2 * 3 * z.pipeline->microBatches;  // F, I and W per rank and micro-batch
+        QCOMPARE(w.pipelineChart()->actionCount(), splitBackward);
+        QCOMPARE(c->scheduleBox()->currentData().toString(), QStringLiteral("zb-h2"));  // refresh keeps the choice
     }
 
     void projectSaveAndReload() {
