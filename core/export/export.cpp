@@ -48,60 +48,6 @@ std::string parameterPath(const Op& op) {
     return op.scope + "." + op.name;
 }
 
-Result<std::string> hloShardingText(const TensorSharding& sharding, const Mesh& mesh) {
-    if (sharding.isPartial())
-        return makeError("export.bad_plan",
-                         "HloSharding cannot express a pending partial sum (" + sharding.toString() + ")");
-    const auto& axes = mesh.axes();
-    std::vector<size_t> tileOrder;     // mesh axis index per tile position, major to minor
-    std::vector<int64_t> tileDims;
-    std::vector<bool> used(axes.size(), false);
-    bool anySplit = false;
-    for (const auto& dimAxes : sharding.dims()) {
-        int64_t product = 1;
-        for (const auto& a : dimAxes) {
-            const auto idx = mesh.axisIndex(a);
-            if (!idx) return makeError("export.bad_plan", "mesh " + mesh.toString() + " has no axis '" + a + "'");
-            const auto i = static_cast<size_t>(*idx);
-            used[i] = true;
-            tileOrder.push_back(i);
-            product *= axes[i].size;
-            anySplit = anySplit || axes[i].size > 1;
-        }
-        tileDims.push_back(product);
-    }
-    if (!anySplit) return std::string("{replicated}");
-    int64_t replicated = 1;
-    for (size_t i = 0; i < axes.size(); ++i)
-        if (!used[i] && axes[i].size > 1) {
-            tileOrder.push_back(i);
-            replicated *= axes[i].size;
-        }
-    if (replicated > 1) tileDims.push_back(replicated);
-
-    // Row-major device numbering: stride of axis i = product of the sizes of the axes after it.
-    std::vector<int64_t> stride(axes.size(), 1);
-    for (size_t i = axes.size(); i-- > 1;) stride[i - 1] = stride[i] * axes[i].size;
-
-    std::string out = "{devices=[";
-    for (size_t i = 0; i < tileDims.size(); ++i) out += (i ? "," : "") + std::to_string(tileDims[i]);
-    out += "]";
-    // Tile positions in row-major order (the last tile axis fastest), decoded as mixed-radix numbers.
-    int64_t tiles = 1;
-    for (size_t i : tileOrder) tiles *= axes[i].size;
-    for (int64_t n = 0; n < tiles; ++n) {
-        int64_t rest = n, device = 0;
-        for (size_t k = tileOrder.size(); k-- > 0;) {
-            const size_t axis = tileOrder[k];
-            device += (rest % axes[axis].size) * stride[axis];
-            rest /= axes[axis].size;
-        }
-        out += (n ? "," : "") + std::to_string(device);
-    }
-    if (replicated > 1) out += " last_tile_dim_replicate";
-    return out + "}";
-}
-
 Result<std::string> exportPlan(const Graph& graph, const Plan& plan, ExportFormat format,
                                std::span<const TimelineEvent> timeline, const ModelConfig* model,
                                const ExportOptions& options, std::vector<std::string>* notes) {

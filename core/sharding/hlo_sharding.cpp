@@ -165,6 +165,28 @@ std::string joinInts(const std::vector<int64_t>& v) {
 
 Error mismatch(const std::string& what) { return makeError("sharding.mesh_mismatch", what); }
 
+// The device at each position of a tile grid whose axes, major to minor, are the mesh axes
+// `tileOrder` (indices into mesh.axes()), positions row-major (the last tile axis fastest), devices
+// numbered row-major over the mesh (mesh.h). The writer and the matcher below share it.
+std::vector<int64_t> gridDevices(const Mesh& mesh, const std::vector<size_t>& tileOrder) {
+    const auto& axes = mesh.axes();
+    std::vector<int64_t> stride(axes.size(), 1);
+    for (size_t i = axes.size(); i-- > 1;) stride[i - 1] = stride[i] * axes[i].size;
+    int64_t tiles = 1;
+    for (size_t i : tileOrder) tiles *= axes[i].size;
+    std::vector<int64_t> out(static_cast<size_t>(tiles));
+    for (int64_t n = 0; n < tiles; ++n) {
+        int64_t rest = n, device = 0;
+        for (size_t k = tileOrder.size(); k-- > 0;) {
+            const size_t a = tileOrder[k];
+            device += (rest % axes[a].size) * stride[a];
+            rest /= axes[a].size;
+        }
+        out[static_cast<size_t>(n)] = device;
+    }
+    return out;
+}
+
 }  // namespace
 
 int64_t HloSharding::tensorRank() const {
@@ -291,8 +313,6 @@ Result<TensorSharding> shardingOnMesh(const HloSharding& sharding, const Mesh& m
         return mismatch("it spans " + std::to_string(count) + " devices, the mesh " + mesh.toString() + " " +
                         std::to_string(mesh.deviceCount()));
     const auto& axes = mesh.axes();
-    std::vector<int64_t> stride(axes.size(), 1);
-    for (size_t i = axes.size(); i-- > 1;) stride[i - 1] = stride[i] * axes[i].size;
     std::vector<size_t> order;  // axes that split anything, tried in every order
     for (size_t i = 0; i < axes.size(); ++i)
         if (axes[i].size > 1) order.push_back(i);
@@ -317,18 +337,10 @@ Result<TensorSharding> shardingOnMesh(const HloSharding& sharding, const Mesh& m
             fits = p == grid[d];
         }
         if (!fits || next != order.size()) continue;
-        // The device at each grid position under this assignment (row-major, as hloShardingText).
+        // The device at each grid position under this assignment (as hloShardingText writes it).
         std::vector<size_t> tileOrder;
         for (const auto& list : dimAxes) tileOrder.insert(tileOrder.end(), list.begin(), list.end());
-        for (int64_t n = 0; n < count; ++n) {
-            int64_t rest = n, device = 0;
-            for (size_t k = tileOrder.size(); k-- > 0;) {
-                const size_t a = tileOrder[k];
-                device += (rest % axes[a].size) * stride[a];
-                rest /= axes[a].size;
-            }
-            expected[static_cast<size_t>(n)] = device;
-        }
+        expected = gridDevices(mesh, tileOrder);
         if (inner > 1)
             for (int64_t t = 0; t < count; t += inner) std::sort(expected.begin() + t, expected.begin() + t + inner);
         if (expected != given) continue;
@@ -394,6 +406,46 @@ Result<std::vector<std::string>> groupAxesOnMesh(const ReplicaGroups& groups, co
         if (!ok) return mismatch("replica groups " + text + " are not the groups of any set of axes of the mesh " + mesh.toString());
     }
     return out;
+}
+
+Result<std::string> hloShardingText(const TensorSharding& sharding, const Mesh& mesh) {
+    if (sharding.isPartial())
+        return makeError("export.bad_plan",
+                         "HloSharding cannot express a pending partial sum (" + sharding.toString() + ")");
+    const auto& axes = mesh.axes();
+    std::vector<size_t> tileOrder;     // mesh axis index per tile position, major to minor
+    std::vector<int64_t> tileDims;
+    std::vector<bool> used(axes.size(), false);
+    bool anySplit = false;
+    for (const auto& dimAxes : sharding.dims()) {
+        int64_t product = 1;
+        for (const auto& a : dimAxes) {
+            const auto idx = mesh.axisIndex(a);
+            if (!idx) return makeError("export.bad_plan", "mesh " + mesh.toString() + " has no axis '" + a + "'");
+            const auto i = static_cast<size_t>(*idx);
+            used[i] = true;
+            tileOrder.push_back(i);
+            product *= axes[i].size;
+            anySplit = anySplit || axes[i].size > 1;
+        }
+        tileDims.push_back(product);
+    }
+    if (!anySplit) return std::string("{replicated}");
+    int64_t replicated = 1;
+    for (size_t i = 0; i < axes.size(); ++i)
+        if (!used[i] && axes[i].size > 1) {
+            tileOrder.push_back(i);
+            replicated *= axes[i].size;
+        }
+    if (replicated > 1) tileDims.push_back(replicated);
+
+    std::string out = "{devices=[";
+    for (size_t i = 0; i < tileDims.size(); ++i) out += (i ? "," : "") + std::to_string(tileDims[i]);
+    out += "]";
+    const std::vector<int64_t> devices = gridDevices(mesh, tileOrder);
+    for (size_t n = 0; n < devices.size(); ++n) out += (n ? "," : "") + std::to_string(devices[n]);
+    if (replicated > 1) out += " last_tile_dim_replicate";
+    return out + "}";
 }
 
 }  // namespace cfp

@@ -75,4 +75,14 @@ Result<TensorSharding> shardingOnMesh(const HloSharding& sharding, const Mesh& m
 // The mesh axes (mesh order) whose groups are `groups`, or sharding.mesh_mismatch.
 Result<std::vector<std::string>> groupAxesOnMesh(const ReplicaGroups& groups, const Mesh& mesh);
 
+// The writer, the inverse of shardingOnMesh on its mesh (the hlo-sharding and hlo exports).
+// XLA HloSharding text of one sharding on `mesh`: "{replicated}" when no axis of size > 1 splits
+// a dim, else "{devices=[t0,…,tn-1(,r)]d0,d1,… (last_tile_dim_replicate)}" with one tile dim per
+// tensor dim (product of the sizes of its axes), a trailing replication dim (product of the unused
+// axes of size > 1) and the device ids in tile order: row-major over the axes of dim 0 (major to
+// minor), then dim 1, …, then the unused axes in mesh order. Example: mesh {x=2, y=4}, f32[8,16]
+// with [{y},{x}] → "{devices=[4,2]0,4,1,5,2,6,3,7}". Errors (export.bad_plan): an axis the mesh
+// lacks, a pending partial sum (HloSharding cannot express one).
+Result<std::string> hloShardingText(const TensorSharding& sharding, const Mesh& mesh);
+
 }  // namespace cfp

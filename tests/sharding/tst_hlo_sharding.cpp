@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <numeric>
 
-#include "export/export.h"
 #include "sharding/hlo_sharding.h"
 
 #include "must.h"
