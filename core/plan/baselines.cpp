@@ -39,28 +39,26 @@ StrategyMask baselineMask(const PlanProblem& problem, const std::vector<std::str
         else if (!fromData[static_cast<size_t>(entry.operands[0])] && fromData[static_cast<size_t>(entry.operands[1])]) act = 1;
         const size_t other = 1 - act;
         const bool bothData = fromData[static_cast<size_t>(entry.operands[other])] && entry.kind != OpKind::Gather;
-        // The activation's batch: dim 0, unless a matmul pairs dim 0 with a weight's (an MoE
+        // A matmul's batch dims on the activation's side and on the other (none for a gather).
+        static const std::vector<int64_t> kNone;
+        const bool dot = entry.kind == OpKind::Dot;
+        const auto& actBatchDims = dot ? (act == 0 ? entry.attrs.dot.lhsBatch : entry.attrs.dot.rhsBatch) : kNone;
+        const auto& otherBatchDims = dot ? (act == 0 ? entry.attrs.dot.rhsBatch : entry.attrs.dot.lhsBatch) : kNone;
+        // The activation's batch: dim 0, unless the matmul pairs dim 0 with a weight's (an MoE
         // expert's [E, B, C, F] · [E, F, D]): then its first dim that is not such a batch dim.
         int64_t actBatch = 0;
-        if (entry.kind == OpKind::Dot && !bothData) {
-            const auto& batchDims = act == 0 ? entry.attrs.dot.lhsBatch : entry.attrs.dot.rhsBatch;
-            while (std::find(batchDims.begin(), batchDims.end(), actBatch) != batchDims.end()) ++actBatch;
-        }
+        if (!bothData)
+            while (std::find(actBatchDims.begin(), actBatchDims.end(), actBatch) != actBatchDims.end()) ++actBatch;
         if (ops[act].rank() <= actBatch || ops[act].dimAxes(actBatch) != batchAxes || ops[act].isPartial()) return false;
         for (int64_t d = 0; d < ops[act].rank(); ++d)
             if (d != actBatch)
                 for (const auto& a : ops[act].dimAxes(d))
                     if (axis.empty() || a != axis) return false;
-        // The other data operand's batch: the dot batch dim paired with the activation's dim 0 (an
-        // MoE combine reads expert outputs [E, B, C, D]), else its dim 0.
+        // The other data operand's batch: the batch dim paired with the activation's dim 0 (an MoE
+        // combine reads expert outputs [E, B, C, D]), else its dim 0.
         int64_t otherBatch = 0;
-        if (entry.kind == OpKind::Dot) {
-            const auto& dn = entry.attrs.dot;
-            const auto& actBatch = act == 0 ? dn.lhsBatch : dn.rhsBatch;
-            const auto& otherBatchDims = act == 0 ? dn.rhsBatch : dn.lhsBatch;
-            for (size_t k = 0; k < actBatch.size() && k < otherBatchDims.size(); ++k)
-                if (actBatch[k] == 0) otherBatch = otherBatchDims[k];
-        }
+        for (size_t k = 0; k < actBatchDims.size() && k < otherBatchDims.size(); ++k)
+            if (actBatchDims[k] == 0) otherBatch = otherBatchDims[k];
         bool weightSplit = false;
         for (int64_t d = 0; d < ops[other].rank(); ++d)
             for (const auto& a : ops[other].dimAxes(d)) {
