@@ -132,6 +132,7 @@ int main(int argc, char** argv) {
     std::cout << "|---|---|---:|---:|---|---|---:|---:|---:|---:|---:|---:|---|---:|---|---:|---:|\n";
     int failures = 0;
     std::vector<std::pair<double, std::string>> errors;  // |estimate / measured - 1| per run
+    std::vector<std::pair<double, std::string>> memoryErrors;  // estimate / measured - 1 where memory was published
     for (const Json& run : doc.at("runs")) {
         const std::string id = run.at("id").get<std::string>();
         if (!only.empty() && !only.count(id)) continue;
@@ -147,6 +148,10 @@ int main(int argc, char** argv) {
         r.model.build.dtype = DType::BF16;
         const bool torchtitan = run.at("source").get<std::string>().find("torchtitan") != std::string::npos;
         if (torchtitan) r.model.build.qkv = QkvLayout::Separate;
+        // The loss as each framework runs it by default: torchtitan calls F.cross_entropy on f32
+        // logits (eager); Megatron-LM without --cross-entropy-loss-fusion keeps the f32 softmax
+        // and computes the gradient in it (inplace).
+        r.policy.crossEntropy = torchtitan ? CrossEntropyKernel::Eager : CrossEntropyKernel::InPlace;
         r.hardware = hardwareFor(run, dir, notes);
         const int64_t gpus = run.at("hardware").at("gpus").get<int64_t>(), perNode = run.at("hardware").at("gpus_per_node").get<int64_t>();
         r.nodes = std::max<int64_t>(1, gpus / perNode);
@@ -219,6 +224,8 @@ int main(int argc, char** argv) {
         }
         const Plan& ep = est->outcome.plan;
         if (measured > 0) errors.emplace_back(std::abs(ep.stepSeconds() / measured - 1.0), id);
+        if (meas.contains("memory_gib"))
+            memoryErrors.emplace_back(gib(ep.memory.total()) / meas.at("memory_gib").get<double>() - 1.0, id);
         const bool fits = ep.memory.total() <= ep.memoryLimitBytes;
         row << (est->estimatedConfig ? est->estimatedConfig->toString() : c.toString()) << ",rounds=" << ep.policy.accumulation << " | " << fixed(ep.stepSeconds(), 2) << " | " << fixed(measured, 2)
             << " | " << (measured > 0 ? fixed(ep.stepSeconds() / measured, 2) : "–") << " | " << fixed(gib(ep.memory.total()), 1) << " | "
@@ -265,6 +272,15 @@ int main(int argc, char** argv) {
         std::cout << "\nstep time of the runs' own configurations: median error " << fixed(100 * median, 0) << "%, largest "
                   << fixed(100 * errors.back().first, 0) << "% (" << errors.back().second << "); " << within << " of " << n
                   << " within 25%\n";
+    }
+    if (!memoryErrors.empty()) {
+        std::cout << "memory where published (the estimate's peak against the allocator's maximum reserved):";
+        int within = 0;
+        for (const auto& [e, id] : memoryErrors) {
+            std::cout << " " << id << " " << (e >= 0 ? "+" : "") << fixed(100 * e, 1) << "%";
+            within += std::abs(e) <= 0.15;
+        }
+        std::cout << "; " << within << " of " << memoryErrors.size() << " within 15%\n";
     }
     std::filesystem::remove_all(dir);
     return failures ? 1 : 0;

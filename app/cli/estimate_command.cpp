@@ -19,7 +19,7 @@ namespace cfp::cli {
 
 int cmdEstimate(const std::vector<std::string>& argv) {
     OptionSpec spec = modelOptionSpec();
-    spec.valued.insert({"--hardware", "--nodes", "--config", "--global-batch", "--memory-limit", "--memory-reserve", "--attention", "--db",
+    spec.valued.insert({"--hardware", "--nodes", "--config", "--global-batch", "--memory-limit", "--memory-reserve", "--attention", "--cross-entropy", "--db",
                         "--db-fingerprint",
                         "--threads", "-o", "--output"});
     spec.flags.insert({"--json", "--quiet"});
@@ -64,6 +64,8 @@ int cmdEstimate(const std::vector<std::string>& argv) {
                      "  --memory-limit S   usable memory per device (default: HBM less the spec's reserve)\n"
                      "  --memory-reserve S memory kept back from the HBM (default: the spec's)\n"
                      "  --attention A      flash (default) or eager attention kernels (as cfp plan)\n"
+                     "  --cross-entropy C  fused (default), inplace (Megatron-LM without loss fusion) or eager\n"
+                     "                     (PyTorch F.cross_entropy on f32 logits, as torchtitan) (as cfp plan)\n"
                      "  --db FILE          measurements of a profile DB (as cfp plan --db)\n"
                      "  --threads N        worker threads\n"
                      "  -o PLAN            write the priced configuration as a plan file (docs/plan-format.md),\n"

@@ -99,7 +99,7 @@ Result<PlanRequest> requestFromArgs(const ParsedArgs& args) {
 
 int cmdPlan(const std::vector<std::string>& argv) {
     OptionSpec spec = modelOptionSpec();
-    spec.valued.insert({"--hardware", "--nodes", "--mesh", "--pin", "--memory-limit", "--memory-reserve", "--accumulation", "--attention", "--zero", "--config", "--recompute",
+    spec.valued.insert({"--hardware", "--nodes", "--mesh", "--pin", "--memory-limit", "--memory-reserve", "--accumulation", "--attention", "--cross-entropy", "--zero", "--config", "--recompute",
                         "--optimizer-sharding", "--overlap", "--bucket-mb", "--sequence-parallel", "-o", "--output",
                         "--db", "--db-fingerprint", "--threads", "--pp", "--vp", "--schedule"});
     spec.flags.insert({"--json", "--no-baselines", "--quiet", "--check-blocks"});
@@ -127,6 +127,10 @@ int cmdPlan(const std::vector<std::string>& argv) {
                      "                     NCCL buffers and allocator fragmentation (default: the hardware spec's)\n"
                      "  --attention A      flash (default: attention cores as one fused kernel, scores on chip,\n"
                      "                     recomputed in the backward) or eager (one kernel per op, scores saved)\n"
+                     "  --cross-entropy C  how the loss runs: fused (default: one kernel, the logits kept; Megatron-LM\n"
+                     "                     --cross-entropy-loss-fusion, a compiled loss), inplace (Megatron-LM's default:\n"
+                     "                     f32 softmax kept, gradient in place) or eager (PyTorch F.cross_entropy on f32\n"
+                     "                     logits, as torchtitan: f32 log-probabilities kept, two f32 gradients)\n"
                      "  --recompute R      activation recomputation per ParallelBlock: auto (default: the search\n"
                      "                     decides per block, only where memory needs it), none, or all\n"
                      "  --zero Z           ZeRO stage over the axes each weight is replicated on: 0 none, 1 optimizer\n"

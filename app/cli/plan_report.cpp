@@ -51,6 +51,7 @@ Json planSummaryJson(const PlanOutcome& o, const Graph& graph) {
                           {"recomputed_blocks", recomputedBlocks},
                           {"accumulation_steps", p.policy.accumulation},
                           {"attention", std::string(attentionKernelName(p.policy.attention))},
+                          {"cross_entropy", std::string(crossEntropyKernelName(p.policy.crossEntropy))},
                           {"zero_stage", zeroStageOf(p.policy)},
                           {"sequence_parallel", p.policy.sequenceParallelAxis.empty() ? Json(nullptr) : Json(p.policy.sequenceParallelAxis)}};
     j["parallelism"] = parallelismSummary(p, graph);
@@ -193,6 +194,7 @@ void printPlan(const PlanOutcome& o, const Graph& graph) {
                           : std::string(recomputePolicyName(p.policy.recompute)) + " (" + std::to_string(recomputed) + " of " +
                                 std::to_string(p.blocks.size()) + " blocks recomputed)")
               << ", attention " << attentionKernelName(p.policy.attention)
+              << ", cross-entropy " << crossEntropyKernelName(p.policy.crossEntropy)
               << (p.policy.sequenceParallelAxis.empty() ? std::string() : ", sequence parallel over " + p.policy.sequenceParallelAxis) << "\n";
     std::cout << "  parallelism      " << parallelismSummary(p, graph) << "\n\n";
     std::cout << "  segments (runs of one type and combination" << (byLayer ? "" : "; +rc: block recomputed") << "):\n";
@@ -267,6 +269,11 @@ Result<PlanRequest> commonRequestFromArgs(const ParsedArgs& args) {
         auto a = parseAttentionKernel(*v);
         if (!a) return makeError("cli.usage", "--attention: '" + *v + "' is not flash or eager");
         r.policy.attention = *a;
+    }
+    if (auto v = args.value("--cross-entropy")) {
+        auto c = parseCrossEntropyKernel(*v);
+        if (!c) return makeError("cli.usage", "--cross-entropy: '" + *v + "' is not fused, inplace or eager");
+        r.policy.crossEntropy = *c;
     }
     if (auto db = args.value("--db")) r.profile = ProfileSource{*db, args.value("--db-fingerprint").value_or("")};
     else if (args.value("--db-fingerprint")) return makeError("cli.usage", "--db-fingerprint needs --db FILE");

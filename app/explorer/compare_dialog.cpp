@@ -50,9 +50,10 @@ std::vector<CompareRow> comparePlans(const Plan& current, const Plan& saved, con
     memory(QObject::tr("  optimizer state"), current.memory.optimizer, saved.memory.optimizer);
     memory(QObject::tr("  activations"), current.memory.activations, saved.memory.activations);
     auto policy = [](const Plan& p) {
-        return QObject::tr("ZeRO-%1, recompute %2, attention %3%4")
+        return QObject::tr("ZeRO-%1, recompute %2, attention %3, cross-entropy %4%5")
             .arg(zeroStageOf(p.policy))
             .arg(qs(std::string(recomputePolicyName(p.policy.recompute))), qs(std::string(attentionKernelName(p.policy.attention))),
+                 qs(std::string(crossEntropyKernelName(p.policy.crossEntropy))),
                  p.policy.sequenceParallelAxis.empty() ? QString() : QObject::tr(", sequence parallel over %1").arg(qs(p.policy.sequenceParallelAxis)));
     };
     add(QObject::tr("memory policy"), policy(current), policy(saved));

@@ -153,6 +153,14 @@ ClusterPanel::ClusterPanel(Explorer* explorer, QWidget* parent) : QWidget(parent
     m_attention->setToolTip(tr("Attention cores as one fused kernel (flash: scores on chip, recomputed in the backward) "
                                "or one kernel per op (eager: scores written and saved)"));
     form->addRow(tr("Attention"), m_attention);
+    m_crossEntropy = new QComboBox(this);
+    m_crossEntropy->setObjectName(QStringLiteral("crossEntropyBox"));
+    m_crossEntropy->addItems({QStringLiteral("fused"), QStringLiteral("inplace"), QStringLiteral("eager")});
+    m_crossEntropy->setToolTip(tr("How the loss runs. fused: one kernel, the logits kept (Megatron-LM --cross-entropy-loss-fusion, a "
+                                  "compiled loss); inplace: Megatron-LM's default, the f32 softmax kept and the gradient computed in it; "
+                                  "eager: PyTorch F.cross_entropy on f32 logits (torchtitan, Hugging Face), the f32 log-probabilities "
+                                  "kept and two f32 gradients at the loss's backward"));
+    form->addRow(tr("Cross-entropy"), m_crossEntropy);
     form->addRow(tr("Recompute"), m_recompute);
     form->addRow(tr("Sharding"), m_zero);
     // The step's schedule (docs/planning.md, "The step as frameworks run it").
@@ -268,6 +276,7 @@ void ClusterPanel::refresh() {
     m_accumulation->setValue(static_cast<int>(p.accumulation.value_or(0)));
     m_recompute->setCurrentText(qs(std::string(recomputePolicyName(p.policy.recompute))));
     m_attention->setCurrentText(qs(std::string(attentionKernelName(p.policy.attention))));
+    m_crossEntropy->setCurrentText(qs(std::string(crossEntropyKernelName(p.policy.crossEntropy))));
     m_zero->setCurrentIndex(zeroStageOf(p.policy));
     m_overlap->setCurrentIndex(std::max(0, m_overlap->findData(qs(overlapWord(p.policy)))));
     m_sequenceParallel->setChecked(p.searchSequenceParallel);
@@ -335,6 +344,7 @@ void ClusterPanel::apply() {
     c.policy.zeroStage = m_zero->currentIndex();
     c.policy.optimizerSharding = c.policy.zeroStage >= 1;
     c.policy.attention = parseAttentionKernel(m_attention->currentText().toStdString()).value_or(AttentionKernel::Flash);
+    c.policy.crossEntropy = parseCrossEntropyKernel(m_crossEntropy->currentText().toStdString()).value_or(CrossEntropyKernel::Fused);
     setOverlapWord(c.policy, m_overlap->currentData().toString().toStdString());
     c.searchSequenceParallel = m_sequenceParallel->isChecked();
     const int64_t bucket = int64_t{m_bucket->value()} * 1'000'000;

@@ -49,6 +49,7 @@ public:
     QComboBox* recomputeBox() const { return m_recompute; }
     QComboBox* zeroBox() const { return m_zero; }
     QComboBox* overlapBox() const { return m_overlap; }
+    QComboBox* crossEntropyBox() const { return m_crossEntropy; }
     QCheckBox* sequenceParallelBox() const { return m_sequenceParallel; }
     QSpinBox* bucketBox() const { return m_bucket; }
     QSpinBox* stagesBox() const { return m_stages; }
@@ -79,6 +80,7 @@ private:
     QComboBox* m_qkv = nullptr;
     QComboBox* m_recompute = nullptr;
     QComboBox* m_attention = nullptr;
+    QComboBox* m_crossEntropy = nullptr;
     QComboBox* m_zero = nullptr;
     QComboBox* m_overlap = nullptr;
     QCheckBox* m_sequenceParallel = nullptr;

@@ -136,7 +136,7 @@ QString estimateText(const QString& config, const Plan& e, const Graph& roundGra
                      formatBytes(static_cast<double>(m.transient)));
     // The memory policy as priced (keys left out filled in).
     const RecomputePolicy rc = e.policy.recompute;
-    text += QStringLiteral("ZeRO stage %1 · recompute %2 · attention %3%4<br>")
+    text += QStringLiteral("ZeRO stage %1 · recompute %2 · attention %3 · cross-entropy %5%4<br>")
                 .arg(zeroStageOf(e.policy))
                 .arg(rc == RecomputePolicy::Layers         ? QStringLiteral("per layer")
                      : rc == RecomputePolicy::SelectiveOps ? QStringLiteral("per op")
@@ -144,7 +144,9 @@ QString estimateText(const QString& config, const Plan& e, const Graph& roundGra
                 .arg(QString::fromUtf8(attentionKernelName(e.policy.attention).data(), static_cast<qsizetype>(attentionKernelName(e.policy.attention).size())))
                 .arg(e.policy.sequenceParallelAxis.empty()
                          ? QString()
-                         : QStringLiteral(" · sequence parallel over %1").arg(QString::fromStdString(e.policy.sequenceParallelAxis)));
+                         : QStringLiteral(" · sequence parallel over %1").arg(QString::fromStdString(e.policy.sequenceParallelAxis)))
+                .arg(QString::fromUtf8(crossEntropyKernelName(e.policy.crossEntropy).data(),
+                                       static_cast<qsizetype>(crossEntropyKernelName(e.policy.crossEntropy).size())));
     if (auto batch = planBatch(e, roundGraph)) text += batchText(*batch).toHtmlEscaped();
     if (planSeconds > 0 && e.stepSeconds() > 0) {
         const double ratio = e.stepSeconds() / planSeconds;

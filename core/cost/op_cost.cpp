@@ -18,6 +18,24 @@ bool rowWise(OpKind k) {
     return isElementwise(k) || k == OpKind::Broadcast || k == OpKind::Reduce || k == OpKind::Convert;
 }
 
+// Grows `marked` by the ops `eligible` admits that are connected to a marked op, through an operand
+// or a consumer of the same dims, until nothing changes (the backward ops of a core).
+template <class Eligible>
+void growToBackward(const Graph& graph, std::vector<char>& marked, Eligible eligible) {
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (const Op& op : graph.ops()) {
+            const auto k = static_cast<size_t>(op.id);
+            for (OpId o : op.operands) {
+                const auto ko = static_cast<size_t>(o);
+                if (marked[k] == marked[ko] || op.type.dims != graph.op(o).type.dims) continue;
+                const size_t next = marked[k] ? ko : k;
+                if (eligible(graph.ops()[next])) marked[next] = changed = true;
+            }
+        }
+    }
+}
+
 // Attention cores (op_cost.h): marks r.onChip and r.flashRecompute.
 void findAttentionCores(const Graph& graph, OpRoles& r) {
     const auto n = static_cast<size_t>(graph.size());
@@ -76,18 +94,7 @@ void findAttentionCores(const Graph& graph, OpRoles& r) {
             if (op.type.dims == d) return true;
         return false;
     };
-    for (bool changed = true; changed;) {
-        changed = false;
-        for (const Op& op : graph.ops()) {
-            const auto k = static_cast<size_t>(op.id);
-            for (OpId o : op.operands) {
-                const auto ko = static_cast<size_t>(o);
-                if (!r.onChip[k] && r.onChip[ko] && coreShaped(op) && op.type.dims == graph.op(o).type.dims) r.onChip[k] = changed = true;
-                if (!r.onChip[ko] && r.onChip[k] && coreShaped(graph.op(o)) && op.type.dims == graph.op(o).type.dims)
-                    r.onChip[ko] = changed = true;
-            }
-        }
-    }
+    growToBackward(graph, r.onChip, coreShaped);
 }
 
 // Saved activations of fused kernels (op_cost.h, "Saved for backward"): the least bytes of forward
@@ -138,9 +145,89 @@ std::vector<char> fusedSavedSet(const Graph& graph, const OpRoles& r, const std:
     return saved;
 }
 
+// Cross-entropy cores (op_cost.h): under InPlace and Eager, the core's values take no HBM of their
+// own, the exponential's operand is kept for the backward instead of the logits, and the logits'
+// gradient is materialised (under Eager with the kernel's buffers: workPerElement).
+void applyCrossEntropyCores(const Graph& graph, OpRoles& r, CrossEntropyKernel kernel) {
+    if (kernel == CrossEntropyKernel::Fused) return;
+    const auto n = static_cast<size_t>(graph.size());
+    std::vector<std::vector<OpId>> readers(n);
+    for (const Op& op : graph.ops())
+        for (OpId o : op.operands) readers[static_cast<size_t>(o)].push_back(op.id);
+    // Forward values whose forward readers are all row-wise ops leading only to row-wise ops.
+    std::vector<char> lossOnly(n, 0);
+    for (size_t i = n; i-- > 0;) {
+        bool only = true;
+        for (OpId c : readers[i]) {
+            const Op& reader = graph.op(c);
+            if (reader.phase == Phase::Forward) only = only && rowWise(reader.kind) && lossOnly[static_cast<size_t>(c)];
+        }
+        lossOnly[i] = only;
+    }
+    std::vector<OpId> stack;
+    for (const Op& l : graph.ops()) {
+        const auto kl = static_cast<size_t>(l.id);
+        if (l.kind != OpKind::Dot || l.phase != Phase::Forward || r.onChip[kl] || r.sourceLike[kl] || !lossOnly[kl] || readers[kl].empty())
+            continue;
+        // The forward descendants of L's shape, and an exponential among them.
+        std::vector<OpId> region;
+        std::vector<char> seen(n, 0);
+        OpId exp = kNoOp;
+        stack.assign(1, l.id);
+        while (!stack.empty()) {
+            const OpId v = stack.back();
+            stack.pop_back();
+            for (OpId c : readers[static_cast<size_t>(v)]) {
+                const Op& op = graph.op(c);
+                if (op.phase != Phase::Forward || seen[static_cast<size_t>(c)]) continue;
+                seen[static_cast<size_t>(c)] = 1;
+                stack.push_back(c);
+                if (op.type.dims != l.type.dims) continue;
+                region.push_back(c);
+                if (op.kind == OpKind::Exponential && exp == kNoOp) exp = c;
+            }
+        }
+        if (exp == kNoOp) continue;
+        std::vector<char> core(n, 0);
+        for (OpId v : region) core[static_cast<size_t>(v)] = 1;
+        // The backward ops of L's shape connected to the core, through operands or consumers.
+        growToBackward(graph, core, [&](const Op& op) {
+            return op.phase == Phase::Backward && !r.sourceLike[static_cast<size_t>(op.id)] && op.type.dims == l.type.dims;
+        });
+        bool trained = false;  // a forward-only graph keeps nothing for a backward
+        for (size_t k = 0; k < n; ++k) trained = trained || (core[k] && graph.ops()[k].phase == Phase::Backward);
+        if (!trained) continue;
+        for (size_t k = 0; k < n; ++k)
+            if (core[k]) {
+                r.unmaterialized[k] = 1;
+                r.workPerElement[k] = 0;
+                if (graph.ops()[k].phase == Phase::Forward) r.readByBackward[k] = 0;
+            }
+        r.readByBackward[kl] = 0;
+        const Op& e = graph.op(exp);
+        const OpId kept = core[static_cast<size_t>(e.operands[0])] ? e.operands[0] : exp;
+        r.readByBackward[static_cast<size_t>(kept)] = 1;
+        r.unmaterialized[static_cast<size_t>(kept)] = 0;
+        const auto keptBytes = static_cast<int32_t>(dtypeBytes(graph.op(kept).type.dtype));
+        const auto logitBytes = static_cast<int32_t>(dtypeBytes(l.type.dtype));
+        // Beside the kept buffer (the activations count it) the forward holds the logits, and under
+        // Eager the f32 copy that log_softmax reads.
+        r.workPerElement[static_cast<size_t>(kept)] = logitBytes + (kernel == CrossEntropyKernel::Eager ? keptBytes : 0);
+        for (size_t k = 0; k < n; ++k) {
+            if (!core[k] || graph.ops()[k].phase != Phase::Backward) continue;
+            bool exits = false;
+            for (OpId c : readers[k])  // read by a kernel outside the core (a reduction of it is inside)
+                exits = exits || (!core[static_cast<size_t>(c)] && !fusedInKernel(graph.op(c).kind));
+            if (!exits) continue;
+            r.unmaterialized[k] = 0;
+            r.workPerElement[k] = kernel == CrossEntropyKernel::Eager ? 2 * keptBytes : logitBytes;
+        }
+    }
+}
+
 }  // namespace
 
-OpRoles opRoles(const Graph& graph, AttentionKernel attention) {
+OpRoles opRoles(const Graph& graph, AttentionKernel attention, CrossEntropyKernel crossEntropy) {
     const auto n = static_cast<size_t>(graph.size());
     OpRoles r;
     r.sourceLike.assign(n, 0);
@@ -207,6 +294,8 @@ OpRoles opRoles(const Graph& graph, AttentionKernel attention) {
         // Values computed from constants and iota alone are folded into their readers.
         if (r.sourceLike[k] && op.kind != OpKind::Parameter) r.unmaterialized[k] = 1;
     }
+    r.workPerElement.assign(n, -1);
+    applyCrossEntropyCores(graph, r, crossEntropy);
     return r;
 }
 
@@ -451,13 +540,23 @@ double weightGatherSeconds(const CostModel& model, const Op& param, uint32_t rep
     return t * weightGatherRepeats(policy);
 }
 
-MemoryBreakdown parameterMemory(const Op& param, int64_t localBytes, int64_t replicas, const MemoryPolicy& policy) {
+std::vector<char> stepResidentWeights(const Graph& graph, const MemoryPolicy& policy) {
+    if (zeroStageOf(policy) < 3) return {};
+    const std::vector<int32_t> unit = layerUnits(graph);
+    if (std::none_of(unit.begin(), unit.end(), [](int32_t u) { return u >= 0; })) return {};
+    std::vector<char> resident(unit.size(), 0);
+    for (const Op& op : graph.ops())
+        resident[static_cast<size_t>(op.id)] = op.kind == OpKind::Parameter && op.role == ParamRole::Trainable && unit[static_cast<size_t>(op.id)] < 0;
+    return resident;
+}
+
+MemoryBreakdown parameterMemory(const Op& param, int64_t localBytes, int64_t replicas, const MemoryPolicy& policy, bool resident) {
     MemoryBreakdown m;
     switch (param.role) {
         case ParamRole::Trainable: {
             const int stage = zeroStageOf(policy);
             const int64_t r = replicas < 1 ? 1 : replicas;
-            m.weights = stage >= 3 ? (localBytes + r - 1) / r : localBytes;
+            m.weights = stage >= 3 ? (localBytes + r - 1) / r + (resident ? localBytes : 0) : localBytes;
             m.gradients = stage >= 2 ? (localBytes + r - 1) / r : localBytes;
             break;
         }

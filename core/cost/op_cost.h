@@ -81,6 +81,10 @@ struct OpRoles {
     std::vector<char> onChip;           // in a flash attention core (above); all 0 under Eager
     std::vector<char> unmaterialized;   // never in HBM: on chip, or inside a fused chain (below)
     std::vector<char> flashRecompute;   // on chip in the forward: runs again in the backward
+    // Negative: the op's working set is its materialised operands and result (below); else it is
+    // the op's result's elements (local) times this many bytes: the buffers a library kernel holds
+    // at once beside what the activations count (cross-entropy cores, below).
+    std::vector<int32_t> workPerElement;
 };
 // readByBackward is 0 for on-chip ops (they are recomputed, not saved) and for forward values the
 // fused backward kernels recompute.
@@ -93,7 +97,24 @@ struct OpRoles {
 // remain. Values computed from constants and iota alone (masks, one-hot iotas) are folded into
 // their readers and take none either. Kernel times keep their own fusion rule (cost_model.h:
 // fused edges).
-OpRoles opRoles(const Graph& graph, AttentionKernel attention = AttentionKernel::Eager);
+//
+// Cross-entropy cores (found by a rule over the graph, as attention cores are): a forward matmul L
+// that is not in an attention core, whose forward descendants are all row-wise ops (the loss: no
+// matmul or other kernel reads what it leads to) and include an exponential of L's shape. The core
+// is the forward ops of L's shape among those descendants (the f32 logits, the shifted logits,
+// their exponentials, the broadcast maximum) and the backward ops of L's shape connected to them
+// (the gradients inside the softmax, up to the gradient of the logits). Under
+// CrossEntropyKernel::Fused nothing changes (the rules above: the bf16 logits are kept, the rest
+// is in registers). Otherwise (step_policy.h) the core's values take no HBM of their own except:
+// the operand of the exponential (the shifted logits, standing for the f32 log-probabilities or
+// softmax of the same size) is kept for the backward instead of L, its working set the logits
+// beside it (workPerElement: L's bytes per logit; under Eager also the f32 copy log_softmax reads);
+// the gradient of the logits is materialised, and under Eager its working set is two tensors of
+// the kept value's type per logit (the log-probabilities' gradient and the logits' f32 gradient,
+// beside the kept log-probabilities that the activations count); the core's other ops hold
+// nothing of their own (they read the kept buffer). Kernel times keep their fused-edge rule.
+OpRoles opRoles(const Graph& graph, AttentionKernel attention = AttentionKernel::Eager,
+                CrossEntropyKernel crossEntropy = CrossEntropyKernel::Fused);
 
 // Transformer layers, from op scopes: an op whose scope has a numeric component belongs to the
 // layer named by the scope up to it ("layers.3.attn.qkv" → "layers.3", "model.layers.12.mlp" →
@@ -290,7 +311,17 @@ double weightGatherSeconds(const CostModel& model, const Op& param, uint32_t rep
 
 // What a parameter op holds per device: a trainable weight itself and a gradient buffer like it
 // (each split over its `replicas` from ZeRO-3 and ZeRO-2 on); optimizer state split over its
-// `replicas` under optimizer-state sharding; anything else (data inputs) as activations.
-MemoryBreakdown parameterMemory(const Op& param, int64_t localBytes, int64_t replicas, const MemoryPolicy& policy);
+// `replicas` under optimizer-state sharding; anything else (data inputs) as activations. Under
+// ZeRO-3 a `resident` weight (stepResidentWeights) also holds its gathered copy (`localBytes`).
+MemoryBreakdown parameterMemory(const Op& param, int64_t localBytes, int64_t replicas, const MemoryPolicy& policy, bool resident = false);
+
+// The trainable weights ZeRO-3 keeps gathered through a micro-batch's forward and backward, as
+// FSDP2 wraps a model (one fully_shard unit per layer, the root module around the rest): the
+// weights outside the layers (layerUnits: embeddings, final norm, head), since fully_shard does not
+// reshard the root module after its forward ("the parameters would be freed and all-gathered
+// immediately", torch/distributed/fsdp/_fully_shard/_fsdp_state.py). A layer's weights are gathered
+// around the ops that read them (their working sets). Empty (none) below ZeRO-3 or when the graph
+// has no layers to wrap.
+std::vector<char> stepResidentWeights(const Graph& graph, const MemoryPolicy& policy);
 
 }  // namespace cfp

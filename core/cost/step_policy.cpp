@@ -32,6 +32,22 @@ std::optional<AttentionKernel> parseAttentionKernel(std::string_view name) {
     return std::nullopt;
 }
 
+std::string_view crossEntropyKernelName(CrossEntropyKernel c) {
+    switch (c) {
+        case CrossEntropyKernel::Fused: return "fused";
+        case CrossEntropyKernel::InPlace: return "inplace";
+        case CrossEntropyKernel::Eager: return "eager";
+    }
+    return "fused";
+}
+
+std::optional<CrossEntropyKernel> parseCrossEntropyKernel(std::string_view name) {
+    if (name == "fused") return CrossEntropyKernel::Fused;
+    if (name == "inplace") return CrossEntropyKernel::InPlace;
+    if (name == "eager") return CrossEntropyKernel::Eager;
+    return std::nullopt;
+}
+
 std::string overlapWord(const MemoryPolicy& p) {
     if (p.overlapTensorParallel && p.overlapGradReduce && p.overlapParamGather) return "all";
     return p.overlapGradReduce && p.overlapParamGather ? "on" : p.overlapGradReduce ? "grad" : p.overlapParamGather ? "param" : "off";

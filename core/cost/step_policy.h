@@ -60,6 +60,24 @@ inline bool recomputesByLayer(RecomputePolicy p) { return p == RecomputePolicy::
 enum class AttentionKernel : uint8_t { Flash, Eager };
 std::string_view attentionKernelName(AttentionKernel a);  // "flash", "eager"
 std::optional<AttentionKernel> parseAttentionKernel(std::string_view name);
+//  - crossEntropy: how the loss's cross-entropy runs (cost/op_cost.h, "Cross-entropy cores"): what
+//    it keeps for the backward and the buffers its kernels hold, at the logits' size (tokens ×
+//    vocabulary, 1/t of it under a vocabulary-parallel head).
+//    Fused: one kernel per direction, the f32 values in registers (Megatron-LM
+//      --cross-entropy-loss-fusion, a compiled loss, fused cross-entropy kernels): the forward keeps
+//      the logits (2 bytes per logit in bf16).
+//    InPlace: Megatron-LM's vocabulary-parallel cross-entropy without fusion: the logits copied to
+//      f32, the softmax computed and kept in that buffer (4 bytes per logit), the gradient computed
+//      in it in place; the bf16 logits are not kept.
+//    Eager: PyTorch's F.cross_entropy on f32 logits (torchtitan, Hugging Face): the f32
+//      log-probabilities kept (4 bytes per logit); the backward writes two more f32 tensors of that
+//      size (the gradient of the log-probabilities, then of the logits) before the bf16 gradient:
+//      12 bytes per logit live at its peak. Measured with PyTorch on Llama-3.1-8B's head (16384
+//      tokens × 128256): 19.57 GiB above what the forward leaves, the 10 bytes per logit this
+//      counts (12 less the bf16 logits, freed) — docs/BENCHMARKS.md, "Outside reference".
+enum class CrossEntropyKernel : uint8_t { Fused, InPlace, Eager };
+std::string_view crossEntropyKernelName(CrossEntropyKernel c);  // "fused", "inplace", "eager"
+std::optional<CrossEntropyKernel> parseCrossEntropyKernel(std::string_view name);
 
 //  - zeroStage (2 and 3; 0 and 1 are optimizerSharding off and on): ZeRO-2 also keeps each
 //    weight's gradient buffer as 1/r over the weight's replicas, reduce-scattered into it every
@@ -75,6 +93,7 @@ struct MemoryPolicy {
     RecomputePolicy recompute = RecomputePolicy::Auto;
     int64_t accumulation = 1;
     AttentionKernel attention = AttentionKernel::Flash;
+    CrossEntropyKernel crossEntropy = CrossEntropyKernel::Fused;
     int zeroStage = 1;  // 0–3; 2 and 3 imply optimizerSharding (zeroStageOf)
     std::string sequenceParallelAxis;
     // The step's schedule (plan/step_sim.h): data-parallel gradient reduction overlapped with the

@@ -129,7 +129,8 @@ Result<Evaluation> evaluatePlan(const Graph& graph, const Plan& plan, const Cost
         return {};
     }));
 
-    const OpRoles roles = opRoles(graph, policy.attention);
+    const OpRoles roles = opRoles(graph, policy.attention, policy.crossEntropy);
+    const std::vector<char> resident = stepResidentWeights(graph, policy);
     const std::vector<char>& onChip = roles.onChip;  // flash attention cores (cost/op_cost.h)
     const std::vector<char>& sourceLike = roles.sourceLike;
     const std::vector<int32_t>& uses = roles.uses;
@@ -245,7 +246,8 @@ Result<Evaluation> evaluatePlan(const Graph& graph, const Plan& plan, const Cost
         }
         const int64_t movedResult = onChip[k] ? 0 : resultBytes;
         ownBytes[k] = resultBytes;
-        workBytes[k] = (roles.unmaterialized[k] ? 0 : resultBytes) + operandWork;
+        workBytes[k] = roles.workPerElement[k] >= 0 ? resultBytes / dtypeBytes(op.type.dtype) * roles.workPerElement[k]
+                                               : (roles.unmaterialized[k] ? 0 : resultBytes) + operandWork;
         // An updated weight is all-gathered back from its 1/r pieces (optimizer-state sharding).
         forEachWeightGather(sizes, op, replicaMask(t.result, mesh), resultBytes, policy, [&](const OpCollective& c) {
             const double seconds = model.collectiveSeconds(c.kind, c.axis, c.bytes) * weightGatherRepeats(policy);
@@ -477,7 +479,7 @@ Result<Evaluation> evaluatePlan(const Graph& graph, const Plan& plan, const Cost
         const TensorPlan& t = plan.tensors[k];
         const int64_t own = ownBytes[k];
         if (op.kind == OpKind::Parameter) {
-            const MemoryBreakdown held = parameterMemory(op, own, replicas(t.result), policy);
+            const MemoryBreakdown held = parameterMemory(op, own, replicas(t.result), policy, !resident.empty() && resident[k]);
             ev.memory.weights += held.weights;
             ev.memory.gradients += held.gradients;
             ev.memory.optimizer += held.optimizer;

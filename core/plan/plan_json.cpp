@@ -420,11 +420,11 @@ Status PlanReader::read(const Json& doc) {
             m_plan.policy.attention = AttentionKernel::Eager;
         } else {
             // Optional keys: sequence_parallel (the mesh axis) only where sequence parallelism is
-            // on; overlap and bucket_bytes (the step's schedule) from files written since they
-            // were added (left out: both overlapped, the default bucket).
+            // on; overlap and bucket_bytes (the step's schedule) and cross_entropy from files
+            // written since they were added (left out: both overlapped, the default bucket, fused).
             Json base = p;
             if (base.is_object())
-                for (const char* k : {"sequence_parallel", "overlap", "bucket_bytes"}) base.erase(k);
+                for (const char* k : {"sequence_parallel", "overlap", "bucket_bytes", "cross_entropy"}) base.erase(k);
             CFP_TRY(expectObject(base, "/memory_policy", {"optimizer_sharding", "recompute", "accumulation_steps", "attention", "zero_stage"}));
             if (p.contains("sequence_parallel")) {
                 CFP_PLAN_ASSIGN(m_plan.policy.sequenceParallelAxis, stringField(p, "/memory_policy", "sequence_parallel"));
@@ -448,6 +448,13 @@ Status PlanReader::read(const Json& doc) {
             auto kernel = parseAttentionKernel(attention);
             if (!kernel) return formatError("attention is '" + attention + "', expected flash or eager", "/memory_policy/attention");
             m_plan.policy.attention = *kernel;
+            if (p.contains("cross_entropy")) {
+                std::string ce;
+                CFP_PLAN_ASSIGN(ce, stringField(p, "/memory_policy", "cross_entropy"));
+                auto c = parseCrossEntropyKernel(ce);
+                if (!c) return formatError("cross_entropy is '" + ce + "', expected fused, inplace or eager", "/memory_policy/cross_entropy");
+                m_plan.policy.crossEntropy = *c;
+            }
         }
         CFP_PLAN_ASSIGN(m_plan.policy.optimizerSharding, boolField(p, "/memory_policy", "optimizer_sharding"));
         if (v != 2 && m_plan.policy.optimizerSharding != (m_plan.policy.zeroStage >= 1))
@@ -905,6 +912,7 @@ OJson headerJson(const Plan& plan, const Graph& graph) {
     policy["recompute"] = std::string(recomputePolicyName(plan.policy.recompute));
     policy["accumulation_steps"] = plan.policy.accumulation;
     policy["attention"] = std::string(attentionKernelName(plan.policy.attention));
+    policy["cross_entropy"] = std::string(crossEntropyKernelName(plan.policy.crossEntropy));
     policy["zero_stage"] = zeroStageOf(plan.policy);
     if (!plan.policy.sequenceParallelAxis.empty()) policy["sequence_parallel"] = plan.policy.sequenceParallelAxis;
     policy["overlap"] = overlapWord(plan.policy);

@@ -29,7 +29,7 @@ void PlanProblem::Impl::computeOpState(const Op& op, double opFlops, OpState& s)
     const auto k = static_cast<size_t>(op.id);
     const int64_t own = local(op.id, s.result);
     if (op.kind == OpKind::Parameter) {
-        s.memSum = parameterMemory(op, own, replicas(s.result), policy).total();
+        s.memSum = parameterMemory(op, own, replicas(s.result), policy, !resident.empty() && resident[k]).total();
         s.own = weightGatherSeconds(model(), op, replicaMask(s.result), own, policy) * weightGatherCharge(model(), policy);
         s.memSumRc = s.memSum;
         return;
@@ -62,6 +62,7 @@ void PlanProblem::Impl::computeOpState(const Op& op, double opFlops, OpState& s)
             operandTypes.push_back(type);
         }
     }
+    if (const int32_t e = workPerElement[k]; e >= 0) work = own / dtypeBytes(op.type.dtype) * e;  // a library kernel's buffers
     s.memMax = work / z;
     // Sequence parallelism splits the work of an op it applies to as optimizer sharding does.
     const int64_t sp = sequenceParallelSplit(spAxis, sizes, spOps[k], axesUsed);
@@ -117,9 +118,11 @@ Status PlanProblem::Impl::buildStates(const std::vector<std::pair<uint64_t, doub
         }
     };
     std::unordered_map<TensorType, uint32_t, TypeHash> types;  // TensorType::operator== compares dtype and dims
-    OpRoles roles = opRoles(graph, policy.attention);
+    OpRoles roles = opRoles(graph, policy.attention, policy.crossEntropy);
     onChip = std::move(roles.onChip);
     unmaterialized = std::move(roles.unmaterialized);
+    workPerElement = std::move(roles.workPerElement);
+    resident = stepResidentWeights(graph, policy);
     flashRecompute = std::move(roles.flashRecompute);
     uses = std::move(roles.uses);
     sourceLike = std::move(roles.sourceLike);
@@ -721,15 +724,12 @@ MemoryBreakdown PlanProblem::memoryBreakdown(const Assignment& assignment) const
         const bool rc = o >= 0 && P.recomputes(o, s);
         const OpState& os = P.st(op.id, o < 0 ? 0 : s % P.base(o));
         const int64_t own = localBytes(op.type, os.result, P.model().sizes());
-        if (op.kind == OpKind::Parameter) {
-            if (op.role == ParamRole::Trainable) {
-                mb.weights += own;
-                mb.gradients += own;
-            } else if (op.role == ParamRole::OptimizerState) {
-                mb.optimizer += os.memSum;
-            } else {
-                mb.activations += own;
-            }
+        if (op.kind == OpKind::Parameter) {  // as computeOpState's memSum (ZeRO stages, resident weights)
+            const MemoryBreakdown held = parameterMemory(op, own, P.replicas(os.result), P.policy, !P.resident.empty() && P.resident[k]);
+            mb.weights += held.weights;
+            mb.gradients += held.gradients;
+            mb.optimizer += held.optimizer;
+            mb.activations += held.activations;
             continue;
         }
         mb.activations += rc ? os.memSumRc : os.memSum;

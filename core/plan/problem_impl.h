@@ -90,6 +90,8 @@ struct PlanProblem::Impl {
     std::vector<char> gradContribution; // and those summed into one (reduced once per step: OpRoles)
     std::vector<char> onChip;           // in a flash attention core (cost/op_cost.h)
     std::vector<char> unmaterialized;   // never in HBM: no working set (cost/op_cost.h)
+    std::vector<int32_t> workPerElement;  // a kernel's working set per result element (cost/op_cost.h)
+    std::vector<char> resident;           // ZeRO-3 weights gathered for the whole step (stepResidentWeights)
     std::vector<char> flashRecompute;   // on chip in the forward: runs again in the backward
     std::vector<char> spOps;            // ops sequence parallelism can split (cost/op_cost.h)
     std::vector<char> spScatters;       // partial sums it reduce-scatters into pieces

@@ -26,7 +26,7 @@ bool ModelRequest::operator==(const ModelRequest& o) const {
 
 bool PlanRequest::operator==(const PlanRequest& o) const {
     return model == o.model && hardware == o.hardware && nodes == o.nodes && mesh == o.mesh && memoryLimitBytes == o.memoryLimitBytes &&
-           memoryReserveBytes == o.memoryReserveBytes && accumulation == o.accumulation && policy.attention == o.policy.attention && zeroStageOf(policy) == zeroStageOf(o.policy) &&
+           memoryReserveBytes == o.memoryReserveBytes && accumulation == o.accumulation && policy.attention == o.policy.attention && policy.crossEntropy == o.policy.crossEntropy && zeroStageOf(policy) == zeroStageOf(o.policy) &&
            policy.optimizerSharding == o.policy.optimizerSharding && policy.recompute == o.policy.recompute && pins == o.pins &&
            policy.overlapGradReduce == o.policy.overlapGradReduce && policy.overlapParamGather == o.policy.overlapParamGather &&
            policy.overlapTensorParallel == o.policy.overlapTensorParallel &&
@@ -55,6 +55,7 @@ std::string requestToJson(const PlanRequest& r) {
     j["optimizer_sharding"] = r.policy.optimizerSharding;
     j["recompute"] = std::string(recomputePolicyName(r.policy.recompute));
     j["attention"] = std::string(attentionKernelName(r.policy.attention));
+    j["cross_entropy"] = std::string(crossEntropyKernelName(r.policy.crossEntropy));
     j["zero_stage"] = zeroStageOf(r.policy);
     j["overlap"] = overlapWord(r.policy);
     j["bucket_bytes"] = r.policy.bucketBytes;
@@ -110,8 +111,8 @@ Result<PlanRequest> requestFromDoc(const nlohmann::json& j, const std::string& o
         return located(makeError("request.format", "not a CFP plan request or explorer project (format '" + *format + "')", "/format"));
     static constexpr std::string_view kKeys[] = {"format", "version", "model", "hardware", "nodes", "mesh", "memory_limit_bytes",
                                                  "optimizer_sharding", "recompute", "pins", "profile_db", "profile_fingerprint",
-                                                 "baselines", "check_blocks", "memory_reserve_bytes", "accumulation", "attention", "zero_stage",
-                                                 "overlap", "bucket_bytes", "pipeline", "sequence_parallel", "last_plan"};
+                                                 "baselines", "check_blocks", "memory_reserve_bytes", "accumulation", "attention", "cross_entropy",
+                                                 "zero_stage", "overlap", "bucket_bytes", "pipeline", "sequence_parallel", "last_plan"};
     static constexpr std::string_view kLegacyKeys[] = {"format", "version", "model", "hardware", "nodes", "mesh", "memory_limit_bytes",
                                                        "optimizer_sharding", "recompute", "pins", "profile_db"};
     if (const std::string* k = legacy ? firstUnknownKey(j, kLegacyKeys) : firstUnknownKey(j, kKeys)) return located(S.unknownField("", *k));
@@ -188,6 +189,13 @@ Result<PlanRequest> requestFromDoc(const nlohmann::json& j, const std::string& o
         auto kernel = parseAttentionKernel(*attention);
         if (!kernel) return located(makeError("request.format", "attention must be flash or eager, got '" + *attention + "'", "/attention"));
         r.policy.attention = *kernel;
+        if (j.contains("cross_entropy")) {  // absent in requests written before it was a setting: fused
+            auto ce = str(j, "", "cross_entropy");
+            if (!ce) return located(ce.error());
+            auto c = parseCrossEntropyKernel(*ce);
+            if (!c) return located(makeError("request.format", "cross_entropy must be fused, inplace or eager, got '" + *ce + "'", "/cross_entropy"));
+            r.policy.crossEntropy = *c;
+        }
         auto stage = integer(j, "", "zero_stage", 0);
         if (!stage) return located(stage.error());
         if (*stage > 3) return located(makeError("request.format", "zero_stage must be 0, 1, 2 or 3", "/zero_stage"));
@@ -396,6 +404,7 @@ std::vector<std::string> requestDifferences(const PlanRequest& planned, const Pl
     differ(p.optimizerSharding == q.optimizerSharding, "optimizer_sharding");
     differ(p.recompute == q.recompute, "recompute");
     differ(p.attention == q.attention, "attention");
+    differ(p.crossEntropy == q.crossEntropy, "cross_entropy");
     differ(zeroStageOf(p) == zeroStageOf(q), "zero_stage");
     differ(p.overlapGradReduce == q.overlapGradReduce && p.overlapParamGather == q.overlapParamGather &&
                p.overlapTensorParallel == q.overlapTensorParallel,

@@ -56,9 +56,9 @@ using namespace cfp::test::gui;
 namespace {
 
 // `cfp estimate --json` of a configuration on smallModel()'s model and cluster (empty on failure).
-QJsonObject cliEstimate(const QString& config) {
+QJsonObject cliEstimate(const QString& config, const QStringList& more = {}) {
     QProcess p;
-    p.start(QStringLiteral(CFP_CLI_PATH), {"estimate", "builtin:gpt3-125m", "--batch", "8", "--seq", "128", "--config", config, "--json"});
+    p.start(QStringLiteral(CFP_CLI_PATH), QStringList{"estimate", "builtin:gpt3-125m", "--batch", "8", "--seq", "128", "--config", config, "--json"} + more);
     if (!p.waitForFinished(120000) || p.exitCode() != 0) return {};
     return QJsonDocument::fromJson(p.readAllStandardOutput()).object();
 }
@@ -735,6 +735,41 @@ private slots:
         QVERIFY(w.explorer()->request().policy.overlapTensorParallel);
         QVERIFY(searchAndWait(w));
         QCOMPARE(QString::fromStdString(overlapWord(w.explorer()->plan()->plan().policy)), QStringLiteral("all"));
+    }
+
+    // The loss's kernel from the cluster panel: fused by default; eager reaches the request, the
+    // plan and the estimate, which keeps the f32 log-probabilities (more activations than the
+    // fused loss's logits) and equals `cfp estimate --cross-entropy eager`.
+    void crossEntropyFromTheClusterPanel() {
+        MainWindow w(smallModel());
+        QVERIFY(waitAnalysis(w));
+        ClusterPanel* c = w.clusterPanel();
+        SearchPanel* panel = w.searchPanel();
+        QCOMPARE(c->crossEntropyBox()->currentText(), QStringLiteral("fused"));
+        const QString config = QStringLiteral("tp=2,dp=4,zero=1,mbs=1,recompute=none");
+        auto estimate = [&] {
+            panel->configEdit()->setText(config);
+            panel->estimateButton()->click();
+            if (!waitIdle(w) || !w.explorer()->lastEstimate()) qFatal("no estimate");
+            return w.explorer()->lastEstimate()->outcome.plan;
+        };
+        const Plan fused = estimate();
+        QCOMPARE(fused.policy.crossEntropy, CrossEntropyKernel::Fused);
+        c->crossEntropyBox()->setCurrentText(QStringLiteral("eager"));
+        c->findChild<QPushButton*>(QStringLiteral("applyButton"))->click();
+        QVERIFY(waitIdle(w));
+        QCOMPARE(w.explorer()->request().policy.crossEntropy, CrossEntropyKernel::Eager);
+        const Plan eager = estimate();
+        QCOMPARE(eager.policy.crossEntropy, CrossEntropyKernel::Eager);
+        QVERIFY(eager.memory.activations > fused.memory.activations);
+        QVERIFY2(panel->estimateLabel()->text().contains(QStringLiteral("cross-entropy eager")), qPrintable(panel->estimateLabel()->text()));
+        const QJsonObject j = cliEstimate(config, {QStringLiteral("--cross-entropy"), QStringLiteral("eager")});
+        QVERIFY(!j.isEmpty());
+        QCOMPARE(static_cast<int64_t>(j["memory_per_device_bytes"].toDouble()), eager.memory.total());
+        QCOMPARE(j["memory_policy"].toObject()["cross_entropy"].toString(), QStringLiteral("eager"));
+        QVERIFY(searchAndWait(w));
+        QCOMPARE(w.explorer()->plan()->plan().policy.crossEntropy, CrossEntropyKernel::Eager);
+        QCOMPARE(c->crossEntropyBox()->currentText(), QStringLiteral("eager"));  // refresh keeps the choice
     }
 
     // Sequence parallelism from the cluster panel: searched by default (the plan under a tight
