@@ -53,6 +53,7 @@ Result<PlanRequest> requestFromArgs(const ParsedArgs& args) {
         if (*v != "on" && *v != "off") return makeError("cli.usage", "--optimizer-sharding: '" + *v + "' is not on or off");
         r.policy.optimizerSharding = *v == "on";
         r.policy.zeroStage = r.policy.optimizerSharding ? 1 : 0;
+        r.searchZero = false;
     }
     if (auto v = args.value("--overlap")) {
         if (!setOverlapWord(r.policy, *v)) return makeError("cli.usage", "--overlap: '" + *v + "' is not all, on, grad, param or off");
@@ -67,9 +68,11 @@ Result<PlanRequest> requestFromArgs(const ParsedArgs& args) {
         r.policy.bucketBytes = *n * 1'000'000;
     }
     if (auto v = args.value("--zero")) {
-        if (*v != "0" && *v != "1" && *v != "2" && *v != "3") return makeError("cli.usage", "--zero: '" + *v + "' is not 0, 1, 2 or 3");
+        if (*v != "auto" && *v != "0" && *v != "1" && *v != "2" && *v != "3")
+            return makeError("cli.usage", "--zero: '" + *v + "' is not auto, 0, 1, 2 or 3");
         if (args.value("--optimizer-sharding")) return makeError("cli.usage", "--zero and --optimizer-sharding both set the ZeRO stage; give one");
-        r.policy.zeroStage = std::stoi(*v);
+        r.searchZero = *v == "auto";
+        r.policy.zeroStage = r.searchZero ? 1 : std::stoi(*v);
         r.policy.optimizerSharding = r.policy.zeroStage >= 1;
     }
     if (auto v = args.value("--pp")) {
@@ -134,7 +137,9 @@ int cmdPlan(const std::vector<std::string>& argv) {
                      "  --recompute R      activation recomputation per ParallelBlock: auto (default: the search\n"
                      "                     decides per block, only where memory needs it), none, or all\n"
                      "  --zero Z           ZeRO stage over the axes each weight is replicated on: 0 none, 1 optimizer\n"
-                     "                     state (default), 2 and gradients, 3 and weights (FSDP full sharding)\n"
+                     "                     state, 2 and gradients, 3 and weights (FSDP full sharding), or auto\n"
+                     "                     (default: 1, and 2 then 3 while the plan is shaped by the memory limit or\n"
+                     "                     none fits; the fastest is kept)\n"
                      "  --optimizer-sharding on|off\n"
                      "                     shard optimizer state and update over the axes a weight is replicated on\n"
                      "                     (ZeRO-1 / distributed optimizer; default on)\n"

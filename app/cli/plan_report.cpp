@@ -288,6 +288,7 @@ Json planRunJson(const PlanRun& run) {
     Json tried = Json::array();
     for (const AccumulationTry& t : run.accumulationTried)
         tried.push_back({{"accumulation_steps", t.steps},
+                         {"zero_stage", t.zeroStage},
                          {"planned", t.planned},
                          {"step_seconds", t.stepSeconds > 0 ? Json(t.stepSeconds) : Json(nullptr)},
                          {"memory_bytes", t.memoryBytes > 0 ? Json(t.memoryBytes) : Json(nullptr)},
@@ -299,13 +300,17 @@ Json planRunJson(const PlanRun& run) {
 void printPlanRun(const PlanRun& run) {
     printPlan(run.outcome, run.model->graph);
     if (run.accumulationTried.size() > 1) {
-        std::cout << "  gradient accumulation tried:\n";
+        bool stages = false;
+        for (const AccumulationTry& t : run.accumulationTried) stages = stages || t.zeroStage != run.accumulationTried.front().zeroStage;
+        std::cout << (stages ? "  ZeRO stages and gradient accumulation tried:\n" : "  gradient accumulation tried:\n");
+        const Plan& p = run.outcome.plan;
         for (const AccumulationTry& t : run.accumulationTried)
-            std::cout << "    " << t.steps << " round" << (t.steps == 1 ? "" : "s") << ": "
+            std::cout << "    " << (stages ? "ZeRO-" + std::to_string(t.zeroStage) + ", " : std::string()) << t.steps << " round"
+                      << (t.steps == 1 ? "" : "s") << ": "
                       << (t.stepSeconds > 0 ? ms(t.stepSeconds) + ", " + cli::humanBytes(static_cast<double>(t.memoryBytes)) + "/device" +
                                                   (t.planned ? "" : " — " + t.note)
                                             : "no plan — " + t.note)
-                      << (t.steps == run.outcome.plan.policy.accumulation ? "  (chosen)" : "") << "\n";
+                      << (t.steps == p.policy.accumulation && t.zeroStage == zeroStageOf(p.policy) ? "  (chosen)" : "") << "\n";
     }
 }
 

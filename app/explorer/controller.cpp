@@ -64,7 +64,7 @@ Explorer::~Explorer() = default;
 ClusterSettings Explorer::cluster() const {
     return {m_request.hardware,           m_request.nodes,        m_request.mesh,   m_request.memoryLimitBytes,
             m_request.memoryReserveBytes, m_request.accumulation, m_request.policy, m_request.pipeline,
-            m_request.searchSequenceParallel};
+            m_request.searchSequenceParallel, m_request.searchZero};
 }
 
 void Explorer::openModel(const std::string& source, bool searchAfter) {
@@ -93,6 +93,7 @@ void Explorer::setCluster(const ClusterSettings& cluster) {
     m_request.policy = cluster.policy;
     m_request.pipeline = cluster.pipeline;
     m_request.searchSequenceParallel = cluster.searchSequenceParallel;
+    m_request.searchZero = cluster.searchZero;
     // A configuration priced on other cluster settings is not shown beside the next plan.
     if (m_estimate) {
         m_estimate.reset();

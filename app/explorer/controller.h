@@ -32,6 +32,7 @@ struct ClusterSettings {
     MemoryPolicy policy;                      // optimizer-state sharding, activation recomputation
     PipelineSettings pipeline;                // pipeline stages (stages > 1): the mesh is one stage's
     bool searchSequenceParallel = true;       // the search also tries sequence parallelism (PlanRequest)
+    bool searchZero = true;                   // and ZeRO-2/3 where memory shapes the plan (PlanRequest)
 };
 
 class Explorer : public QObject {

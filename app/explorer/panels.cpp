@@ -144,9 +144,12 @@ ClusterPanel::ClusterPanel(Explorer* explorer, QWidget* parent) : QWidget(parent
     m_recompute->setToolTip(tr("Activation recomputation per ParallelBlock: auto lets the search choose per block"));
     m_zero = new QComboBox(this);
     m_zero->setObjectName(QStringLiteral("zeroBox"));
-    m_zero->addItems({tr("ZeRO 0"), tr("ZeRO 1"), tr("ZeRO 2"), tr("ZeRO 3")});
+    // Item data: the stage, -1 for auto.
+    m_zero->addItem(tr("ZeRO auto"), -1);
+    for (int z = 0; z <= 3; ++z) m_zero->addItem(tr("ZeRO %1").arg(z), z);
     m_zero->setToolTip(tr("Sharded over the axes each weight is replicated on: 0 nothing, 1 optimizer state (Megatron's distributed "
-                          "optimizer), 2 and gradients, 3 and weights (FSDP full sharding)"));
+                          "optimizer), 2 and gradients, 3 and weights (FSDP full sharding); auto: 1, and 2 then 3 while the plan "
+                          "is shaped by the memory limit or none fits, the fastest kept"));
     m_attention = new QComboBox(this);
     m_attention->setObjectName(QStringLiteral("attentionBox"));
     m_attention->addItems({QStringLiteral("flash"), QStringLiteral("eager")});
@@ -277,7 +280,7 @@ void ClusterPanel::refresh() {
     m_recompute->setCurrentText(qs(std::string(recomputePolicyName(p.policy.recompute))));
     m_attention->setCurrentText(qs(std::string(attentionKernelName(p.policy.attention))));
     m_crossEntropy->setCurrentText(qs(std::string(crossEntropyKernelName(p.policy.crossEntropy))));
-    m_zero->setCurrentIndex(zeroStageOf(p.policy));
+    m_zero->setCurrentIndex(m_zero->findData(p.searchZero ? -1 : zeroStageOf(p.policy)));
     m_overlap->setCurrentIndex(std::max(0, m_overlap->findData(qs(overlapWord(p.policy)))));
     m_sequenceParallel->setChecked(p.searchSequenceParallel);
     m_bucket->setValue(static_cast<int>((p.policy.bucketBytes > 0 ? p.policy.bucketBytes : kDefaultBucketBytes) / 1'000'000));
@@ -341,7 +344,8 @@ void ClusterPanel::apply() {
         c.accumulation = m_accumulation->value();
     }
     c.policy.recompute = parseRecomputePolicy(m_recompute->currentText().toStdString()).value_or(RecomputePolicy::Auto);
-    c.policy.zeroStage = m_zero->currentIndex();
+    c.searchZero = m_zero->currentData().toInt() < 0;
+    c.policy.zeroStage = c.searchZero ? 1 : m_zero->currentData().toInt();
     c.policy.optimizerSharding = c.policy.zeroStage >= 1;
     c.policy.attention = parseAttentionKernel(m_attention->currentText().toStdString()).value_or(AttentionKernel::Flash);
     c.policy.crossEntropy = parseCrossEntropyKernel(m_crossEntropy->currentText().toStdString()).value_or(CrossEntropyKernel::Fused);

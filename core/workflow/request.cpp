@@ -30,7 +30,7 @@ bool PlanRequest::operator==(const PlanRequest& o) const {
            policy.optimizerSharding == o.policy.optimizerSharding && policy.recompute == o.policy.recompute && pins == o.pins &&
            policy.overlapGradReduce == o.policy.overlapGradReduce && policy.overlapParamGather == o.policy.overlapParamGather &&
            policy.overlapTensorParallel == o.policy.overlapTensorParallel &&
-           policy.bucketBytes == o.policy.bucketBytes && pipeline == o.pipeline && searchSequenceParallel == o.searchSequenceParallel &&
+           policy.bucketBytes == o.policy.bucketBytes && pipeline == o.pipeline && searchSequenceParallel == o.searchSequenceParallel && searchZero == o.searchZero &&
            profile == o.profile && baselines == o.baselines && blockCheck == o.blockCheck;
 }
 
@@ -56,7 +56,8 @@ std::string requestToJson(const PlanRequest& r) {
     j["recompute"] = std::string(recomputePolicyName(r.policy.recompute));
     j["attention"] = std::string(attentionKernelName(r.policy.attention));
     j["cross_entropy"] = std::string(crossEntropyKernelName(r.policy.crossEntropy));
-    j["zero_stage"] = zeroStageOf(r.policy);
+    if (r.searchZero) j["zero_stage"] = "auto";
+    else j["zero_stage"] = zeroStageOf(r.policy);
     j["overlap"] = overlapWord(r.policy);
     j["bucket_bytes"] = r.policy.bucketBytes;
     j["sequence_parallel"] = r.searchSequenceParallel ? "auto" : "off";
@@ -181,6 +182,7 @@ Result<PlanRequest> requestFromDoc(const nlohmann::json& j, const std::string& o
         return std::optional<int64_t>{*v};
     };
     if (v1 || legacy) {
+        r.searchZero = false;
         r.accumulation = 1;
         r.policy.attention = AttentionKernel::Eager;
     } else {
@@ -196,10 +198,13 @@ Result<PlanRequest> requestFromDoc(const nlohmann::json& j, const std::string& o
             if (!c) return located(makeError("request.format", "cross_entropy must be fused, inplace or eager, got '" + *ce + "'", "/cross_entropy"));
             r.policy.crossEntropy = *c;
         }
-        auto stage = integer(j, "", "zero_stage", 0);
+        // "auto" (searched from stage 1, PlanRequest::searchZero) or a stage; requests written
+        // before the search have a stage.
+        auto stage = autoOrInt("zero_stage", "auto", 0);
         if (!stage) return located(stage.error());
-        if (*stage > 3) return located(makeError("request.format", "zero_stage must be 0, 1, 2 or 3", "/zero_stage"));
-        r.policy.zeroStage = static_cast<int>(*stage);
+        if (*stage && **stage > 3) return located(makeError("request.format", "zero_stage must be auto, 0, 1, 2 or 3", "/zero_stage"));
+        r.searchZero = !*stage;
+        r.policy.zeroStage = *stage ? static_cast<int>(**stage) : 1;
         auto reserve = autoOrInt("memory_reserve_bytes", "hardware", 0);
         if (!reserve) return located(reserve.error());
         r.memoryReserveBytes = *reserve;
@@ -405,7 +410,7 @@ std::vector<std::string> requestDifferences(const PlanRequest& planned, const Pl
     differ(p.recompute == q.recompute, "recompute");
     differ(p.attention == q.attention, "attention");
     differ(p.crossEntropy == q.crossEntropy, "cross_entropy");
-    differ(zeroStageOf(p) == zeroStageOf(q), "zero_stage");
+    differ(zeroStageOf(p) == zeroStageOf(q) && planned.searchZero == request.searchZero, "zero_stage");
     differ(p.overlapGradReduce == q.overlapGradReduce && p.overlapParamGather == q.overlapParamGather &&
                p.overlapTensorParallel == q.overlapTensorParallel,
            "overlap");

@@ -70,6 +70,10 @@ struct PlanRequest {
     // Also plan each mesh with sequence parallelism over its intra-node axes (PlannerOptions::
     // searchSequenceParallel). JSON "sequence_parallel": "auto" (default) or "off".
     bool searchSequenceParallel = true;
+    // Also plan at ZeRO-2 and ZeRO-3 (from policy's stage up) where the plan at the lower stage is
+    // shaped by the memory limit or none fits, keeping the fastest (runPlan). JSON "zero_stage":
+    // "auto" (the search from stage 1) or the stage; off under pipeline stages and for estimates.
+    bool searchZero = true;
     bool operator==(const PlanRequest& o) const;
 };
 

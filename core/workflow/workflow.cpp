@@ -115,32 +115,49 @@ Result<std::shared_ptr<const LoadedModel>> modelForRounds(const PlanRequest& req
 // a problem with the request.
 bool doesNotFit(const Error& e) { return e.code == "plan.infeasible"; }
 
+// The error of the highest ZeRO stage tried where nothing fits (the nearest to fitting).
+struct StageError {
+    Error error;
+    MemoryPolicy policy;
+};
+
 // Progress of several planning calls in a row as one: call k of about n takes the k-th share of
 // PlanProgress::overall, never decreasing (a call repeated or skipped keeps it where it is or
 // moves it on); with the gradient-accumulation count the call plans and the best plan so far.
 class ProgressShares {
 public:
     explicit ProgressShares(const PlanHooks& hooks) : m_hooks(hooks) {}
-    std::function<void(const PlanProgress&)> share(size_t k, size_t n, int64_t accumulation, std::function<double()> bestSeconds) {
+    // Call k of n within stage si of ns (ZeRO stages searched in turn): the k-th share of the stage's.
+    std::function<void(const PlanProgress&)> share(size_t k, size_t n, int64_t accumulation, std::function<double()> bestSeconds,
+                                                   size_t si = 0, size_t ns = 1) {
         if (!m_hooks.progress) return nullptr;
-        return [this, k, n, accumulation, bestSeconds = std::move(bestSeconds)](const PlanProgress& p) {
+        return [this, k, n, accumulation, si, ns, bestSeconds = std::move(bestSeconds)](const PlanProgress& p) {
             PlanProgress q = p;
             if (n > 1) {
                 q.accumulation = accumulation;
                 q.accumulationIndex = static_cast<int>(k);
                 q.accumulationCount = static_cast<int>(n);
             }
-            m_reported = std::max(m_reported, (static_cast<double>(k) + std::clamp(p.overall, 0.0, 1.0)) / static_cast<double>(std::max<size_t>(1, n)));
+            const double within = (static_cast<double>(k) + std::clamp(p.overall, 0.0, 1.0)) / static_cast<double>(std::max<size_t>(1, n));
+            m_reported = std::max(m_reported, (static_cast<double>(si) + within) / static_cast<double>(std::max<size_t>(1, ns)));
             q.overall = m_reported;
             const double best = bestSeconds ? bestSeconds() : 0.0;
             if (best > 0 && (q.bestSeconds == 0 || best < q.bestSeconds)) q.bestSeconds = best;
+            m_last = q;
             m_hooks.progress(q);
         };
+    }
+    // The search ended before the shares it was given (ZeRO stages not needed): the bar at its end.
+    void finish() {
+        if (!m_hooks.progress || !m_last || m_reported >= 1.0) return;
+        m_reported = m_last->overall = 1.0;
+        m_hooks.progress(*m_last);
     }
 
 private:
     const PlanHooks& m_hooks;
     double m_reported = 0;
+    std::optional<PlanProgress> m_last;
 };
 
 // The end of a search that found a plan: the profile used, the counts tried, the search time and
@@ -263,11 +280,11 @@ Result<PlanRun> runPipelinedPlan(const PlanRequest& request, const std::shared_p
             options.memoryLimitBytes = next;
         }
         if (!fitted) {
-            tried.push_back({a, false, 0, 0, why});
+            tried.push_back({a, false, 0, 0, why, zeroStageOf(options.policy)});
             if (!firstMiss) firstMiss = makeError("plan.infeasible", why.empty() ? "no plan fits" : why, "--pp");
             return false;
         }
-        tried.push_back({a, true, fitted->plan.stepSeconds(), fitted->plan.memory.total(), {}});
+        tried.push_back({a, true, fitted->plan.stepSeconds(), fitted->plan.memory.total(), {}, zeroStageOf(options.policy)});
         if (best && fitted->plan.stepSeconds() >= best->outcome.plan.stepSeconds()) return false;
         PlanRun run;
         run.model = *roundModel;
@@ -334,65 +351,88 @@ Result<PlanRun> runPlan(const PlanRequest& request, std::shared_ptr<const Loaded
     if (!measured) return measured.error();
     auto candidates = accumulationCandidates(request, *model);
     if (!candidates) return candidates.error();
+    // ZeRO stages (PlanRequest::searchZero): the request's, then 2 and 3 while the best plan so far
+    // is shaped by the memory limit (memory-bound, or at more rounds than the fewest: fewer did not
+    // fit) or none fits. A higher stage only adds communication (gathers and scatters every
+    // round), so it pays only where it lets a faster plan fit.
+    std::vector<int> stages{zeroStageOf(request.policy)};
+    if (request.searchZero)
+        for (int z = 2; z <= 3; ++z)
+            if (z > stages.front()) stages.push_back(z);
     // Ascending counts: for a fixed plan a step only gets slower with more rounds (more launches
     // and latencies, weights read again per round), so more rounds pay only where they let a
     // faster plan fit. The search stops at the first count whose plan the memory limit did not
     // shape (its mesh's fastest plan fits), else two counts after the last improvement.
     const auto start = std::chrono::steady_clock::now();
     std::optional<PlanRun> best;
-    std::optional<Error> firstMiss;
+    std::optional<StageError> firstMiss;
     std::vector<AccumulationTry> tried;
-    int sinceImproved = 0;
     ProgressShares shares(hooks);
-    for (size_t i = 0; i < candidates->size(); ++i) {
-        const int64_t a = (*candidates)[i];
-        if (best && sinceImproved >= 2) break;
+    for (size_t si = 0; si < stages.size(); ++si) {
+        if (best && !best->outcome.memoryBound && best->outcome.plan.policy.accumulation == candidates->front()) break;
         if (hooks.cancelled()) break;
-        auto roundModel = modelForRounds(request, model, a);
-        if (!roundModel) return roundModel.error();
-        std::shared_ptr<const LoadedModel> round = *roundModel;
-        PlannerOptions options = plannerOptionsFor(request, hooks);
-        options.measurements = measured->measurements;
-        options.policy.accumulation = a;
-        // Only a faster plan than the best count's is of use (exact pruning, SearchOptions).
-        if (best) options.search.cutoffSeconds = best->outcome.plan.predictedStepSeconds;
-        options.hooks.progress = shares.share(i, candidates->size(), a, [&] { return best ? best->outcome.plan.predictedStepSeconds : 0.0; });
-        const bool reuse = analysis && !request.mesh.isAuto() && round == model;
-        Result<PlanOutcome> outcome = reuse ? planAnalysed(round->graph, *cluster, *analysis, options)
-                                            : planGraph(round->graph, *cluster, request.mesh, options);
-        if (!outcome && best && outcome.error().code == "plan.dominated") {
-            tried.push_back({a, false, 0, 0, outcome.error().message});
-            ++sinceImproved;
-            continue;
-        }
-        if (!outcome) {
-            if (!doesNotFit(outcome.error()) || candidates->size() == 1) {
-                if (best && outcome.error().code == "plan.cancelled") break;
-                return outcome.error();
+        const int stage = stages[si];
+        int sinceImproved = 0;
+        bool stageImproved = false;
+        for (size_t i = 0; i < candidates->size(); ++i) {
+            const int64_t a = (*candidates)[i];
+            if (stageImproved && sinceImproved >= 2) break;
+            if (hooks.cancelled()) break;
+            auto roundModel = modelForRounds(request, model, a);
+            if (!roundModel) return roundModel.error();
+            std::shared_ptr<const LoadedModel> round = *roundModel;
+            PlannerOptions options = plannerOptionsFor(request, hooks);
+            options.measurements = measured->measurements;
+            options.policy.accumulation = a;
+            options.policy.zeroStage = stage;
+            options.policy.optimizerSharding = stage >= 1;
+            // Only a faster plan than the best count's or stage's is of use (exact pruning, SearchOptions).
+            if (best) options.search.cutoffSeconds = best->outcome.plan.predictedStepSeconds;
+            options.hooks.progress = shares.share(i, candidates->size(), a, [&] { return best ? best->outcome.plan.predictedStepSeconds : 0.0; },
+                                                  si, stages.size());
+            const bool reuse = analysis && !request.mesh.isAuto() && round == model;
+            Result<PlanOutcome> outcome = reuse ? planAnalysed(round->graph, *cluster, *analysis, options)
+                                                : planGraph(round->graph, *cluster, request.mesh, options);
+            if (!outcome && best && outcome.error().code == "plan.dominated") {
+                tried.push_back({a, false, 0, 0, outcome.error().message, stage});
+                ++sinceImproved;
+                continue;
             }
-            if (!firstMiss) firstMiss = outcome.error();
-            tried.push_back({a, false, 0, 0, outcome.error().message});
-            if (best) ++sinceImproved;
-            continue;
+            if (!outcome) {
+                if (!doesNotFit(outcome.error())) {
+                    if (best && outcome.error().code == "plan.cancelled") break;
+                    return outcome.error();
+                }
+                if (!firstMiss || stage > zeroStageOf(firstMiss->policy)) firstMiss = StageError{outcome.error(), options.policy};
+                tried.push_back({a, false, 0, 0, outcome.error().message, stage});
+                if (stageImproved) ++sinceImproved;
+                continue;
+            }
+            tried.push_back({a, true, outcome->plan.predictedStepSeconds, outcome->plan.memory.total(), {}, stage});
+            if (best && outcome->plan.predictedStepSeconds >= best->outcome.plan.predictedStepSeconds) {
+                ++sinceImproved;
+                continue;
+            }
+            PlanRun run;
+            run.model = std::move(round);
+            run.outcome = std::move(*outcome);
+            best = std::move(run);
+            sinceImproved = 0;
+            stageImproved = true;
+            if (!best->outcome.memoryBound) break;
         }
-        tried.push_back({a, true, outcome->plan.predictedStepSeconds, outcome->plan.memory.total(), {}});
-        if (best && outcome->plan.predictedStepSeconds >= best->outcome.plan.predictedStepSeconds) {
-            ++sinceImproved;
-            continue;
-        }
-        PlanRun run;
-        run.model = std::move(round);
-        run.outcome = std::move(*outcome);
-        best = std::move(run);
-        sinceImproved = 0;
-        if (!best->outcome.memoryBound) break;
     }
     if (!best) {
         if (hooks.cancelled()) return makeError("plan.cancelled", "the search was cancelled");
-        Error e = *firstMiss;
-        e.message += " (with every gradient-accumulation count from 1 to " + std::to_string(candidates->back()) + " rounds per step)";
+        Error e = firstMiss->error;
+        std::vector<std::string> tries;
+        if (candidates->size() > 1)
+            tries.push_back("with every gradient-accumulation count from 1 to " + std::to_string(candidates->back()) + " rounds per step");
+        if (stages.size() > 1) tries.push_back("at ZeRO stages " + std::to_string(stages.front()) + " to 3");
+        if (!tries.empty()) e.message += " (" + tries.front() + (tries.size() > 1 ? ", " + tries.back() : std::string()) + ")";
         return e;
     }
+    if (!hooks.cancelled()) shares.finish();
     // Cancelled part way: the best plan so far, said as such (PlanOutcome::stopped).
     return finishRun(std::move(*best), std::move(measured->profile), std::move(tried), start, request, hooks);
 }
@@ -455,12 +495,12 @@ Result<PlanRun> estimateOne(const PlanRequest& request, const std::shared_ptr<co
             // A round too small to split dp ways has no such strategy: more rounds will not help.
             if (chosen) break;
             if (candidates->size() == 1 || outcome.error().code != "plan.baseline") return outcome.error();
-            tried.push_back({a, false, 0, 0, outcome.error().message});
+            tried.push_back({a, false, 0, 0, outcome.error().message, zeroStageOf(options.policy)});
             continue;
         }
         const Plan& p = outcome->plan;
         const bool fits = p.memory.total() <= p.memoryLimitBytes;
-        tried.push_back({a, fits, p.stepSeconds(), p.memory.total(), fits ? std::string() : "does not fit"});
+        tried.push_back({a, fits, p.stepSeconds(), p.memory.total(), fits ? std::string() : "does not fit", zeroStageOf(p.policy)});
         if (!chosen || preferable(p, chosen->outcome.plan)) {
             PlanRun run;
             run.model = *round;

@@ -42,6 +42,7 @@ struct AccumulationTry {
     double stepSeconds = 0;   // its step time
     int64_t memoryBytes = 0;  // its memory per device
     std::string note;         // why not planned
+    int zeroStage = 1;        // the ZeRO stage planned at (PlanRequest::searchZero)
 };
 
 struct PlanRun {

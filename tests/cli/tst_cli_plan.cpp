@@ -156,7 +156,7 @@ private slots:
     // wins (less activation memory buys less recomputation: 7.8 against 12.9 ms), and at a lower
     // limit only it fits; --sequence-parallel off never tries it.
     void planSearchesSequenceParallel() {
-        const QStringList common{"--mesh", "8", "--memory-limit", "600MiB", "--accumulation", "1", "--no-baselines", "--json", "--quiet"};
+        const QStringList common{"--mesh", "8", "--memory-limit", "600MiB", "--accumulation", "1", "--zero", "1", "--no-baselines", "--json", "--quiet"};
         Run on = cfp(planArgs(common));
         QVERIFY2(on.exitCode == 0, on.err.constData());
         Run off = cfp(planArgs(common + QStringList{"--sequence-parallel", "off"}));
@@ -170,7 +170,7 @@ private slots:
         for (const QJsonValue& v : a["meshes_tried"].toArray()) variant = variant || v.toObject()["sequence_parallel"].toString() == "x";
         QVERIFY(variant);
         for (const QJsonValue& v : b["meshes_tried"].toArray()) QVERIFY(v.toObject()["sequence_parallel"].isNull());
-        const QStringList tighter{"--mesh", "8", "--memory-limit", "500MiB", "--accumulation", "1", "--no-baselines", "--quiet"};
+        const QStringList tighter{"--mesh", "8", "--memory-limit", "500MiB", "--accumulation", "1", "--zero", "1", "--no-baselines", "--quiet"};
         QCOMPARE(cfp(planArgs(tighter)).exitCode, 0);
         Run none = cfp(planArgs(tighter + QStringList{"--sequence-parallel", "off"}));
         QVERIFY(none.exitCode != 0 && none.err.contains("fits in 500.00 MiB"));
@@ -178,6 +178,7 @@ private slots:
         Run neither = cfp(planArgs({"--mesh", "8", "--memory-limit", "300MiB", "--accumulation", "1", "--no-baselines", "--quiet"}));
         QVERIFY(neither.exitCode != 0);
         QVERIFY2(neither.err.contains("no plan fits with or without sequence parallelism; the closest: no plan on mesh"), neither.err.constData());
+        QVERIFY2(neither.err.contains("at ZeRO stages 1 to 3"), neither.err.constData());  // --zero auto tried them all
         Run bad = cfp(planArgs({"--sequence-parallel", "on"}));
         QCOMPARE(bad.exitCode, 2);
         QVERIFY(bad.err.contains("--sequence-parallel"));

@@ -737,10 +737,10 @@ private slots:
         QCOMPARE(QString::fromStdString(overlapWord(w.explorer()->plan()->plan().policy)), QStringLiteral("all"));
     }
 
-    // The loss's kernel from the cluster panel: fused by default; eager reaches the request, the
-    // plan and the estimate, which keeps the f32 log-probabilities (more activations than the
+    // The loss's kernel and the ZeRO stage from the cluster panel: fused and auto by default; eager
+    // and a fixed stage reach the request and the plan, and eager the estimate, which keeps the f32 log-probabilities (more activations than the
     // fused loss's logits) and equals `cfp estimate --cross-entropy eager`.
-    void crossEntropyFromTheClusterPanel() {
+    void crossEntropyAndZeroFromTheClusterPanel() {
         MainWindow w(smallModel());
         QVERIFY(waitAnalysis(w));
         ClusterPanel* c = w.clusterPanel();
@@ -755,10 +755,16 @@ private slots:
         };
         const Plan fused = estimate();
         QCOMPARE(fused.policy.crossEntropy, CrossEntropyKernel::Fused);
+        // The ZeRO stage: searched by default, fixed when chosen (the estimate keeps its zero=1).
+        QCOMPARE(c->zeroBox()->currentText(), QStringLiteral("ZeRO auto"));
+        QVERIFY(w.explorer()->request().searchZero);
+        c->zeroBox()->setCurrentText(QStringLiteral("ZeRO 2"));
         c->crossEntropyBox()->setCurrentText(QStringLiteral("eager"));
         c->findChild<QPushButton*>(QStringLiteral("applyButton"))->click();
         QVERIFY(waitIdle(w));
         QCOMPARE(w.explorer()->request().policy.crossEntropy, CrossEntropyKernel::Eager);
+        QVERIFY(!w.explorer()->request().searchZero);
+        QCOMPARE(zeroStageOf(w.explorer()->request().policy), 2);
         const Plan eager = estimate();
         QCOMPARE(eager.policy.crossEntropy, CrossEntropyKernel::Eager);
         QVERIFY(eager.memory.activations > fused.memory.activations);
@@ -769,7 +775,9 @@ private slots:
         QCOMPARE(j["memory_policy"].toObject()["cross_entropy"].toString(), QStringLiteral("eager"));
         QVERIFY(searchAndWait(w));
         QCOMPARE(w.explorer()->plan()->plan().policy.crossEntropy, CrossEntropyKernel::Eager);
-        QCOMPARE(c->crossEntropyBox()->currentText(), QStringLiteral("eager"));  // refresh keeps the choice
+        QCOMPARE(zeroStageOf(w.explorer()->plan()->plan().policy), 2);
+        QCOMPARE(c->crossEntropyBox()->currentText(), QStringLiteral("eager"));  // refresh keeps the choices
+        QCOMPARE(c->zeroBox()->currentText(), QStringLiteral("ZeRO 2"));
     }
 
     // Sequence parallelism from the cluster panel: searched by default (the plan under a tight
@@ -778,10 +786,12 @@ private slots:
         WindowOptions o = smallModel();
         o.cluster.memoryLimitBytes = int64_t{600} << 20;
         o.cluster.accumulation = 1;
+        o.cluster.searchZero = false;  // ZeRO-1, where sequence parallelism is what fits
         MainWindow w(o);
         QVERIFY(waitAnalysis(w));
         ClusterPanel* c = w.clusterPanel();
         QVERIFY(c->sequenceParallelBox()->isChecked());
+        QCOMPARE(c->zeroBox()->currentText(), QStringLiteral("ZeRO 1"));
         QVERIFY(searchAndWait(w));
         const Plan with = w.explorer()->plan()->plan();
         QCOMPARE(QString::fromStdString(with.policy.sequenceParallelAxis), QStringLiteral("x"));

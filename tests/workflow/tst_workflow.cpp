@@ -97,11 +97,19 @@ private slots:
         QVERIFY(batch.has_value());
         QCOMPARE(batch->global(), int64_t{64});
         QCOMPARE(batch->microBatch() * batch->dataParallel * batch->accumulation, int64_t{64});
-        // Every count tried is listed, ascending, the first of them without a plan.
+        // Every count tried is listed, ascending per ZeRO stage, the first of them without a plan;
+        // the chosen count among the chosen stage's.
         QVERIFY(run.accumulationTried.size() >= 2);
         QCOMPARE(run.accumulationTried.front().steps, int64_t{1});
         QVERIFY(!run.accumulationTried.front().planned);
-        QCOMPARE(run.accumulationTried.back().steps, p.policy.accumulation);
+        bool listed = false;
+        for (size_t i = 0; i < run.accumulationTried.size(); ++i) {
+            const AccumulationTry& t = run.accumulationTried[i];
+            listed = listed || (t.steps == p.policy.accumulation && t.zeroStage == zeroStageOf(p.policy) && t.planned);
+            if (i > 0 && t.zeroStage == run.accumulationTried[i - 1].zeroStage) QVERIFY(t.steps > run.accumulationTried[i - 1].steps);
+            if (i > 0) QVERIFY(t.zeroStage >= run.accumulationTried[i - 1].zeroStage);
+        }
+        QVERIFY(listed);
         // Fixing a count that fits plans exactly it; a count that does not divide the batch is an error.
         r.accumulation = 8;
         QCOMPARE(must(runPlan(r), "fixed").outcome.plan.policy.accumulation, int64_t{8});
@@ -310,6 +318,46 @@ private slots:
         // Pricing the chosen configuration again gives the same step.
         const PlanRun again = must(runEstimate(r, e), "again");
         QCOMPARE(again.outcome.plan.evaluatorStepSeconds, chosen.outcome.plan.evaluatorStepSeconds);
+    }
+
+    // The ZeRO stage as a search dimension (PlanRequest::searchZero): where memory shapes the ZeRO-1
+    // plan (GPT-3 1.3B on 8 GPUs at 4 GiB: no ZeRO-1 plan fits below 8 rounds), auto also plans at
+    // ZeRO-2 and ZeRO-3 and keeps the fastest: faster than ZeRO-1, no slower than ZeRO-3 fixed. Without
+    // memory pressure only ZeRO-1 is planned. A request file keeps "auto".
+    void zeroStageIsSearched() {
+        PlanRequest r;
+        r.model.source = "builtin:gpt3-1.3b";
+        r.model.build.batch = 16;
+        r.mesh = must(MeshChoice::parse("8"), "mesh");
+        r.memoryLimitBytes = 4 * kGiB;
+        r.baselines = Baselines::Skip;
+        QVERIFY(r.searchZero);  // the default
+        const PlanRun searched = must(runPlan(r), "auto");
+        r.searchZero = false;
+        const PlanRun one = must(runPlan(r), "zero 1");
+        r.policy.zeroStage = 3;
+        const PlanRun three = must(runPlan(r), "zero 3");
+        const Plan& p = searched.outcome.plan;
+        QVERIFY2(zeroStageOf(p.policy) >= 2, std::to_string(zeroStageOf(p.policy)).c_str());
+        QVERIFY(p.memory.total() <= 4 * kGiB);
+        QVERIFY(p.predictedStepSeconds < one.outcome.plan.predictedStepSeconds);
+        QVERIFY(p.predictedStepSeconds <= three.outcome.plan.predictedStepSeconds * (1 + 1e-9));
+        QCOMPARE(zeroStageOf(one.outcome.plan.policy), 1);
+        std::set<int> stages;
+        for (const AccumulationTry& t : searched.accumulationTried) stages.insert(t.zeroStage);
+        QCOMPARE(stages, (std::set<int>{1, 2, 3}));
+        for (const AccumulationTry& t : one.accumulationTried) QCOMPARE(t.zeroStage, 1);
+        // No memory pressure: one stage, one count.
+        const PlanRun light = must(runPlan(gpt125m(8)), "light");
+        QCOMPARE(zeroStageOf(light.outcome.plan.policy), 1);
+        for (const AccumulationTry& t : light.accumulationTried) QCOMPARE(t.zeroStage, 1);
+        // The request file: "auto", or the fixed stage.
+        PlanRequest back = must(requestFromJson(requestToJson(gpt125m(8)), "r.json"), "read");
+        QVERIFY(back.searchZero);
+        QVERIFY(requestToJson(gpt125m(8)).find("\"zero_stage\": \"auto\"") != std::string::npos);
+        back = must(requestFromJson(requestToJson(r), "r.json"), "read");
+        QVERIFY(!back.searchZero);
+        QCOMPARE(zeroStageOf(back.policy), 3);
     }
 
     // Memory as published for torchtitan's Llama-3.1-8B runs (pytorch/torchtitan,
