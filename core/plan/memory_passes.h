@@ -42,8 +42,10 @@ Result<Candidate> paretoPass(SegmentDp& dp);
 // A time pass that charges lambda seconds per byte of memory sum, priced exactly.
 Result<Candidate> lagrangianPass(SegmentDp& dp, double lambda);
 // The lower convex hull of (memory sum, time) walked from the fastest and least-memory plans
-// towards the limit: a plan that fits, at most `steps` passes.
-Result<Candidate> lagrangianHullWalk(SegmentDp& dp, int64_t limit, const Candidate& fastest, const Candidate& lean, int steps);
+// towards the limit: a plan that fits, at most `steps` passes; nullopt when `hopeless(λ, plan)`
+// says no plan that fits can be of use.
+Result<std::optional<Candidate>> lagrangianHullWalk(SegmentDp& dp, int64_t limit, const Candidate& fastest, const Candidate& lean, int steps,
+                                                    const std::function<bool(double, const Candidate&)>& hopeless = {});
 // Only plans with a smaller working set fit: lambda raised until a plan fits, then bisected;
 // nullopt when none is found. `floorMemory`: the least-sum plan's memory (no price finds less);
 // `startLambda` the first price (0: 1 ms per GiB); `hopeless(λ, plan)`: stop raising.

@@ -95,8 +95,10 @@ Result<Candidate> lagrangianPass(SegmentDp& dp, double lambda) {
 // nearest that fits (c); the pass at that price returns a hull plan strictly below the line a–c,
 // which replaces a or c, or nothing new (its value equals the line's): then a and c are adjacent on
 // the hull. Each pass finds a new hull plan, so the walk ends. Returns the fastest plan that fits
-// (the least-memory plan at worst).
-Result<Candidate> lagrangianHullWalk(SegmentDp& dp, int64_t limit, const Candidate& fastest, const Candidate& lean, int steps) {
+// (the least-memory plan at worst), or nullopt once a pass's Lagrangian lower bound shows that no
+// plan that fits can be of use (`hopeless`, as the bisection's).
+Result<std::optional<Candidate>> lagrangianHullWalk(SegmentDp& dp, int64_t limit, const Candidate& fastest, const Candidate& lean, int steps,
+                                                    const std::function<bool(double, const Candidate&)>& hopeless) {
     const PlanProblem::Impl& P = dp.problem();
     Candidate best = lean;
     double ta = fastest.objectiveSeconds, tc = lean.objectiveSeconds;
@@ -106,6 +108,7 @@ Result<Candidate> lagrangianHullWalk(SegmentDp& dp, int64_t limit, const Candida
         if (!(lambda > 0)) break;
         auto last = lagrangianPass(dp, lambda);
         if (!last) return last.error();
+        if (hopeless && hopeless(lambda, *last)) return std::optional<Candidate>{};
         const bool fits = last->memoryBytes <= limit;
         if (fits && last->objectiveSeconds < best.objectiveSeconds) best = *last;
         const double t = last->objectiveSeconds;
@@ -115,7 +118,7 @@ Result<Candidate> lagrangianHullWalk(SegmentDp& dp, int64_t limit, const Candida
         (fits ? tc : ta) = t;
         (fits ? sc : sa) = sum;
     }
-    return best;
+    return std::optional<Candidate>{best};
 }
 
 // Only plans with a smaller working set than the least-memory plan's fit, if any: a first lambda
@@ -373,6 +376,23 @@ Result<SearchResult> PlanProblem::search(int64_t limit, const StrategyMask& allo
             if (dp.allowedAt(b, s)) least = std::min(least, P.unaryMemMax[static_cast<size_t>(b)][static_cast<size_t>(s)]);
         leastMax = std::max(leastMax, least);
     }
+    // Every plan that fits has a memory sum of at most limit − leastMax, so a pass at price λ bounds
+    // its time from below by (pass time + λ·sum) − λ·(limit − leastMax); once that reaches the
+    // cutoff (a faster plan elsewhere), no plan here is of use: plan.dominated, without more passes.
+    double dominatedBound = 0;
+    auto hopeless = [&](double lambda, const Candidate& c) {
+        if (!std::isfinite(options.cutoffSeconds)) return false;
+        const double bound = c.objectiveSeconds + lambda * static_cast<double>(sumAndMax(P, c.choice).first) -
+                             lambda * static_cast<double>(limit - leastMax);
+        if (bound < options.cutoffSeconds) return false;
+        dominatedBound = bound;
+        return true;
+    };
+    auto dominated = [&] {
+        return makeError("plan.dominated", "no plan on mesh " + meshLabel + " that fits in " + gib(limit) + " is faster than " +
+                                               millis(options.cutoffSeconds) + " (a memory-priced pass bounds them below by " +
+                                               millis(dominatedBound) + ")");
+    };
     if (leanSum + leastMax <= limit) {
         // Under the limit. Small problems: the exact Pareto pass. Large ones (its cost would be about
         // labelCap times the fastest pass's): the Lagrangian searches, whose plan fits but is not
@@ -384,20 +404,13 @@ Result<SearchResult> PlanProblem::search(int64_t limit, const StrategyMask& allo
         } else if (leanSum + leanMax <= limit) {
             Candidate lean = priced(P, leanest->choice);
             lean.reusedBlocks = leanest->reusedBlocks;
-            auto best = lagrangianHullWalk(dp, limit, *fastest, lean, options.lagrangeSteps);
+            auto best = lagrangianHullWalk(dp, limit, *fastest, lean, options.lagrangeSteps, hopeless);
             if (!best) return best.error();
-            greedySlackFill(dp, limit, *best);
-            return done(*best);
+            if (!*best) return dominated();
+            greedySlackFill(dp, limit, **best);
+            return done(**best);
         } else {
-            // Every plan that fits has a memory sum of at most limit − leastMax, so a pass at price λ
-            // bounds its time from below by (pass time + λ·sum) − λ·(limit − leastMax); once that
-            // reaches the cutoff, no plan here is of use. The first price is scaled to the problem.
-            auto hopeless = [&](double lambda, const Candidate& c) {
-                if (!std::isfinite(options.cutoffSeconds)) return false;
-                const double bound = c.objectiveSeconds + lambda * static_cast<double>(sumAndMax(P, c.choice).first) -
-                                     lambda * static_cast<double>(limit - leastMax);
-                return bound >= options.cutoffSeconds;
-            };
+            // The first price is scaled to the problem.
             const double start = fastest->objectiveSeconds / static_cast<double>(std::max<int64_t>(1, fastest->memoryBytes)) / 64;
             auto best = lagrangianBisection(dp, limit, options.lagrangeSteps, leanSum + leanMax, start, hopeless);
             if (!best) return best.error();
@@ -405,6 +418,7 @@ Result<SearchResult> PlanProblem::search(int64_t limit, const StrategyMask& allo
                 greedySlackFill(dp, limit, **best);
                 return done(**best);
             }
+            if (dominatedBound > 0) return dominated();
         }
     }
     const bool anyMayFit = leanSum + leastMax <= limit;

@@ -4,6 +4,7 @@
 #include <QtTest>
 
 #include <cmath>
+#include <limits>
 #include <functional>
 
 #include "analysis/analysis.h"
@@ -121,7 +122,7 @@ private slots:
         const Candidate fastest = must(fastestPass(dp), "fastest");
         const Candidate lean = priced(P(), must(leastMemoryPass(dp), "lean").choice);
         QVERIFY(lean.memoryBytes <= limit);
-        Candidate walk = must(lagrangianHullWalk(dp, limit, fastest, lean, 8), "hull walk");
+        Candidate walk = *must(lagrangianHullWalk(dp, limit, fastest, lean, 8), "hull walk");
         QVERIFY(walk.memoryBytes <= limit);
         QVERIFY(walk.objectiveSeconds >= bestUnder(limit) * (1 - 1e-12));
         const double before = walk.objectiveSeconds;
@@ -132,6 +133,31 @@ private slots:
         QVERIFY(walk.objectiveSeconds >= bestUnder(limit) * (1 - 1e-12));
         // A Lagrangian pass at price 0 is the fastest plan.
         QVERIFY(close(must(lagrangianPass(dp, 0.0), "lambda 0").objectiveSeconds, truth_.fastest));
+        // The walk's stop on a Lagrangian bound (the search's `hopeless`): every plan that fits has
+        // a memory sum of at most limit − leastMax, so a pass bounds them below; the bound never
+        // passes the best plan that fits, and a cutoff at it is never declared hopeless.
+        int64_t leastMax = P().constMemMax;
+        for (int b = 0; b < dp.blocks(); ++b) {
+            int64_t least = std::numeric_limits<int64_t>::max();
+            for (int s = 0; s < P().strategies(b); ++s) least = std::min(least, P().unaryMemMax[static_cast<size_t>(b)][static_cast<size_t>(s)]);
+            leastMax = std::max(leastMax, least);
+        }
+        double highest = 0;
+        int passes = 0;
+        auto bound = [&](double cutoff) {
+            return [&, cutoff](double lambda, const Candidate& c) {
+                ++passes;
+                const double b = c.objectiveSeconds + lambda * static_cast<double>(sumAndMax(P(), c.choice).first) -
+                                 lambda * static_cast<double>(limit - leastMax);
+                highest = std::max(highest, b);
+                return b >= cutoff;
+            };
+        };
+        const auto kept = must(lagrangianHullWalk(dp, limit, fastest, lean, 8, bound(bestUnder(limit) * (1 + 1e-9))), "bounded walk");
+        QVERIFY(kept.has_value());
+        QVERIFY(passes > 0);
+        QVERIFY2(highest <= bestUnder(limit) * (1 + 1e-12), (std::to_string(highest) + " vs " + std::to_string(bestUnder(limit))).c_str());
+        QVERIFY(!must(lagrangianHullWalk(dp, limit, fastest, lean, 8, [](double, const Candidate&) { return true; }), "hopeless").has_value());
     }
 
     void bisectionFindsAPlanThatFits() {
