@@ -25,7 +25,7 @@ Commands:
   graph MODEL      write the model's training-step graph as native JSON (docs/graph-format.md)
   plan MODEL       the fastest plan that fits: segment DP on a cluster, with baselines
   estimate MODEL   price a configuration you run (--config tp=8,dp=16,zero=1,mbs=1): step time, memory, fits
-  export PLAN      write a plan for a training job (jax, dtensor, megatron, hlo-sharding, trace)
+  export PLAN      write a plan for a training job (jax, dtensor, megatron, hlo-sharding, trace, hlo, torchtitan)
   schedule         replay a pipeline schedule (1f1b, zb-h2, zb-v, dualpipe, …): step, bubble, memory
   profile MODEL    measure every segment type on the GPUs into a profile DB (cfp plan --db uses it)
   hardware         list the built-in hardware specs

@@ -9,7 +9,7 @@ namespace cfp {
 
 namespace {
 
-constexpr std::string_view kFormatNames[] = {"jax", "dtensor", "megatron", "hlo-sharding", "trace", "hlo"};
+constexpr std::string_view kFormatNames[] = {"jax", "dtensor", "megatron", "hlo-sharding", "trace", "hlo", "torchtitan"};
 
 }  // namespace
 
@@ -36,6 +36,7 @@ std::string_view exportFormatExtension(ExportFormat format) {
         case ExportFormat::HloSharding: return ".txt";
         case ExportFormat::Trace: return ".json";
         case ExportFormat::HloModule: return ".hlo";
+        case ExportFormat::Torchtitan: return ".toml";
     }
     return ".txt";
 }
@@ -54,10 +55,10 @@ Result<std::string> exportPlan(const Graph& graph, const Plan& plan, ExportForma
     using namespace exporting;
     if (format == ExportFormat::Trace) return exportTrace(graph, plan, timeline, options.traceEveryDevice);
     // A pipelined plan's mesh is one stage's; these formats would place every layer on it.
-    if (plan.pipeline && format != ExportFormat::Megatron)
+    if (plan.pipeline && format != ExportFormat::Megatron && format != ExportFormat::Torchtitan)
         return makeError("export.unsupported",
                          "the plan has " + std::to_string(plan.pipeline->stages) + " pipeline stages and the " + std::string(exportFormatName(format)) +
-                             " export has no stage split yet (it would place every layer on one stage's devices); export it as megatron or trace");
+                             " export has no stage split yet (it would place every layer on one stage's devices); export it as megatron, torchtitan or trace");
     if (format == ExportFormat::HloModule) {
         // The training step as HLO text, every instruction with the plan's layout.
         if (plan.tensors.size() != static_cast<size_t>(graph.size()))
@@ -75,13 +76,15 @@ Result<std::string> exportPlan(const Graph& graph, const Plan& plan, ExportForma
     if (!ctx) return ctx.error();
     ctx->model = model;
     ctx->notes = notes;
-    // Megatron-LM's flags name no parameters; the others speak the convention's names.
-    if (format != ExportFormat::Megatron)
+    // Megatron-LM's flags and torchtitan's config name no parameters; the others speak the
+    // convention's names.
+    if (format != ExportFormat::Megatron && format != ExportFormat::Torchtitan)
         CFP_TRY(applyNameConvention(*ctx, resolveNameConvention(options.names, plan, model)));
     switch (format) {
         case ExportFormat::Jax: return exportJax(*ctx);
         case ExportFormat::DTensor: return exportDTensor(*ctx);
         case ExportFormat::Megatron: return exportMegatron(*ctx);
+        case ExportFormat::Torchtitan: return exportTorchtitan(*ctx);
         case ExportFormat::HloSharding: return exportHloSharding(*ctx);
         case ExportFormat::Trace:
         case ExportFormat::HloModule: break;

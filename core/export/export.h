@@ -16,6 +16,9 @@
 //   trace         Chrome Trace Event Format JSON of the predicted step (opens in Perfetto).
 //   hlo           the training step as XLA HLO text with every instruction's sharding={…} from the
 //                 plan (the HLO importer reads it back: a round trip).
+//   torchtitan    a torchtitan job-config TOML ([model], [training], [parallelism],
+//                 [activation_checkpoint]) for a Llama plan in the layout megatron recognises;
+//                 export.not_uniform or export.unsupported (what torchtitan cannot run) otherwise.
 //
 // Parameter path: every trainable parameter (ParamRole::Trainable) is named by its dotted module
 // path. The built-in models already name parameters "<scope>.<leaf>" ("layers.3.attn.qkv.weight"
@@ -29,7 +32,9 @@
 // fit the graph: a trainable parameter without a sharding, a sharding that does not fit the mesh or
 // the parameter's type, a pending partial sum on a parameter, two parameters with one path),
 // export.not_uniform (megatron: the plan is not one Megatron-LM pattern, with the first place that
-// breaks it), export.bad_timeline (trace: a non-finite time or a negative duration).
+// breaks it; torchtitan too), export.unsupported (what the target cannot express: a pipeline in a
+// format without stage splits, a model or schedule torchtitan has none for), export.bad_timeline
+// (trace: a non-finite time or a negative duration).
 
 #include <span>
 #include <string>
@@ -46,7 +51,7 @@
 
 namespace cfp {
 
-enum class ExportFormat { Jax, DTensor, Megatron, HloSharding, Trace, HloModule };
+enum class ExportFormat { Jax, DTensor, Megatron, HloSharding, Trace, HloModule, Torchtitan };
 
 // Whose parameter names the jax, dtensor and hlo-sharding files use (docs/exporters.md, "Names"):
 // the builders' own (cfp: "layers.0.attn.qkv.weight"), Hugging Face transformers' (hf:
@@ -67,19 +72,19 @@ struct ExportOptions {
     bool traceEveryDevice = false;
 };
 
-// "jax", "dtensor", "megatron", "hlo-sharding", "trace", "hlo" (exact, lower case); export.bad_format
+// "jax", "dtensor", "megatron", "hlo-sharding", "trace", "hlo", "torchtitan" (exact, lower case); export.bad_format
 // lists the valid names otherwise.
 Result<ExportFormat> parseExportFormat(std::string_view name);
 // The names above, in enum order.
 std::vector<std::string> exportFormatNames();
 std::string_view exportFormatName(ExportFormat format);
 // Suggested file extension: ".py" (jax, dtensor), ".txt" (megatron, hlo-sharding), ".json" (trace),
-// ".hlo" (hlo).
+// ".hlo" (hlo), ".toml" (torchtitan).
 std::string_view exportFormatExtension(ExportFormat format);
 
 // Renders `plan` for `graph` in `format`. `timeline` is only used by Trace (the evaluator
 // produces it); the other formats ignore it. `model`, the architecture of a builder-made model
-// (built-in or config.json), lets Megatron write the model and batch flags too.
+// (built-in or config.json), lets Megatron write the model and batch flags too; torchtitan needs it.
 // `notes`, when given, receives what the user should know about a file that was written (e.g. the
 // megatron export's: Megatron-LM lays the embedding or the head out other than the plan does).
 Result<std::string> exportPlan(const Graph& graph, const Plan& plan, ExportFormat format,

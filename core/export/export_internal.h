@@ -3,7 +3,7 @@
 // the plan indexed for export (Context: tensors by op, users, trainable parameters with their
 // paths), locale-independent text helpers, and each format's entry point, which exportPlan
 // (export.cpp) dispatches to. One file per format: export_jax.cpp, export_dtensor.cpp,
-// export_megatron.cpp, export_hlo_sharding.cpp, export_trace.cpp.
+// export_megatron.cpp, export_torchtitan.cpp, export_hlo_sharding.cpp, export_trace.cpp.
 
 #include <cstdint>
 #include <span>
@@ -61,10 +61,39 @@ std::string plainMeshText(const Mesh& mesh);
 std::string meshShapeTuple(const Mesh& mesh);
 std::string meshNamesTuple(const Mesh& mesh);
 
+// The layout Megatron-LM and torchtitan run (export_megatron.cpp): every transformer layer's
+// attention and MLP projections column- then row-parallel over one tensor-parallel axis (or none),
+// its norms replicated, every data input split along the batch over all the other axes, the
+// tensor-parallel axis innermost. Embeddings, the final norm and the head are not checked
+// (vocabularyLayoutNotes says where they differ). Example: mesh dp=2,tp=4 with QKV and fc1 [{},{tp}],
+// attn.out and fc2 [{tp},{}], inputs [{dp},{}]: tpAxis "tp" (4), dpAxes {"dp"} (2).
+struct LayoutTarget {
+    std::string_view name;       // in messages: "Megatron needs …", "torchtitan replicates …"
+    std::string_view framework;  // "plan is not a uniform Megatron-LM layout: …"
+};
+struct UniformLayout {
+    std::string tpAxis;                // empty: no tensor parallelism
+    int64_t tpSize = 1;
+    std::vector<std::string> dpAxes;   // the other axes of size > 1, mesh order
+    int64_t dpSize = 1;
+    bool sequenceParallel = false;     // every layer norm's [batch, seq, …] value split along seq over tpAxis
+};
+// export.not_uniform naming the first place that breaks the layout; export.bad_plan for an input
+// without a sharding of its rank.
+Result<UniformLayout> recogniseUniformLayout(const Context& ctx, const LayoutTarget& target);
+// Notes (Context::notes, which must be set) for an embedding table or LM head the plan does not
+// split over the vocabulary on `tp` as the framework does.
+void vocabularyLayoutNotes(const Context& ctx, const std::string& tp, std::string_view framework);
+// Whether the plan's blocks (BlockChoice::recompute) recompute none, every or only some of the
+// forward blocks inside the transformer layers.
+enum class LayerRecompute { None, Every, Some };
+LayerRecompute layerBlockRecompute(const Context& ctx);
+
 // The formats.
 std::string exportJax(const Context& ctx);
 std::string exportDTensor(const Context& ctx);
 Result<std::string> exportMegatron(const Context& ctx);
+Result<std::string> exportTorchtitan(const Context& ctx);
 Result<std::string> exportHloSharding(const Context& ctx);
 Result<std::string> exportTrace(const Graph& graph, const Plan& plan, std::span<const TimelineEvent> timeline, bool everyDevice = false);
 

@@ -1,4 +1,5 @@
-// The Megatron-LM export: parallelism flags, checked against the layouts Megatron-LM uses (docs/exporters.md).
+// The Megatron-LM export: parallelism flags, checked against the layouts Megatron-LM uses (docs/exporters.md),
+// and the recognition of that layout, which the torchtitan export shares (export_torchtitan.cpp).
 
 #include "export/export_internal.h"
 
@@ -101,8 +102,8 @@ std::string describeSplit(const std::vector<std::vector<std::string>>& dims, boo
     return out;
 }
 
-Error notUniform(const std::string& reason, const std::string& where) {
-    return makeError("export.not_uniform", "plan is not a uniform Megatron-LM layout: " + reason, where);
+Error notUniform(const LayoutTarget& target, const std::string& reason, const std::string& where) {
+    return makeError("export.not_uniform", "plan is not a uniform " + std::string(target.framework) + " layout: " + reason, where);
 }
 
 std::string number(double v) {
@@ -147,10 +148,11 @@ std::string modelFlags(const Context& ctx, int64_t tpSize) {
 
 }  // namespace
 
-// Megatron-LM makes the token embedding vocabulary-parallel (rows over the tensor-parallel axis)
-// and the output layer column-parallel over the vocabulary, whatever the plan does: say where the
-// plan differs, since the job's memory and communication there are Megatron's, not the plan's.
-void megatronLayoutNotes(const Context& ctx, const std::string& tp) {
+// Megatron-LM and torchtitan make the token embedding vocabulary-parallel (rows over the
+// tensor-parallel axis) and the output layer column-parallel over the vocabulary, whatever the plan
+// does: say where the plan differs, since the job's memory and communication there are the
+// framework's, not the plan's.
+void vocabularyLayoutNotes(const Context& ctx, const std::string& tp, std::string_view framework) {
     for (const ParamEntry& p : ctx.params) {
         const bool table = p.op->scope == "embed.tokens", head = p.op->scope == "lm_head";
         if ((!table && !head) || p.dims.size() != 2) continue;
@@ -164,15 +166,17 @@ void megatronLayoutNotes(const Context& ctx, const std::string& tp) {
             for (size_t k = 0; k < dims[d].size(); ++k) layout += (k ? "," : "") + dims[d][k];
             layout += "}";
         }
-        ctx.notes->push_back(p.path + ": the plan lays it out " + layout + "]; Megatron-LM splits its vocabulary over " +
+        ctx.notes->push_back(p.path + ": the plan lays it out " + layout + "]; " + std::string(framework) + " splits its vocabulary over " +
                              tp + (table ? " (a vocabulary-parallel embedding: the lookup all-reduces)"
                                          : " (a column-parallel output layer: the loss is vocabulary-parallel)") +
                              ", so the job's memory and communication there differ from the plan's");
     }
 }
 
-Result<std::string> exportMegatron(const Context& ctx) {
+Result<UniformLayout> recogniseUniformLayout(const Context& ctx, const LayoutTarget& target) {
     const Mesh& mesh = ctx.plan.mesh;
+    const std::string who(target.name);
+    auto notUniformHere = [&](const std::string& reason, const std::string& where) { return notUniform(target, reason, where); };
 
     struct LayerParam {
         const ParamEntry* param;
@@ -187,7 +191,7 @@ Result<std::string> exportMegatron(const Context& ctx) {
         layerParams.push_back({&p, layerRole(rest), effectiveDims(*p.sharding, mesh), isLinearWeight(ctx, *p.op)});
     }
     if (layerParams.empty())
-        return notUniform("no transformer-layer parameters (scopes like layers.N.*) found", {});
+        return notUniformHere("no transformer-layer parameters (scopes like layers.N.*) found", {});
 
     // The tensor-parallel axis: the one most linear layer weights are split over, alone on one dim.
     std::map<std::string, size_t> votes;
@@ -214,41 +218,41 @@ Result<std::string> exportMegatron(const Context& ctx) {
         const bool matrix = op.type.dims.size() == 2;
         switch (lp.role) {
             case LayerRole::Expert:
-                return notUniform(loc + " is an MoE layer; the Megatron export does not map expert parallelism", op.name);
+                return notUniformHere(loc + " is an MoE layer; the " + who + " export does not map expert parallelism", op.name);
             case LayerRole::Other:
-                return notUniform(loc + " holds " + op.name + ", not a recognised attention, MLP or norm parameter",
-                                  op.name);
+                return notUniformHere(loc + " holds " + op.name + ", not a recognised attention, MLP or norm parameter",
+                                      op.name);
             case LayerRole::Norm:
                 for (const auto& d : lp.dims)
                     if (!d.empty())
-                        return notUniform(loc + " " + describeSplit(lp.dims, false) + " (" + op.name +
-                                              "), Megatron replicates norm parameters",
-                                          op.name);
+                        return notUniformHere(loc + " " + describeSplit(lp.dims, false) + " (" + op.name + "), " + who +
+                                                  " replicates norm parameters",
+                                              op.name);
                 break;
             case LayerRole::Column:
             case LayerRole::Row: {
                 const bool column = lp.role == LayerRole::Column;
                 if (matrix) {
                     if (!lp.linear)
-                        return notUniform(loc + " " + op.name + " is not a plain [in, out] linear weight", op.name);
+                        return notUniformHere(loc + " " + op.name + " is not a plain [in, out] linear weight", op.name);
                     const auto want = column ? std::vector<std::vector<std::string>>{{}, tpAxes}
                                              : std::vector<std::vector<std::string>>{tpAxes, {}};
                     if (lp.dims != want)
-                        return notUniform(loc + " " + describeSplit(lp.dims, true) + ", Megatron needs " +
-                                              (column ? "column-parallel" : "row-parallel") + over,
-                                          op.name);
+                        return notUniformHere(loc + " " + describeSplit(lp.dims, true) + ", " + who + " needs " +
+                                                  (column ? "column-parallel" : "row-parallel") + over,
+                                              op.name);
                 } else if (op.type.dims.size() == 1) {
                     // Bias: split like the output features (column) or replicated (row).
                     const auto want = column ? std::vector<std::vector<std::string>>{tpAxes}
                                              : std::vector<std::vector<std::string>>{{}};
                     if (lp.dims != want)
-                        return notUniform(loc + " " + describeSplit(lp.dims, false) + " (" + op.name + "), Megatron needs " +
-                                              (column && !tp.empty() ? "it split over " + tp : std::string("it replicated")),
-                                          op.name);
+                        return notUniformHere(loc + " " + describeSplit(lp.dims, false) + " (" + op.name + "), " + who + " needs " +
+                                                  (column && !tp.empty() ? "it split over " + tp : std::string("it replicated")),
+                                              op.name);
                 } else {
-                    return notUniform(loc + " " + op.name + " has rank " + std::to_string(op.type.dims.size()) +
-                                          ", not a linear weight or bias",
-                                      op.name);
+                    return notUniformHere(loc + " " + op.name + " has rank " + std::to_string(op.type.dims.size()) +
+                                              ", not a linear weight or bias",
+                                          op.name);
                 }
                 break;
             }
@@ -256,12 +260,13 @@ Result<std::string> exportMegatron(const Context& ctx) {
     }
 
     // Data parallelism: every data input's batch dim split over all the other axes (any order).
+    UniformLayout layout;
     std::set<std::string> dpAxes;
-    int64_t dpSize = 1;
     for (const auto& a : mesh.axes())
         if (a.name != tp && a.size > 1) {
             dpAxes.insert(a.name);
-            dpSize *= a.size;
+            layout.dpAxes.push_back(a.name);
+            layout.dpSize *= a.size;
         }
     for (const Op& op : ctx.graph.ops()) {
         if (op.kind != OpKind::Parameter || op.role != ParamRole::Input || op.type.dims.empty()) continue;
@@ -277,42 +282,22 @@ Result<std::string> exportMegatron(const Context& ctx) {
             std::string need = dpAxes.empty() ? std::string("the batch unsplit") : "the batch split over ";
             std::vector<std::string> list(dpAxes.begin(), dpAxes.end());
             if (!dpAxes.empty()) need += joinAxes(list) + " only";
-            return notUniform("input " + op.name + " " + describeSplit(dims, false) + ", Megatron needs " + need,
-                              op.name);
+            return notUniformHere("input " + op.name + " " + describeSplit(dims, false) + ", " + who + " needs " + need,
+                                  op.name);
         }
     }
 
-    // Megatron numbers tensor-parallel ranks consecutively: the TP axis must be the innermost one.
+    // Both frameworks number tensor-parallel ranks consecutively: the TP axis must be the innermost one.
     if (!tp.empty()) {
         const auto idx = static_cast<size_t>(*mesh.axisIndex(tp));
         for (size_t i = idx + 1; i < mesh.axes().size(); ++i)
             if (mesh.axes()[i].size > 1)
-                return notUniform("tensor-parallel axis " + tp + " is not the innermost mesh axis (" +
-                                      mesh.axes()[i].name + " is inside it); Megatron places tensor-parallel "
-                                      "ranks on consecutive devices",
-                                  {});
+                return notUniformHere("tensor-parallel axis " + tp + " is not the innermost mesh axis (" + mesh.axes()[i].name +
+                                          " is inside it); " + who + " places tensor-parallel ranks on consecutive devices",
+                                      {});
     }
-
-    const int64_t tpSize = tp.empty() ? 1 : *mesh.axisSize(tp);
-    // Megatron-LM derives the data-parallel size from WORLD_SIZE / (TP · PP · CP); it has no flag
-    // for it. The plan's data-parallel size (dpSize) is what WORLD_SIZE / (TP · PP) must come to.
-    (void)dpSize;
-    // Pipeline stages (Plan::pipeline): the mesh is one stage's, Megatron-LM's order (tensor, data,
-    // pipeline) puts a stage on consecutive ranks. Megatron-LM runs 1F1B, interleaved with virtual
-    // stages.
-    int64_t ppSize = 1;
-    std::string virtualFlag;
-    if (const auto& pl = ctx.plan.pipeline) {
-        if (pl->schedule != PipeScheduleKind::OneFOneB && pl->schedule != PipeScheduleKind::Interleaved)
-            return notUniform("the plan's pipeline runs " + std::string(pipeScheduleName(pl->schedule)) +
-                                  "; Megatron-LM runs 1f1b (interleaved with virtual stages)",
-                              {});
-        ppSize = pl->stages;
-        if (pl->chunksPerRank > 1 && !pl->chunks.empty())
-            virtualFlag = " --num-layers-per-virtual-pipeline-stage " + std::to_string(pl->chunks.front().layers);
-    }
-    std::string flags = "--tensor-model-parallel-size " + std::to_string(tpSize) + " --pipeline-model-parallel-size " +
-                        std::to_string(ppSize) + virtualFlag;
+    layout.tpAxis = tp;
+    layout.tpSize = tp.empty() ? 1 : *mesh.axisSize(tp);
 
     // Sequence parallelism only when every [batch, seq, …] value in every layer's norms is split
     // along the sequence over exactly the tensor-parallel axis.
@@ -331,11 +316,64 @@ Result<std::string> exportMegatron(const Context& ctx) {
                 break;
             }
         }
-        if (sequenceParallel && normValues > 0) flags += " --sequence-parallel";
+        layout.sequenceParallel = sequenceParallel && normValues > 0;
     }
+    return layout;
+}
+
+Result<std::string> exportMegatron(const Context& ctx) {
+    const LayoutTarget target{"Megatron", "Megatron-LM"};
+    auto layout = recogniseUniformLayout(ctx, target);
+    if (!layout) return layout.error();
+    const std::string& tp = layout->tpAxis;
+    const int64_t tpSize = layout->tpSize;
+    // Megatron-LM derives the data-parallel size from WORLD_SIZE / (TP · PP · CP); it has no flag
+    // for it. The plan's data-parallel size (layout->dpSize) is what WORLD_SIZE / (TP · PP) must come to.
+    // Pipeline stages (Plan::pipeline): the mesh is one stage's, Megatron-LM's order (tensor, data,
+    // pipeline) puts a stage on consecutive ranks. Megatron-LM runs 1F1B, interleaved with virtual
+    // stages.
+    int64_t ppSize = 1;
+    std::string virtualFlag;
+    if (const auto& pl = ctx.plan.pipeline) {
+        if (pl->schedule != PipeScheduleKind::OneFOneB && pl->schedule != PipeScheduleKind::Interleaved)
+            return notUniform(target,
+                              "the plan's pipeline runs " + std::string(pipeScheduleName(pl->schedule)) +
+                                  "; Megatron-LM runs 1f1b (interleaved with virtual stages)",
+                              {});
+        ppSize = pl->stages;
+        if (pl->chunksPerRank > 1 && !pl->chunks.empty())
+            virtualFlag = " --num-layers-per-virtual-pipeline-stage " + std::to_string(pl->chunks.front().layers);
+    }
+    std::string flags = "--tensor-model-parallel-size " + std::to_string(tpSize) + " --pipeline-model-parallel-size " +
+                        std::to_string(ppSize) + virtualFlag;
+    if (layout->sequenceParallel) flags += " --sequence-parallel";
     // Memory policy. Megatron recomputes whole layers (full granularity); the plan recomputes per
     // ParallelBlock, so the flags follow only when every block of every layer recomputes.
     if (ctx.plan.policy.optimizerSharding) flags += " --use-distributed-optimizer";
+    const LayerRecompute recompute = layerBlockRecompute(ctx);
+    if (recompute == LayerRecompute::Every)
+        flags += " --recompute-granularity full --recompute-method uniform --recompute-num-layers 1";
+    else if (recompute == LayerRecompute::Some)
+        return notUniform(target,
+                          "the plan recomputes some ParallelBlocks of the layers and not others; Megatron-LM recomputes "
+                          "whole layers (plan with --recompute all or none for a Megatron export)",
+                          {});
+    if (ctx.model) {
+        // Megatron-LM asserts that tensor parallelism divides the heads and the KV groups.
+        const ModelConfig& c = *ctx.model;
+        if (c.numHeads % tpSize != 0 || (c.numKvHeads > 0 && c.numKvHeads % tpSize != 0))
+            return notUniform(target,
+                              "Megatron-LM needs the tensor-parallel size " + std::to_string(tpSize) + " to divide the " +
+                                  std::to_string(c.numHeads) + " attention heads" +
+                                  (c.numKvHeads != c.numHeads ? " and the " + std::to_string(c.numKvHeads) + " KV groups" : std::string()),
+                              {});
+        flags += modelFlags(ctx, tpSize);
+    }
+    if (ctx.notes && tpSize > 1) vocabularyLayoutNotes(ctx, tp, target.framework);
+    return flags + "\n";
+}
+
+LayerRecompute layerBlockRecompute(const Context& ctx) {
     size_t layerBlocks = 0, recomputed = 0;
     for (const TensorPlan& t : ctx.plan.tensors) {
         if (t.block < 0 || static_cast<size_t>(t.block) >= ctx.plan.blocks.size()) continue;
@@ -344,24 +382,8 @@ Result<std::string> exportMegatron(const Context& ctx) {
         ++layerBlocks;
         recomputed += ctx.plan.blocks[static_cast<size_t>(t.block)].recompute;
     }
-    if (recomputed > 0 && recomputed == layerBlocks)
-        flags += " --recompute-granularity full --recompute-method uniform --recompute-num-layers 1";
-    else if (recomputed > 0)
-        return notUniform("the plan recomputes some ParallelBlocks of the layers and not others; Megatron-LM recomputes "
-                          "whole layers (plan with --recompute all or none for a Megatron export)",
-                          {});
-    if (ctx.model) {
-        // Megatron-LM asserts that tensor parallelism divides the heads and the KV groups.
-        const ModelConfig& c = *ctx.model;
-        if (c.numHeads % tpSize != 0 || (c.numKvHeads > 0 && c.numKvHeads % tpSize != 0))
-            return notUniform("Megatron-LM needs the tensor-parallel size " + std::to_string(tpSize) + " to divide the " +
-                                  std::to_string(c.numHeads) + " attention heads" +
-                                  (c.numKvHeads != c.numHeads ? " and the " + std::to_string(c.numKvHeads) + " KV groups" : std::string()),
-                              {});
-        flags += modelFlags(ctx, tpSize);
-    }
-    if (ctx.notes && tpSize > 1) megatronLayoutNotes(ctx, tp);
-    return flags + "\n";
+    if (recomputed == 0) return LayerRecompute::None;
+    return recomputed == layerBlocks ? LayerRecompute::Every : LayerRecompute::Some;
 }
 
 }  // namespace cfp::exporting

@@ -803,7 +803,7 @@ private slots:
         Run f = cfp({"export", planPath_, "--format", "onnx", "-o", out});
         QVERIFY(f.exitCode == 1 || f.exitCode == 2);
         CHECK_ONE_LINE_ERROR(f);
-        for (const char* name : {"onnx", "jax", "dtensor", "megatron", "hlo-sharding", "trace"})
+        for (const char* name : {"onnx", "jax", "dtensor", "megatron", "hlo-sharding", "trace", "torchtitan"})
             QVERIFY2(f.err.contains(name), f.err.constData());
 
         // Missing plan file: named in the message.
@@ -872,7 +872,7 @@ private slots:
         Run exp = cfp({"export", "--help"});
         QCOMPARE(exp.exitCode, 0);
         QVERIFY(exp.out.contains("--format"));
-        for (const char* name : {"jax", "dtensor", "megatron", "hlo-sharding", "trace", "hlo"}) QVERIFY2(exp.out.contains(name), name);
+        for (const char* name : {"jax", "dtensor", "megatron", "hlo-sharding", "trace", "hlo", "torchtitan"}) QVERIFY2(exp.out.contains(name), name);
         Run hw = cfp({"hardware", "--help"});
         QCOMPARE(hw.exitCode, 0);
         QVERIFY(hw.out.contains("--json"));

@@ -1,5 +1,6 @@
 // Exporters: JAX and DTensor modules (parsed and executed by Python against stub jax/torch
-// packages), Megatron-LM flags and their refusals, hand-checked XLA HloSharding strings, the Chrome
+// packages), Megatron-LM flags and their refusals, torchtitan job configs of estimated Llama plans
+// (read back with Python's tomllib) and their refusals, hand-checked XLA HloSharding strings, the Chrome
 // trace, format names and determinism. The plan is built by hand on a real 2-layer GPT-3 125M
 // training step: mesh dp=2,tp=4, Megatron-style weights (QKV and fc1 column-split on tp, attention
 // out and fc2 row-split on tp), data inputs batch-split on dp, everything else replicated.
@@ -22,8 +23,11 @@
 #include "export/export.h"
 #include "models/models.h"
 #include "must.h"
+#include "plan/run_config.h"
 #include "sharding/mesh.h"
 #include "sharding/sharding.h"
+#include "workflow/request.h"
+#include "workflow/workflow.h"
 
 using namespace cfp;
 using cfp::test::must;
@@ -37,6 +41,8 @@ bool endsWith(const std::string& s, std::string_view suffix) {
 }
 
 bool contains(const std::string& s, std::string_view what) { return s.find(what) != std::string::npos; }
+
+bool startsWithLayer1(const std::string& scope) { return scope.rfind("layers.1.", 0) == 0; }
 
 struct Fixture {
     BuiltModel model;
@@ -189,6 +195,15 @@ bool parsesAsPython(const std::string& source, QByteArray* error) {
     return r.exitCode == 0;
 }
 
+// The TOML file as Python's tomllib reads it, as JSON ({"error": …} when it does not parse).
+nlohmann::json tomllibParse(const std::string& toml, QByteArray* error) {
+    PyRun r = runPython({"-c", "import json,sys,tomllib; print(json.dumps(tomllib.loads(sys.stdin.read())))"},
+                        QByteArray::fromStdString(toml));
+    if (error) *error = r.out;
+    if (r.exitCode != 0) return nlohmann::json::object({{"error", r.out.toStdString()}});
+    return nlohmann::json::parse(r.out.toStdString(), nullptr, false);
+}
+
 void writeFile(const QString& path, const char* content) {
     QDir().mkpath(QFileInfo(path).absolutePath());
     QFile file(path);
@@ -306,6 +321,51 @@ std::vector<TimelineEvent> sampleTimeline() {
     return t;
 }
 
+// ---- torchtitan ------------------------------------------------------------------------------
+
+// A configuration priced by runEstimate on one node of eight GPUs.
+PlanRun estimated(const std::string& source, int64_t batch, int64_t seq, const std::string& config) {
+    PlanRequest r;
+    r.model.source = source;
+    r.model.build.batch = batch;
+    r.model.build.seq = seq;
+    r.mesh = must(MeshChoice::parse("8"), "mesh");
+    r.baselines = Baselines::Skip;
+    return must(runEstimate(r, must(RunConfig::parse(config), config)), config);
+}
+
+Result<std::string> torchtitanOf(const PlanRun& run, const Plan& plan, std::vector<std::string>* notes = nullptr) {
+    return exportPlan(run.model->graph, plan, ExportFormat::Torchtitan, {}, run.model->config ? &*run.model->config : nullptr, {}, notes);
+}
+
+std::string torchtitanOk(const PlanRun& run) {
+    auto r = torchtitanOf(run, run.outcome.plan);
+    if (!r) qFatal("torchtitan export: %s", r.error().toString().c_str());
+    return std::move(r).value();
+}
+
+// "section.key" -> the value's text, for the one-line "key = value" entries of a TOML file.
+std::map<std::string, std::string> tomlEntries(const std::string& toml) {
+    std::map<std::string, std::string> out;
+    std::string section;
+    size_t start = 0;
+    while (start < toml.size()) {
+        size_t nl = toml.find('\n', start);
+        if (nl == std::string::npos) nl = toml.size();
+        const std::string line = toml.substr(start, nl - start);
+        start = nl + 1;
+        if (line.empty() || line[0] == '#' || line[0] == ' ' || line[0] == ']') continue;
+        if (line[0] == '[') {
+            section = line.substr(1, line.find(']') - 1);
+            continue;
+        }
+        const size_t eq = line.find(" = ");
+        if (eq == std::string::npos) continue;
+        out[section + "." + line.substr(0, eq)] = line.substr(eq + 3);
+    }
+    return out;
+}
+
 }  // namespace
 
 class TestExport : public QObject {
@@ -314,7 +374,7 @@ class TestExport : public QObject {
 private slots:
     // ---- names ----------------------------------------------------------------------------------
     void formatNames() {
-        const std::vector<std::string> names = {"jax", "dtensor", "megatron", "hlo-sharding", "trace", "hlo"};
+        const std::vector<std::string> names = {"jax", "dtensor", "megatron", "hlo-sharding", "trace", "hlo", "torchtitan"};
         QCOMPARE(exportFormatNames(), names);
         for (size_t i = 0; i < names.size(); ++i) {
             auto f = parseExportFormat(names[i]);
@@ -325,6 +385,7 @@ private slots:
         QCOMPARE(std::string(exportFormatExtension(ExportFormat::Jax)), std::string(".py"));
         QCOMPARE(std::string(exportFormatExtension(ExportFormat::Trace)), std::string(".json"));
         QCOMPARE(std::string(exportFormatExtension(ExportFormat::HloModule)), std::string(".hlo"));
+        QCOMPARE(std::string(exportFormatExtension(ExportFormat::Torchtitan)), std::string(".toml"));
         for (const char* bad : {"", "JAX", "pytorch", "HLO", "trace "}) {
             auto f = parseExportFormat(bad);
             QVERIFY2(!f.ok(), bad);
@@ -901,6 +962,186 @@ private slots:
         QCOMPARE(j.at("traceEvents").size(), size_t(2));  // the process name and its sort index only
     }
 
+    // ---- torchtitan ------------------------------------------------------------------------------
+    // Llama 3 8B at FSDP (ZeRO-3) over 8 ranks with torchtitan's per-op checkpointing: every key
+    // from the plan, and Python's tomllib reads the file as the same values.
+    void torchtitanFsdp() {
+        const PlanRun run = estimated("builtin:llama3-8b", 32, 2048, "tp=1,dp=8,zero=3,mbs=2,recompute=op");
+        const std::string toml = torchtitanOk(run);
+        QVERIFY2(toml.rfind("# torchtitan job config generated by cfp", 0) == 0, toml.c_str());
+        // The plan's model is one round's (16 sequences); the step is two of them.
+        QVERIFY2(contains(toml, "# Model:     llama3-8b (builtin:llama3-8b), batch 16, sequence 2048\n"), toml.c_str());
+        const std::map<std::string, std::string> want = {
+            {"model.name", "\"llama3\""},
+            {"model.flavor", "\"8B\""},
+            {"training.local_batch_size", "2"},
+            {"training.global_batch_size", "32"},
+            {"training.seq_len", "2048"},
+            {"training.mixed_precision_param", "\"bfloat16\""},
+            {"parallelism.data_parallel_replicate_degree", "1"},
+            {"parallelism.data_parallel_shard_degree", "8"},
+            {"parallelism.fsdp_reshard_after_forward", "\"default\""},
+            {"parallelism.tensor_parallel_degree", "1"},
+            {"parallelism.context_parallel_degree", "1"},
+            {"parallelism.pipeline_parallel_degree", "1"},
+            {"activation_checkpoint.mode", "\"selective\""},
+            {"activation_checkpoint.selective_ac_option", "\"op\""},
+        };
+        QCOMPARE(tomlEntries(toml), want);
+        // Two rounds of 2 × 8 sequences: torchtitan's gradient accumulation steps.
+        QVERIFY2(contains(toml, "= 2 gradient accumulation steps"), toml.c_str());
+        // The plan's fused cross-entropy is not torchtitan's eager loss: the file says so.
+        QVERIFY2(contains(toml, "torchtitan's loss is eager F.cross_entropy"), toml.c_str());
+
+        if (python().isEmpty()) QSKIP("python3 not found: the TOML is not read back with tomllib");
+        QByteArray error;
+        const nlohmann::json parsed = tomllibParse(toml, &error);
+        const nlohmann::json expected = {
+            {"model", {{"name", "llama3"}, {"flavor", "8B"}}},
+            {"training", {{"local_batch_size", 2}, {"global_batch_size", 32}, {"seq_len", 2048}, {"mixed_precision_param", "bfloat16"}}},
+            {"parallelism",
+             {{"data_parallel_replicate_degree", 1},
+              {"data_parallel_shard_degree", 8},
+              {"fsdp_reshard_after_forward", "default"},
+              {"tensor_parallel_degree", 1},
+              {"context_parallel_degree", 1},
+              {"pipeline_parallel_degree", 1}}},
+            {"activation_checkpoint", {{"mode", "selective"}, {"selective_ac_option", "op"}}},
+        };
+        QVERIFY2(parsed == expected, (parsed.dump() + "\n" + error.toStdString()).c_str());
+    }
+
+    // Tensor parallel 2 × data parallel 4 at ZeRO-1: torchtitan runs DDP only alone, so FSDP2
+    // without resharding after the forward (ZeRO-2), and says that the plan's ZeRO-1 is not it.
+    void torchtitanTensorParallel() {
+        const PlanRun run = estimated("builtin:llama3-8b", 16, 2048, "tp=2,dp=4,zero=1,mbs=4,recompute=full,sp=on");
+        const std::string toml = torchtitanOk(run);
+        const auto e = tomlEntries(toml);
+        QCOMPARE(e.at("parallelism.tensor_parallel_degree"), std::string("2"));
+        QCOMPARE(e.at("parallelism.data_parallel_shard_degree"), std::string("4"));
+        QCOMPARE(e.at("parallelism.data_parallel_replicate_degree"), std::string("1"));
+        QCOMPARE(e.at("parallelism.fsdp_reshard_after_forward"), std::string("\"never\""));
+        QCOMPARE(e.at("training.local_batch_size"), std::string("4"));
+        QCOMPARE(e.at("training.global_batch_size"), std::string("16"));
+        QCOMPARE(e.at("activation_checkpoint.mode"), std::string("\"full\""));
+        QVERIFY(!e.count("activation_checkpoint.selective_ac_option"));
+        QVERIFY2(contains(toml, "torchtitan has no ZeRO-1 mode"), toml.c_str());
+        QVERIFY2(contains(toml, "sequence parallel (SequenceParallel on the norms), as the plan is"), toml.c_str());
+
+        // Without sequence parallelism the file says torchtitan's differs.
+        const PlanRun noSp = estimated("builtin:llama3-8b", 16, 2048, "tp=2,dp=4,zero=1,mbs=4,recompute=none,sp=off");
+        const std::string plain = torchtitanOk(noSp);
+        QVERIFY2(contains(plain, "the plan is not, so the job's activation"), plain.c_str());
+        QCOMPARE(tomlEntries(plain).at("activation_checkpoint.mode"), std::string("\"none\""));
+
+        // ZeRO-0 is DDP, which torchtitan applies only as the sole parallelism.
+        const PlanRun ddp = estimated("builtin:llama3-8b", 16, 2048, "tp=1,dp=8,zero=0,mbs=2,recompute=full");
+        const auto d = tomlEntries(torchtitanOk(ddp));
+        QCOMPARE(d.at("parallelism.data_parallel_replicate_degree"), std::string("8"));
+        QCOMPARE(d.at("parallelism.data_parallel_shard_degree"), std::string("1"));
+        QVERIFY(!d.count("parallelism.fsdp_reshard_after_forward"));
+        const PlanRun ddpTp = estimated("builtin:llama3-8b", 16, 2048, "tp=2,dp=4,zero=0,mbs=4,recompute=full");
+        auto r = torchtitanOf(ddpTp, ddpTp.outcome.plan);
+        QVERIFY(!r.ok());
+        QCOMPARE(QString::fromStdString(r.error().code), QString("export.unsupported"));
+        QVERIFY2(contains(r.error().message, "applies DDP only when data parallelism is the only parallelism"), text(r.error()).constData());
+    }
+
+    // Pipelines: the degree, PyTorch's schedule name, the micro-batch and the plan's stage split.
+    void torchtitanPipeline() {
+        const PlanRun run = estimated("builtin:llama3-8b", 16, 2048, "tp=1,dp=4,pp=2,zero=1,mbs=1,recompute=none");
+        QVERIFY(run.outcome.plan.pipeline.has_value());
+        const std::string toml = torchtitanOk(run);
+        const auto e = tomlEntries(toml);
+        QCOMPARE(e.at("parallelism.pipeline_parallel_degree"), std::string("2"));
+        QCOMPARE(e.at("parallelism.pipeline_parallel_schedule"), std::string("\"1F1B\""));
+        QCOMPARE(e.at("parallelism.pipeline_parallel_microbatch_size"), std::string("1"));
+        QCOMPARE(e.at("parallelism.data_parallel_shard_degree"), std::string("4"));
+        // A step's 4 micro-batches per data-parallel rank, one step.
+        QCOMPARE(e.at("training.local_batch_size"), std::string("4"));
+        QCOMPARE(e.at("training.global_batch_size"), std::string("16"));
+        QVERIFY2(contains(toml, "  [\"tok_embeddings\", \"layers.0\", "), toml.c_str());
+        QVERIFY2(contains(toml, "\"layers.15\"],\n  [\"layers.16\", "), toml.c_str());
+        QVERIFY2(contains(toml, "\"layers.31\", \"norm\", \"output\"],\n]\n"), toml.c_str());
+
+        const PlanRun interleaved = estimated("builtin:llama3-8b", 16, 2048, "tp=1,dp=4,pp=2,vp=2,zero=1,mbs=1,recompute=none");
+        const std::string itoml = torchtitanOk(interleaved);
+        QCOMPARE(tomlEntries(itoml).at("parallelism.pipeline_parallel_schedule"), std::string("\"Interleaved1F1B\""));
+        QVERIFY2(contains(itoml, "\"layers.7\"],\n  [\"layers.8\", "), itoml.c_str());
+        QVERIFY2(contains(itoml, "\"layers.23\"],\n  [\"layers.24\", "), itoml.c_str());
+
+        // A schedule PyTorch has no class for.
+        Plan zb = run.outcome.plan;
+        zb.pipeline->schedule = PipeScheduleKind::ZeroBubbleH1;
+        auto r = torchtitanOf(run, zb);
+        QVERIFY(!r.ok());
+        QCOMPARE(QString::fromStdString(r.error().code), QString("export.unsupported"));
+        QVERIFY2(contains(r.error().message, "runs zb-h1"), text(r.error()).constData());
+
+        if (python().isEmpty()) QSKIP("python3 not found: the TOML is not read back with tomllib");
+        QByteArray error;
+        const nlohmann::json parsed = tomllibParse(itoml, &error);
+        const auto& parts = parsed["parallelism"]["module_fqns_per_model_part"];
+        QVERIFY2(parts.is_array() && parts.size() == 4, (parsed.dump() + error.toStdString()).c_str());
+        QCOMPARE(parts[0].size(), size_t{9});   // tok_embeddings + 8 layers
+        QCOMPARE(parts[3].size(), size_t{10});  // 8 layers + norm + output
+        QCOMPARE(parsed["parallelism"]["pipeline_parallel_schedule"].get<std::string>(), std::string("Interleaved1F1B"));
+    }
+
+    // A model torchtitan has no flavor of: the file names it and says which arguments to register.
+    void torchtitanCustomFlavor() {
+        const PlanRun run = estimated(CFP_TEST_DATA_DIR "/export/llama_tiny_config.json", 8, 128, "tp=2,dp=4,zero=3,mbs=1,recompute=none,sp=on");
+        std::vector<std::string> notes;
+        const std::string toml = must(torchtitanOf(run, run.outcome.plan, &notes), "export");
+        QCOMPARE(tomlEntries(toml).at("model.flavor"), std::string("\"llama_tiny_config\""));
+        QVERIFY2(contains(toml, "TransformerModelArgs(dim=128, n_layers=2, n_heads=8, n_kv_heads=4, vocab_size=512, multiple_of=32, "
+                                "norm_eps=1.0000000000000001e-05, rope_theta=10000)"),
+                 toml.c_str());
+        QVERIFY(!notes.empty());
+        QVERIFY2(contains(notes.front(), "no llama3 flavor"), notes.front().c_str());
+    }
+
+    void torchtitanRefusals() {
+        // GPT: torchtitan has no model for it.
+        const PlanRun gpt = estimated("builtin:gpt3-125m", 8, 128, "tp=1,dp=8,zero=1,mbs=1,recompute=none");
+        auto r = torchtitanOf(gpt, gpt.outcome.plan);
+        QVERIFY(!r.ok());
+        QCOMPARE(QString::fromStdString(r.error().code), QString("export.unsupported"));
+        QVERIFY2(contains(r.error().message, "torchtitan has no GPT model"), text(r.error()).constData());
+        // The hand-made GPT plan has no builder model: refused as well.
+        Fixture f = makeFixture();
+        auto h = exportPlan(f.graph(), f.plan, ExportFormat::Torchtitan);
+        QVERIFY(!h.ok());
+        QCOMPARE(QString::fromStdString(h.error().code), QString("export.unsupported"));
+
+        // Not one layout: a layer norm split over a mesh axis, the first place named.
+        const PlanRun llama = estimated("builtin:llama3-8b", 16, 2048, "tp=2,dp=4,zero=1,mbs=4,recompute=none,sp=on");
+        Plan odd = llama.outcome.plan;
+        const Graph& g = llama.model->graph;
+        std::string normName;
+        for (const Op& op : g.ops())
+            if (op.kind == OpKind::Parameter && op.role == ParamRole::Trainable && op.type.rank() == 1 && startsWithLayer1(op.scope) &&
+                contains(op.scope, "norm")) {
+                normName = op.name;
+                odd.tensors[static_cast<size_t>(op.id)].result = must(parseSharding("[{" + odd.mesh.axes().front().name + "}]"), "norm");
+                break;
+            }
+        QVERIFY(!normName.empty());
+        r = torchtitanOf(llama, odd);
+        QVERIFY(!r.ok());
+        QCOMPARE(QString::fromStdString(r.error().code), QString("export.not_uniform"));
+        QVERIFY2(contains(r.error().message, "plan is not a uniform torchtitan layout: "), text(r.error()).constData());
+        QVERIFY2(contains(r.error().message, "torchtitan replicates norm parameters"), text(r.error()).constData());
+        QCOMPARE(QString::fromStdString(r.error().where), QString::fromStdString(normName));
+    }
+
+    void torchtitanDeterministic() {
+        const PlanRun a = estimated("builtin:llama3-8b", 16, 2048, "tp=2,dp=4,zero=1,mbs=4,recompute=op,sp=on");
+        const std::string first = torchtitanOk(a);
+        QCOMPARE(torchtitanOk(a), first);
+        QVERIFY(endsWith(first, "\n"));
+    }
+
     // ---- errors and determinism -----------------------------------------------------------------
     void badPlans() {
         Fixture f = makeFixture();
@@ -934,6 +1175,7 @@ private slots:
         const auto timeline = sampleTimeline();
         for (const auto& name : exportFormatNames()) {
             const ExportFormat format = *parseExportFormat(name);
+            if (format == ExportFormat::Torchtitan) continue;  // a GPT plan: refused (torchtitanDeterministic)
             Fixture a = makeFixture(), b = makeFixture();
             const std::string first = exportOk(a, format, timeline);
             QCOMPARE(exportOk(a, format, timeline), first);
