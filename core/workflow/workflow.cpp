@@ -127,7 +127,8 @@ struct StageError {
 class ProgressShares {
 public:
     explicit ProgressShares(const PlanHooks& hooks) : m_hooks(hooks) {}
-    // Call k of n within stage si of ns (ZeRO stages searched in turn): the k-th share of the stage's.
+    // Call k of n, stage si of ns within it (ZeRO stages searched at each count): the si-th share of
+    // the k-th.
     std::function<void(const PlanProgress&)> share(size_t k, size_t n, int64_t accumulation, std::function<double()> bestSeconds,
                                                    size_t si = 0, size_t ns = 1) {
         if (!m_hooks.progress) return nullptr;
@@ -138,8 +139,8 @@ public:
                 q.accumulationIndex = static_cast<int>(k);
                 q.accumulationCount = static_cast<int>(n);
             }
-            const double within = (static_cast<double>(k) + std::clamp(p.overall, 0.0, 1.0)) / static_cast<double>(std::max<size_t>(1, n));
-            m_reported = std::max(m_reported, (static_cast<double>(si) + within) / static_cast<double>(std::max<size_t>(1, ns)));
+            const double within = (static_cast<double>(si) + std::clamp(p.overall, 0.0, 1.0)) / static_cast<double>(std::max<size_t>(1, ns));
+            m_reported = std::max(m_reported, (static_cast<double>(k) + within) / static_cast<double>(std::max<size_t>(1, n)));
             q.overall = m_reported;
             const double best = bestSeconds ? bestSeconds() : 0.0;
             if (best > 0 && (q.bestSeconds == 0 || best < q.bestSeconds)) q.bestSeconds = best;
@@ -351,10 +352,9 @@ Result<PlanRun> runPlan(const PlanRequest& request, std::shared_ptr<const Loaded
     if (!measured) return measured.error();
     auto candidates = accumulationCandidates(request, *model);
     if (!candidates) return candidates.error();
-    // ZeRO stages (PlanRequest::searchZero): the request's, then 2 and 3 while the best plan so far
-    // is shaped by the memory limit (memory-bound, or at more rounds than the fewest: fewer did not
-    // fit) or none fits. A higher stage only adds communication (gathers and scatters every
-    // round), so it pays only where it lets a faster plan fit.
+    // ZeRO stages (PlanRequest::searchZero): the request's, then 2 and 3 where the memory limit
+    // shapes the plan at a count or none fits. A higher stage only adds communication (gathers and
+    // scatters every round), so it pays only where it lets a faster plan fit.
     std::vector<int> stages{zeroStageOf(request.policy)};
     if (request.searchZero)
         for (int z = 2; z <= 3; ++z)
@@ -368,19 +368,21 @@ Result<PlanRun> runPlan(const PlanRequest& request, std::shared_ptr<const Loaded
     std::optional<StageError> firstMiss;
     std::vector<AccumulationTry> tried;
     ProgressShares shares(hooks);
-    for (size_t si = 0; si < stages.size(); ++si) {
-        if (best && !best->outcome.memoryBound && best->outcome.plan.policy.accumulation == candidates->front()) break;
+    // Count by count, ascending; at each count the stages in turn, up to the first whose plan the
+    // memory limit did not shape (a higher stage at the same count is only slower), and none past
+    // a stage whose fastest plan, memory aside, is dominated (a higher stage's is no faster).
+    int sinceImproved = 0;
+    for (size_t i = 0; i < candidates->size(); ++i) {
+        const int64_t a = (*candidates)[i];
+        if (best && sinceImproved >= 2) break;
         if (hooks.cancelled()) break;
-        const int stage = stages[si];
-        int sinceImproved = 0;
-        bool stageImproved = false;
-        for (size_t i = 0; i < candidates->size(); ++i) {
-            const int64_t a = (*candidates)[i];
-            if (stageImproved && sinceImproved >= 2) break;
+        auto roundModel = modelForRounds(request, model, a);
+        if (!roundModel) return roundModel.error();
+        std::shared_ptr<const LoadedModel> round = *roundModel;
+        bool improved = false;
+        for (size_t si = 0; si < stages.size(); ++si) {
             if (hooks.cancelled()) break;
-            auto roundModel = modelForRounds(request, model, a);
-            if (!roundModel) return roundModel.error();
-            std::shared_ptr<const LoadedModel> round = *roundModel;
+            const int stage = stages[si];
             PlannerOptions options = plannerOptionsFor(request, hooks);
             options.measurements = measured->measurements;
             options.policy.accumulation = a;
@@ -395,8 +397,7 @@ Result<PlanRun> runPlan(const PlanRequest& request, std::shared_ptr<const Loaded
                                                 : planGraph(round->graph, *cluster, request.mesh, options);
             if (!outcome && best && outcome.error().code == "plan.dominated") {
                 tried.push_back({a, false, 0, 0, outcome.error().message, stage});
-                ++sinceImproved;
-                continue;
+                break;
             }
             if (!outcome) {
                 if (!doesNotFit(outcome.error())) {
@@ -405,22 +406,22 @@ Result<PlanRun> runPlan(const PlanRequest& request, std::shared_ptr<const Loaded
                 }
                 if (!firstMiss || stage > zeroStageOf(firstMiss->policy)) firstMiss = StageError{outcome.error(), options.policy};
                 tried.push_back({a, false, 0, 0, outcome.error().message, stage});
-                if (stageImproved) ++sinceImproved;
                 continue;
             }
             tried.push_back({a, true, outcome->plan.predictedStepSeconds, outcome->plan.memory.total(), {}, stage});
-            if (best && outcome->plan.predictedStepSeconds >= best->outcome.plan.predictedStepSeconds) {
-                ++sinceImproved;
-                continue;
+            const bool shaped = outcome->memoryBound;
+            if (!best || outcome->plan.predictedStepSeconds < best->outcome.plan.predictedStepSeconds) {
+                PlanRun run;
+                run.model = round;
+                run.outcome = std::move(*outcome);
+                best = std::move(run);
+                improved = true;
             }
-            PlanRun run;
-            run.model = std::move(round);
-            run.outcome = std::move(*outcome);
-            best = std::move(run);
-            sinceImproved = 0;
-            stageImproved = true;
-            if (!best->outcome.memoryBound) break;
+            if (!shaped) break;
         }
+        sinceImproved = improved ? 0 : sinceImproved + (best ? 1 : 0);
+        // The memory limit shaped nothing at the first stage: more rounds are only slower.
+        if (improved && !best->outcome.memoryBound && zeroStageOf(best->outcome.plan.policy) == stages.front()) break;
     }
     if (!best) {
         if (hooks.cancelled()) return makeError("plan.cancelled", "the search was cancelled");

@@ -97,8 +97,8 @@ private slots:
         QVERIFY(batch.has_value());
         QCOMPARE(batch->global(), int64_t{64});
         QCOMPARE(batch->microBatch() * batch->dataParallel * batch->accumulation, int64_t{64});
-        // Every count tried is listed, ascending per ZeRO stage, the first of them without a plan;
-        // the chosen count among the chosen stage's.
+        // Every count tried is listed, ascending, the ZeRO stages tried at each ascending, the first
+        // of them without a plan; the chosen count and stage among them.
         QVERIFY(run.accumulationTried.size() >= 2);
         QCOMPARE(run.accumulationTried.front().steps, int64_t{1});
         QVERIFY(!run.accumulationTried.front().planned);
@@ -106,8 +106,9 @@ private slots:
         for (size_t i = 0; i < run.accumulationTried.size(); ++i) {
             const AccumulationTry& t = run.accumulationTried[i];
             listed = listed || (t.steps == p.policy.accumulation && t.zeroStage == zeroStageOf(p.policy) && t.planned);
-            if (i > 0 && t.zeroStage == run.accumulationTried[i - 1].zeroStage) QVERIFY(t.steps > run.accumulationTried[i - 1].steps);
-            if (i > 0) QVERIFY(t.zeroStage >= run.accumulationTried[i - 1].zeroStage);
+            if (i == 0) continue;
+            const AccumulationTry& before = run.accumulationTried[i - 1];
+            QVERIFY(t.steps > before.steps || (t.steps == before.steps && t.zeroStage > before.zeroStage));
         }
         QVERIFY(listed);
         // Fixing a count that fits plans exactly it; a count that does not divide the batch is an error.
