@@ -913,6 +913,12 @@ private slots:
                                    << "request.format" << "/hardware";
         QTest::newRow("fingerprint without DB") << QByteArray(good).replace("\"profile_fingerprint\": \"\"", "\"profile_fingerprint\": \"k\"")
                                                 << "request.format" << "/profile_fingerprint";
+        QTest::newRow("bad cross-entropy") << QByteArray(good).replace("\"cross_entropy\": \"fused\"", "\"cross_entropy\": \"chunked\"")
+                                           << "request.format" << "/cross_entropy";
+        QTest::newRow("bad zero stage") << QByteArray(good).replace("\"zero_stage\": \"auto\"", "\"zero_stage\": \"sometimes\"")
+                                        << "request.format" << "/zero_stage";
+        QTest::newRow("zero stage 4") << QByteArray(good).replace("\"zero_stage\": \"auto\"", "\"zero_stage\": 4") << "request.format"
+                                      << "/zero_stage";
     }
 
     void projectFileErrors() {
