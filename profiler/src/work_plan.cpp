@@ -150,8 +150,9 @@ Result<SegmentCatalog> SegmentCatalog::build(const Graph& graph, const HardwareS
     if (!problem) return problem.error();
     c.m->problem = std::move(*problem);
 
-    // Sources and values computed from constants alone, as the evaluator folds them.
-    c.m->roles = opRoles(graph);
+    // Sources and values computed from constants alone, as the evaluator folds them; what the
+    // forward keeps, with the policy's loss kernel as the problem prices it.
+    c.m->roles = opRoles(graph, policy.attention, policy.crossEntropy);
 
     // Types: the representative segment of each, and a signature over what it executes.
     const AnalysisReport& a = c.m->problem->analysis();
