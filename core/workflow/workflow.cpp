@@ -368,9 +368,12 @@ Result<PlanRun> runPlan(const PlanRequest& request, std::shared_ptr<const Loaded
     std::optional<StageError> firstMiss;
     std::vector<AccumulationTry> tried;
     ProgressShares shares(hooks);
-    // Count by count, ascending; at each count the stages in turn, up to the first whose plan the
-    // memory limit did not shape (a higher stage at the same count is only slower), and none past
-    // a stage whose fastest plan, memory aside, is dominated (a higher stage's is no faster).
+    // Count by count, ascending; at each count the first stage, and the higher ones where the
+    // memory limit shaped its plan or none fit (all of them then: a ZeRO-3 plan can beat a ZeRO-2
+    // one that fits unshaped, its weights gathered per round instead of after the update). A stage
+    // dominated at a count does not end the count: the bound may be its memory-priced one, which a
+    // higher stage's smaller memory can beat (one whose fastest plan, memory aside, was dominated
+    // is dominated again at once).
     int sinceImproved = 0;
     for (size_t i = 0; i < candidates->size(); ++i) {
         const int64_t a = (*candidates)[i];
@@ -397,7 +400,7 @@ Result<PlanRun> runPlan(const PlanRequest& request, std::shared_ptr<const Loaded
                                                 : planGraph(round->graph, *cluster, request.mesh, options);
             if (!outcome && best && outcome.error().code == "plan.dominated") {
                 tried.push_back({a, false, 0, 0, outcome.error().message, stage});
-                break;
+                continue;
             }
             if (!outcome) {
                 if (!doesNotFit(outcome.error())) {
@@ -417,7 +420,7 @@ Result<PlanRun> runPlan(const PlanRequest& request, std::shared_ptr<const Loaded
                 best = std::move(run);
                 improved = true;
             }
-            if (!shaped) break;
+            if (!shaped && si == 0) break;
         }
         sinceImproved = improved ? 0 : sinceImproved + (best ? 1 : 0);
         // The memory limit shaped nothing at the first stage: more rounds are only slower.
