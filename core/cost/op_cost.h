@@ -115,6 +115,11 @@ struct OpRoles {
 // nothing of their own (they read the kept buffer). Kernel times keep their fused-edge rule.
 OpRoles opRoles(const Graph& graph, AttentionKernel attention = AttentionKernel::Eager,
                 CrossEntropyKernel crossEntropy = CrossEntropyKernel::Fused);
+// An op's working set where OpRoles::workPerElement sets it (`perElement` ≥ 0): its local result's
+// elements times that many bytes.
+inline int64_t workOfElements(int64_t localResultBytes, DType type, int32_t perElement) {
+    return localResultBytes / dtypeBytes(type) * perElement;
+}
 
 // Transformer layers, from op scopes: an op whose scope has a numeric component belongs to the
 // layer named by the scope up to it ("layers.3.attn.qkv" → "layers.3", "model.layers.12.mlp" →

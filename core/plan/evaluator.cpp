@@ -246,7 +246,7 @@ Result<Evaluation> evaluatePlan(const Graph& graph, const Plan& plan, const Cost
         }
         const int64_t movedResult = onChip[k] ? 0 : resultBytes;
         ownBytes[k] = resultBytes;
-        workBytes[k] = roles.workPerElement[k] >= 0 ? resultBytes / dtypeBytes(op.type.dtype) * roles.workPerElement[k]
+        workBytes[k] = roles.workPerElement[k] >= 0 ? workOfElements(resultBytes, op.type.dtype, roles.workPerElement[k])
                                                : (roles.unmaterialized[k] ? 0 : resultBytes) + operandWork;
         // An updated weight is all-gathered back from its 1/r pieces (optimizer-state sharding).
         forEachWeightGather(sizes, op, replicaMask(t.result, mesh), resultBytes, policy, [&](const OpCollective& c) {

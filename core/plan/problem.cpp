@@ -62,7 +62,7 @@ void PlanProblem::Impl::computeOpState(const Op& op, double opFlops, OpState& s)
             operandTypes.push_back(type);
         }
     }
-    if (const int32_t e = workPerElement[k]; e >= 0) work = own / dtypeBytes(op.type.dtype) * e;  // a library kernel's buffers
+    if (const int32_t e = workPerElement[k]; e >= 0) work = workOfElements(own, op.type.dtype, e);  // a library kernel's buffers
     s.memMax = work / z;
     // Sequence parallelism splits the work of an op it applies to as optimizer sharding does.
     const int64_t sp = sequenceParallelSplit(spAxis, sizes, spOps[k], axesUsed);

@@ -118,7 +118,7 @@ bool doesNotFit(const Error& e) { return e.code == "plan.infeasible"; }
 // The error of the highest ZeRO stage tried where nothing fits (the nearest to fitting).
 struct StageError {
     Error error;
-    MemoryPolicy policy;
+    int zeroStage = 1;
 };
 
 // Progress of several planning calls in a row as one: call k of about n takes the k-th share of
@@ -407,7 +407,7 @@ Result<PlanRun> runPlan(const PlanRequest& request, std::shared_ptr<const Loaded
                     if (best && outcome.error().code == "plan.cancelled") break;
                     return outcome.error();
                 }
-                if (!firstMiss || stage > zeroStageOf(firstMiss->policy)) firstMiss = StageError{outcome.error(), options.policy};
+                if (!firstMiss || stage > firstMiss->zeroStage) firstMiss = StageError{outcome.error(), stage};
                 tried.push_back({a, false, 0, 0, outcome.error().message, stage});
                 continue;
             }
