@@ -280,11 +280,12 @@ void SegmentDp::findWindows() {
         const int length = P->analysis.cover.segments[static_cast<size_t>(run.firstSegment)].blockCount;
         if (run.count < 4 || length < 1) continue;
         const int runEnd = run.firstBlock + run.count * length;
-        // The start whose local state count is smallest (then the earliest), among the first two segments.
+        // The start whose matrix costs least (then the earliest), among the first two segments.
         int pos = std::max(nextFree, run.firstBlock);
         int failures = 0;  // a pinned or otherwise different segment ends a window; two in a row end the run
         while (failures < 2 && pos + 3 * length <= std::min(B, runEnd + length)) {
             std::optional<Window> best;
+            double bestWork = 0;
             for (int start = pos; start < pos + length && start + 3 * length <= B; ++start) {
                 Window w{start, length, 1, 1, 1, 1, 0};
                 while (start + (w.repeats + 1) * length <= B) {
@@ -303,11 +304,21 @@ void SegmentDp::findWindows() {
                     for (int s = 0; s < P->strategies(b); ++s) allowedCount += allowedAt(b, s) ? 1 : 0;
                     w.plainWork += countBefore(b) * allowedCount;
                 }
-                // The matrix costs at most `local` DPs over the stretch without passengers, that
-                // is local / passengerStates plain stretches; reuse must save more than that.
-                // The matrix holds local² labels: at most 2^20 of them.
-                if (w.repeats < 3 || w.local >= (w.repeats - 1) * w.passengerStates || w.local > 1024) continue;
-                if (!best || w.local < best->local || (w.local == best->local && w.repeats > best->repeats)) best = w;
+                // The matrix costs `local` DPs over the stretch from one start state each (measured
+                // on one: while the start state's part of the frontier stays in it, a row covers
+                // about 1/local of a plain stretch's states) and a min-plus product per repeat;
+                // reuse must save at least half of the plain passes' work. The matrix holds
+                // local × localEnd labels: at most 2^20 of them.
+                if (w.repeats < 3 || w.local * w.localEnd > (int64_t{1} << 20)) continue;
+                int64_t rowWork = 0;
+                stretchFrom(w, 0, DpPass::fastest(), nullptr, 0, rowWork);
+                const double matrixWork = static_cast<double>(w.local) * static_cast<double>(rowWork) +
+                                          static_cast<double>(w.repeats) * static_cast<double>(w.passengerStates * w.local * w.localEnd);
+                if (2 * matrixWork > static_cast<double>(w.repeats) * static_cast<double>(w.plainWork)) continue;
+                if (!best || matrixWork < bestWork || (matrixWork == bestWork && w.repeats > best->repeats)) {
+                    best = w;
+                    bestWork = matrixWork;
+                }
             }
             if (!best) {
                 pos += length;
