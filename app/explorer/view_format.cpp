@@ -147,6 +147,8 @@ QString estimateText(const QString& config, const Plan& e, const Graph& roundGra
                          : QStringLiteral(" · sequence parallel over %1").arg(QString::fromStdString(e.policy.sequenceParallelAxis)))
                 .arg(QString::fromUtf8(crossEntropyKernelName(e.policy.crossEntropy).data(),
                                        static_cast<qsizetype>(crossEntropyKernelName(e.policy.crossEntropy).size())));
+    if (const std::string layout = parallelismSummary(e, roundGraph, false); !layout.empty())
+        text += QString::fromStdString(layout).toHtmlEscaped() + QStringLiteral("<br>");
     if (auto batch = planBatch(e, roundGraph)) text += batchText(*batch).toHtmlEscaped();
     if (planSeconds > 0 && e.stepSeconds() > 0) {
         const double ratio = e.stepSeconds() / planSeconds;

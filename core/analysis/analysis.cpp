@@ -32,7 +32,7 @@ Result<AnalysisReport> analyzeGraph(const Graph& graph, const Mesh& mesh, const 
         return s;
     };
     AnalysisReport report;
-    auto blocks = findParallelBlocks(graph, mesh, options.threads);
+    auto blocks = findParallelBlocks(graph, mesh, options.threads, options.sequenceAxis);
     if (!blocks) return blocks.error();
     report.blocks = std::move(*blocks);
     report.blocksSeconds = lap();

@@ -23,6 +23,9 @@ struct AnalysisOptions {
     // evaluator) and leaves them out unless asked (PlannerOptions::checkBlocks).
     bool check = true;
     bool searchSpace = true;
+    // The mesh axis matmuls may also split their input's sequence over (context parallelism;
+    // findParallelBlocks' sequenceAxis). Empty: none.
+    std::string sequenceAxis;
 };
 
 struct AnalysisReport {

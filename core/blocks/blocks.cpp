@@ -171,8 +171,8 @@ struct Pending {
 
 class BlockFinder {
 public:
-    BlockFinder(const Graph& g, const Mesh& mesh, const MeshSizes& sizes, int threads)
-        : m_g(g), m_mesh(mesh), m_sizes(sizes), m_threads(threads) {}
+    BlockFinder(const Graph& g, const Mesh& mesh, const MeshSizes& sizes, int threads, std::string sequenceAxis)
+        : m_g(g), m_mesh(mesh), m_sizes(sizes), m_threads(threads), m_sequenceAxis(std::move(sequenceAxis)) {}
 
     Result<BlockAnalysis> run();
 
@@ -235,6 +235,7 @@ private:
     const Mesh& m_mesh;
     MeshSizes m_sizes;
     int m_threads = 0;
+    std::string m_sequenceAxis;  // findParallelBlocks' sequenceAxis
     std::shared_ptr<std::vector<std::optional<OpShardingRule>>> m_rules;
     std::vector<uint8_t> m_hasRule;
     std::vector<char> m_manual;                       // in a manual region (op_rules.h)
@@ -289,7 +290,9 @@ void BlockFinder::enumerateStrategies(OpId dot, std::vector<FactorAssignment>& o
     for (int a = 0; a < m_sizes.rank; ++a) {
         const int64_t n = m_sizes.size[static_cast<size_t>(a)];
         auto& opts = perAxis[static_cast<size_t>(a)];
-        bool lhsDone = false, rhsDone = false;
+        const bool sequence = !m_sequenceAxis.empty() && m_mesh.axes()[static_cast<size_t>(a)].name == m_sequenceAxis;
+        int lhsFree = 0;
+        bool rhsDone = false;
         int bi = 0, ci = 0;
         for (int32_t f = 0; f < r.factorCount(); ++f) {
             const Factor& fac = r.factors[static_cast<size_t>(f)];
@@ -300,10 +303,8 @@ void BlockFinder::enumerateStrategies(OpId dot, std::vector<FactorAssignment>& o
                     ++bi;
                     break;
                 case FactorRole::DotLhsFree:
-                    if (divides && !lhsDone) {
-                        opts.push_back({f, "rows"});
-                        lhsDone = true;
-                    }
+                    if (divides && (lhsFree == 0 || (lhsFree == 1 && sequence))) opts.push_back({f, lhsFree == 0 ? "rows" : "seq"});
+                    lhsFree += divides ? 1 : 0;
                     break;
                 case FactorRole::DotRhsFree:
                     if (divides && !rhsDone) {
@@ -748,10 +749,10 @@ Result<BlockAnalysis> BlockFinder::run() {
 
 }  // namespace
 
-Result<BlockAnalysis> findParallelBlocks(const Graph& graph, const Mesh& mesh, int threads) {
+Result<BlockAnalysis> findParallelBlocks(const Graph& graph, const Mesh& mesh, int threads, const std::string& sequenceAxis) {
     auto sizes = meshSizes(mesh);
     if (!sizes) return sizes.error();
-    BlockFinder finder(graph, mesh, *sizes, threads);
+    BlockFinder finder(graph, mesh, *sizes, threads, sequenceAxis);
     return finder.run();
 }
 

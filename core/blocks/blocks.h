@@ -155,6 +155,9 @@ struct BlockAnalysis {
 // Errors: rules.bad_mesh (more than 8 axes), hlo.manual_mesh (a manual region's sharding or replica
 // groups do not fit the mesh, naming the op). The ops' rules are derived on `threads` workers
 // (0: util/parallel.h's default); the result does not depend on it.
-Result<BlockAnalysis> findParallelBlocks(const Graph& graph, const Mesh& mesh, int threads = 0);
+// A matmul's strategies split, per mesh axis, a batch dim, the first free dim of each side ("rows",
+// "cols") or a contracting dim; over `sequenceAxis` (context parallelism: the mesh axis named so)
+// also the lhs's second free dim ("seq": S of [B, S, D] · [D, F], whose first is the batch).
+Result<BlockAnalysis> findParallelBlocks(const Graph& graph, const Mesh& mesh, int threads = 0, const std::string& sequenceAxis = {});
 
 }  // namespace cfp

@@ -25,12 +25,20 @@ namespace cfp {
 // `weightAxis` when set (on any dim: column, row or vocabulary parallel) and otherwise replicated.
 // An operand of an attention matmul other than the first is split like it on its leading batch
 // dim. Blocks with nothing to split over the weight axis keep the batch-only strategies.
+// Context parallelism (`seqAxis`): the activation's sequence dim — its first dim after the batch
+// that is not a matmul batch dim (S of [B, S, D], of the attention's [B, H, S, Dh] queries, of a
+// gather's [B, S] token ids) — is split over that axis as well, and the other data operand only
+// where its dim is paired with that one (contracted with it, as in a weight gradient): the keys
+// and values an attention matmul reads stay whole along their sequence, so the search gathers
+// them over the axis: all-gather context parallelism, as Llama 3 was trained (Megatron-LM's ring
+// exchange, `--cp-comm-type p2p`, moves the same bytes beside the attention; that overlap is not
+// modelled). Blocks without a sequence to split keep the strategies without it.
 StrategyMask baselineMask(const PlanProblem& problem, const std::vector<std::string>& batchAxes,
-                          const std::string& weightAxis, std::string& note) {
+                          const std::string& weightAxis, std::string& note, const std::string& seqAxis) {
     const Graph& graph = problem.graph();
     const std::vector<char> fromData = dataDerived(graph);  // cost/op_cost.h
     const auto& blocks = problem.analysis().blocks.blocks;
-    auto allowedWith = [&](const ParallelBlock& block, const BlockStrategy& st, const std::string& axis) {
+    auto allowedWith = [&](const ParallelBlock& block, const BlockStrategy& st, const std::string& axis, const std::string& seq) {
         const auto& ops = st.entryOperands;
         const Op& entry = graph.op(block.entry);
         if (ops.size() < 2) return false;
@@ -50,10 +58,28 @@ StrategyMask baselineMask(const PlanProblem& problem, const std::vector<std::str
         if (!bothData)
             while (std::find(actBatchDims.begin(), actBatchDims.end(), actBatch) != actBatchDims.end()) ++actBatch;
         if (ops[act].rank() <= actBatch || ops[act].dimAxes(actBatch) != batchAxes || ops[act].isPartial()) return false;
+        // The activation's sequence dim, split over `seq` (context parallelism), and the other
+        // operand's dim paired with it by the matmul (contracted or batch), if any.
+        int64_t actSeq = -1, otherSeq = -1;
+        if (!seq.empty()) {
+            for (int64_t d = actBatch + 1; d < ops[act].rank() && actSeq < 0; ++d)
+                if (std::find(actBatchDims.begin(), actBatchDims.end(), d) == actBatchDims.end()) actSeq = d;
+            if (actSeq < 0) return false;
+            const auto& onSeq = ops[act].dimAxes(actSeq);
+            if (std::find(onSeq.begin(), onSeq.end(), seq) == onSeq.end()) return false;
+            if (dot) {
+                const auto& actC = act == 0 ? entry.attrs.dot.lhsContracting : entry.attrs.dot.rhsContracting;
+                const auto& otherC = act == 0 ? entry.attrs.dot.rhsContracting : entry.attrs.dot.lhsContracting;
+                for (size_t k = 0; k < actC.size() && k < otherC.size(); ++k)
+                    if (actC[k] == actSeq) otherSeq = otherC[k];
+                for (size_t k = 0; k < actBatchDims.size() && k < otherBatchDims.size(); ++k)
+                    if (actBatchDims[k] == actSeq) otherSeq = otherBatchDims[k];
+            }
+        }
         for (int64_t d = 0; d < ops[act].rank(); ++d)
             if (d != actBatch)
                 for (const auto& a : ops[act].dimAxes(d))
-                    if (axis.empty() || a != axis) return false;
+                    if (!(d == actSeq && a == seq) && (axis.empty() || a != axis)) return false;
         // The other data operand's batch: the batch dim paired with the activation's dim 0 (an MoE
         // combine reads expert outputs [E, B, C, D]), else its dim 0.
         int64_t otherBatch = 0;
@@ -63,6 +89,7 @@ StrategyMask baselineMask(const PlanProblem& problem, const std::vector<std::str
         for (int64_t d = 0; d < ops[other].rank(); ++d)
             for (const auto& a : ops[other].dimAxes(d)) {
                 if (a == axis) weightSplit = true;
+                else if (bothData && d == otherSeq && a == seq) continue;
                 else if (!(bothData && d == otherBatch && ops[other].dimAxes(d) == batchAxes && !batchAxes.empty())) return false;
             }
         return axis.empty() || weightSplit;
@@ -73,11 +100,15 @@ StrategyMask baselineMask(const PlanProblem& problem, const std::vector<std::str
         mask[b].assign(strategies.size(), 0);
         bool any = false;
         for (size_t s = 0; s < strategies.size(); ++s)
-            if (allowedWith(blocks[b], strategies[s], weightAxis)) mask[b][s] = any = true;
+            if (allowedWith(blocks[b], strategies[s], weightAxis, seqAxis)) mask[b][s] = any = true;
         if (!any && !weightAxis.empty())
             // Blocks without a weight to split (e.g. no weight operand) keep batch-only strategies.
             for (size_t s = 0; s < strategies.size(); ++s)
-                if (allowedWith(blocks[b], strategies[s], {})) mask[b][s] = any = true;
+                if (allowedWith(blocks[b], strategies[s], {}, seqAxis)) mask[b][s] = any = true;
+        if (!any && !seqAxis.empty())
+            // Nor a sequence to split (an input without one): the strategies without it.
+            for (size_t s = 0; s < strategies.size(); ++s)
+                if (allowedWith(blocks[b], strategies[s], weightAxis, {}) || allowedWith(blocks[b], strategies[s], {}, {})) mask[b][s] = any = true;
         if (!any) {
             note = "block " + std::to_string(b) + " has no such strategy (its batch dimension cannot be split that way)";
             return {};

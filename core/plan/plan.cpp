@@ -102,7 +102,7 @@ std::string throughputText(const PlanThroughput& t) {
     return out + mfu;
 }
 
-std::string parallelismSummary(const Plan& plan, const Graph& graph) {
+std::string parallelismSummary(const Plan& plan, const Graph& graph, bool withPolicy) {
     const Mesh& mesh = plan.mesh;
     const std::optional<PlanBatch> batch = planBatch(plan, graph);
     const std::vector<std::string> batchAxes = batch ? batch->dataParallelAxes : std::vector<std::string>{};
@@ -128,6 +128,13 @@ std::string parallelismSummary(const Plan& plan, const Graph& graph) {
         for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + v[i];
         return s;
     };
+    // Axes that split the token inputs' sequence (dim 1 of [B, S]): context parallelism.
+    std::vector<std::string> sequenceAxes;
+    if (plan.tensors.size() == static_cast<size_t>(graph.size()))
+        for (const Op& op : graph.ops())
+            if (op.kind == OpKind::Parameter && op.role == ParamRole::Input && op.type.rank() >= 2)
+                for (const std::string& a : plan.tensors[static_cast<size_t>(op.id)].result.dimAxes(1))
+                    if (std::find(sequenceAxes.begin(), sequenceAxes.end(), a) == sequenceAxes.end()) sequenceAxes.push_back(a);
     std::vector<std::string> parts;
     std::vector<std::string> dpAxes;
     for (const std::string& a : batchAxes)
@@ -148,7 +155,10 @@ std::string parallelismSummary(const Plan& plan, const Graph& graph) {
         const int pct = static_cast<int>(std::lround(share * 100));
         // Tensor parallel when the axis splits most of the weights; else it splits activations
         // (sequence, heads) and at most a few weights.
-        if (pct >= 50)
+        if (std::find(sequenceAxes.begin(), sequenceAxes.end(), axis.name) != sequenceAxes.end() && pct < 50)
+            parts.push_back("context parallel " + std::to_string(axis.size) + " (" + axis.name + ": the sequence split" +
+                            (pct > 0 ? ", and " + std::to_string(pct) + "% of the weights)" : std::string(")")));
+        else if (pct >= 50)
             parts.push_back("tensor parallel " + std::to_string(axis.size) + " (" + axis.name + ", " + std::to_string(pct) + "% of the weights)");
         else
             parts.push_back(axis.name + " " + std::to_string(axis.size) + " splits activations" +
@@ -159,8 +169,8 @@ std::string parallelismSummary(const Plan& plan, const Graph& graph) {
         parts.push_back("pipeline parallel " + std::to_string(plan.pipeline->stages) +
                         (plan.pipeline->chunksPerRank > 1 ? " × " + std::to_string(plan.pipeline->chunksPerRank) + " chunks" : std::string()) + " (" +
                         std::string(pipeScheduleName(plan.pipeline->schedule)) + ")");
-    parts.push_back("ZeRO-" + std::to_string(zeroStageOf(plan.policy)));
-    if (batch)
+    if (withPolicy) parts.push_back("ZeRO-" + std::to_string(zeroStageOf(plan.policy)));
+    if (batch && withPolicy)
         parts.push_back("micro-batch " + std::to_string(batch->microBatch()) + " × " + std::to_string(batch->accumulation) + " round" +
                         (batch->accumulation == 1 ? "" : "s"));
     std::string out;

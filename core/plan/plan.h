@@ -179,8 +179,10 @@ std::optional<PlanBatch> planBatch(const Plan& plan, const Graph& graph);
 // axis, the share of the trainable weights' bytes it splits (tensor parallel from half of them;
 // below that the axis is said to split activations), the ZeRO stage and the micro-batch. Example: "data parallel 4 (x) · tensor parallel 2 (z, 96% of the weights) ·
 // ZeRO-1 · micro-batch 2 × 1 round"; a data-parallel axis that splits weights too says so
-// ("data parallel 8 (x, y, z; weights split too: y 20%, z 20%)"). Axes of size 1 are left out.
-std::string parallelismSummary(const Plan& plan, const Graph& graph);
+// ("data parallel 8 (x, y, z; weights split too: y 20%, z 20%)"); an axis that splits the token
+// inputs' sequence and few weights is "context parallel 2 (cp: the sequence split)". Axes of size
+// 1 are left out. `withPolicy` false: the axes (and pipeline) only, without ZeRO and micro-batch.
+std::string parallelismSummary(const Plan& plan, const Graph& graph, bool withPolicy = true);
 
 // What a plan's step does per second, as training logs report it. Model FLOPs are the matrix
 // multiplications of the forward and backward passes as the graph writes them (one round, times

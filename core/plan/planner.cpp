@@ -54,6 +54,7 @@ Result<AnalysisReport> planningAnalysis(const Graph& graph, const Mesh& mesh, co
     analysisOptions.threads = options.search.threads;
     analysisOptions.check = options.blockCheck == BlockCheck::Run;
     analysisOptions.searchSpace = options.blockCheck == BlockCheck::Run;
+    analysisOptions.sequenceAxis = options.contextParallelAxis;
     auto analysis = analyzeGraph(graph, mesh, analysisOptions);
     if (!analysis) return analysis.error();
     if (analysis->check.checked && !analysis->check.pass)
@@ -453,7 +454,7 @@ Result<PlanOutcome> planAnalysed(const Graph& graph, const Cluster& cluster, Ana
 }
 
 int64_t configuredDataParallel(const RunConfig& config, const Cluster& cluster) {
-    return config.dp.value_or(std::max<int64_t>(1, cluster.devices() / (config.tp.value_or(1) * config.pp.value_or(1))));
+    return config.dp.value_or(std::max<int64_t>(1, cluster.devices() / (config.tp.value_or(1) * config.pp.value_or(1) * config.cp.value_or(1))));
 }
 
 Result<PlanOutcome> planConfigured(const Graph& graph, const Cluster& cluster, const RunConfig& config, const PlannerOptions& options) {
@@ -466,29 +467,33 @@ Result<PlanOutcome> planConfigured(const Graph& graph, const Cluster& cluster, c
         return unsupported("ZeRO-" + std::to_string(*config.zero) + " with pipeline parallelism (Megatron-LM runs pp with ZeRO-1, its distributed optimizer)");
     if (pp == 1 && (config.vp.value_or(1) > 1 || config.schedule))
         return makeError("config.unsupported", "vp and schedule need pp > 1", "--config");
-    if (config.cp.value_or(1) != 1) return unsupported("context parallelism (cp=" + std::to_string(*config.cp) + ")");
     // Selective recomputation (Korthikanti et al.: the attention core's scores, softmax and dropout
     // recomputed in the backward, nothing else) is what flash attention does: the same saved
     // activations and the same extra work (cost/op_cost.h, "Attention cores").
     if (config.recompute == RecomputeMode::Selective && options.policy.attention != AttentionKernel::Flash)
         return unsupported("selective recomputation with eager attention (flash attention recomputes the attention core: use it)");
-    const int64_t tp = config.tp.value_or(1), dp = configuredDataParallel(config, cluster);
+    const int64_t tp = config.tp.value_or(1), dp = configuredDataParallel(config, cluster), cp = config.cp.value_or(1);
     if (config.sequenceParallel.value_or(false) && tp == 1)
         return makeError("config.unsupported", "sp=on needs tp > 1: sequence parallelism splits what tensor parallelism leaves whole", "--config");
-    if (tp * dp * pp != cluster.devices())
-        return makeError("config.devices",
-                         (pp > 1 ? "dp × tp × pp = " + std::to_string(dp) + " × " + std::to_string(tp) + " × " + std::to_string(pp) + " = "
-                                 : "dp × tp = " + std::to_string(dp) + " × " + std::to_string(tp) + " = ") +
-                             std::to_string(dp * tp * pp) + " devices, the cluster has " + std::to_string(cluster.devices()),
+    if (cp > 1 && pp > 1) return unsupported("context parallelism with pipeline stages (cp=" + std::to_string(cp) + ", pp=" + std::to_string(pp) + ")");
+    if (tp * dp * pp * cp != cluster.devices()) {
+        std::string names = "dp × tp", values = std::to_string(dp) + " × " + std::to_string(tp);
+        if (cp > 1) names += " × cp", values += " × " + std::to_string(cp);
+        if (pp > 1) names += " × pp", values += " × " + std::to_string(pp);
+        return makeError("config.devices", names + " = " + values + " = " + std::to_string(dp * tp * pp * cp) + " devices, the cluster has " +
+                                               std::to_string(cluster.devices()),
                          "--config");
+    }
     PipelineSettings pipeline;
     if (pp > 1) {
         pipeline.stages = static_cast<int32_t>(pp);
         pipeline.chunksPerRank = static_cast<int32_t>(config.vp.value_or(1));
         pipeline.schedule = config.schedule.value_or(defaultPipeSchedule(pipeline.chunksPerRank));
     }
+    // Megatron-LM's rank order, innermost first: tensor, context, data (then pipeline).
     std::string meshText;
     if (dp > 1) meshText = "dp=" + std::to_string(dp);
+    if (cp > 1) meshText += (meshText.empty() ? "" : ",") + std::string("cp=") + std::to_string(cp);
     if (tp > 1) meshText += (meshText.empty() ? "" : ",") + std::string("tp=") + std::to_string(tp);
     if (meshText.empty()) meshText = "dp=1";
     // With pipeline stages the mesh is one stage's: its devices are consecutive ranks, the stages
@@ -514,6 +519,7 @@ Result<PlanOutcome> planConfigured(const Graph& graph, const Cluster& cluster, c
     if (config.bucketMb) o.policy.bucketBytes = *config.bucketMb * 1'000'000;
     o.baselines = Baselines::Skip;
     o.pins.clear();
+    o.contextParallelAxis = cp > 1 ? "cp" : "";
     const int64_t limit = memoryLimitFor(options, cluster.hardware);
     std::vector<std::string> batchAxes;
     if (dp > 1) batchAxes.push_back("dp");
@@ -521,7 +527,7 @@ Result<PlanOutcome> planConfigured(const Graph& graph, const Cluster& cluster, c
     reportProgress(o, "search", mesh->toString(), 0, 1, 0.0, 0.0);
     std::string note;
     auto mp = planOnMesh(graph, cluster, *mesh, o, 0, [&](const PlanProblem& p) -> Result<StrategyMask> {
-        auto mask = baselineMask(p, batchAxes, weightAxis, note);
+        auto mask = baselineMask(p, batchAxes, weightAxis, note, cp > 1 ? "cp" : "");
         if (mask.empty()) return makeError("plan.baseline", note);
         return mask;
     }, FrontierCheck::Skip);

@@ -59,6 +59,9 @@ struct PlannerOptions {
     // had no plan that fits, or its fastest plan, memory aside, was within 20% of the best so far.
     // A variant whose plan is not tensor parallel over its axis is dropped (docs/planning.md).
     bool searchSequenceParallel = false;
+    // The mesh axis matmuls may also split their input's sequence over (context parallelism,
+    // `cfp estimate --config cp=C`: the axis "cp"); AnalysisOptions::sequenceAxis.
+    std::string contextParallelAxis;
 };
 
 struct MeshCandidate {

@@ -32,10 +32,11 @@ Result<MeshPlan> planOnMesh(const Graph& graph, const Cluster& cluster, const Me
 
 // The baselines' restriction on a problem: every block's entry matmul input split on dim 0 over
 // exactly `batchAxes` and, when `weightAxis` is set, its weight split over that axis (column or row
-// parallel, heads for attention). Empty (and `note` says which block) when a block has no such
+// parallel, heads for attention); with `seqAxis` (context parallelism) the input's sequence dim
+// split over that axis too. Empty (and `note` says which block) when a block has no such
 // strategy.
 StrategyMask baselineMask(const PlanProblem& problem, const std::vector<std::string>& batchAxes, const std::string& weightAxis,
-                          std::string& note);
+                          std::string& note, const std::string& seqAxis = {});
 
 // The data-parallel and Megatron-style baselines of the cluster, each planned on its own mesh and
 // recomputed by the evaluator, with its memory against `limit`.

@@ -7,13 +7,14 @@
 //
 // Keys (each at most once, any order; a key left out is chosen: see planConfigured):
 //   tp  tensor-parallel degree (Megatron column/row-parallel layers)      default 1
-//   dp  data-parallel degree                                              default devices / tp
+//   dp  data-parallel degree                                              default devices / (tp · cp · pp)
 //   pp  pipeline-parallel degree: the layers cut into pp stages (plan/pipeline_plan.h)   default 1
 //   vp  model chunks per pipeline rank (Megatron-LM's virtual pipeline size; > 1 interleaves) default 1
 //   schedule  1f1b (Megatron-LM's default) | interleaved (with vp > 1) | gpipe | zb-h1 | zb-h2
 //             default: interleaved when vp > 1, else 1f1b (zb-v, dualpipe-v and dualpipe:
 //             schedule.unsupported, replayed only by `cfp schedule`)
-//   cp  context-parallel degree                                           1 (others not modelled yet)
+//   cp  context-parallel degree: the sequence split over cp ranks, keys and values all-gathered
+//       for the attention (baselines.cpp; not with pp > 1)                default 1
 //   zero  ZeRO stage: 0 none, 1 optimizer state, 2 and gradients, 3 and weights sharded over dp (FSDP)   default 1
 //   mbs   micro-batch per data-parallel rank                              default: the fewest rounds that fit
 //   recompute  none | selective (the attention core: what flash attention recomputes; with

@@ -303,6 +303,17 @@ private slots:
                 j["memory_breakdown_bytes"].toObject()["activations"].toInteger());
         Run spText = cfp({"estimate", "builtin:gpt3-125m", "--seq", "128", "--global-batch", "32", "--config", "tp=2,dp=4,mbs=2,sp=on,recompute=op"});
         QVERIFY2(spText.out.contains("sequence parallel over tp") && spText.out.contains("recompute per op"), spText.out.constData());
+        // Context parallelism: the sequence split over cp, said so; fewer activations per device
+        // than the same data parallelism without it, more communication (the keys gathered).
+        Run cp = cfp({"estimate", "builtin:gpt3-125m", "--seq", "128", "--global-batch", "32", "--config", "tp=2,dp=2,cp=2,mbs=2,sp=off,zero=1", "--json"});
+        QVERIFY2(cp.exitCode == 0, cp.err.constData());
+        const QJsonObject cpj = parseJson(cp.out).object();
+        QVERIFY2(cpj["parallelism"].toString().contains("context parallel 2 (cp: the sequence split)"), cp.out.constData());
+        QCOMPARE(cpj["estimated_config"].toString(), QStringLiteral("tp=2,dp=2,cp=2,zero=1,mbs=2,recompute=none,sp=off"));
+        QVERIFY(cpj["memory_breakdown_bytes"].toObject()["activations"].toInteger() < j["memory_breakdown_bytes"].toObject()["activations"].toInteger());
+        Run cpPipe = cfp({"estimate", "builtin:gpt3-125m", "--config", "cp=2,pp=2"});
+        QCOMPARE(cpPipe.exitCode, 1);
+        QVERIFY2(cpPipe.err.contains("context parallelism with pipeline stages") && cpPipe.err.contains("[config.unsupported]"), cpPipe.err.constData());
         Run spAlone = cfp({"estimate", "builtin:gpt3-125m", "--config", "tp=1,sp=on"});
         QCOMPARE(spAlone.exitCode, 1);
         QVERIFY2(spAlone.err.contains("tp > 1"), spAlone.err.constData());

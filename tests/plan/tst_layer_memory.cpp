@@ -39,14 +39,15 @@ struct Layer {
 };
 
 Layer layerActivations(const char* preset, int64_t tp, int64_t seq, AttentionKernel attention = AttentionKernel::Flash,
-                       RecomputeMode recompute = RecomputeMode::None, QkvLayout qkv = QkvLayout::Fused, bool sp = false) {
+                       RecomputeMode recompute = RecomputeMode::None, QkvLayout qkv = QkvLayout::Fused, bool sp = false, int64_t cp = 1) {
     ModelConfig c = must(presetConfig(preset), preset);
     Layer out{seq, c.hiddenSize, c.numHeads, c.numKvHeads, c.ffnSize, 0};
     Cluster cluster{must(loadHardware("h100-sxm"), "h100"), 1};
-    const int64_t dp = cluster.devices() / tp;
+    const int64_t dp = cluster.devices() / (tp * cp);
     RunConfig config;
     config.tp = tp;
     config.dp = dp;
+    if (cp > 1) config.cp = cp;
     config.zero = 1;
     config.microBatch = 1;
     config.recompute = recompute;
@@ -107,6 +108,65 @@ private slots:
         const double kv = static_cast<double>(llama.kv) / static_cast<double>(llama.a),
                      f = static_cast<double>(llama.f) / static_cast<double>(llama.h);
         within10(llama, sbh(llama) * (8.0 + 6.0 + 4.0 * kv + 6.0 * f) / tp, "llama3-8b tp=" + std::to_string(tp) + " sp");
+    }
+
+    // Context parallelism splits the sequence over cp ranks: every saved activation of a layer is
+    // 1/cp of it (the keys and values are gathered for the attention and again for its backward,
+    // not kept whole): 32/cp without tensor parallelism, (8 + 24/t)/cp with it.
+    void contextParallelSplitsTheSequence_data() {
+        QTest::addColumn<int>("tp");
+        QTest::addColumn<int>("cp");
+        for (const auto& [t, c] : {std::pair{1, 2}, std::pair{1, 4}, std::pair{2, 2}, std::pair{1, 8}})
+            QTest::newRow(("tp=" + std::to_string(t) + " cp=" + std::to_string(c)).c_str()) << t << c;
+    }
+    void contextParallelSplitsTheSequence() {
+        QFETCH(int, tp);
+        QFETCH(int, cp);
+        const Layer l = layerActivations("gpt3-1.3b", tp, 2048, AttentionKernel::Flash, RecomputeMode::None, QkvLayout::Fused, false, cp);
+        const double t = tp;
+        within10(l, sbh(l) * (tp == 1 ? 32.0 : 8.0 + 24.0 / t) / cp, "gpt3-1.3b tp=" + std::to_string(tp) + " cp=" + std::to_string(cp));
+    }
+
+    // ... and gathers the keys and values over cp for the attention (all-gather context
+    // parallelism): each attention-score matmul reads its queries split over cp along the
+    // sequence and the keys whole, which the layer holds split; the edge costs the all-gather of
+    // the keys a data-parallel rank reads (its 1/dp of them) over cp.
+    void contextParallelGathersTheKeys() {
+        ModelConfig c = must(presetConfig("gpt3-1.3b"), "preset");
+        c.numLayers = 2;
+        BuildOptions b;
+        b.batch = 4;
+        b.seq = 2048;
+        const Graph g = must(buildTrainingStep(c, b), "build").graph;
+        Cluster cluster{must(loadHardware("h100-sxm"), "h100"), 1};
+        RunConfig config;
+        config.tp = 1;
+        config.dp = 4;
+        config.cp = 2;
+        config.zero = 1;
+        config.microBatch = 1;
+        config.recompute = RecomputeMode::None;
+        const PlanOutcome out = must(planConfigured(g, cluster, config, PlannerOptions{}), "estimate");
+        const CostModel& model = out.problem->model();
+        const auto cpAxis = static_cast<size_t>(*model.mesh().axisIndex("cp"));
+        const TensorSharding::AxisList onCp{"cp"};
+        int scores = 0;
+        for (const Op& op : g.ops()) {
+            if (op.kind != OpKind::Dot || op.phase != Phase::Forward || op.attrs.dot.lhsBatch != std::vector<int64_t>{0, 1} ||
+                op.attrs.dot.lhsContracting != std::vector<int64_t>{3} || op.attrs.dot.rhsContracting != std::vector<int64_t>{3})
+                continue;
+            ++scores;
+            const TensorPlan& t = out.plan.tensors[static_cast<size_t>(op.id)];
+            QCOMPARE(t.operands[0].dimAxes(2), onCp);
+            QVERIFY(t.operands[1].dimAxes(2).empty());
+            const OpId keys = op.operands[1];
+            QCOMPARE(out.plan.tensors[static_cast<size_t>(keys)].result.dimAxes(2), onCp);
+            const double gather = model.collectiveSeconds(CollectiveKind::AllGather, cpAxis, g.op(keys).type.bytes() / 4);
+            const double paid = out.evaluation.opCost[static_cast<size_t>(op.id)].reshardSeconds;
+            const std::string msg = "paid " + std::to_string(paid * 1e6) + " us, all-gather " + std::to_string(gather * 1e6) + " us";
+            QVERIFY2(std::abs(paid - gather) <= 0.1 * gather, msg.c_str());
+        }
+        QCOMPARE(scores, 2);
     }
 
     void llamaLayerMatchesTheSameCount_data() {

@@ -517,7 +517,8 @@ private slots:
         for (const Case& c : {Case{"tp=3,dp=3", "config.devices"}, Case{"pp=2,zero=3", "config.unsupported"},
                               Case{"vp=2", "config.unsupported"}, Case{"pp=3", "config.devices"}, Case{"pp=2,vp=5", "pipeline.split"},
                               Case{"pp=4,mbs=1,schedule=interleaved", "schedule.shape"},
-                              Case{"tp=1,sp=on", "config.unsupported"}, Case{"dp=8,mbs=3", "config.batch"}}) {
+                              Case{"tp=1,sp=on", "config.unsupported"}, Case{"dp=8,mbs=3", "config.batch"},
+                              Case{"tp=2,dp=4,cp=2", "config.devices"}, Case{"cp=2,pp=2", "config.unsupported"}}) {
             auto e = runEstimate(r, must(RunConfig::parse(c.config), c.config));
             QVERIFY2(!e, c.config);
             QCOMPARE(QString::fromStdString(e.error().code), QString(c.code));
