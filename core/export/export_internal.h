@@ -64,7 +64,9 @@ std::string meshNamesTuple(const Mesh& mesh);
 // The layout Megatron-LM and torchtitan run (export_megatron.cpp): every transformer layer's
 // attention and MLP projections column- then row-parallel over one tensor-parallel axis (or none),
 // its norms replicated, every data input split along the batch over all the other axes, the
-// tensor-parallel axis innermost. Embeddings, the final norm and the head are not checked
+// tensor-parallel axis innermost; with context parallelism the inputs' sequence split over one more
+// axis, between the data-parallel ones and the tensor-parallel one (both frameworks' rank order:
+// tensor, context, data). Embeddings, the final norm and the head are not checked
 // (vocabularyLayoutNotes says where they differ). Example: mesh dp=2,tp=4 with QKV and fc1 [{},{tp}],
 // attn.out and fc2 [{tp},{}], inputs [{dp},{}]: tpAxis "tp" (4), dpAxes {"dp"} (2).
 struct LayoutTarget {
@@ -76,6 +78,8 @@ struct UniformLayout {
     int64_t tpSize = 1;
     std::vector<std::string> dpAxes;   // the other axes of size > 1, mesh order
     int64_t dpSize = 1;
+    std::string cpAxis;                // context parallelism: the axis the inputs' sequence is split over (empty: none)
+    int64_t cpSize = 1;
     bool sequenceParallel = false;     // every layer norm's [batch, seq, …] value split along seq over tpAxis
 };
 // export.not_uniform naming the first place that breaks the layout; export.bad_plan for an input

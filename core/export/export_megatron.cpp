@@ -259,15 +259,26 @@ Result<UniformLayout> recogniseUniformLayout(const Context& ctx, const LayoutTar
         }
     }
 
-    // Data parallelism: every data input's batch dim split over all the other axes (any order).
+    // Context parallelism: an axis other than tp that splits a data input's sequence (its dim 1).
     UniformLayout layout;
+    for (const Op& op : ctx.graph.ops()) {
+        if (op.kind != OpKind::Parameter || op.role != ParamRole::Input || op.type.dims.size() < 2) continue;
+        const TensorPlan* t = ctx.byOp[static_cast<size_t>(op.id)];
+        if (!t || t->result.rank() != static_cast<int64_t>(op.type.dims.size())) continue;
+        const auto dims = effectiveDims(t->result, mesh);
+        for (const std::string& a : dims[1])
+            if (a != tp && layout.cpAxis.empty()) layout.cpAxis = a;
+    }
+    if (!layout.cpAxis.empty()) layout.cpSize = *mesh.axisSize(layout.cpAxis);
+    // Data parallelism: every data input's batch dim split over all the other axes (any order).
     std::set<std::string> dpAxes;
     for (const auto& a : mesh.axes())
-        if (a.name != tp && a.size > 1) {
+        if (a.name != tp && a.name != layout.cpAxis && a.size > 1) {
             dpAxes.insert(a.name);
             layout.dpAxes.push_back(a.name);
             layout.dpSize *= a.size;
         }
+    const std::vector<std::string> cpAxes = layout.cpAxis.empty() ? std::vector<std::string>{} : std::vector<std::string>{layout.cpAxis};
     for (const Op& op : ctx.graph.ops()) {
         if (op.kind != OpKind::Parameter || op.role != ParamRole::Input || op.type.dims.empty()) continue;
         const TensorPlan* t = ctx.byOp[static_cast<size_t>(op.id)];
@@ -277,11 +288,12 @@ Result<UniformLayout> recogniseUniformLayout(const Context& ctx, const LayoutTar
                                                     " has the wrong rank", op.name);
         const auto dims = effectiveDims(t->result, mesh);
         bool ok = std::set<std::string>(dims[0].begin(), dims[0].end()) == dpAxes && dims[0].size() == dpAxes.size();
-        for (size_t d = 1; d < dims.size(); ++d) ok = ok && dims[d].empty();
+        for (size_t d = 1; d < dims.size(); ++d) ok = ok && (d == 1 && dims.size() >= 2 ? dims[d] == cpAxes : dims[d].empty());
         if (!ok) {
             std::string need = dpAxes.empty() ? std::string("the batch unsplit") : "the batch split over ";
             std::vector<std::string> list(dpAxes.begin(), dpAxes.end());
             if (!dpAxes.empty()) need += joinAxes(list) + " only";
+            if (!cpAxes.empty()) need += " and the sequence over " + layout.cpAxis;
             return notUniformHere("input " + op.name + " " + describeSplit(dims, false) + ", " + who + " needs " + need,
                                   op.name);
         }
@@ -294,6 +306,15 @@ Result<UniformLayout> recogniseUniformLayout(const Context& ctx, const LayoutTar
             if (mesh.axes()[i].size > 1)
                 return notUniformHere("tensor-parallel axis " + tp + " is not the innermost mesh axis (" + mesh.axes()[i].name +
                                           " is inside it); " + who + " places tensor-parallel ranks on consecutive devices",
+                                      {});
+    }
+    // The context-parallel axis inside every data-parallel one.
+    if (!layout.cpAxis.empty()) {
+        const auto idx = static_cast<size_t>(*mesh.axisIndex(layout.cpAxis));
+        for (size_t i = idx + 1; i < mesh.axes().size(); ++i)
+            if (mesh.axes()[i].size > 1 && mesh.axes()[i].name != tp)
+                return notUniformHere("context-parallel axis " + layout.cpAxis + " is outside data-parallel axis " + mesh.axes()[i].name + "; " +
+                                          who + " places context-parallel ranks inside data-parallel ones (tensor, context, data)",
                                       {});
     }
     layout.tpAxis = tp;
@@ -310,8 +331,11 @@ Result<UniformLayout> recogniseUniformLayout(const Context& ctx, const LayoutTar
             if (layerOf(op.scope, &rest).empty() || layerRole(rest) != LayerRole::Norm) continue;
             const TensorPlan* t = ctx.byOp[static_cast<size_t>(op.id)];
             ++normValues;
-            if (!t || t->result.rank() != static_cast<int64_t>(op.type.dims.size()) ||
-                effectiveAxes(t->result.dimAxes(1), mesh) != tpAxes) {
+            std::vector<std::string> onSeq;
+            if (t && t->result.rank() == static_cast<int64_t>(op.type.dims.size()))
+                for (const std::string& a : effectiveAxes(t->result.dimAxes(1), mesh))
+                    if (a != layout.cpAxis) onSeq.push_back(a);
+            if (!t || t->result.rank() != static_cast<int64_t>(op.type.dims.size()) || onSeq != tpAxes) {
                 sequenceParallel = false;
                 break;
             }
@@ -344,9 +368,17 @@ Result<std::string> exportMegatron(const Context& ctx) {
         if (pl->chunksPerRank > 1 && !pl->chunks.empty())
             virtualFlag = " --num-layers-per-virtual-pipeline-stage " + std::to_string(pl->chunks.front().layers);
     }
+    if (layout->cpSize > 1 && ppSize > 1)
+        return notUniform(target, "the plan splits the sequence over " + layout->cpAxis + " and has pipeline stages; cfp does not plan both", {});
     std::string flags = "--tensor-model-parallel-size " + std::to_string(tpSize) + " --pipeline-model-parallel-size " +
                         std::to_string(ppSize) + virtualFlag;
-    if (layout->sequenceParallel) flags += " --sequence-parallel";
+    // Context parallelism as the plan prices it: Megatron-LM's all_gather exchange ("all-gather to
+    // get full sequence of KV before attention … cannot be overlapped", TransformerConfig); its
+    // default, p2p, moves the same bytes in a ring beside the attention.
+    if (layout->cpSize > 1) flags += " --context-parallel-size " + std::to_string(layout->cpSize) + " --cp-comm-type all_gather";
+    // Sequence parallelism: the norms' values split along the sequence over tp in the shardings, or
+    // the plan's policy (cost/op_cost.h prices it over tp without changing the shardings).
+    if (layout->sequenceParallel || (!tp.empty() && ctx.plan.policy.sequenceParallelAxis == tp)) flags += " --sequence-parallel";
     // Memory policy. Megatron recomputes whole layers (full granularity); the plan recomputes per
     // ParallelBlock, so the flags follow only when every block of every layer recomputes.
     if (ctx.plan.policy.optimizerSharding) flags += " --use-distributed-optimizer";

@@ -1047,6 +1047,29 @@ private slots:
         QVERIFY2(contains(r.error().message, "applies DDP only when data parallelism is the only parallelism"), text(r.error()).constData());
     }
 
+    // Context parallelism: the sequence split over cp, the keys and values all-gathered — torchtitan's
+    // allgather rotation and Megatron-LM's all_gather exchange, cp between dp and tp in both.
+    void contextParallelIsExported() {
+        const PlanRun run = estimated("builtin:llama3-8b", 8, 2048, "tp=2,dp=2,cp=2,zero=1,mbs=1,recompute=none,sp=on");
+        const std::string toml = torchtitanOk(run);
+        const auto e = tomlEntries(toml);
+        QCOMPARE(e.at("parallelism.context_parallel_degree"), std::string("2"));
+        QCOMPARE(e.at("parallelism.context_parallel_rotate_method"), std::string("\"allgather\""));
+        QCOMPARE(e.at("parallelism.tensor_parallel_degree"), std::string("2"));
+        QCOMPARE(e.at("parallelism.data_parallel_shard_degree"), std::string("2"));
+        QCOMPARE(e.at("training.local_batch_size"), std::string("1"));
+        QVERIFY2(contains(toml, "as the plan is"), toml.c_str());  // sequence parallel over tp beside cp
+        auto m = exportPlan(run.model->graph, run.outcome.plan, ExportFormat::Megatron, {}, &*run.model->config);
+        QVERIFY2(m.ok(), m.ok() ? "" : m.error().toString().c_str());
+        QVERIFY2(contains(*m, "--tensor-model-parallel-size 2 --pipeline-model-parallel-size 1 --context-parallel-size 2 --cp-comm-type all_gather --sequence-parallel "
+                                 "--use-distributed-optimizer"),
+                 m->c_str());
+        // Without context parallelism neither says so.
+        const PlanRun plain = estimated("builtin:llama3-8b", 8, 2048, "tp=2,dp=4,zero=1,mbs=1,recompute=none,sp=on");
+        QCOMPARE(tomlEntries(torchtitanOk(plain)).at("parallelism.context_parallel_degree"), std::string("1"));
+        QVERIFY(!contains(torchtitanOk(plain), "context_parallel_rotate_method"));
+    }
+
     // Pipelines: the degree, PyTorch's schedule name, the micro-batch and the plan's stage split.
     void torchtitanPipeline() {
         const PlanRun run = estimated("builtin:llama3-8b", 16, 2048, "tp=1,dp=4,pp=2,zero=1,mbs=1,recompute=none");
