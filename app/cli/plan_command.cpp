@@ -45,8 +45,11 @@ Result<PlanRequest> requestFromArgs(const ParsedArgs& args) {
         }
     }
     if (auto v = args.value("--recompute")) {
-        auto rc = parseRecomputePolicy(*v);
-        if (!rc || recomputesByLayer(*rc)) return makeError("cli.usage", "--recompute: '" + *v + "' is not one of auto, none, all");
+        // full and op recompute per layer, as cfp estimate names them (RecomputePolicy Layers, SelectiveOps).
+        auto rc = *v == "full" ? std::optional{RecomputePolicy::Layers}
+                  : *v == "op" ? std::optional{RecomputePolicy::SelectiveOps}
+                               : parseRecomputePolicy(*v);
+        if (!rc || *v == "layers" || *v == "ops") return makeError("cli.usage", "--recompute: '" + *v + "' is not one of auto, none, all, full, op");
         r.policy.recompute = *rc;
     }
     if (auto v = args.value("--optimizer-sharding")) {
@@ -134,8 +137,11 @@ int cmdPlan(const std::vector<std::string>& argv) {
                      "                     --cross-entropy-loss-fusion, a compiled loss), inplace (Megatron-LM's default:\n"
                      "                     f32 softmax kept, gradient in place) or eager (PyTorch F.cross_entropy on f32\n"
                      "                     logits, as torchtitan: f32 log-probabilities kept, two f32 gradients)\n"
-                     "  --recompute R      activation recomputation per ParallelBlock: auto (default: the search\n"
-                     "                     decides per block, only where memory needs it), none, or all\n"
+                     "  --recompute R      activation recomputation: per ParallelBlock auto (default: the search\n"
+                     "                     decides per block, only where memory needs it), none or all; or per\n"
+                     "                     layer as frameworks run it: full (every layer recomputed from its input,\n"
+                     "                     Megatron-LM's --recompute-granularity full) or op (torchtitan's per-op\n"
+                     "                     selective checkpointing; cfp estimate's recompute=full and op)\n"
                      "  --zero Z           ZeRO stage over the axes each weight is replicated on: 0 none, 1 optimizer\n"
                      "                     state, 2 and gradients, 3 and weights (FSDP full sharding), or auto\n"
                      "                     (default: 1, and 2 then 3 while the plan is shaped by the memory limit or\n"

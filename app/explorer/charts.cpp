@@ -567,9 +567,12 @@ void MemoryChart::setPlan(std::shared_ptr<const PlanData> plan, std::shared_ptr<
         if (!b.feasible) continue;
         rows.push_back({baselineName(b), b.memory, b.fits});
     }
+    // A configuration's text is too long for the axis (it would squeeze the bars away): the axis
+    // says "your configuration" and the note below names it.
+    const bool longName = estimateName.size() > 24;
     if (estimate) {
         const Plan& e = estimate->outcome.plan;
-        rows.push_back({estimateName.isEmpty() ? tr("your configuration") : estimateName, e.memory, e.memory.total() <= e.memoryLimitBytes});
+        rows.push_back({estimateName.isEmpty() || longName ? tr("your configuration") : estimateName, e.memory, e.memory.total() <= e.memoryLimitBytes});
     }
     struct Kind {
         QString name;
@@ -630,10 +633,12 @@ void MemoryChart::setPlan(std::shared_ptr<const PlanData> plan, std::shared_ptr<
     value->setLabel(tr("GiB per device"));
     value->setRange(0, std::max({maxGiB, usable, capacity}) * 1.25);
     legendBelowTitle(p);
-    setNote(capacity > usable ? tr("Dashed: usable memory %1; solid: the GPU's %2 (the difference is the reserve for the CUDA context, "
-                                   "NCCL buffers and fragmentation).")
-                                    .arg(formatBytes(usable * kGiB), formatBytes(capacity * kGiB))
-                              : tr("Dashed: the memory limit %1.").arg(formatBytes(usable * kGiB)));
+    QString note = capacity > usable ? tr("Dashed: usable memory %1; solid: the GPU's %2 (the difference is the reserve for the CUDA context, "
+                                          "NCCL buffers and fragmentation).")
+                                           .arg(formatBytes(usable * kGiB), formatBytes(capacity * kGiB))
+                                     : tr("Dashed: the memory limit %1.").arg(formatBytes(usable * kGiB));
+    if (estimate && longName) note += tr(" Your configuration: %1.").arg(estimateName);
+    setNote(note);
     p->replot();
 }
 

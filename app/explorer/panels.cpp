@@ -140,8 +140,17 @@ ClusterPanel::ClusterPanel(Explorer* explorer, QWidget* parent) : QWidget(parent
     form->addRow(tr("Memory limit"), m_memory);
     form->addRow(tr("Reserve"), m_reserve);
     m_recompute = new QComboBox(this);
-    m_recompute->addItems({QStringLiteral("auto"), QStringLiteral("none"), QStringLiteral("all")});
-    m_recompute->setToolTip(tr("Activation recomputation per ParallelBlock: auto lets the search choose per block"));
+    m_recompute->setObjectName(QStringLiteral("recomputeBox"));
+    // Per ParallelBlock (auto, none, all), or per layer as frameworks run it (full, op).
+    m_recompute->addItem(QStringLiteral("auto"), QStringLiteral("auto"));
+    m_recompute->addItem(QStringLiteral("none"), QStringLiteral("none"));
+    m_recompute->addItem(QStringLiteral("all"), QStringLiteral("all"));
+    m_recompute->addItem(tr("full (per layer)"), QStringLiteral("layers"));
+    m_recompute->addItem(tr("op (per layer, torchtitan)"), QStringLiteral("ops"));
+    m_recompute->setToolTip(tr("Activation recomputation. Per ParallelBlock: auto lets the search choose per block where memory "
+                               "needs it, none, all. Per layer as frameworks run it: full (every layer recomputed from its input, "
+                               "Megatron-LM's --recompute-granularity full), op (torchtitan's per-op selective checkpointing: a "
+                               "layer keeps its input, every other linear layer's output and the attention output)"));
     m_zero = new QComboBox(this);
     m_zero->setObjectName(QStringLiteral("zeroBox"));
     // Item data: the stage, -1 for auto.
@@ -277,7 +286,7 @@ void ClusterPanel::refresh() {
     m_memory->setValue(static_cast<double>(p.memoryLimitBytes.value_or(0)) / kGiB);
     m_reserve->setValue(p.memoryReserveBytes ? static_cast<double>(*p.memoryReserveBytes) / kGiB : -1.0);
     m_accumulation->setValue(static_cast<int>(p.accumulation.value_or(0)));
-    m_recompute->setCurrentText(qs(std::string(recomputePolicyName(p.policy.recompute))));
+    m_recompute->setCurrentIndex(std::max(0, m_recompute->findData(qs(std::string(recomputePolicyName(p.policy.recompute))))));
     m_attention->setCurrentText(qs(std::string(attentionKernelName(p.policy.attention))));
     m_crossEntropy->setCurrentText(qs(std::string(crossEntropyKernelName(p.policy.crossEntropy))));
     m_zero->setCurrentIndex(m_zero->findData(p.searchZero ? -1 : zeroStageOf(p.policy)));
@@ -343,7 +352,7 @@ void ClusterPanel::apply() {
         }
         c.accumulation = m_accumulation->value();
     }
-    c.policy.recompute = parseRecomputePolicy(m_recompute->currentText().toStdString()).value_or(RecomputePolicy::Auto);
+    c.policy.recompute = parseRecomputePolicy(m_recompute->currentData().toString().toStdString()).value_or(RecomputePolicy::Auto);
     c.searchZero = m_zero->currentData().toInt() < 0;
     c.policy.zeroStage = c.searchZero ? 1 : m_zero->currentData().toInt();
     c.policy.optimizerSharding = c.policy.zeroStage >= 1;

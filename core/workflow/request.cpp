@@ -220,8 +220,7 @@ Result<PlanRequest> requestFromDoc(const nlohmann::json& j, const std::string& o
     auto recompute = str(j, "", "recompute");
     if (!recompute) return located(recompute.error());
     auto rc = parseRecomputePolicy(*recompute);
-    if (!rc || recomputesByLayer(*rc))
-        return located(makeError("request.format", "recompute must be auto, none or all, got '" + *recompute + "'", "/recompute"));
+    if (!rc) return located(makeError("request.format", "recompute must be auto, none, all, layers or ops, got '" + *recompute + "'", "/recompute"));
     r.policy.recompute = *rc;
     auto pins = S.member(j, "", "pins");
     if (!pins) return located(pins.error());

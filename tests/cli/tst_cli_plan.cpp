@@ -314,6 +314,22 @@ private slots:
         Run cpPipe = cfp({"estimate", "builtin:gpt3-125m", "--config", "cp=2,pp=2"});
         QCOMPARE(cpPipe.exitCode, 1);
         QVERIFY2(cpPipe.err.contains("context parallelism with pipeline stages") && cpPipe.err.contains("[config.unsupported]"), cpPipe.err.constData());
+        // cfp plan under per-layer recomputation (full, op) prices as cfp estimate does: the
+        // plan's layout estimated with recompute=full has the plan's step and memory.
+        Run full = cfp({"plan", "builtin:gpt3-125m", "--seq", "128", "--batch", "32", "--mesh", "dp=4,tp=2", "--no-baselines", "--zero", "1",
+                        "--recompute", "full", "--json"});
+        QVERIFY2(full.exitCode == 0, full.err.constData());
+        const QJsonObject fj = parseJson(full.out).object();
+        QCOMPARE(fj["memory_policy"].toObject()["recompute"].toString(), QStringLiteral("layers"));
+        Run none = cfp({"plan", "builtin:gpt3-125m", "--seq", "128", "--batch", "32", "--mesh", "dp=4,tp=2", "--no-baselines", "--zero", "1",
+                        "--recompute", "none", "--json"});
+        QVERIFY2(none.exitCode == 0, none.err.constData());
+        const QJsonObject nj = parseJson(none.out).object();
+        QVERIFY(fj["memory_breakdown_bytes"].toObject()["activations"].toInteger() < nj["memory_breakdown_bytes"].toObject()["activations"].toInteger());
+        QVERIFY(fj["step_seconds"].toDouble() > nj["step_seconds"].toDouble());  // the forward runs twice
+        Run op = cfp({"plan", "builtin:gpt3-125m", "--seq", "128", "--batch", "32", "--mesh", "8", "--no-baselines", "--recompute", "op", "--json"});
+        QVERIFY2(op.exitCode == 0, op.err.constData());
+        QCOMPARE(parseJson(op.out).object()["memory_policy"].toObject()["recompute"].toString(), QStringLiteral("ops"));
         Run spAlone = cfp({"estimate", "builtin:gpt3-125m", "--config", "tp=1,sp=on"});
         QCOMPARE(spAlone.exitCode, 1);
         QVERIFY2(spAlone.err.contains("tp > 1"), spAlone.err.constData());
@@ -389,7 +405,8 @@ private slots:
         QTest::newRow("memory limit not a size") << QStringList{"--memory-limit", "abc"} << 2 << QStringList{"--memory-limit", "abc"};
         QTest::newRow("memory limit unit") << QStringList{"--memory-limit", "4XB"} << 2 << QStringList{"--memory-limit", "XB"};
         QTest::newRow("zero nodes") << QStringList{"--nodes", "0"} << 2 << QStringList{"--nodes"};
-        QTest::newRow("recompute value") << QStringList{"--recompute", "some"} << 2 << QStringList{"--recompute", "some", "auto, none, all"};
+        QTest::newRow("recompute value") << QStringList{"--recompute", "some"} << 2 << QStringList{"--recompute", "some", "auto, none, all, full, op"};
+        QTest::newRow("recompute policy name") << QStringList{"--recompute", "layers"} << 2 << QStringList{"--recompute", "layers"};
         QTest::newRow("optimizer sharding value")
             << QStringList{"--optimizer-sharding", "yes"} << 2 << QStringList{"--optimizer-sharding", "on or off"};
         QTest::newRow("unknown option") << QStringList{"--frob"} << 2 << QStringList{"--frob"};

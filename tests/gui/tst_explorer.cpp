@@ -778,6 +778,15 @@ private slots:
         QCOMPARE(zeroStageOf(w.explorer()->plan()->plan().policy), 2);
         QCOMPARE(c->crossEntropyBox()->currentText(), QStringLiteral("eager"));  // refresh keeps the choices
         QCOMPARE(c->zeroBox()->currentText(), QStringLiteral("ZeRO 2"));
+        // Recomputation per layer as frameworks run it: the request's policy, the plan's.
+        QCOMPARE(c->recomputeBox()->count(), 5);
+        c->recomputeBox()->setCurrentIndex(c->recomputeBox()->findData(QStringLiteral("layers")));
+        c->findChild<QPushButton*>(QStringLiteral("applyButton"))->click();
+        QVERIFY(waitIdle(w));
+        QCOMPARE(w.explorer()->request().policy.recompute, RecomputePolicy::Layers);
+        QVERIFY(searchAndWait(w));
+        QCOMPARE(w.explorer()->plan()->plan().policy.recompute, RecomputePolicy::Layers);
+        QCOMPARE(c->recomputeBox()->currentData().toString(), QStringLiteral("layers"));
     }
 
     // Sequence parallelism from the cluster panel: searched by default (the plan under a tight
