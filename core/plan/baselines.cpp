@@ -110,7 +110,8 @@ StrategyMask baselineMask(const PlanProblem& problem, const std::vector<std::str
             for (size_t s = 0; s < strategies.size(); ++s)
                 if (allowedWith(blocks[b], strategies[s], weightAxis, {}) || allowedWith(blocks[b], strategies[s], {}, {})) mask[b][s] = any = true;
         if (!any) {
-            note = "block " + std::to_string(b) + " has no such strategy (its batch dimension cannot be split that way)";
+            note = "block " + std::to_string(b) + " has no such strategy (its batch dimension cannot be split that way" +
+                   (seqAxis.empty() ? std::string(")") : ", nor its sequence over " + seqAxis + ")");
             return {};
         }
     }

@@ -515,7 +515,11 @@ Result<PlanRun> estimateOne(const PlanRequest& request, const std::shared_ptr<co
         // shrink the bubble, so every count is tried.
         if (fits && !pipelined) break;
     }
-    if (!chosen) return makeError("config.batch", "no micro-batch size gives every block a " + config.toString() + " strategy", "--config");
+    if (!chosen)
+        return makeError("config.batch", "no micro-batch size gives every block a " + config.toString() + " strategy" +
+                                             (tried.empty() ? std::string() : " (at " + std::to_string(tried.front().steps) + " round" +
+                                                                                  (tried.front().steps == 1 ? "" : "s") + ": " + tried.front().note + ")"),
+                         "--config");
     chosen->profile = measured.profile;
     chosen->accumulationTried = std::move(tried);
     chosen->outcome.plan.searchSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

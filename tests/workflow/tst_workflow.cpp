@@ -524,6 +524,13 @@ private slots:
             QCOMPARE(QString::fromStdString(e.error().code), QString(c.code));
             QCOMPARE(QString::fromStdString(e.error().where), QStringLiteral("--config"));
         }
+        // A sequence that does not split over cp: the error says which block and why.
+        PlanRequest odd = r;
+        odd.model.build.seq = 129;
+        auto oddCp = runEstimate(odd, must(RunConfig::parse("tp=1,dp=4,cp=2"), "cp"));
+        QVERIFY(!oddCp);
+        QCOMPARE(QString::fromStdString(oddCp.error().code), QStringLiteral("config.batch"));
+        QVERIFY2(oddCp.error().message.find("nor its sequence over cp") != std::string::npos, oddCp.error().message.c_str());
         // Selective recomputation is what flash attention does; with eager attention it is not
         // modelled.
         const PlanRun selective = must(runEstimate(r, must(RunConfig::parse("dp=8,mbs=8,recompute=selective"), "sel")), "selective");
