@@ -213,6 +213,39 @@ const LinkSpec& CostModel::link(size_t axis) const {
     return a.link && *a.link == LinkClass::InterNode ? m_hw.interNode : m_hw.intraNode;
 }
 
+double busCurveSeconds(const BusCurve& curve, CollectiveKind kind, double n, double bytes) {
+    // nccl-tests' bus bandwidth: algbw (bytes / time) × 2(n−1)/n for all-reduce, × (n−1)/n for
+    // all-gather and reduce-scatter (bytes: the whole buffer).
+    const double factor = kind == CollectiveKind::AllReduce ? 2 * (n - 1) / n : (n - 1) / n;
+    const auto& pts = curve.points;
+    auto busAt = [&](double b) {
+        double bus = pts.back().second;
+        if (b <= pts.front().first) {
+            bus = pts.front().second;
+        } else {
+            for (size_t i = 1; i < pts.size(); ++i)
+                if (b <= pts[i].first) {
+                    // Log-log between the two measured sizes around b.
+                    const double u = std::log(b / pts[i - 1].first) / std::log(pts[i].first / pts[i - 1].first);
+                    bus = std::exp(std::log(pts[i - 1].second) + u * std::log(pts[i].second / pts[i - 1].second));
+                    break;
+                }
+        }
+        if (kind != CollectiveKind::AllReduce && curve.otherPeakBytesPerSecond > 0) bus = std::min(bus, curve.otherPeakBytesPerSecond);
+        return bus;
+    };
+    const double first = pts.front().first;
+    if (bytes >= first) return bytes * factor / busAt(bytes);
+    // Below the smallest size measured: from the latency floor at 0 bytes to that size's time. The
+    // floor is an all-reduce's on the curve's group of m devices; n devices take (n−1)/(m−1) of it
+    // and all-gather and reduce-scatter half of that, as the ring's steps count (so that one of
+    // each costs an all-reduce, as on the α-β line).
+    const double atFirst = first * factor / busAt(first);
+    const double steps = (n - 1) / static_cast<double>(std::max<int64_t>(1, curve.devices - 1)) * (kind == CollectiveKind::AllReduce ? 1.0 : 0.5);
+    const double floor = std::min(curve.floorSeconds * steps, atFirst);
+    return floor + (atFirst - floor) * std::max(0.0, bytes) / first;
+}
+
 double CostModel::collectiveSeconds(CollectiveKind kind, size_t axis, int64_t messageBytes) const {
     const double n = static_cast<double>(m_sizes.size[axis]);
     if (n <= 1 || kind == CollectiveKind::LocalSlice) return 0.0;
@@ -221,6 +254,7 @@ double CostModel::collectiveSeconds(CollectiveKind kind, size_t axis, int64_t me
         return f.steps * fit->alphaSeconds + f.bytesFactor * static_cast<double>(messageBytes) * fit->betaSecondsPerByte;
     }
     const LinkSpec& l = link(axis);
+    if (!l.busCurve.empty() && kind != CollectiveKind::AllToAll) return busCurveSeconds(l.busCurve, kind, n, static_cast<double>(messageBytes));
     const double alpha = l.latencySeconds;
     const double beta = 1.0 / axisBytesPerSecond(axis);
     const double b = static_cast<double>(messageBytes);

@@ -30,6 +30,17 @@
 // (NCCL all-reduce across DGX H100 nodes, 8 × 400 Gb/s per node: bus bandwidth ~370-390 GB/s,
 // 8 × the 46-48 GB/s one NIC achieves; across nodes of 4 HDR NICs, 85-96 GB/s: micro_benchmarks
 // in published-runs.json.) An axis with one device per node (stride ≥ G) uses one NIC per device.
+// Measured bus bandwidth (LinkSpec::busCurve, a hardware file's bus_bandwidth_curve): where the
+// axis's link has one, all-reduce, all-gather and reduce-scatter take b · f / busbw(b), with f =
+// 2(n−1)/n for all-reduce and (n−1)/n for the others (nccl-tests' bus-bandwidth convention, which
+// makes a curve measured on 8 GPUs hold for other group sizes), busbw log-log interpolated between
+// the measured sizes (beyond the largest, its value), capped at the curve's other-collectives peak
+// for all-gather and reduce-scatter; below the smallest size the time runs linearly from the
+// curve's latency floor at 0 bytes to that size's; the floor, an all-reduce's on the curve's m
+// devices, scales with the ring's steps: (n−1)/(m−1) of it, half of that for all-gather and
+// reduce-scatter. Below the cap a reduce-scatter and an all-gather cost one
+// all-reduce, as on the α-β line. DGX H100's NVLink: 67 GB/s at 1 MiB, 362 at
+// 64 MiB, 480 at 8 GiB (NVLS), where the α-β line gives 101, 427 and 450. All-to-all stays α-β.
 // An op's own all-reduce over several axes is one all-reduce per axis, the message shrinking by
 // nothing (b is the full result). Resharding is the sum of its planned steps (sharding/reshard.h).
 //
@@ -121,6 +132,9 @@ struct CostCalibration {
 std::optional<double> interpolateGemmEfficiency(const std::vector<GemmEfficiencyPoint>& table, DType dtype, double flops,
                                                 double bytes);
 
+// A collective of `bytes` over n devices on a link with a measured bus-bandwidth curve (above).
+double busCurveSeconds(const BusCurve& curve, CollectiveKind kind, double n, double bytes);
+
 class CostModel {
 public:
     // `mesh` must have link classes (assignLinkClasses) and at most kMaxRuleMeshAxes axes.
@@ -142,7 +156,7 @@ public:
     // What one fused edge saves: the tensor written and read once less, one launch less.
     double fusedEdgeSavingSeconds(int64_t localTensorBytes) const;
 
-    double collectiveSeconds(CollectiveKind kind, size_t axis, int64_t messageBytes) const;
+    double collectiveSeconds(CollectiveKind kind, size_t axis, int64_t messageBytes) const;  // see above
     // An op's own collectives and an updated weight's all-gathers: cost/op_cost.h.
     double reshardSeconds(const ReshardPlan& plan) const;
 

@@ -263,7 +263,7 @@ private:
         CFP_HW_ASSIGN(obj, kSpecJson.member(doc, "", key));
         const std::string ptr = childPointer("", key);
         if (!obj->is_object()) return kSpecJson.typeError(ptr, "an object", *obj);
-        static constexpr std::string_view kLinkFields[] = {"name", "bandwidth_gb_per_s", "latency_us", "supports_tree"};
+        static constexpr std::string_view kLinkFields[] = {"name", "bandwidth_gb_per_s", "latency_us", "supports_tree", "bus_bandwidth_curve"};
         CFP_TRY(checkKeys(*obj, ptr, kLinkFields));
 
         LinkSpec out;
@@ -276,6 +276,41 @@ private:
         CFP_HW_ASSIGN(latencyUs, requiredNumber(*obj, ptr, "latency_us", Range::NonNegative));
         out.latencySeconds = latencyUs / kMicrosecondsPerSecond;
         CFP_HW_ASSIGN(out.supportsTree, requiredBool(*obj, ptr, "supports_tree"));
+        if (obj->contains("bus_bandwidth_curve")) CFP_HW_ASSIGN(out.busCurve, busCurve(obj->at("bus_bandwidth_curve"), ptr + "/bus_bandwidth_curve"));
+        return out;
+    }
+
+    // {"points": [[bytes, GB/s], …] (sizes ascending), "floor_us": …, "other_collectives_peak_gb_per_s": … (optional)}
+    Result<BusCurve> busCurve(const Json& c, const std::string& ptr) const {
+        if (!c.is_object()) return kSpecJson.typeError(ptr, "an object", c);
+        static constexpr std::string_view kCurveFields[] = {"devices", "points", "floor_us", "other_collectives_peak_gb_per_s"};
+        CFP_TRY(checkKeys(c, ptr, kCurveFields));
+        BusCurve out;
+        CFP_HW_ASSIGN(out.devices, requiredInt(c, ptr, "devices"));
+        if (out.devices < 2) return fail(ptr + "/devices", "must be at least 2, got " + std::to_string(out.devices));
+        const Json* points = nullptr;
+        CFP_HW_ASSIGN(points, kSpecJson.member(c, ptr, "points"));
+        const std::string pointsPtr = ptr + "/points";
+        if (!points->is_array() || points->empty()) return kSpecJson.typeError(pointsPtr, "a non-empty array of [bytes, GB/s] pairs", *points);
+        for (size_t i = 0; i < points->size(); ++i) {
+            const Json& p = (*points)[i];
+            const std::string at = childPointer(pointsPtr, i);
+            if (!p.is_array() || p.size() != 2) return kSpecJson.typeError(at, "a [bytes, GB/s] pair", p);
+            double bytes = 0, gbPerSecond = 0;
+            CFP_HW_ASSIGN(bytes, number(p[0], at + "/0", Range::Positive));
+            CFP_HW_ASSIGN(gbPerSecond, number(p[1], at + "/1", Range::Positive));
+            if (!out.points.empty() && bytes <= out.points.back().first)
+                return fail(at + "/0", "message sizes must ascend, got " + p[0].dump() + " after " + numberText(out.points.back().first));
+            out.points.emplace_back(bytes, gbPerSecond * kBytesPerGb);
+        }
+        double floorUs = 0;
+        CFP_HW_ASSIGN(floorUs, requiredNumber(c, ptr, "floor_us", Range::NonNegative));
+        out.floorSeconds = floorUs / kMicrosecondsPerSecond;
+        if (c.contains("other_collectives_peak_gb_per_s")) {
+            double peak = 0;
+            CFP_HW_ASSIGN(peak, requiredNumber(c, ptr, "other_collectives_peak_gb_per_s", Range::Positive));
+            out.otherPeakBytesPerSecond = peak * kBytesPerGb;
+        }
         return out;
     }
 };
@@ -367,13 +402,27 @@ Result<HardwareSpec> loadHardware(std::string_view nameOrPath) {
     return parseHardware(*text, name);
 }
 
+namespace {
+
+std::string busCurveText(const BusCurve& c) {
+    if (c.empty()) return {};
+    std::string out = ",\n    \"bus_bandwidth_curve\": {\n      \"devices\": " + std::to_string(c.devices) + ",\n      \"points\": [";
+    for (size_t i = 0; i < c.points.size(); ++i)
+        out += (i ? ", [" : "[") + numberText(c.points[i].first) + ", " + numberText(c.points[i].second / kBytesPerGb) + "]";
+    out += "],\n      \"floor_us\": " + numberText(c.floorSeconds * kMicrosecondsPerSecond);
+    if (c.otherPeakBytesPerSecond > 0) out += ",\n      \"other_collectives_peak_gb_per_s\": " + numberText(c.otherPeakBytesPerSecond / kBytesPerGb);
+    return out + "\n    }";
+}
+
+}  // namespace
+
 std::string writeHardwareJson(const HardwareSpec& spec) {
     auto str = [](std::string_view s) { return Json(std::string(s)).dump(-1, ' ', false, Json::error_handler_t::replace); };
     auto linkText = [&](const LinkSpec& link) {
         return "{\n    \"name\": " + str(link.name) +
                ",\n    \"bandwidth_gb_per_s\": " + numberText(link.bytesPerSecond / kBytesPerGb) +
                ",\n    \"latency_us\": " + numberText(link.latencySeconds * kMicrosecondsPerSecond) +
-               ",\n    \"supports_tree\": " + (link.supportsTree ? "true" : "false") + "\n  }";
+               ",\n    \"supports_tree\": " + (link.supportsTree ? "true" : "false") + busCurveText(link.busCurve) + "\n  }";
     };
 
     std::string out = "{\n";

@@ -17,6 +17,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "ir/types.h"
@@ -24,11 +25,23 @@
 
 namespace cfp {
 
+// Measured NCCL bus bandwidth against message size on a link (nccl-tests' busbw of all-reduce:
+// algbw × 2(n−1)/n, so it carries over to other group sizes), replacing the α-β model for the
+// collectives it covers (cost/cost_model.h, CostModel::collectiveSeconds).
+struct BusCurve {
+    std::vector<std::pair<double, double>> points;  // (message bytes, bus bytes/s), sizes ascending
+    int64_t devices = 8;            // the group the curve was measured on
+    double floorSeconds = 0;        // the smallest all-reduce's time on that group (nccl-tests' latency floor)
+    double otherPeakBytesPerSecond = 0;  // all-gather and reduce-scatter: the curve capped here (0: not capped)
+    bool empty() const { return points.empty(); }
+};
+
 struct LinkSpec {
     std::string name;                     // "NVLink 4 (NVSwitch)", "InfiniBand NDR 400 Gb/s"
     double bytesPerSecond = 0;            // per GPU, per direction (the β⁻¹ of the α-β model)
     double latencySeconds = 0;            // α: one hop of a ring step
     bool supportsTree = false;            // all-reduce may use a (double binary) tree
+    BusCurve busCurve;                    // empty: the α-β model for every collective
 };
 
 struct HardwareSpec {

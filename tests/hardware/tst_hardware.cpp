@@ -205,6 +205,21 @@ private slots:
     // ---------------------------------------------------------------------------------------------
     // peakFlopsFor.
 
+    // DGX H100's NVLink carries the nccl-tests all-reduce curve (dgxc-benchmarking) and the ring
+    // collectives' peak; its InfiniBand and the other GPUs keep the α-β line.
+    void h100BusCurve() {
+        const HardwareSpec h = must(loadHardware("h100-sxm"), "h100");
+        QCOMPARE(h.intraNode.busCurve.points.size(), size_t{8});
+        QCOMPARE(h.intraNode.busCurve.points.front().first, 1048576.0);
+        QCOMPARE(h.intraNode.busCurve.points.front().second, 67e9);
+        QCOMPARE(h.intraNode.busCurve.points.back().second, 480e9);
+        QVERIFY(nearlyEqual(h.intraNode.busCurve.floorSeconds, 13e-6));
+        QCOMPARE(h.intraNode.busCurve.devices, int64_t{8});
+        QCOMPARE(h.intraNode.busCurve.otherPeakBytesPerSecond, 370e9);
+        QVERIFY(h.interNode.busCurve.empty());
+        QVERIFY(must(loadHardware("a100-sxm-80gb"), "a100").intraNode.busCurve.empty());
+    }
+
     void peakFlopsFallbacks() {
         HardwareSpec spec;
         spec.vectorFlops = 10e12;
@@ -363,6 +378,23 @@ private slots:
                                           << "/format" << "format is 'cfp-graph'";
         QTest::newRow("other version") << R"("version": 1)" << R"("version": 2)" << "/version"
                                        << "version 2 is not supported";
+        // A measured bus-bandwidth curve: sizes ascending, positive, a floor, no unknown keys.
+        const QString link = R"("latency_us": 1, "supports_tree": false})";
+        auto curve = [&](const char* body) { return QString(R"("latency_us": 1, "supports_tree": false, "bus_bandwidth_curve": %1})").arg(body); };
+        QTest::newRow("curve sizes descend") << link << curve(R"({"devices": 8, "points": [[4096, 10], [1024, 20]], "floor_us": 5})")
+                                             << "/intra_node/bus_bandwidth_curve/points/1/0" << "message sizes must ascend";
+        QTest::newRow("curve bandwidth zero") << link << curve(R"({"devices": 8, "points": [[4096, 0]], "floor_us": 5})")
+                                              << "/intra_node/bus_bandwidth_curve/points/0/1" << "must be > 0";
+        QTest::newRow("curve no points") << link << curve(R"({"devices": 8, "points": [], "floor_us": 5})") << "/intra_node/bus_bandwidth_curve/points"
+                                         << "non-empty array";
+        QTest::newRow("curve point not a pair") << link << curve(R"({"devices": 8, "points": [[4096]], "floor_us": 5})")
+                                                << "/intra_node/bus_bandwidth_curve/points/0" << "pair";
+        QTest::newRow("curve without floor") << link << curve(R"({"devices": 8, "points": [[4096, 10]]})") << "/intra_node/bus_bandwidth_curve/floor_us"
+                                             << "missing";
+        QTest::newRow("curve unknown key") << link << curve(R"({"devices": 8, "points": [[4096, 10]], "floor_us": 5, "flor": 1})")
+                                           << "/intra_node/bus_bandwidth_curve/flor" << "unknown";
+        QTest::newRow("curve of one device") << link << curve(R"({"devices": 1, "points": [[4096, 10]], "floor_us": 5})")
+                                             << "/intra_node/bus_bandwidth_curve/devices" << "at least 2";
     }
     void rejectsMalformedSpecs() {
         QFETCH(QString, from);
@@ -481,6 +513,14 @@ private slots:
             QVERIFY(nearlyEqual(a->bytesPerSecond, b->bytesPerSecond));
             QVERIFY(nearlyEqual(a->latencySeconds, b->latencySeconds));
             QCOMPARE(a->supportsTree, b->supportsTree);
+            QCOMPARE(a->busCurve.points.size(), b->busCurve.points.size());
+            for (size_t i = 0; i < a->busCurve.points.size(); ++i) {
+                QVERIFY(nearlyEqual(a->busCurve.points[i].first, b->busCurve.points[i].first));
+                QVERIFY(nearlyEqual(a->busCurve.points[i].second, b->busCurve.points[i].second));
+            }
+            QVERIFY(nearlyEqual(a->busCurve.floorSeconds, b->busCurve.floorSeconds));
+            QCOMPARE(a->busCurve.devices, b->busCurve.devices);
+            QVERIFY(nearlyEqual(a->busCurve.otherPeakBytesPerSecond, b->busCurve.otherPeakBytesPerSecond));
         }
         // Writing the copy gives the same text: the written form is a fixed point.
         QCOMPARE(writeHardwareJson(copy), writeHardwareJson(original));

@@ -178,6 +178,48 @@ private slots:
         QVERIFY(close(s.exposedCommSeconds, s.seconds - 34 * kMs));
     }
 
+    // Collectives on DGX H100's NVLink follow the nccl-tests curve of its spec (dgxc-benchmarking,
+    // the micro_benchmarks of the published runs): an all-reduce over the node's 8 GPUs at each
+    // measured size reaches the measured bus bandwidth (algbw × 2(n−1)/n); between sizes, between
+    // theirs; all-gather and reduce-scatter at most the ring peak; below the smallest size down to
+    // the latency floor; a 4-GPU axis the same bus bandwidth; a profiler calibration still wins.
+    void nvlinkCollectivesFollowTheMeasuredCurve() {
+        const CostModel model = modelOf(0.0);
+        auto bus = [&](CollectiveKind k, double bytes) {
+            const double f = k == CollectiveKind::AllReduce ? 2.0 * 7 / 8 : 7.0 / 8;
+            return bytes * f / model.collectiveSeconds(k, 0, static_cast<int64_t>(bytes)) / 1e9;
+        };
+        const double published[][2] = {{1048576, 67},    {4194304, 135},   {8388608, 177},    {16777216, 237},
+                                       {67108864, 362},  {268435456, 422}, {1073741824, 466}, {8589934592, 480}};
+        for (const auto& p : published) QVERIFY2(std::abs(bus(CollectiveKind::AllReduce, p[0]) - p[1]) < 1e-6 * p[1], qPrintable(QString::number(p[0])));
+        const double twoMiB = bus(CollectiveKind::AllReduce, 2 * 1048576.0);
+        QVERIFY2(twoMiB > 67 && twoMiB < 135, qPrintable(QString::number(twoMiB)));
+        QVERIFY(std::abs(bus(CollectiveKind::AllGather, 1048576) - 67) < 1e-6 * 67);         // below the cap: the curve
+        QVERIFY(std::abs(bus(CollectiveKind::ReduceScatter, 8589934592.0) - 370) < 1e-6 * 370);  // the ring peak
+        QVERIFY(std::abs(model.collectiveSeconds(CollectiveKind::AllReduce, 0, 0) - 13e-6) < 1e-12);
+        const double atMiB = model.collectiveSeconds(CollectiveKind::AllReduce, 0, 1048576);
+        const double justBelow = model.collectiveSeconds(CollectiveKind::AllReduce, 0, 1048575);
+        QVERIFY(justBelow < atMiB && atMiB - justBelow < 1e-9);  // continuous at the first point
+        // The α-β line it replaces is faster at mid sizes (101 GB/s at 1 MiB, 427 at 64 MiB).
+        HardwareSpec plain = must(loadHardware("h100-sxm"), "h100");
+        plain.intraNode.busCurve = {};
+        const Mesh eight = must(assignLinkClasses(must(parseMesh("8"), "mesh"), 8), "links");
+        const CostModel line = must(CostModel::create(plain, eight), "line");
+        QVERIFY(line.collectiveSeconds(CollectiveKind::AllReduce, 0, 67108864) < model.collectiveSeconds(CollectiveKind::AllReduce, 0, 67108864));
+        const Mesh fourByTwo = must(assignLinkClasses(must(parseMesh("2x4"), "mesh"), 8), "links");
+        const CostModel four = must(CostModel::create(must(loadHardware("h100-sxm"), "h100"), fourByTwo), "four");
+        const double t4 = four.collectiveSeconds(CollectiveKind::AllReduce, 1, 67108864);
+        QVERIFY(std::abs(67108864.0 * 2 * 3 / 4 / t4 / 1e9 - 362) < 1e-6 * 362);
+        // The floor scales with the ring's steps: 3/7 of it over 4 devices, half that for a gather.
+        QVERIFY(std::abs(four.collectiveSeconds(CollectiveKind::AllReduce, 1, 0) - 13e-6 * 3 / 7) < 1e-12);
+        QVERIFY(std::abs(four.collectiveSeconds(CollectiveKind::AllGather, 1, 0) - 13e-6 * 3 / 14) < 1e-12);
+        CostModel calibrated = modelOf(0.0);
+        CostCalibration c;
+        c.collectives.push_back({LinkClass::IntraNode, 8, CollectiveKind::AllReduce, 1e-6, 1.0 / 200e9});
+        calibrated.setCalibration(c);
+        QVERIFY(std::abs(calibrated.collectiveSeconds(CollectiveKind::AllReduce, 0, 1 << 30) - (14e-6 + 1.75 * (1 << 30) / 200e9)) < 1e-9);
+    }
+
     // One bucket holds both gradients: one reduce-scatter of their bytes after g0.
     void bucketedReduction() {
         const TwoLayers m;

@@ -38,6 +38,7 @@ HardwareSpec trueMachine() {
     h.intraNode.bytesPerSecond *= 0.6;
     h.intraNode.latencySeconds *= 3;
     h.intraNode.supportsTree = false;  // a pure ring, so the α-β line is exact
+    h.intraNode.busCurve = {};         // (the spec's measured curve is not this machine's)
     h.interNode.bytesPerSecond *= 0.5;
     h.interNode.latencySeconds *= 2;
     h.interNode.supportsTree = false;

@@ -288,15 +288,17 @@ private slots:
         // Sequence parallelism: the activations tensor parallelism leaves whole are split over tp
         // (less memory), their kernels too (faster), the reduce-scatters and all-gathers priced as
         // the all-reduces they replace (the same layout here) plus the gathers of pieces made from a
-        // tensor no partial sum precedes (after the embedding, before the head: a few percent); the
-        // search's time is the evaluator's; the plan file keeps the axis.
+        // tensor no partial sum precedes (after the embedding, before the head: a few percent), at
+        // the bus bandwidth H100's NVLink measures (a reduce-scatter and an all-gather peak at 370
+        // GB/s where an NVLS all-reduce reaches 480: 12% more in all here, 4% without that cap);
+        // the search's time is the evaluator's; the plan file keeps the axis.
         const PlanRun sp = must(runEstimate(r, must(RunConfig::parse("tp=2,dp=4,zero=1,mbs=4,recompute=none,sp=on"), "sp")), "sp");
         const Plan& spp = sp.outcome.plan;
         QCOMPARE(QString::fromStdString(spp.policy.sequenceParallelAxis), QStringLiteral("tp"));
         QVERIFY(spp.memory.activations < p.memory.activations);
         QVERIFY(spp.evaluatorStepSeconds < p.evaluatorStepSeconds);
         const double commSp = spp.step.collectiveSeconds + spp.step.reshardSeconds, comm = p.step.collectiveSeconds + p.step.reshardSeconds;
-        QVERIFY2(commSp >= comm && commSp < 1.05 * comm, (std::to_string(commSp) + " vs " + std::to_string(comm)).c_str());
+        QVERIFY2(commSp >= comm && commSp < 1.15 * comm, (std::to_string(commSp) + " vs " + std::to_string(comm)).c_str());
         QVERIFY(spp.step.collectiveSeconds < 0.6 * p.step.collectiveSeconds);  // the reduce-scatter halves
         QVERIFY(close(spp.predictedStepSeconds, spp.evaluatorStepSeconds));
         const Plan reread = must(planFromJson(planToText(spp, sp.model->graph), "sp.json"), "plan json");
