@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 namespace cfp::exporting {
 
 namespace {
@@ -23,25 +25,17 @@ constexpr std::string_view kTorchtitanCommit = "238fa9953e4aec2a62582121564273d7
 
 Error unsupported(const std::string& why) { return makeError("export.unsupported", why); }
 
+// A TOML basic string: JSON's escapes are TOML's (quotes, backslashes, control characters as
+// \uXXXX), invalid UTF-8 replaced as nlohmann does; TOML also escapes DEL, which JSON does not.
 std::string tomlString(std::string_view s) {
-    std::string out = "\"";
-    for (char c : s) {
-        switch (c) {
-            case '"': out += "\\\""; break;
-            case '\\': out += "\\\\"; break;
-            case '\n': out += "\\n"; break;
-            case '\t': out += "\\t"; break;
-            default:
-                if (static_cast<unsigned char>(c) < 0x20) {
-                    char buf[8];
-                    std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(static_cast<unsigned char>(c)));
-                    out += buf;
-                } else {
-                    out += c;
-                }
-        }
+    const std::string json = nlohmann::json(std::string(s)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    std::string out;
+    out.reserve(json.size());
+    for (const char c : json) {
+        if (c == '\x7f') out += "\\u007f";
+        else out += c;
     }
-    return out + "\"";
+    return out;
 }
 
 std::string number(double v) {

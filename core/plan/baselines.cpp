@@ -98,17 +98,16 @@ StrategyMask baselineMask(const PlanProblem& problem, const std::vector<std::str
     for (size_t b = 0; b < blocks.size(); ++b) {
         const auto& strategies = blocks[b].strategies;
         mask[b].assign(strategies.size(), 0);
+        // The first of these that the block has strategies for: blocks without a weight to split
+        // (e.g. no weight operand) keep batch-only strategies, blocks without a sequence to split
+        // the strategies without it.
+        const std::pair<std::string, std::string> tiers[] = {{weightAxis, seqAxis}, {"", seqAxis}, {weightAxis, ""}, {"", ""}};
         bool any = false;
-        for (size_t s = 0; s < strategies.size(); ++s)
-            if (allowedWith(blocks[b], strategies[s], weightAxis, seqAxis)) mask[b][s] = any = true;
-        if (!any && !weightAxis.empty())
-            // Blocks without a weight to split (e.g. no weight operand) keep batch-only strategies.
+        for (const auto& [axis, seq] : tiers) {
             for (size_t s = 0; s < strategies.size(); ++s)
-                if (allowedWith(blocks[b], strategies[s], {}, seqAxis)) mask[b][s] = any = true;
-        if (!any && !seqAxis.empty())
-            // Nor a sequence to split (an input without one): the strategies without it.
-            for (size_t s = 0; s < strategies.size(); ++s)
-                if (allowedWith(blocks[b], strategies[s], weightAxis, {}) || allowedWith(blocks[b], strategies[s], {}, {})) mask[b][s] = any = true;
+                if (allowedWith(blocks[b], strategies[s], axis, seq)) mask[b][s] = any = true;
+            if (any) break;
+        }
         if (!any) {
             note = "block " + std::to_string(b) + " has no such strategy (its batch dimension cannot be split that way" +
                    (seqAxis.empty() ? std::string(")") : ", nor its sequence over " + seqAxis + ")");

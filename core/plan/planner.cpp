@@ -527,7 +527,7 @@ Result<PlanOutcome> planConfigured(const Graph& graph, const Cluster& cluster, c
     reportProgress(o, "search", mesh->toString(), 0, 1, 0.0, 0.0);
     std::string note;
     auto mp = planOnMesh(graph, cluster, *mesh, o, 0, [&](const PlanProblem& p) -> Result<StrategyMask> {
-        auto mask = baselineMask(p, batchAxes, weightAxis, note, cp > 1 ? "cp" : "");
+        auto mask = baselineMask(p, batchAxes, weightAxis, note, o.contextParallelAxis);
         if (mask.empty()) return makeError("plan.baseline", note);
         return mask;
     }, FrontierCheck::Skip);

@@ -532,10 +532,9 @@ Result<PlanRun> estimateOne(const PlanRequest& request, const std::shared_ptr<co
 // recomputation none, per op and full (in that order: each slower and leaner than the one
 // before), sequence parallelism off and on where tp > 1. mbs is left to the rounds search.
 std::vector<RunConfig> completions(const RunConfig& c, const Cluster& cluster) {
-    // With pipeline stages, tp and dp share one stage's devices; with context parallelism, one
-    // context-parallel group's.
-    const int64_t pp = c.pp.value_or(1) * c.cp.value_or(1);  // stages × context-parallel ranks
-    const int64_t devices = cluster.devices() % pp == 0 ? cluster.devices() / pp : cluster.devices();
+    // tp and dp share what the pipeline stages and the context-parallel ranks leave: devices / (pp · cp).
+    const int64_t groups = c.pp.value_or(1) * c.cp.value_or(1);  // stages × context-parallel ranks
+    const int64_t devices = cluster.devices() % groups == 0 ? cluster.devices() / groups : cluster.devices();
     std::vector<std::pair<int64_t, int64_t>> shapes;  // (tp, dp)
     if (c.tp || c.dp) {
         // The one given fixes the other (dp ≥ 1 by RunConfig::parse); planConfigured names a mismatch.

@@ -1122,6 +1122,11 @@ private slots:
                  toml.c_str());
         QVERIFY(!notes.empty());
         QVERIFY2(contains(notes.front(), "no llama3 flavor"), notes.front().c_str());
+        // A name with characters TOML must escape: a tab, DEL, invalid UTF-8 (replaced by U+FFFD).
+        ModelConfig odd = *run.model->config;
+        odd.name = "tiny\t\x7f\xff";
+        const std::string oddToml = must(exportPlan(run.model->graph, run.outcome.plan, ExportFormat::Torchtitan, {}, &odd), "odd name");
+        QCOMPARE(tomlEntries(oddToml).at("model.flavor"), std::string("\"tiny\\t\\u007f\xef\xbf\xbd\""));
     }
 
     void torchtitanRefusals() {

@@ -20,6 +20,7 @@
 #include <QtTest>
 
 #include <cmath>
+#include <memory>
 #include <random>
 
 #include "hardware/hardware.h"
@@ -38,12 +39,32 @@ struct Layer {
     int64_t bytes = 0;  // saved per layer per device
 };
 
+Cluster oneNode() { return Cluster{must(loadHardware("h100-sxm"), "h100"), 1}; }
+
+// The layout `config` (Megatron-LM's, planConfigured) of `c` cut to `layers` layers at sequence
+// `seq`, one sequence per data-parallel rank, on one node of 8 H100; with its graph.
+struct Configured {
+    std::unique_ptr<Graph> graph;
+    PlanOutcome outcome;
+};
+Configured configuredPlan(ModelConfig c, int64_t layers, int64_t seq, const RunConfig& config, const PlannerOptions& o = {},
+                          QkvLayout qkv = QkvLayout::Fused) {
+    c.numLayers = layers;
+    BuildOptions b;
+    b.batch = config.dp.value_or(1);
+    b.seq = seq;
+    b.qkv = qkv;
+    Configured out;
+    out.graph = std::make_unique<Graph>(must(buildTrainingStep(c, b), "build").graph);
+    out.outcome = must(planConfigured(*out.graph, oneNode(), config, o), "estimate");
+    return out;
+}
+
 Layer layerActivations(const char* preset, int64_t tp, int64_t seq, AttentionKernel attention = AttentionKernel::Flash,
                        RecomputeMode recompute = RecomputeMode::None, QkvLayout qkv = QkvLayout::Fused, bool sp = false, int64_t cp = 1) {
-    ModelConfig c = must(presetConfig(preset), preset);
+    const ModelConfig c = must(presetConfig(preset), preset);
     Layer out{seq, c.hiddenSize, c.numHeads, c.numKvHeads, c.ffnSize, 0};
-    Cluster cluster{must(loadHardware("h100-sxm"), "h100"), 1};
-    const int64_t dp = cluster.devices() / (tp * cp);
+    const int64_t dp = oneNode().devices() / (tp * cp);
     RunConfig config;
     config.tp = tp;
     config.dp = dp;
@@ -54,17 +75,8 @@ Layer layerActivations(const char* preset, int64_t tp, int64_t seq, AttentionKer
     if (sp) config.sequenceParallel = true;
     PlannerOptions o;
     o.policy.attention = attention;
-    int64_t act[2] = {0, 0};
-    for (int64_t layers : {1, 2}) {
-        c.numLayers = layers;
-        BuildOptions b;
-        b.batch = dp;  // one sequence per data-parallel rank
-        b.seq = seq;
-        b.qkv = qkv;
-        const Graph g = must(buildTrainingStep(c, b), "build").graph;
-        act[layers - 1] = must(planConfigured(g, cluster, config, o), "estimate").plan.memory.activations;
-    }
-    out.bytes = act[1] - act[0];
+    out.bytes = configuredPlan(c, 2, seq, config, o, qkv).outcome.plan.memory.activations -
+                configuredPlan(c, 1, seq, config, o, qkv).outcome.plan.memory.activations;
     return out;
 }
 
@@ -132,13 +144,6 @@ private slots:
     // sequence and the keys whole, which the layer holds split; the edge costs the all-gather of
     // the keys a data-parallel rank reads (its 1/dp of them) over cp.
     void contextParallelGathersTheKeys() {
-        ModelConfig c = must(presetConfig("gpt3-1.3b"), "preset");
-        c.numLayers = 2;
-        BuildOptions b;
-        b.batch = 4;
-        b.seq = 2048;
-        const Graph g = must(buildTrainingStep(c, b), "build").graph;
-        Cluster cluster{must(loadHardware("h100-sxm"), "h100"), 1};
         RunConfig config;
         config.tp = 1;
         config.dp = 4;
@@ -146,7 +151,9 @@ private slots:
         config.zero = 1;
         config.microBatch = 1;
         config.recompute = RecomputeMode::None;
-        const PlanOutcome out = must(planConfigured(g, cluster, config, PlannerOptions{}), "estimate");
+        const Configured planned = configuredPlan(must(presetConfig("gpt3-1.3b"), "preset"), 2, 2048, config);
+        const Graph& g = *planned.graph;
+        const PlanOutcome& out = planned.outcome;
         const CostModel& model = out.problem->model();
         const auto cpAxis = static_cast<size_t>(*model.mesh().axisIndex("cp"));
         const TensorSharding::AxisList onCp{"cp"};
