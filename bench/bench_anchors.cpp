@@ -152,6 +152,11 @@ int main(int argc, char** argv) {
         // logits (eager); Megatron-LM without --cross-entropy-loss-fusion keeps the f32 softmax
         // and computes the gradient in it (inplace).
         r.policy.crossEntropy = torchtitan ? CrossEntropyKernel::Eager : CrossEntropyKernel::InPlace;
+        // The ops between the GEMMs: torchtitan runs eager PyTorch unless compile is switched on
+        // (its default, and the source's rows say "without torch.compile"); Megatron-LM runs its
+        // fused kernels (layer norm, bias-GeLU, masked softmax, bias-dropout-add).
+        r.policy.fusion = torchtitan ? KernelFusion::Eager : KernelFusion::Compiled;
+        if (torchtitan) notes.push_back("kernels eager (torchtitan without torch.compile)");
         r.hardware = hardwareFor(run, dir, notes);
         const int64_t gpus = run.at("hardware").at("gpus").get<int64_t>(), perNode = run.at("hardware").at("gpus_per_node").get<int64_t>();
         r.nodes = std::max<int64_t>(1, gpus / perNode);

@@ -19,7 +19,7 @@ namespace cfp::cli {
 
 int cmdEstimate(const std::vector<std::string>& argv) {
     OptionSpec spec = modelOptionSpec();
-    spec.valued.insert({"--hardware", "--nodes", "--config", "--global-batch", "--memory-limit", "--memory-reserve", "--attention", "--cross-entropy", "--db",
+    spec.valued.insert({"--hardware", "--nodes", "--config", "--global-batch", "--memory-limit", "--memory-reserve", "--attention", "--cross-entropy", "--fusion", "--db",
                         "--db-fingerprint",
                         "--threads", "-o", "--output"});
     spec.flags.insert({"--json", "--quiet"});
@@ -68,6 +68,8 @@ int cmdEstimate(const std::vector<std::string>& argv) {
                      "  --attention A      flash (default) or eager attention kernels (as cfp plan)\n"
                      "  --cross-entropy C  fused (default), inplace (Megatron-LM without loss fusion) or eager\n"
                      "                     (PyTorch F.cross_entropy on f32 logits, as torchtitan) (as cfp plan)\n"
+                     "  --fusion F         compiled (default: fused elementwise chains) or eager (PyTorch without\n"
+                     "                     torch.compile: one kernel per op) (as cfp plan)\n"
                      "  --db FILE          measurements of a profile DB (as cfp plan --db)\n"
                      "  --threads N        worker threads\n"
                      "  -o PLAN            write the priced configuration as a plan file (docs/plan-format.md),\n"

@@ -105,7 +105,7 @@ Result<PlanRequest> requestFromArgs(const ParsedArgs& args) {
 
 int cmdPlan(const std::vector<std::string>& argv) {
     OptionSpec spec = modelOptionSpec();
-    spec.valued.insert({"--hardware", "--nodes", "--mesh", "--pin", "--memory-limit", "--memory-reserve", "--accumulation", "--attention", "--cross-entropy", "--zero", "--config", "--recompute",
+    spec.valued.insert({"--hardware", "--nodes", "--mesh", "--pin", "--memory-limit", "--memory-reserve", "--accumulation", "--attention", "--cross-entropy", "--fusion", "--zero", "--config", "--recompute",
                         "--optimizer-sharding", "--overlap", "--bucket-mb", "--sequence-parallel", "-o", "--output",
                         "--db", "--db-fingerprint", "--threads", "--pp", "--vp", "--schedule"});
     spec.flags.insert({"--json", "--no-baselines", "--quiet", "--check-blocks"});
@@ -137,6 +137,10 @@ int cmdPlan(const std::vector<std::string>& argv) {
                      "                     --cross-entropy-loss-fusion, a compiled loss), inplace (Megatron-LM's default:\n"
                      "                     f32 softmax kept, gradient in place) or eager (PyTorch F.cross_entropy on f32\n"
                      "                     logits, as torchtitan: f32 log-probabilities kept, two f32 gradients)\n"
+                     "  --fusion F         compiled (default: chains of elementwise, norm and activation ops fused\n"
+                     "                     as XLA, torch.compile and Megatron-LM's fused kernels run them) or eager\n"
+                     "                     (PyTorch without torch.compile, torchtitan's default: one kernel per op,\n"
+                     "                     autograd keeps what each backward op reads; AdamW stays multi-tensor)\n"
                      "  --recompute R      activation recomputation: per ParallelBlock auto (default: the search\n"
                      "                     decides per block, only where memory needs it), none or all; or per\n"
                      "                     layer as frameworks run it: full (every layer recomputed from its input,\n"

@@ -52,6 +52,7 @@ Json planSummaryJson(const PlanOutcome& o, const Graph& graph) {
                           {"accumulation_steps", p.policy.accumulation},
                           {"attention", std::string(attentionKernelName(p.policy.attention))},
                           {"cross_entropy", std::string(crossEntropyKernelName(p.policy.crossEntropy))},
+                          {"fusion", std::string(kernelFusionName(p.policy.fusion))},
                           {"zero_stage", zeroStageOf(p.policy)},
                           {"sequence_parallel", p.policy.sequenceParallelAxis.empty() ? Json(nullptr) : Json(p.policy.sequenceParallelAxis)}};
     j["parallelism"] = parallelismSummary(p, graph);
@@ -194,7 +195,7 @@ void printPlan(const PlanOutcome& o, const Graph& graph) {
                           : std::string(recomputePolicyName(p.policy.recompute)) + " (" + std::to_string(recomputed) + " of " +
                                 std::to_string(p.blocks.size()) + " blocks recomputed)")
               << ", attention " << attentionKernelName(p.policy.attention)
-              << ", cross-entropy " << crossEntropyKernelName(p.policy.crossEntropy)
+              << ", cross-entropy " << crossEntropyKernelName(p.policy.crossEntropy) << ", " << kernelFusionName(p.policy.fusion) << " kernels"
               << (p.policy.sequenceParallelAxis.empty() ? std::string() : ", sequence parallel over " + p.policy.sequenceParallelAxis) << "\n";
     std::cout << "  parallelism      " << parallelismSummary(p, graph) << "\n\n";
     std::cout << "  segments (runs of one type and combination" << (byLayer ? "" : "; +rc: block recomputed") << "):\n";
@@ -274,6 +275,11 @@ Result<PlanRequest> commonRequestFromArgs(const ParsedArgs& args) {
         auto c = parseCrossEntropyKernel(*v);
         if (!c) return makeError("cli.usage", "--cross-entropy: '" + *v + "' is not fused, inplace or eager");
         r.policy.crossEntropy = *c;
+    }
+    if (auto v = args.value("--fusion")) {
+        auto f = parseKernelFusion(*v);
+        if (!f) return makeError("cli.usage", "--fusion: '" + *v + "' is not compiled or eager");
+        r.policy.fusion = *f;
     }
     if (auto db = args.value("--db")) r.profile = ProfileSource{*db, args.value("--db-fingerprint").value_or("")};
     else if (args.value("--db-fingerprint")) return makeError("cli.usage", "--db-fingerprint needs --db FILE");

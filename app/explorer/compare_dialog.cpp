@@ -50,11 +50,12 @@ std::vector<CompareRow> comparePlans(const Plan& current, const Plan& saved, con
     memory(QObject::tr("  optimizer state"), current.memory.optimizer, saved.memory.optimizer);
     memory(QObject::tr("  activations"), current.memory.activations, saved.memory.activations);
     auto policy = [](const Plan& p) {
-        return QObject::tr("ZeRO-%1, recompute %2, attention %3, cross-entropy %4%5")
+        return QObject::tr("ZeRO-%1, recompute %2, attention %3, cross-entropy %4, %6 kernels%5")
             .arg(zeroStageOf(p.policy))
             .arg(qs(std::string(recomputePolicyName(p.policy.recompute))), qs(std::string(attentionKernelName(p.policy.attention))),
                  qs(std::string(crossEntropyKernelName(p.policy.crossEntropy))),
-                 p.policy.sequenceParallelAxis.empty() ? QString() : QObject::tr(", sequence parallel over %1").arg(qs(p.policy.sequenceParallelAxis)));
+                 p.policy.sequenceParallelAxis.empty() ? QString() : QObject::tr(", sequence parallel over %1").arg(qs(p.policy.sequenceParallelAxis)))
+            .arg(qs(std::string(kernelFusionName(p.policy.fusion))));
     };
     add(QObject::tr("memory policy"), policy(current), policy(saved));
     add(QObject::tr("rounds per step"), QString::number(current.policy.accumulation), QString::number(saved.policy.accumulation));

@@ -173,6 +173,13 @@ ClusterPanel::ClusterPanel(Explorer* explorer, QWidget* parent) : QWidget(parent
                                   "eager: PyTorch F.cross_entropy on f32 logits (torchtitan, Hugging Face), the f32 log-probabilities "
                                   "kept and two f32 gradients at the loss's backward"));
     form->addRow(tr("Cross-entropy"), m_crossEntropy);
+    m_fusion = new QComboBox(this);
+    m_fusion->setObjectName(QStringLiteral("fusionBox"));
+    m_fusion->addItems({QStringLiteral("compiled"), QStringLiteral("eager")});
+    m_fusion->setToolTip(tr("How the ops between the GEMMs run. compiled: chains of elementwise, norm and activation ops fused (XLA, "
+                            "torch.compile, Megatron-LM's fused kernels); eager: PyTorch without torch.compile (torchtitan's default), "
+                            "one kernel per op, autograd keeping what each backward op reads"));
+    form->addRow(tr("Kernels"), m_fusion);
     form->addRow(tr("Recompute"), m_recompute);
     form->addRow(tr("Sharding"), m_zero);
     // The step's schedule (docs/planning.md, "The step as frameworks run it").
@@ -289,6 +296,7 @@ void ClusterPanel::refresh() {
     m_recompute->setCurrentIndex(std::max(0, m_recompute->findData(qs(std::string(recomputePolicyName(p.policy.recompute))))));
     m_attention->setCurrentText(qs(std::string(attentionKernelName(p.policy.attention))));
     m_crossEntropy->setCurrentText(qs(std::string(crossEntropyKernelName(p.policy.crossEntropy))));
+    m_fusion->setCurrentText(qs(std::string(kernelFusionName(p.policy.fusion))));
     m_zero->setCurrentIndex(m_zero->findData(p.searchZero ? -1 : zeroStageOf(p.policy)));
     m_overlap->setCurrentIndex(std::max(0, m_overlap->findData(qs(overlapWord(p.policy)))));
     m_sequenceParallel->setChecked(p.searchSequenceParallel);
@@ -358,6 +366,7 @@ void ClusterPanel::apply() {
     c.policy.optimizerSharding = c.policy.zeroStage >= 1;
     c.policy.attention = parseAttentionKernel(m_attention->currentText().toStdString()).value_or(AttentionKernel::Flash);
     c.policy.crossEntropy = parseCrossEntropyKernel(m_crossEntropy->currentText().toStdString()).value_or(CrossEntropyKernel::Fused);
+    c.policy.fusion = parseKernelFusion(m_fusion->currentText().toStdString()).value_or(KernelFusion::Compiled);
     setOverlapWord(c.policy, m_overlap->currentData().toString().toStdString());
     c.searchSequenceParallel = m_sequenceParallel->isChecked();
     const int64_t bucket = int64_t{m_bucket->value()} * 1'000'000;

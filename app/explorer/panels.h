@@ -50,6 +50,7 @@ public:
     QComboBox* zeroBox() const { return m_zero; }
     QComboBox* overlapBox() const { return m_overlap; }
     QComboBox* crossEntropyBox() const { return m_crossEntropy; }
+    QComboBox* fusionBox() const { return m_fusion; }
     QCheckBox* sequenceParallelBox() const { return m_sequenceParallel; }
     QSpinBox* bucketBox() const { return m_bucket; }
     QSpinBox* stagesBox() const { return m_stages; }
@@ -81,6 +82,7 @@ private:
     QComboBox* m_recompute = nullptr;
     QComboBox* m_attention = nullptr;
     QComboBox* m_crossEntropy = nullptr;
+    QComboBox* m_fusion = nullptr;
     QComboBox* m_zero = nullptr;
     QComboBox* m_overlap = nullptr;
     QCheckBox* m_sequenceParallel = nullptr;

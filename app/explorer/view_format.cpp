@@ -136,7 +136,7 @@ QString estimateText(const QString& config, const Plan& e, const Graph& roundGra
                      formatBytes(static_cast<double>(m.transient)));
     // The memory policy as priced (keys left out filled in).
     const RecomputePolicy rc = e.policy.recompute;
-    text += QStringLiteral("ZeRO stage %1 · recompute %2 · attention %3 · cross-entropy %5%4<br>")
+    text += QStringLiteral("ZeRO stage %1 · recompute %2 · attention %3 · cross-entropy %5 · %6 kernels%4<br>")
                 .arg(zeroStageOf(e.policy))
                 .arg(rc == RecomputePolicy::Layers         ? QStringLiteral("per layer")
                      : rc == RecomputePolicy::SelectiveOps ? QStringLiteral("per op")
@@ -146,7 +146,8 @@ QString estimateText(const QString& config, const Plan& e, const Graph& roundGra
                          ? QString()
                          : QStringLiteral(" · sequence parallel over %1").arg(QString::fromStdString(e.policy.sequenceParallelAxis)))
                 .arg(QString::fromUtf8(crossEntropyKernelName(e.policy.crossEntropy).data(),
-                                       static_cast<qsizetype>(crossEntropyKernelName(e.policy.crossEntropy).size())));
+                                       static_cast<qsizetype>(crossEntropyKernelName(e.policy.crossEntropy).size())))
+                .arg(QString::fromUtf8(kernelFusionName(e.policy.fusion).data(), static_cast<qsizetype>(kernelFusionName(e.policy.fusion).size())));
     if (const std::string layout = parallelismSummary(e, roundGraph, false); !layout.empty())
         text += QString::fromStdString(layout).toHtmlEscaped() + QStringLiteral("<br>");
     if (auto batch = planBatch(e, roundGraph)) text += batchText(*batch).toHtmlEscaped();

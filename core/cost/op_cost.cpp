@@ -148,8 +148,11 @@ std::vector<char> fusedSavedSet(const Graph& graph, const OpRoles& r, const std:
 // Cross-entropy cores (op_cost.h): under InPlace and Eager, the core's values take no HBM of their
 // own, the exponential's operand is kept for the backward instead of the logits, and the logits'
 // gradient is materialised (under Eager with the kernel's buffers: workPerElement).
-void applyCrossEntropyCores(const Graph& graph, OpRoles& r, CrossEntropyKernel kernel) {
-    if (kernel == CrossEntropyKernel::Fused) return;
+// Under eager kernels a fused cross-entropy is still one kernel: its core's values take no HBM, the
+// logits are kept, its edges fuse (OpRoles::eagerFused).
+void applyCrossEntropyCores(const Graph& graph, OpRoles& r, CrossEntropyKernel kernel, KernelFusion fusion) {
+    if (kernel == CrossEntropyKernel::Fused && fusion == KernelFusion::Compiled) return;
+    const bool fusedKernel = kernel == CrossEntropyKernel::Fused;
     const auto n = static_cast<size_t>(graph.size());
     std::vector<std::vector<OpId>> readers(n);
     for (const Op& op : graph.ops())
@@ -202,14 +205,25 @@ void applyCrossEntropyCores(const Graph& graph, OpRoles& r, CrossEntropyKernel k
                 r.unmaterialized[k] = 1;
                 r.workPerElement[k] = 0;
                 if (graph.ops()[k].phase == Phase::Forward) r.readByBackward[k] = 0;
+                if (fusedKernel) r.eagerFused[k] = 1;
             }
+        const auto logitBytes = static_cast<int32_t>(dtypeBytes(l.type.dtype));
+        if (fusedKernel) {  // eager kernels around a fused loss: the logits kept, the gradient written
+            r.readByBackward[kl] = 1;
+            for (size_t k = 0; k < n; ++k) {
+                if (!core[k] || graph.ops()[k].phase != Phase::Backward) continue;
+                bool exits = false;
+                for (OpId c : readers[k]) exits = exits || !core[static_cast<size_t>(c)];
+                if (exits) r.unmaterialized[k] = 0;
+            }
+            continue;
+        }
         r.readByBackward[kl] = 0;
         const Op& e = graph.op(exp);
         const OpId kept = core[static_cast<size_t>(e.operands[0])] ? e.operands[0] : exp;
         r.readByBackward[static_cast<size_t>(kept)] = 1;
         r.unmaterialized[static_cast<size_t>(kept)] = 0;
         const auto keptBytes = static_cast<int32_t>(dtypeBytes(graph.op(kept).type.dtype));
-        const auto logitBytes = static_cast<int32_t>(dtypeBytes(l.type.dtype));
         // Beside the kept buffer (the activations count it) the forward holds the logits, and under
         // Eager the f32 copy that log_softmax reads.
         r.workPerElement[static_cast<size_t>(kept)] = logitBytes + (kernel == CrossEntropyKernel::Eager ? keptBytes : 0);
@@ -225,9 +239,31 @@ void applyCrossEntropyCores(const Graph& graph, OpRoles& r, CrossEntropyKernel k
     }
 }
 
+// Eager views (op_cost.h): per op, whether it is a view, in op order (operands first).
+std::vector<char> eagerViews(const Graph& graph, const OpRoles& r) {
+    const auto n = static_cast<size_t>(graph.size());
+    std::vector<char> view(n, 0), contiguous(n, 1);
+    for (const Op& op : graph.ops()) {
+        const auto k = static_cast<size_t>(op.id);
+        if (op.phase == Phase::Optimizer || r.sourceLike[k] || r.onChip[k] || op.operands.empty()) continue;
+        const bool strided = op.kind == OpKind::Broadcast || op.kind == OpKind::Transpose || op.kind == OpKind::Slice;
+        if (strided || (op.kind == OpKind::Reshape && contiguous[static_cast<size_t>(op.operands[0])])) {
+            view[k] = 1;
+            contiguous[k] = !strided;
+        }
+    }
+    return view;
+}
+
 }  // namespace
 
-OpRoles opRoles(const Graph& graph, AttentionKernel attention, CrossEntropyKernel crossEntropy) {
+bool fusesUnder(const MemoryPolicy& policy, const std::vector<char>& eagerFused, const Op& producer, const Op& consumer) {
+    if (!fusesInto(producer.kind, consumer.kind)) return false;
+    return policy.fusion == KernelFusion::Compiled ||
+           (eagerFused[static_cast<size_t>(producer.id)] && eagerFused[static_cast<size_t>(consumer.id)]);
+}
+
+OpRoles opRoles(const Graph& graph, AttentionKernel attention, CrossEntropyKernel crossEntropy, KernelFusion fusion) {
     const auto n = static_cast<size_t>(graph.size());
     OpRoles r;
     r.sourceLike.assign(n, 0);
@@ -270,10 +306,27 @@ OpRoles opRoles(const Graph& graph, AttentionKernel attention, CrossEntropyKerne
     if (attention == AttentionKernel::Flash) findAttentionCores(graph, r);
     // Forward results: what fused kernels keep. Others (backward results read by backward ops)
     // keep the plain flag; no consumer reads it for them.
-    const std::vector<char> saved = fusedSavedSet(graph, r, r.readByBackward);
-    for (const Op& op : graph.ops())
-        if (op.phase == Phase::Forward && !r.sourceLike[static_cast<size_t>(op.id)])
-            r.readByBackward[static_cast<size_t>(op.id)] = saved[static_cast<size_t>(op.id)];
+    const bool fused = fusion == KernelFusion::Compiled;
+    r.view = fused ? std::vector<char>(n, 0) : eagerViews(graph, r);
+    if (fused) {
+        const std::vector<char> saved = fusedSavedSet(graph, r, r.readByBackward);
+        for (const Op& op : graph.ops())
+            if (op.phase == Phase::Forward && !r.sourceLike[static_cast<size_t>(op.id)])
+                r.readByBackward[static_cast<size_t>(op.id)] = saved[static_cast<size_t>(op.id)];
+    } else {
+        // Autograd keeps what backward ops read (a view: the value it views), less on-chip values.
+        std::vector<char> kept(n, 0);
+        for (const Op& op : graph.ops()) {
+            const auto k = static_cast<size_t>(op.id);
+            if (op.phase != Phase::Forward || r.sourceLike[k] || r.onChip[k] || !r.readByBackward[k]) continue;
+            size_t base = k;
+            while (r.view[base]) base = static_cast<size_t>(graph.ops()[base].operands[0]);
+            if (graph.ops()[base].phase == Phase::Forward && !r.sourceLike[base] && !r.onChip[base]) kept[base] = 1;
+        }
+        for (const Op& op : graph.ops())
+            if (op.phase == Phase::Forward && !r.sourceLike[static_cast<size_t>(op.id)])
+                r.readByBackward[static_cast<size_t>(op.id)] = kept[static_cast<size_t>(op.id)];
+    }
     // Values inside fused chains (op_cost.h, "Working sets").
     r.unmaterialized = r.onChip;
     // Every reader is a fusible op of the same phase, or a fusible backward op that recomputes a
@@ -289,13 +342,17 @@ OpRoles opRoles(const Graph& graph, AttentionKernel attention, CrossEntropyKerne
     }
     for (const Op& op : graph.ops()) {
         const auto k = static_cast<size_t>(op.id);
-        if (fusedInKernel(op.kind) && r.uses[k] > 0 && fusedUse[k] && !r.sourceLike[k] && !(op.phase == Phase::Forward && r.readByBackward[k]))
+        if (fused && fusedInKernel(op.kind) && r.uses[k] > 0 && fusedUse[k] && !r.sourceLike[k] &&
+            !(op.phase == Phase::Forward && r.readByBackward[k]))
             r.unmaterialized[k] = 1;
         // Values computed from constants and iota alone are folded into their readers.
         if (r.sourceLike[k] && op.kind != OpKind::Parameter) r.unmaterialized[k] = 1;
+        if (r.view[k]) r.unmaterialized[k] = 1;
     }
     r.workPerElement.assign(n, -1);
-    applyCrossEntropyCores(graph, r, crossEntropy);
+    r.eagerFused.assign(n, 0);
+    for (const Op& op : graph.ops()) r.eagerFused[static_cast<size_t>(op.id)] = op.phase == Phase::Optimizer;
+    applyCrossEntropyCores(graph, r, crossEntropy, fusion);
     return r;
 }
 

@@ -81,6 +81,10 @@ struct OpRoles {
     std::vector<char> onChip;           // in a flash attention core (above); all 0 under Eager
     std::vector<char> unmaterialized;   // never in HBM: on chip, or inside a fused chain (below)
     std::vector<char> flashRecompute;   // on chip in the forward: runs again in the backward
+    std::vector<char> view;             // an eager view: no kernel, no buffer (below); all 0 when compiled
+    // Ops whose chains fuse even under eager kernels: the optimizer's update (PyTorch's fused or
+    // foreach AdamW) and a fused cross-entropy's core (below).
+    std::vector<char> eagerFused;
     // Negative: the op's working set is its materialised operands and result (below); else it is
     // the op's result's elements (local) times this many bytes: the buffers a library kernel holds
     // at once beside what the activations count (cross-entropy cores, below).
@@ -105,7 +109,8 @@ struct OpRoles {
 // their exponentials, the broadcast maximum) and the backward ops of L's shape connected to them
 // (the gradients inside the softmax, up to the gradient of the logits). Under
 // CrossEntropyKernel::Fused nothing changes (the rules above: the bf16 logits are kept, the rest
-// is in registers). Otherwise (step_policy.h) the core's values take no HBM of their own except:
+// is in registers); under eager kernels that is stated explicitly (the core's values take no HBM,
+// its edges fuse: OpRoles::eagerFused; the logits are kept, their gradient written). Otherwise (step_policy.h) the core's values take no HBM of their own except:
 // the operand of the exponential (the shifted logits, standing for the f32 log-probabilities or
 // softmax of the same size) is kept for the backward instead of L, its working set the logits
 // beside it (workPerElement: L's bytes per logit; under Eager also the f32 copy log_softmax reads);
@@ -113,8 +118,26 @@ struct OpRoles {
 // the kept value's type per logit (the log-probabilities' gradient and the logits' f32 gradient,
 // beside the kept log-probabilities that the activations count); the core's other ops hold
 // nothing of their own (they read the kept buffer). Kernel times keep their fused-edge rule.
+//
+// Under KernelFusion::Eager (step_policy.h) no chain is fused: every op is a kernel that reads its
+// operands from HBM and writes its result there, and a forward value is kept when a backward op
+// reads it (autograd's saved tensors; on-chip values of a flash core excepted) — except views.
+// Views, as PyTorch's strided tensors make them: a broadcast (expand), transpose or slice, and a
+// reshape of a contiguous value (a materialised result, or a reshape of one), outside the
+// optimizer, take no kernel and no buffer; a reader reads the value they view (the broadcast's at
+// its full size: a stride-0 read), and a backward op reading a view keeps the value it views
+// (nothing where that is a weight or a constant). A reshape of a transpose, broadcast or slice is a
+// copy, as `.contiguous()` or `reshape` makes one (Llama's grouped keys repeated before the
+// attention; the attention output before its projection). The graph's ops are priced as written:
+// a norm or activation that a framework calls as one kernel (F.layer_norm, F.gelu) but the graph
+// writes as several ops is several kernels here. Measured with PyTorch on a Llama-3.1-8B layer
+// (bench/reference/layer_memory.py, policy none): 52.03 sbh kept; this rule 55 (tst_layer_memory).
 OpRoles opRoles(const Graph& graph, AttentionKernel attention = AttentionKernel::Eager,
-                CrossEntropyKernel crossEntropy = CrossEntropyKernel::Fused);
+                CrossEntropyKernel crossEntropy = CrossEntropyKernel::Fused, KernelFusion fusion = KernelFusion::Compiled);
+// Whether an edge producer → consumer may fuse under the policy (kinds; the caller checks the
+// single use, the shardings and measured times): cost_model.h's fusesInto when compiled; under
+// eager only between ops of one library kernel (OpRoles::eagerFused).
+bool fusesUnder(const MemoryPolicy& policy, const std::vector<char>& eagerFused, const Op& producer, const Op& consumer);
 // An op's working set where OpRoles::workPerElement sets it (`perElement` ≥ 0): its local result's
 // elements times that many bytes.
 inline int64_t workOfElements(int64_t localResultBytes, DType type, int32_t perElement) {

@@ -48,6 +48,14 @@ std::optional<CrossEntropyKernel> parseCrossEntropyKernel(std::string_view name)
     return std::nullopt;
 }
 
+std::string_view kernelFusionName(KernelFusion f) { return f == KernelFusion::Compiled ? "compiled" : "eager"; }
+
+std::optional<KernelFusion> parseKernelFusion(std::string_view name) {
+    if (name == "compiled") return KernelFusion::Compiled;
+    if (name == "eager") return KernelFusion::Eager;
+    return std::nullopt;
+}
+
 std::string overlapWord(const MemoryPolicy& p) {
     if (p.overlapTensorParallel && p.overlapGradReduce && p.overlapParamGather) return "all";
     return p.overlapGradReduce && p.overlapParamGather ? "on" : p.overlapGradReduce ? "grad" : p.overlapParamGather ? "param" : "off";

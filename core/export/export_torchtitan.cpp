@@ -339,7 +339,17 @@ Result<std::string> exportTorchtitan(const Context& ctx) {
     t += "mode = " + tomlString(mode) + "\n";
     if (!option.empty()) t += "selective_ac_option = " + tomlString(option) + "\n";
 
-    if (policy.crossEntropy != CrossEntropyKernel::Eager)
+    // [compile]: the kernels the plan priced (Inductor fuses as cost_model.h's fusion rule does);
+    // the loss compiled too where the plan prices a fused one.
+    const bool compiled = policy.fusion == KernelFusion::Compiled;
+    const bool compiledLoss = compiled && policy.crossEntropy != CrossEntropyKernel::Eager;
+    t += "\n[compile]\n";
+    t += commentLines(compiled ? "The plan prices compiled kernels (fused elementwise, norm and activation chains): torch.compile"
+                               : "The plan prices eager kernels (one per op), as torchtitan runs without torch.compile");
+    t += "enable = " + std::string(compiled ? "true" : "false") + "\n";
+    if (compiled) t += "components = [" + tomlString("model") + (compiledLoss ? ", " + tomlString("loss") : std::string()) + "]\n";
+
+    if (policy.crossEntropy != CrossEntropyKernel::Eager && !compiledLoss)
         t += "\n" + commentLines("The plan prices a " + std::string(crossEntropyKernelName(policy.crossEntropy)) +
                                  " cross-entropy; torchtitan's loss is eager F.cross_entropy on f32 logits, whose memory "
                                  "`cfp plan --cross-entropy eager` prices");

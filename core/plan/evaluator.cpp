@@ -129,7 +129,7 @@ Result<Evaluation> evaluatePlan(const Graph& graph, const Plan& plan, const Cost
         return {};
     }));
 
-    const OpRoles roles = opRoles(graph, policy.attention, policy.crossEntropy);
+    const OpRoles roles = opRoles(graph, policy.attention, policy.crossEntropy, policy.fusion);
     const std::vector<char> resident = stepResidentWeights(graph, policy);
     const std::vector<char>& onChip = roles.onChip;  // flash attention cores (cost/op_cost.h)
     const std::vector<char>& sourceLike = roles.sourceLike;
@@ -275,7 +275,7 @@ Result<Evaluation> evaluatePlan(const Graph& graph, const Plan& plan, const Cost
         const double bytes = static_cast<double>(movedResult + operandBytes);
         // A measured kernel (profile DB) replaces the model where its signature matches.
         const double* m = nullptr;
-        if (model.hasMeasurements() && !onChip[k]) {
+        if (model.hasMeasurements() && !onChip[k] && !roles.view[k]) {
             std::vector<std::vector<int64_t>> operandDims;
             std::vector<TensorType> operandTypes;
             for (size_t i = 0; i < op.operands.size(); ++i) {
@@ -290,7 +290,7 @@ Result<Evaluation> evaluatePlan(const Graph& graph, const Plan& plan, const Cost
             kernel[k] = *m / static_cast<double>(z * spK[k]);
             measured[k] = 1;
         } else {
-            kernel[k] = opKernelSeconds(model, op, opFlops(graph, op), axesUsed, bytes, z * spK[k], onChip[k]);
+            kernel[k] = roles.view[k] ? 0.0 : opKernelSeconds(model, op, opFlops(graph, op), axesUsed, bytes, z * spK[k], onChip[k]);
         }
         // Per step: once per micro-batch round, or once (cost/op_cost.h).
         kernel[k] *= kernelRepeats(op, policy, roles.flashRecompute[k]);
@@ -358,7 +358,7 @@ Result<Evaluation> evaluatePlan(const Graph& graph, const Plan& plan, const Cost
             // Sequence parallelism's all-gather of a piece into this op (cost/op_cost.h).
             const bool gather = spAxis >= 0 && sequenceParallelGathers(spPiece[ku], op, i, u, spGatherer[ku], spOps[k] != 0, spK[k]);
             if (have == need && !gather) {
-                if (fusesInto(producer.kind, op.kind) && uses[ku] == 1 && !measured[k] && !measured[ku] && !sourceLike[ku] && !onChip[ku] &&
+                if (fusesUnder(policy, roles.eagerFused, producer, op) && uses[ku] == 1 && !measured[k] && !measured[ku] && !sourceLike[ku] && !onChip[ku] &&
                     !onChip[k]) {
                     e.fused = true;
                     e.bytes = shardBytes(producer.type, have, mesh) / (zeroSplit(op) * spK[k]);

@@ -124,7 +124,7 @@ Status applyPipeline(const Graph& graph, Plan& plan, const Evaluation& ev, const
     }
 
     // Memory: what each rank's parameters hold; activations per chunk and micro-batch.
-    const OpRoles roles = opRoles(graph, plan.policy.attention, plan.policy.crossEntropy);
+    const OpRoles roles = opRoles(graph, plan.policy.attention, plan.policy.crossEntropy, plan.policy.fusion);
     out.ranks.assign(static_cast<size_t>(pp), PipelineRank{});
     const int64_t share = std::max<int64_t>(1, plan.policy.pipelineStages);
     for (const Op& op : graph.ops()) {

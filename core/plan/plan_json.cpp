@@ -420,11 +420,12 @@ Status PlanReader::read(const Json& doc) {
             m_plan.policy.attention = AttentionKernel::Eager;
         } else {
             // Optional keys: sequence_parallel (the mesh axis) only where sequence parallelism is
-            // on; overlap and bucket_bytes (the step's schedule) and cross_entropy from files
-            // written since they were added (left out: both overlapped, the default bucket, fused).
+            // on; fusion only where the kernels are eager; overlap and bucket_bytes (the step's
+            // schedule) and cross_entropy from files written since they were added (left out: both
+            // overlapped, the default bucket, fused, compiled).
             Json base = p;
             if (base.is_object())
-                for (const char* k : {"sequence_parallel", "overlap", "bucket_bytes", "cross_entropy"}) base.erase(k);
+                for (const char* k : {"sequence_parallel", "overlap", "bucket_bytes", "cross_entropy", "fusion"}) base.erase(k);
             CFP_TRY(expectObject(base, "/memory_policy", {"optimizer_sharding", "recompute", "accumulation_steps", "attention", "zero_stage"}));
             if (p.contains("sequence_parallel")) {
                 CFP_PLAN_ASSIGN(m_plan.policy.sequenceParallelAxis, stringField(p, "/memory_policy", "sequence_parallel"));
@@ -454,6 +455,13 @@ Status PlanReader::read(const Json& doc) {
                 auto c = parseCrossEntropyKernel(ce);
                 if (!c) return formatError("cross_entropy is '" + ce + "', expected fused, inplace or eager", "/memory_policy/cross_entropy");
                 m_plan.policy.crossEntropy = *c;
+            }
+            if (p.contains("fusion")) {
+                std::string fusion;
+                CFP_PLAN_ASSIGN(fusion, stringField(p, "/memory_policy", "fusion"));
+                auto f = parseKernelFusion(fusion);
+                if (!f) return formatError("fusion is '" + fusion + "', expected compiled or eager", "/memory_policy/fusion");
+                m_plan.policy.fusion = *f;
             }
         }
         CFP_PLAN_ASSIGN(m_plan.policy.optimizerSharding, boolField(p, "/memory_policy", "optimizer_sharding"));
@@ -913,6 +921,7 @@ OJson headerJson(const Plan& plan, const Graph& graph) {
     policy["accumulation_steps"] = plan.policy.accumulation;
     policy["attention"] = std::string(attentionKernelName(plan.policy.attention));
     policy["cross_entropy"] = std::string(crossEntropyKernelName(plan.policy.crossEntropy));
+    if (plan.policy.fusion != KernelFusion::Compiled) policy["fusion"] = std::string(kernelFusionName(plan.policy.fusion));
     policy["zero_stage"] = zeroStageOf(plan.policy);
     if (!plan.policy.sequenceParallelAxis.empty()) policy["sequence_parallel"] = plan.policy.sequenceParallelAxis;
     policy["overlap"] = overlapWord(plan.policy);

@@ -67,8 +67,8 @@ void PlanProblem::Impl::computeOpState(const Op& op, double opFlops, OpState& s)
     // Sequence parallelism splits the work of an op it applies to as optimizer sharding does.
     const int64_t sp = sequenceParallelSplit(spAxis, sizes, spOps[k], axesUsed);
     s.spSplit = static_cast<uint16_t>(sp);
-    s.kernel = opKernelSeconds(model(), op, opFlops, axesUsed, bytes, z * sp, onChip[k]);
-    if (model().hasMeasurements() && !onChip[k]) {
+    s.kernel = view[k] ? 0.0 : opKernelSeconds(model(), op, opFlops, axesUsed, bytes, z * sp, onChip[k]);
+    if (model().hasMeasurements() && !onChip[k] && !view[k]) {
         const uint64_t sig = opCostSignature(op, operandDims, operandTypes, localDims(op.type, s.result, sizes));
         if (const double* t = model().measured(sig)) {
             s.kernel = *t / static_cast<double>(z * sp);
@@ -118,12 +118,14 @@ Status PlanProblem::Impl::buildStates(const std::vector<std::pair<uint64_t, doub
         }
     };
     std::unordered_map<TensorType, uint32_t, TypeHash> types;  // TensorType::operator== compares dtype and dims
-    OpRoles roles = opRoles(graph, policy.attention, policy.crossEntropy);
+    OpRoles roles = opRoles(graph, policy.attention, policy.crossEntropy, policy.fusion);
     onChip = std::move(roles.onChip);
     unmaterialized = std::move(roles.unmaterialized);
     workPerElement = std::move(roles.workPerElement);
     resident = stepResidentWeights(graph, policy);
     flashRecompute = std::move(roles.flashRecompute);
+    view = std::move(roles.view);
+    eagerFused = std::move(roles.eagerFused);
     uses = std::move(roles.uses);
     sourceLike = std::move(roles.sourceLike);
     gradToOptimizer = std::move(roles.gradToOptimizer);

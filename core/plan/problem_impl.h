@@ -93,6 +93,8 @@ struct PlanProblem::Impl {
     std::vector<int32_t> workPerElement;  // a kernel's working set per result element (cost/op_cost.h)
     std::vector<char> resident;           // ZeRO-3 weights gathered for the whole step (stepResidentWeights)
     std::vector<char> flashRecompute;   // on chip in the forward: runs again in the backward
+    std::vector<char> view;             // an eager view: no kernel (cost/op_cost.h)
+    std::vector<char> eagerFused;       // chains that fuse under eager kernels too (cost/op_cost.h)
     std::vector<char> spOps;            // ops sequence parallelism can split (cost/op_cost.h)
     std::vector<char> spScatters;       // partial sums it reduce-scatters into pieces
     std::vector<OpId> spGatherer;       // per op: the consumer whose edge gathers its piece
@@ -211,7 +213,7 @@ struct PlanProblem::Impl {
         const double gather = spGather(u, su, v, sv, i);
         if (have == n && gather == 0) {
             const Op& pu = g->op(u);
-            if (fusesInto(pu.kind, pv.kind) && uses[static_cast<size_t>(u)] == 1 && !st(u, su).measured &&
+            if (fusesUnder(policy, eagerFused, pu, pv) && uses[static_cast<size_t>(u)] == 1 && !st(u, su).measured &&
                 !st(v, sv).measured && !sourceLike[static_cast<size_t>(u)] && !onChip[static_cast<size_t>(u)] &&
                 !onChip[static_cast<size_t>(v)])
                 return -model().fusedEdgeSavingSeconds(local(u, have) / (zeroSplit(v, st(v, sv).result) * st(v, sv).spSplit)) *

@@ -26,7 +26,7 @@ bool ModelRequest::operator==(const ModelRequest& o) const {
 
 bool PlanRequest::operator==(const PlanRequest& o) const {
     return model == o.model && hardware == o.hardware && nodes == o.nodes && mesh == o.mesh && memoryLimitBytes == o.memoryLimitBytes &&
-           memoryReserveBytes == o.memoryReserveBytes && accumulation == o.accumulation && policy.attention == o.policy.attention && policy.crossEntropy == o.policy.crossEntropy && zeroStageOf(policy) == zeroStageOf(o.policy) &&
+           memoryReserveBytes == o.memoryReserveBytes && accumulation == o.accumulation && policy.attention == o.policy.attention && policy.crossEntropy == o.policy.crossEntropy && policy.fusion == o.policy.fusion && zeroStageOf(policy) == zeroStageOf(o.policy) &&
            policy.optimizerSharding == o.policy.optimizerSharding && policy.recompute == o.policy.recompute && pins == o.pins &&
            policy.overlapGradReduce == o.policy.overlapGradReduce && policy.overlapParamGather == o.policy.overlapParamGather &&
            policy.overlapTensorParallel == o.policy.overlapTensorParallel &&
@@ -56,6 +56,7 @@ std::string requestToJson(const PlanRequest& r) {
     j["recompute"] = std::string(recomputePolicyName(r.policy.recompute));
     j["attention"] = std::string(attentionKernelName(r.policy.attention));
     j["cross_entropy"] = std::string(crossEntropyKernelName(r.policy.crossEntropy));
+    if (r.policy.fusion != KernelFusion::Compiled) j["fusion"] = std::string(kernelFusionName(r.policy.fusion));
     if (r.searchZero) j["zero_stage"] = "auto";
     else j["zero_stage"] = zeroStageOf(r.policy);
     j["overlap"] = overlapWord(r.policy);
@@ -112,7 +113,7 @@ Result<PlanRequest> requestFromDoc(const nlohmann::json& j, const std::string& o
         return located(makeError("request.format", "not a CFP plan request or explorer project (format '" + *format + "')", "/format"));
     static constexpr std::string_view kKeys[] = {"format", "version", "model", "hardware", "nodes", "mesh", "memory_limit_bytes",
                                                  "optimizer_sharding", "recompute", "pins", "profile_db", "profile_fingerprint",
-                                                 "baselines", "check_blocks", "memory_reserve_bytes", "accumulation", "attention", "cross_entropy",
+                                                 "baselines", "check_blocks", "memory_reserve_bytes", "accumulation", "attention", "cross_entropy", "fusion",
                                                  "zero_stage", "overlap", "bucket_bytes", "pipeline", "sequence_parallel", "last_plan"};
     static constexpr std::string_view kLegacyKeys[] = {"format", "version", "model", "hardware", "nodes", "mesh", "memory_limit_bytes",
                                                        "optimizer_sharding", "recompute", "pins", "profile_db"};
@@ -197,6 +198,13 @@ Result<PlanRequest> requestFromDoc(const nlohmann::json& j, const std::string& o
             auto c = parseCrossEntropyKernel(*ce);
             if (!c) return located(makeError("request.format", "cross_entropy must be fused, inplace or eager, got '" + *ce + "'", "/cross_entropy"));
             r.policy.crossEntropy = *c;
+        }
+        if (j.contains("fusion")) {  // written only where the kernels are eager
+            auto fusion = str(j, "", "fusion");
+            if (!fusion) return located(fusion.error());
+            auto f = parseKernelFusion(*fusion);
+            if (!f) return located(makeError("request.format", "fusion must be compiled or eager, got '" + *fusion + "'", "/fusion"));
+            r.policy.fusion = *f;
         }
         // "auto" (searched from stage 1, PlanRequest::searchZero) or a stage; requests written
         // before the search have a stage.
@@ -409,6 +417,7 @@ std::vector<std::string> requestDifferences(const PlanRequest& planned, const Pl
     differ(p.recompute == q.recompute, "recompute");
     differ(p.attention == q.attention, "attention");
     differ(p.crossEntropy == q.crossEntropy, "cross_entropy");
+    differ(p.fusion == q.fusion, "fusion");
     differ(zeroStageOf(p) == zeroStageOf(q) && planned.searchZero == request.searchZero, "zero_stage");
     differ(p.overlapGradReduce == q.overlapGradReduce && p.overlapParamGather == q.overlapParamGather &&
                p.overlapTensorParallel == q.overlapTensorParallel,

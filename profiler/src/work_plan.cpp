@@ -152,7 +152,7 @@ Result<SegmentCatalog> SegmentCatalog::build(const Graph& graph, const HardwareS
 
     // Sources and values computed from constants alone, as the evaluator folds them; what the
     // forward keeps, with the policy's loss kernel as the problem prices it.
-    c.m->roles = opRoles(graph, policy.attention, policy.crossEntropy);
+    c.m->roles = opRoles(graph, policy.attention, policy.crossEntropy, policy.fusion);
 
     // Types: the representative segment of each, and a signature over what it executes.
     const AnalysisReport& a = c.m->problem->analysis();

@@ -311,6 +311,26 @@ private slots:
         QVERIFY2(cpj["parallelism"].toString().contains("context parallel 2 (cp: the sequence split)"), cp.out.constData());
         QCOMPARE(cpj["estimated_config"].toString(), QStringLiteral("tp=2,dp=2,cp=2,zero=1,mbs=2,recompute=none,sp=off"));
         QVERIFY(cpj["memory_breakdown_bytes"].toObject()["activations"].toInteger() < j["memory_breakdown_bytes"].toObject()["activations"].toInteger());
+        // Eager kernels (--fusion eager): said in JSON and text, slower and holding more than the
+        // compiled default; the plan file carries it; a wrong word is a usage error.
+        const QString planFile = path(QStringLiteral("eager-plan.json"));
+        Run eager = cfp({"estimate", "builtin:gpt3-125m", "--seq", "128", "--global-batch", "32", "--config", "tp=2,dp=4,zero=1,mbs=2,sp=off",
+                         "--fusion", "eager", "--json", "-o", planFile});
+        QVERIFY2(eager.exitCode == 0, eager.err.constData());
+        const QJsonObject ej = parseJson(eager.out).object();
+        QCOMPARE(ej["memory_policy"].toObject()["fusion"].toString(), QStringLiteral("eager"));
+        QCOMPARE(j["memory_policy"].toObject()["fusion"].toString(), QStringLiteral("compiled"));
+        QVERIFY(ej["step_seconds"].toDouble() > j["step_seconds"].toDouble());
+        QVERIFY(ej["memory_breakdown_bytes"].toObject()["activations"].toInteger() > j["memory_breakdown_bytes"].toObject()["activations"].toInteger());
+        QFile written(planFile);
+        QVERIFY(written.open(QIODevice::ReadOnly));
+        QVERIFY(written.readAll().contains("\"fusion\": \"eager\""));
+        Run eagerText = cfp({"estimate", "builtin:gpt3-125m", "--seq", "128", "--global-batch", "32", "--config", "tp=2,dp=4,zero=1,mbs=2,sp=off",
+                             "--fusion", "eager"});
+        QVERIFY2(eagerText.out.contains("eager kernels"), eagerText.out.constData());
+        Run badFusion = cfp({"estimate", "builtin:gpt3-125m", "--config", "tp=2,dp=4", "--fusion", "jit"});
+        QCOMPARE(badFusion.exitCode, 2);
+        QVERIFY2(badFusion.err.contains("--fusion: 'jit' is not compiled or eager"), badFusion.err.constData());
         Run cpPipe = cfp({"estimate", "builtin:gpt3-125m", "--config", "cp=2,pp=2"});
         QCOMPARE(cpPipe.exitCode, 1);
         QVERIFY2(cpPipe.err.contains("context parallelism with pipeline stages") && cpPipe.err.contains("[config.unsupported]"), cpPipe.err.constData());

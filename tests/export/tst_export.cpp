@@ -324,8 +324,9 @@ std::vector<TimelineEvent> sampleTimeline() {
 // ---- torchtitan ------------------------------------------------------------------------------
 
 // A configuration priced by runEstimate on one node of eight GPUs.
-PlanRun estimated(const std::string& source, int64_t batch, int64_t seq, const std::string& config) {
+PlanRun estimated(const std::string& source, int64_t batch, int64_t seq, const std::string& config, const MemoryPolicy& policy = {}) {
     PlanRequest r;
+    r.policy = policy;
     r.model.source = source;
     r.model.build.batch = batch;
     r.model.build.seq = seq;
@@ -986,12 +987,15 @@ private slots:
             {"parallelism.pipeline_parallel_degree", "1"},
             {"activation_checkpoint.mode", "\"selective\""},
             {"activation_checkpoint.selective_ac_option", "\"op\""},
+            {"compile.enable", "true"},
+            {"compile.components", "[\"model\", \"loss\"]"},
         };
         QCOMPARE(tomlEntries(toml), want);
         // Two rounds of 2 × 8 sequences: torchtitan's gradient accumulation steps.
         QVERIFY2(contains(toml, "= 2 gradient accumulation steps"), toml.c_str());
-        // The plan's fused cross-entropy is not torchtitan's eager loss: the file says so.
-        QVERIFY2(contains(toml, "torchtitan's loss is eager F.cross_entropy"), toml.c_str());
+        // The plan's compiled kernels and fused loss are torch.compile's on the model and the loss.
+        QVERIFY2(contains(toml, "torch.compile"), toml.c_str());
+        QVERIFY2(!contains(toml, "torchtitan's loss is eager F.cross_entropy"), toml.c_str());
 
         if (python().isEmpty()) QSKIP("python3 not found: the TOML is not read back with tomllib");
         QByteArray error;
@@ -1007,8 +1011,31 @@ private slots:
               {"context_parallel_degree", 1},
               {"pipeline_parallel_degree", 1}}},
             {"activation_checkpoint", {{"mode", "selective"}, {"selective_ac_option", "op"}}},
+            {"compile", {{"enable", true}, {"components", {"model", "loss"}}}},
         };
         QVERIFY2(parsed == expected, (parsed.dump() + "\n" + error.toStdString()).c_str());
+    }
+
+    // Eager kernels (torchtitan without torch.compile): compile off; the loss as the plan prices it.
+    void torchtitanEagerKernels() {
+        MemoryPolicy eager;
+        eager.fusion = KernelFusion::Eager;
+        eager.crossEntropy = CrossEntropyKernel::Eager;
+        std::string toml = torchtitanOk(estimated("builtin:llama3-8b", 32, 2048, "tp=1,dp=8,zero=3,mbs=2,recompute=op", eager));
+        auto e = tomlEntries(toml);
+        QCOMPARE(e.at("compile.enable"), std::string("false"));
+        QVERIFY(!e.count("compile.components"));
+        QVERIFY2(!contains(toml, "torchtitan's loss is eager F.cross_entropy"), toml.c_str());
+        // A fused loss under eager kernels is not torchtitan's: the file says so.
+        eager.crossEntropy = CrossEntropyKernel::Fused;
+        toml = torchtitanOk(estimated("builtin:llama3-8b", 32, 2048, "tp=1,dp=8,zero=3,mbs=2,recompute=op", eager));
+        QCOMPARE(tomlEntries(toml).at("compile.enable"), std::string("false"));
+        QVERIFY2(contains(toml, "torchtitan's loss is eager F.cross_entropy"), toml.c_str());
+        // Compiled kernels with torchtitan's eager loss: the model compiled, the loss not.
+        MemoryPolicy compiled;
+        compiled.crossEntropy = CrossEntropyKernel::Eager;
+        toml = torchtitanOk(estimated("builtin:llama3-8b", 32, 2048, "tp=1,dp=8,zero=3,mbs=2,recompute=op", compiled));
+        QCOMPARE(tomlEntries(toml).at("compile.components"), std::string("[\"model\"]"));
     }
 
     // Tensor parallel 2 × data parallel 4 at ZeRO-1: torchtitan runs DDP only alone, so FSDP2

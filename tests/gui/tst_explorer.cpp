@@ -63,6 +63,14 @@ QJsonObject cliEstimate(const QString& config, const QStringList& more = {}) {
     return QJsonDocument::fromJson(p.readAllStandardOutput()).object();
 }
 
+// The plan "Your configuration" prices for `config` (the search panel's Estimate).
+Plan estimateFromPanel(MainWindow& w, const QString& config) {
+    w.searchPanel()->configEdit()->setText(config);
+    w.searchPanel()->estimateButton()->click();
+    if (!waitIdle(w) || !w.explorer()->lastEstimate()) qFatal("no estimate");
+    return w.explorer()->lastEstimate()->outcome.plan;
+}
+
 }  // namespace
 
 class TestExplorer : public QObject {
@@ -747,12 +755,7 @@ private slots:
         SearchPanel* panel = w.searchPanel();
         QCOMPARE(c->crossEntropyBox()->currentText(), QStringLiteral("fused"));
         const QString config = QStringLiteral("tp=2,dp=4,zero=1,mbs=1,recompute=none");
-        auto estimate = [&] {
-            panel->configEdit()->setText(config);
-            panel->estimateButton()->click();
-            if (!waitIdle(w) || !w.explorer()->lastEstimate()) qFatal("no estimate");
-            return w.explorer()->lastEstimate()->outcome.plan;
-        };
+        auto estimate = [&] { return estimateFromPanel(w, config); };
         const Plan fused = estimate();
         QCOMPARE(fused.policy.crossEntropy, CrossEntropyKernel::Fused);
         // The ZeRO stage: searched by default, fixed when chosen (the estimate keeps its zero=1).
@@ -787,6 +790,38 @@ private slots:
         QVERIFY(searchAndWait(w));
         QCOMPARE(w.explorer()->plan()->plan().policy.recompute, RecomputePolicy::Layers);
         QCOMPARE(c->recomputeBox()->currentData().toString(), QStringLiteral("layers"));
+    }
+
+    // The kernels from the cluster panel: compiled by default; eager reaches the request, the
+    // estimate (slower, more activations: autograd keeps what each backward op reads) and its
+    // text, and equals `cfp estimate --fusion eager`.
+    void kernelFusionFromTheClusterPanel() {
+        MainWindow w(smallModel());
+        QVERIFY(waitAnalysis(w));
+        ClusterPanel* c = w.clusterPanel();
+        SearchPanel* panel = w.searchPanel();
+        QCOMPARE(c->fusionBox()->currentText(), QStringLiteral("compiled"));
+        const QString config = QStringLiteral("tp=2,dp=4,zero=1,mbs=1,recompute=none");
+        auto estimate = [&] { return estimateFromPanel(w, config); };
+        const Plan compiled = estimate();
+        QCOMPARE(compiled.policy.fusion, KernelFusion::Compiled);
+        QVERIFY2(panel->estimateLabel()->text().contains(QStringLiteral("compiled kernels")), qPrintable(panel->estimateLabel()->text()));
+        c->fusionBox()->setCurrentText(QStringLiteral("eager"));
+        c->findChild<QPushButton*>(QStringLiteral("applyButton"))->click();
+        QVERIFY(waitIdle(w));
+        QCOMPARE(w.explorer()->request().policy.fusion, KernelFusion::Eager);
+        const Plan eager = estimate();
+        QCOMPARE(eager.policy.fusion, KernelFusion::Eager);
+        QVERIFY(eager.memory.activations > compiled.memory.activations);
+        QVERIFY(eager.stepSeconds() > compiled.stepSeconds());
+        QVERIFY2(panel->estimateLabel()->text().contains(QStringLiteral("eager kernels")), qPrintable(panel->estimateLabel()->text()));
+        const QJsonObject j = cliEstimate(config, {QStringLiteral("--fusion"), QStringLiteral("eager")});
+        QVERIFY(!j.isEmpty());
+        QCOMPARE(static_cast<int64_t>(j["memory_per_device_bytes"].toDouble()), eager.memory.total());
+        QCOMPARE(j["memory_policy"].toObject()["fusion"].toString(), QStringLiteral("eager"));
+        QVERIFY(searchAndWait(w));
+        QCOMPARE(w.explorer()->plan()->plan().policy.fusion, KernelFusion::Eager);
+        QCOMPARE(c->fusionBox()->currentText(), QStringLiteral("eager"));  // refresh keeps the choice
     }
 
     // Sequence parallelism from the cluster panel: searched by default (the plan under a tight

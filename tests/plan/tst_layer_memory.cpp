@@ -61,7 +61,8 @@ Configured configuredPlan(ModelConfig c, int64_t layers, int64_t seq, const RunC
 }
 
 Layer layerActivations(const char* preset, int64_t tp, int64_t seq, AttentionKernel attention = AttentionKernel::Flash,
-                       RecomputeMode recompute = RecomputeMode::None, QkvLayout qkv = QkvLayout::Fused, bool sp = false, int64_t cp = 1) {
+                       RecomputeMode recompute = RecomputeMode::None, QkvLayout qkv = QkvLayout::Fused, bool sp = false, int64_t cp = 1,
+                       KernelFusion fusion = KernelFusion::Compiled) {
     const ModelConfig c = must(presetConfig(preset), preset);
     Layer out{seq, c.hiddenSize, c.numHeads, c.numKvHeads, c.ffnSize, 0};
     const int64_t dp = oneNode().devices() / (tp * cp);
@@ -75,6 +76,7 @@ Layer layerActivations(const char* preset, int64_t tp, int64_t seq, AttentionKer
     if (sp) config.sequenceParallel = true;
     PlannerOptions o;
     o.policy.attention = attention;
+    o.policy.fusion = fusion;
     out.bytes = configuredPlan(c, 2, seq, config, o, qkv).outcome.plan.memory.activations -
                 configuredPlan(c, 1, seq, config, o, qkv).outcome.plan.memory.activations;
     return out;
@@ -218,6 +220,24 @@ private slots:
             const Layer gpt = layerActivations("gpt3-1.3b", 1, 2048, AttentionKernel::Flash, RecomputeMode::Op);
             within10(gpt, sbh(gpt) * 18.0, "gpt3-1.3b per-op selective");
         }
+    }
+
+    // Eager kernels (PyTorch without torch.compile): autograd keeps what each backward op reads.
+    // Measured with PyTorch on a Llama-3.1-8B layer written as torchtitan writes it (fp32 RMSNorm,
+    // complex RoPE, SwiGLU; bench/reference/layer_memory.py, policy none): 52.03 sbh, where fused
+    // kernels keep 8 + 6 + 4·kv/a + 6·f/h = 37 (llamaLayerMatchesTheSameCount). Counted here, 55:
+    // the norms' inputs and normalised values and outputs (2 + 2 + 2 each), Q, and K and V repeated to
+    // every head (2 each, copies), the attention output (2), the gate and up projections, the
+    // sigmoid, SiLU and product (7 each, f/h = 3.5). PyTorch keeps fp32 copies in its norms and RoPE
+    // (the graph's are bf16) and SiLU as one op. Per-op selective recomputation keeps the same 15.5
+    // under either: it names what is kept.
+    void eagerKernelsKeepWhatAutogradKeeps() {
+        const Layer eager = layerActivations("llama3-8b", 1, 2048, AttentionKernel::Flash, RecomputeMode::None, QkvLayout::Separate, false, 1,
+                                             KernelFusion::Eager);
+        within10(eager, sbh(eager) * 52.03, "llama3-8b eager kernels");
+        const Layer op = layerActivations("llama3-8b", 1, 2048, AttentionKernel::Flash, RecomputeMode::Op, QkvLayout::Separate, false, 1,
+                                          KernelFusion::Eager);
+        within10(op, sbh(op) * 15.5, "llama3-8b eager kernels, per-op selective");
     }
 
     // Eager attention keeps the s×s probabilities (and, as the graph's softmax gradient reads the

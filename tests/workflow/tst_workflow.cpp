@@ -361,22 +361,37 @@ private slots:
         back = must(requestFromJson(requestToJson(r), "r.json"), "read");
         QVERIFY(!back.searchZero);
         QCOMPARE(zeroStageOf(back.policy), 3);
+        // The kernels: written only when eager, read back; compiled when left out.
+        QVERIFY(requestToJson(r).find("\"fusion\"") == std::string::npos);
+        QCOMPARE(back.policy.fusion, KernelFusion::Compiled);
+        PlanRequest eagerRequest = r;
+        eagerRequest.policy.fusion = KernelFusion::Eager;
+        back = must(requestFromJson(requestToJson(eagerRequest), "r.json"), "read");
+        QCOMPARE(back.policy.fusion, KernelFusion::Eager);
+        QVERIFY(back == eagerRequest && !(back == r));
+        auto bad = requestFromJson(std::string(requestToJson(eagerRequest)).replace(requestToJson(eagerRequest).find("\"eager\""), 7, "\"jit\""), "r.json");
+        QVERIFY(!bad.ok());
     }
 
-    // Memory as published for torchtitan's Llama-3.1-8B runs (pytorch/torchtitan,
+    // Memory and step time as published for torchtitan's Llama-3.1-8B runs (pytorch/torchtitan,
     // benchmarks/llama3_h100_202412_torchtitan.md, Tables 1 and 3: FSDP2 over 8 and 128 H100s,
-    // per-op selective recomputation, micro-batch 2 at sequence 8192, no torch.compile; the
-    // maximum memory reserved over ranks, 82.4 and 67.0 GiB). The estimate of that configuration,
-    // with the loss as torchtitan runs it (F.cross_entropy on f32 logits) and FSDP2's root module
-    // kept gathered, is within 15% of each; with a fused loss it would be 30% short.
-    void torchtitanMemoryAsPublished() {
+    // per-op selective recomputation, micro-batch 2 at sequence 8192; the maximum memory reserved
+    // over ranks and the throughput per GPU). Without torch.compile (eager kernels): 82.4 and
+    // 67.0 GiB, 5,762 and 5,605 tokens/s (2.84 and 2.92 s per step); with it, on 8 GPUs: 77.0 GiB,
+    // 6,667 tokens/s (2.46 s). The estimate of that configuration, with the loss as torchtitan runs
+    // it (F.cross_entropy on f32 logits) and the kernels as the run had them, is within 5% of each
+    // memory figure eager and 10% compiled, and its step within 25% (the runs' 500 W power cap is not
+    // modelled: the estimates are faster); eager costs more time and memory than compiled. With a
+    // fused loss the memory would be 30% short.
+    void torchtitanAsPublished() {
         struct Run {
             int64_t nodes, batch;
             const char* config;
-            double gib;
+            double eagerGiB, eagerSeconds, compiledGiB, compiledSeconds;  // 0: not published
         };
-        for (const Run& run : {Run{1, 16, "tp=1,dp=8,zero=3,mbs=2,recompute=op,sp=off,overlap=on", 82.4},
-                               Run{16, 256, "tp=1,dp=128,zero=3,mbs=2,recompute=op,sp=off,overlap=on", 67.0}}) {
+        const double tokens8 = 16.0 * 8192 / 8, tokens128 = 256.0 * 8192 / 128;
+        for (const Run& run : {Run{1, 16, "tp=1,dp=8,zero=3,mbs=2,recompute=op,sp=off,overlap=on", 82.4, tokens8 / 5762, 77.0, tokens8 / 6667},
+                               Run{16, 256, "tp=1,dp=128,zero=3,mbs=2,recompute=op,sp=off,overlap=on", 67.0, tokens128 / 5605, 0, 0}}) {
             PlanRequest r;
             r.model.source = "builtin:llama3-8b";
             r.model.build.batch = run.batch;
@@ -384,16 +399,32 @@ private slots:
             r.model.build.qkv = QkvLayout::Separate;
             r.nodes = run.nodes;
             r.baselines = Baselines::Skip;
-            auto memory = [&](CrossEntropyKernel ce) {
-                r.policy.crossEntropy = ce;
-                const PlanRun e = must(runEstimate(r, must(RunConfig::parse(run.config), "config")), "estimate");
-                return static_cast<double>(e.outcome.plan.memory.total()) / kGiB;
+            struct Got {
+                double gib, seconds;
             };
-            const double eager = memory(CrossEntropyKernel::Eager), fused = memory(CrossEntropyKernel::Fused);
-            const std::string what = std::string(run.config) + ": " + std::to_string(eager) + " GiB (fused " + std::to_string(fused) +
-                                     "), published " + std::to_string(run.gib);
-            QVERIFY2(std::abs(eager / run.gib - 1) <= 0.15, what.c_str());
-            QVERIFY2(std::abs(fused / run.gib - 1) > 0.15, what.c_str());
+            auto estimate = [&](CrossEntropyKernel ce, KernelFusion fusion) {
+                r.policy.crossEntropy = ce;
+                r.policy.fusion = fusion;
+                const PlanRun e = must(runEstimate(r, must(RunConfig::parse(run.config), "config")), "estimate");
+                return Got{static_cast<double>(e.outcome.plan.memory.total()) / kGiB, e.outcome.plan.stepSeconds()};
+            };
+            const Got eager = estimate(CrossEntropyKernel::Eager, KernelFusion::Eager);
+            const Got compiled = estimate(CrossEntropyKernel::Eager, KernelFusion::Compiled);
+            const Got fusedLoss = estimate(CrossEntropyKernel::Fused, KernelFusion::Eager);
+            const std::string what = std::string(run.config) + ": eager " + std::to_string(eager.gib) + " GiB " + std::to_string(eager.seconds) +
+                                     " s, compiled " + std::to_string(compiled.gib) + " GiB " + std::to_string(compiled.seconds) +
+                                     " s, fused loss " + std::to_string(fusedLoss.gib) + " GiB; published " + std::to_string(run.eagerGiB) +
+                                     " GiB " + std::to_string(run.eagerSeconds) + " s, compiled " + std::to_string(run.compiledGiB) + " GiB " +
+                                     std::to_string(run.compiledSeconds) + " s";
+            qInfo("%s", what.c_str());
+            QVERIFY2(std::abs(eager.gib / run.eagerGiB - 1) <= 0.05, what.c_str());
+            QVERIFY2(std::abs(eager.seconds / run.eagerSeconds - 1) <= 0.25, what.c_str());
+            QVERIFY2(eager.seconds > compiled.seconds && eager.gib > compiled.gib, what.c_str());
+            QVERIFY2(std::abs(fusedLoss.gib / run.eagerGiB - 1) > 0.15, what.c_str());
+            if (run.compiledGiB > 0) {
+                QVERIFY2(std::abs(compiled.gib / run.compiledGiB - 1) <= 0.10, what.c_str());
+                QVERIFY2(std::abs(compiled.seconds / run.compiledSeconds - 1) <= 0.25, what.c_str());
+            }
         }
     }
 
