@@ -184,12 +184,30 @@ const CollectiveFit* CostModel::findFit(CollectiveKind kind, size_t axis) const 
     return nullptr;
 }
 
-double CostModel::kernelSeconds(OpKind kind, DType dtype, double localFlops, double localBytes) const {
+double gemmWaveFactor(const HardwareSpec& hw, const GemmGrid& grid) {
+    if (hw.smCount < 1 || hw.gemmTiles.empty()) return 1.0;
+    const double sms = hw.smCount;
+    const double work = grid.batch * grid.m * grid.n;
+    double best = 0;
+    for (const auto& [tm, tn] : hw.gemmTiles) {
+        const double tiles = grid.batch * std::ceil(grid.m / tm) * std::ceil(grid.n / tn);
+        const double waves = std::ceil(tiles / sms);
+        best = std::max(best, work / (waves * sms * tm * tn));
+    }
+    return best > 0 ? std::min(1.0, best) : 1.0;
+}
+
+double CostModel::kernelSeconds(OpKind kind, DType dtype, double localFlops, double localBytes, const GemmGrid* grid) const {
     const double memory = hbmSeconds(localBytes);
     if (isFusibleKind(kind)) return memory + launchSeconds();
     double efficiency = m_hw.gemmEfficiency;
+    bool measured = false;
     if (kind == OpKind::Dot && !m_calibration.gemm.empty())
-        if (auto e = interpolateGemmEfficiency(m_calibration.gemm, dtype, localFlops, localBytes)) efficiency = *e;
+        if (auto e = interpolateGemmEfficiency(m_calibration.gemm, dtype, localFlops, localBytes)) {
+            efficiency = *e;
+            measured = true;
+        }
+    if (kind == OpKind::Dot && grid && !measured) efficiency *= gemmWaveFactor(m_hw, *grid);
     const double peak = m_hw.peakFlopsFor(dtype) * efficiency;
     const double compute = peak > 0 ? localFlops / peak : 0.0;
     return std::max(compute, memory) + launchSeconds();

@@ -9,6 +9,17 @@
 //   iota): bytes / (hbm · hbm_efficiency) + launch — memory bound: an elementwise op does a few
 //       flops per element it moves, far below the ridge point of any GPU here.
 //   bytes = local operand bytes read + local result bytes written.
+// GEMM waves (a hardware file's gemm_waves: SM count and tile shapes). A GEMM's output — batch ×
+// M × N, local — is cut into tiles of tm × tn, one SM computing one tile at a time; the SMs run the
+// tiles in waves. With T = batch · ⌈M/tm⌉ · ⌈N/tn⌉ tiles on S SMs the GEMM takes ⌈T/S⌉ waves of a
+// tile's time, where a machine of full tiles and full waves would take batch·M·N / (S·tm·tn) of
+// them: the efficiency is gemm_efficiency × batch·M·N / (⌈T/S⌉·S·tm·tn), at the tile shape of
+// the file's list that gives the most (NVIDIA's "Matrix Multiplication Background User's Guide":
+// tile and wave quantisation). Large GEMMs lose a few percent (16384 × 4096 in 128 × 256 tiles on
+// 132 SMs: 2048 tiles, 16 waves, 97%); a GEMM of 133 tiles takes two waves where 132 take one.
+// Dots only, not inside a flash attention kernel, and not where a calibration table gives the
+// measured efficiency (which has the shapes in it).
+//
 // Fusion, as a compiler does it: an edge producer → consumer is FUSED when the producer is fusible,
 // the consumer is fusible or a reduce, the producer has exactly one consumer, neither op has a
 // measured time, and the edge needs no resharding. A fused edge saves the producer's write and
@@ -127,6 +138,13 @@ struct CostCalibration {
     bool operator==(const CostCalibration&) const = default;
 };
 
+// A GEMM's output grid (local): batch × m × n (GEMM waves, above).
+struct GemmGrid {
+    double batch = 1, m = 1, n = 1;
+};
+// The wave and tile factor of the header's rule, in (0, 1]; 1 without gemm_waves.
+double gemmWaveFactor(const HardwareSpec& hardware, const GemmGrid& grid);
+
 // Interpolated efficiency for a GEMM of `flops` and `bytes` in `dtype` (see above), or nullopt
 // when the table has no point of that dtype.
 std::optional<double> interpolateGemmEfficiency(const std::vector<GemmEfficiencyPoint>& table, DType dtype, double flops,
@@ -149,7 +167,8 @@ public:
     }
     double hbmSeconds(double bytes) const;
     // One op's kernel, from its local flops and bytes (see above).
-    double kernelSeconds(OpKind kind, DType dtype, double localFlops, double localBytes) const;
+    // A dot's `grid` (its local output) applies the GEMM waves where the hardware has them.
+    double kernelSeconds(OpKind kind, DType dtype, double localFlops, double localBytes, const GemmGrid* grid = nullptr) const;
     // An op inside a fused attention kernel (its operands and result on chip): a matmul's flops at
     // the GEMM rate, nothing for the rest (hidden under the matmuls); no launch of its own.
     double onChipSeconds(OpKind kind, DType dtype, double localFlops) const;

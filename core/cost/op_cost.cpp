@@ -511,14 +511,29 @@ int64_t optimizerWorkSplit(const Op& op, bool sourceLike, int64_t replicas, cons
     return replicas;
 }
 
+std::optional<GemmGrid> gemmGridOf(const Graph& graph, const Op& op, const std::vector<int64_t>& localResultDims) {
+    if (op.kind != OpKind::Dot || op.operands.size() != 2) return std::nullopt;
+    const size_t batch = op.attrs.dot.lhsBatch.size();
+    const auto lhsRank = static_cast<size_t>(graph.op(op.operands[0]).type.rank());
+    if (lhsRank < batch + op.attrs.dot.lhsContracting.size()) return std::nullopt;
+    const size_t lhsFree = lhsRank - batch - op.attrs.dot.lhsContracting.size();
+    if (localResultDims.size() < batch + lhsFree) return std::nullopt;
+    GemmGrid g;
+    for (size_t i = 0; i < localResultDims.size(); ++i) {
+        const auto d = static_cast<double>(localResultDims[i]);
+        (i < batch ? g.batch : i < batch + lhsFree ? g.m : g.n) *= d;
+    }
+    return g;
+}
+
 double opKernelSeconds(const CostModel& model, const Op& op, double opFlops, uint32_t axesUsed, double localBytes, int64_t zeroSplit,
-                       bool onChip) {
+                       bool onChip, const GemmGrid* grid) {
     const MeshSizes& sizes = model.sizes();
     double split = static_cast<double>(zeroSplit);
     for (int a = 0; a < sizes.rank; ++a)
         if (axesUsed & (1u << a)) split *= static_cast<double>(sizes.size[static_cast<size_t>(a)]);
     if (onChip) return model.onChipSeconds(op.kind, op.type.dtype, opFlops / split);
-    return model.kernelSeconds(op.kind, op.type.dtype, opFlops / split, localBytes / static_cast<double>(zeroSplit));
+    return model.kernelSeconds(op.kind, op.type.dtype, opFlops / split, localBytes / static_cast<double>(zeroSplit), grid);
 }
 
 double kernelRepeats(const Op& op, const MemoryPolicy& policy, bool flashRecompute) {

@@ -238,9 +238,13 @@ int64_t optimizerWorkSplit(const Op& op, bool sourceLike, int64_t replicas, cons
 // The op's kernel time (see above): `opFlops` its FLOPs unsplit, `axesUsed` the mesh axes its
 // shardings and own collectives use, `localBytes` its operands read and result written per device,
 // `zeroSplit` from optimizerWorkSplit.
-// An on-chip op (OpRoles::onChip) costs its flops only (CostModel::onChipSeconds).
+// An on-chip op (OpRoles::onChip) costs its flops only (CostModel::onChipSeconds). A dot's `grid`
+// (gemmGridOf) applies the hardware's GEMM waves (cost_model.h).
 double opKernelSeconds(const CostModel& model, const Op& op, double opFlops, uint32_t axesUsed, double localBytes, int64_t zeroSplit,
-                       bool onChip = false);
+                       bool onChip = false, const GemmGrid* grid = nullptr);
+// A dot's output grid from its local result dims: HLO's result order, batch dims, then the lhs's
+// free dims (m, their product), then the rhs's (n). Other ops: nullopt.
+std::optional<GemmGrid> gemmGridOf(const Graph& graph, const Op& op, const std::vector<int64_t>& localResultDims);
 
 // A collective an op runs itself.
 struct OpCollective {

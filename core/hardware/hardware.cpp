@@ -106,7 +106,7 @@ public:
         // named as such rather than reported by its first unknown field.
         static constexpr std::string_view kTopFields[] = {
             "format", "version", "name", "sources", "memory_gib", "memory_reserve_gib", "hbm_tb_per_s", "peak_tflops",
-            "gemm_efficiency", "hbm_efficiency", "kernel_launch_us", "overlap_compute_slowdown", "gpus_per_node", "intra_node",
+            "gemm_efficiency", "gemm_waves", "hbm_efficiency", "kernel_launch_us", "overlap_compute_slowdown", "gpus_per_node", "intra_node",
             "inter_node"};
         CFP_TRY(checkKeys(doc, "", kTopFields));
 
@@ -137,6 +137,7 @@ public:
 
         if (doc.contains("gemm_efficiency"))
             CFP_HW_ASSIGN(spec.gemmEfficiency, requiredNumber(doc, "", "gemm_efficiency", Range::Fraction));
+        if (doc.contains("gemm_waves")) CFP_TRY(readGemmWaves(doc.at("gemm_waves"), "/gemm_waves", spec));
         if (doc.contains("hbm_efficiency"))
             CFP_HW_ASSIGN(spec.hbmEfficiency, requiredNumber(doc, "", "hbm_efficiency", Range::Fraction));
         if (doc.contains("kernel_launch_us")) {
@@ -278,6 +279,32 @@ private:
         CFP_HW_ASSIGN(out.supportsTree, requiredBool(*obj, ptr, "supports_tree"));
         if (obj->contains("bus_bandwidth_curve")) CFP_HW_ASSIGN(out.busCurve, busCurve(obj->at("bus_bandwidth_curve"), ptr + "/bus_bandwidth_curve"));
         return out;
+    }
+
+    // {"sm_count": N, "tiles": [[rows, columns], …]}
+    Status readGemmWaves(const Json& w, const std::string& ptr, HardwareSpec& spec) const {
+        if (!w.is_object()) return kSpecJson.typeError(ptr, "an object", w);
+        static constexpr std::string_view kWaveFields[] = {"sm_count", "tiles"};
+        CFP_TRY(checkKeys(w, ptr, kWaveFields));
+        int64_t sms = 0;
+        CFP_HW_ASSIGN(sms, requiredInt(w, ptr, "sm_count"));
+        if (sms < 1 || sms > 100000) return fail(ptr + "/sm_count", "must be between 1 and 100000, got " + std::to_string(sms));
+        spec.smCount = static_cast<int>(sms);
+        const Json* tiles = nullptr;
+        CFP_HW_ASSIGN(tiles, kSpecJson.member(w, ptr, "tiles"));
+        const std::string tilesPtr = ptr + "/tiles";
+        if (!tiles->is_array() || tiles->empty()) return kSpecJson.typeError(tilesPtr, "a non-empty array of [rows, columns] pairs", *tiles);
+        spec.gemmTiles.clear();
+        for (size_t i = 0; i < tiles->size(); ++i) {
+            const Json& t = (*tiles)[i];
+            const std::string at = childPointer(tilesPtr, i);
+            if (!t.is_array() || t.size() != 2) return kSpecJson.typeError(at, "a [rows, columns] pair", t);
+            for (size_t k = 0; k < 2; ++k)
+                if (!t[k].is_number_integer() || t[k].get<int64_t>() < 1 || t[k].get<int64_t>() > 4096)
+                    return fail(at + "/" + std::to_string(k), "must be an integer between 1 and 4096, got " + t[k].dump());
+            spec.gemmTiles.emplace_back(t[0].get<int>(), t[1].get<int>());
+        }
+        return {};
     }
 
     // {"points": [[bytes, GB/s], …] (sizes ascending), "floor_us": …, "other_collectives_peak_gb_per_s": … (optional)}
@@ -443,6 +470,12 @@ std::string writeHardwareJson(const HardwareSpec& spec) {
     }
     out += sep + str(kVectorKey) + ": " + numberText(spec.vectorFlops / kFlopsPerTflops) + "\n  },\n";
     out += "  \"gemm_efficiency\": " + numberText(spec.gemmEfficiency) + ",\n";
+    if (spec.smCount > 0) {
+        out += "  \"gemm_waves\": {\"sm_count\": " + std::to_string(spec.smCount) + ", \"tiles\": [";
+        for (size_t i = 0; i < spec.gemmTiles.size(); ++i)
+            out += (i ? ", [" : "[") + std::to_string(spec.gemmTiles[i].first) + ", " + std::to_string(spec.gemmTiles[i].second) + "]";
+        out += "]},\n";
+    }
     out += "  \"hbm_efficiency\": " + numberText(spec.hbmEfficiency) + ",\n";
     out += "  \"kernel_launch_us\": " + numberText(spec.kernelLaunchSeconds * kMicrosecondsPerSecond) + ",\n";
     out += "  \"gpus_per_node\": " + std::to_string(spec.gpusPerNode) + ",\n";

@@ -56,6 +56,11 @@ struct HardwareSpec {
     std::map<DType, double> peakFlops;    // peak dense FLOP/s per dtype
     double vectorFlops = 0;               // non-tensor-core FP32 FLOP/s (elementwise work)
     double gemmEfficiency = 0.7;          // achieved / peak for large matmuls (0, 1]
+    // Tile and wave quantisation of GEMMs (cost_model.h, "GEMM waves"): the SMs a GEMM's output
+    // tiles are spread over and the tile shapes the library chooses among (rows × columns of the
+    // output). smCount 0: not modelled (every GEMM at gemmEfficiency).
+    int smCount = 0;
+    std::vector<std::pair<int, int>> gemmTiles;
     double hbmEfficiency = 0.8;           // achieved / peak HBM bandwidth (0, 1]
     double kernelLaunchSeconds = 3e-6;    // fixed cost of one kernel
     // Compute slowed by communication in flight beside it, as a fraction of the overlapped time

@@ -185,7 +185,8 @@ Result<OpLevelFormulation> buildOpLevel(const Graph& graph, const CostModel& mod
                     bytes += static_cast<double>(localBytes(graph.op(op.operands[i]).type, s.operands[i], sizes));
                 }
                 // Without the step's memory policy (no optimizer-state sharding): cost/op_cost.h.
-                seconds = opKernelSeconds(model, op, opFlops(graph, op), axesUsed, bytes, 1) +
+                const std::optional<GemmGrid> grid = gemmGridOf(graph, op, localDims(op.type, s.result, sizes));
+                seconds = opKernelSeconds(model, op, opFlops(graph, op), axesUsed, bytes, 1, false, grid ? &*grid : nullptr) +
                           ownCollectiveSeconds(model, s.partialMask, resultBytes, 0u);
             }
             costs.push_back(units(seconds));

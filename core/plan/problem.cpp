@@ -67,7 +67,8 @@ void PlanProblem::Impl::computeOpState(const Op& op, double opFlops, OpState& s)
     // Sequence parallelism splits the work of an op it applies to as optimizer sharding does.
     const int64_t sp = sequenceParallelSplit(spAxis, sizes, spOps[k], axesUsed);
     s.spSplit = static_cast<uint16_t>(sp);
-    s.kernel = view[k] ? 0.0 : opKernelSeconds(model(), op, opFlops, axesUsed, bytes, z * sp, onChip[k]);
+    const std::optional<GemmGrid> grid = op.kind == OpKind::Dot ? gemmGridOf(*g, op, localDims(op.type, s.result, sizes)) : std::nullopt;
+    s.kernel = view[k] ? 0.0 : opKernelSeconds(model(), op, opFlops, axesUsed, bytes, z * sp, onChip[k], grid ? &*grid : nullptr);
     if (model().hasMeasurements() && !onChip[k] && !view[k]) {
         const uint64_t sig = opCostSignature(op, operandDims, operandTypes, localDims(op.type, s.result, sizes));
         if (const double* t = model().measured(sig)) {

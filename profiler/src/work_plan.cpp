@@ -45,7 +45,10 @@ Result<std::vector<int32_t>> parseCombinationKey(const std::string& key) {
 
 double itemSeconds(const WorkItem& item, const CostModel& model) {
     switch (item.kind) {
-        case WorkKind::Gemm: return model.kernelSeconds(OpKind::Dot, item.gemm.dtype, item.flops, item.bytes);
+        case WorkKind::Gemm: {
+            const GemmGrid grid{static_cast<double>(item.gemm.batch), static_cast<double>(item.gemm.m), static_cast<double>(item.gemm.n)};
+            return model.kernelSeconds(OpKind::Dot, item.gemm.dtype, item.flops, item.bytes, &grid);
+        }
         case WorkKind::Memory: {
             double t = 0;
             for (const WorkItem::Part& p : item.parts) t += model.kernelSeconds(p.kind, p.dtype, p.flops, p.bytes);

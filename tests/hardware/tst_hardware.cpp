@@ -207,6 +207,19 @@ private slots:
 
     // DGX H100's NVLink carries the nccl-tests all-reduce curve (dgxc-benchmarking) and the ring
     // collectives' peak; its InfiniBand and the other GPUs keep the α-β line.
+    // GEMM waves: the SMs and cuBLAS's efficient tile sizes on every built-in GPU; written back.
+    void gemmWaves() {
+        const HardwareSpec h = must(loadHardware("h100-sxm"), "h100");
+        QCOMPARE(h.smCount, 132);
+        QCOMPARE(h.gemmTiles.size(), size_t{3});
+        QCOMPARE(h.gemmTiles.front(), (std::pair<int, int>{256, 128}));
+        QCOMPARE(must(loadHardware("a100-sxm-80gb"), "a100").smCount, 108);
+        QCOMPARE(must(loadHardware("v100-sxm-32gb"), "v100").smCount, 80);
+        const HardwareSpec back = must(parseHardware(writeHardwareJson(h), "back.json"), "back");
+        QCOMPARE(back.smCount, 132);
+        QVERIFY(back.gemmTiles == h.gemmTiles);
+    }
+
     void h100BusCurve() {
         const HardwareSpec h = must(loadHardware("h100-sxm"), "h100");
         QCOMPARE(h.intraNode.busCurve.points.size(), size_t{8});
@@ -346,6 +359,19 @@ private slots:
                                          << "/gemm_efficiency" << "must be in (0, 1], got 0";
         QTest::newRow("efficiency above one") << R"("hbm_efficiency": 0.25)" << R"("hbm_efficiency": 1.5)"
                                               << "/hbm_efficiency" << "must be in (0, 1], got 1.5";
+        QTest::newRow("zero SMs") << R"("gemm_efficiency": 0.5,)" << R"("gemm_efficiency": 0.5, "gemm_waves": {"sm_count": 0, "tiles": [[128, 128]]},)"
+                                  << "/gemm_waves/sm_count" << "must be between 1 and 100000, got 0";
+        QTest::newRow("no tiles") << R"("gemm_efficiency": 0.5,)" << R"("gemm_efficiency": 0.5, "gemm_waves": {"sm_count": 8, "tiles": []},)"
+                                  << "/gemm_waves/tiles" << "a non-empty array";
+        QTest::newRow("tile of three") << R"("gemm_efficiency": 0.5,)"
+                                       << R"("gemm_efficiency": 0.5, "gemm_waves": {"sm_count": 8, "tiles": [[128, 128], [1, 2, 3]]},)"
+                                       << "/gemm_waves/tiles/1" << "a [rows, columns] pair";
+        QTest::newRow("fractional tile") << R"("gemm_efficiency": 0.5,)"
+                                         << R"("gemm_efficiency": 0.5, "gemm_waves": {"sm_count": 8, "tiles": [[128, 0.5]]},)"
+                                         << "/gemm_waves/tiles/0/1" << "must be an integer between 1 and 4096";
+        QTest::newRow("unknown wave field") << R"("gemm_efficiency": 0.5,)"
+                                            << R"("gemm_efficiency": 0.5, "gemm_waves": {"sm_count": 8, "tile": [[128, 128]]},)"
+                                            << "/gemm_waves/tile" << "unknown field 'tile'";
         QTest::newRow("zero gpus per node") << R"("gpus_per_node": 4)" << R"("gpus_per_node": 0)" << "/gpus_per_node"
                                             << "must be between 1 and";
         QTest::newRow("negative gpus per node") << R"("gpus_per_node": 4)" << R"("gpus_per_node": -8)"

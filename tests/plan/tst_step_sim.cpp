@@ -183,6 +183,29 @@ private slots:
     // measured size reaches the measured bus bandwidth (algbw × 2(n−1)/n); between sizes, between
     // theirs; all-gather and reduce-scatter at most the ring peak; below the smallest size down to
     // the latency floor; a 4-GPU axis the same bus bandwidth; a profiler calibration still wins.
+    // GEMM waves (cost_model.h) on H100 (132 SMs; tiles 256×128, 128×256, 128×128): a GEMM of
+    // 132 tiles of 128×256 runs one full wave at gemm_efficiency; one of 133 tiles takes a second
+    // wave (the best tile then 128×128: 266 tiles, 3 waves, 266/396 of the machine) ; a 16384 × 4096
+    // output loses 3% (2048 tiles in 16 waves); partial tiles count their padding; a measured
+    // calibration table replaces the factor; without gemm_waves it is 1.
+    void gemmWavesQuantise() {
+        const HardwareSpec h = must(loadHardware("h100-sxm"), "h100");
+        QCOMPARE(gemmWaveFactor(h, GemmGrid{1, 128, 256 * 132}), 1.0);
+        QCOMPARE(gemmWaveFactor(h, GemmGrid{1, 128, 256 * 133}), 133.0 * 128 * 256 / (3 * 132 * 128.0 * 128));
+        QCOMPARE(gemmWaveFactor(h, GemmGrid{1, 16384, 4096}), 2048.0 / (16 * 132));
+        QCOMPARE(gemmWaveFactor(h, GemmGrid{4, 100, 100}), 4 * 100.0 * 100 / (132 * 128.0 * 128));
+        HardwareSpec none = h;
+        none.smCount = 0;
+        QCOMPARE(gemmWaveFactor(none, GemmGrid{1, 100, 100}), 1.0);
+        // The kernel time: flops at peak × efficiency × factor, plus the launch.
+        const CostModel model = must(CostModel::create(h, must(assignLinkClasses(must(parseMesh("8", 8), "mesh"), 8), "links")), "model");
+        const double flops = 2.0 * 128 * 256 * 133 * 8192;
+        const GemmGrid grid{1, 128, 256 * 133};
+        const double t = model.kernelSeconds(OpKind::Dot, DType::BF16, flops, 1e6, &grid) - model.launchSeconds();
+        QVERIFY(std::abs(t - flops / (989e12 * 0.75 * gemmWaveFactor(h, grid))) < 1e-12);
+        QVERIFY(model.kernelSeconds(OpKind::Dot, DType::BF16, flops, 1e6) < model.kernelSeconds(OpKind::Dot, DType::BF16, flops, 1e6, &grid));
+    }
+
     void nvlinkCollectivesFollowTheMeasuredCurve() {
         const CostModel model = modelOf(0.0);
         auto bus = [&](CollectiveKind k, double bytes) {

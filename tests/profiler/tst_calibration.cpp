@@ -39,6 +39,7 @@ HardwareSpec trueMachine() {
     h.intraNode.latencySeconds *= 3;
     h.intraNode.supportsTree = false;  // a pure ring, so the α-β line is exact
     h.intraNode.busCurve = {};         // (the spec's measured curve is not this machine's)
+    h.smCount = 0;                     // one efficiency for every GEMM shape, which the fit recovers
     h.interNode.bytesPerSecond *= 0.5;
     h.interNode.latencySeconds *= 2;
     h.interNode.supportsTree = false;
