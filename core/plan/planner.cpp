@@ -64,13 +64,14 @@ Result<AnalysisReport> planningAnalysis(const Graph& graph, const Mesh& mesh, co
 }
 
 Result<PlanProblem> planningProblem(const Graph& graph, const HardwareSpec& hardware, const Mesh& mesh, const PlannerOptions& options,
-                                    AnalysisReport analysis, int64_t frontierCap) {
+                                    AnalysisReport analysis, int64_t frontierCap, int64_t* leastMemoryOnTooLarge) {
     auto model = CostModel::create(hardware, mesh);
     if (!model) return model.error();
     ProblemOptions po;
     po.policy = options.policy;
     po.frontierCap = frontierCap;
     po.frontierLimit = options.search.maxStates;
+    po.leastMemoryOnTooLarge = leastMemoryOnTooLarge;
     po.meshLabel = mesh.toString();
     po.threads = options.search.threads;
     return PlanProblem::build(graph, std::move(analysis), *model, options.measurements, po);
@@ -85,7 +86,7 @@ Result<MeshPlan> planOnMesh(const Graph& graph, const Cluster& cluster, const Me
         analysis = std::move(*fresh);
     }
     auto problem = planningProblem(graph, cluster.hardware, mesh, options, std::move(*analysis),
-                                   frontier == FrontierCheck::FailFast ? options.search.maxStates : 0);
+                                   frontier == FrontierCheck::FailFast ? options.search.maxStates : 0, smallestNeed);
     if (!problem) return problem.error();
     MeshPlan mp;
     auto mask = restrict(*problem);
@@ -315,7 +316,23 @@ Result<PlanOutcome> planMeshes(const Graph& graph, const Cluster& cluster, const
         }
         if (!mp) {
             if (mp.error().code == "plan.cancelled" || mp.error().code == "plan.bad_pin" || variants.size() == 1) return mp.error();
-            if (mp.error().code == "plan.too_large" && check == FrontierCheck::FailFast) wide.emplace_back(vi, out.candidates.size());
+            if (mp.error().code == "plan.too_large" && check == FrontierCheck::FailFast) {
+                // Every plan here needs more than the limit: infeasible, not worth a cut frontier.
+                if (limit > 0 && need > limit) {
+                    cand.note = "no plan on mesh " + cand.mesh + " fits in " + gib(limit) + " per device (every plan needs at least " +
+                                gib(need) + ")";
+                    auto infeasible = makeError("plan.infeasible", cand.note);
+                    lastError = infeasible;
+                    if (variants[vi].spAxis.empty()) baseOf[i] = BaseOutcome{true, {}};
+                    if (need < closestNeed) {
+                        closestNeed = need;
+                        closest = infeasible;
+                    }
+                    out.candidates.push_back(cand);
+                    return true;
+                }
+                wide.emplace_back(vi, out.candidates.size());
+            }
             cand.note = mp.error().message;
             lastError = mp.error();
             if (variants[vi].spAxis.empty() && mp.error().code == "plan.infeasible") baseOf[i] = BaseOutcome{true, {}};

@@ -325,7 +325,7 @@ Status PlanProblem::Impl::buildStates(const std::vector<std::pair<uint64_t, doub
     return {};
 }
 
-void PlanProblem::Impl::buildTerms() {
+void PlanProblem::Impl::buildNodeTerms() {
     const Graph& graph = *g;
     const size_t B = analysis.blocks.blocks.size();
     unaryTime.assign(B, {});
@@ -348,8 +348,6 @@ void PlanProblem::Impl::buildTerms() {
     // block and per pair in that order, blocks and pairs split among the workers, so the tables
     // do not depend on the thread count.
     std::vector<std::vector<OpId>> opsOf(B);
-    std::vector<std::vector<std::pair<OpId, int32_t>>> edgesOf(B);  // (consumer, operand)
-    std::vector<std::vector<std::pair<OpId, int32_t>>> pairEdges;
     for (const Op& op : graph.ops()) {
         const auto k = static_cast<size_t>(op.id);
         const int32_t o = owner[k];
@@ -362,6 +360,57 @@ void PlanProblem::Impl::buildTerms() {
             opsOf[static_cast<size_t>(o)].push_back(op.id);
         }
     }
+    parallelFor(static_cast<int64_t>(B), threads, 8, [&](int64_t b0, int64_t b1, int) {
+        for (auto ou = static_cast<size_t>(b0); ou < static_cast<size_t>(b1); ++ou) {
+            const int o = static_cast<int>(ou);
+            const int S = strategies(o), bo = base(o);
+            // Node terms.
+            for (const OpId id : opsOf[ou]) {
+                const auto k = static_cast<size_t>(id);
+                const Op& op = graph.op(id);
+                for (int s = 0; s < S; ++s) {
+                    const auto su = static_cast<size_t>(s);
+                    const OpState& os = st(id, s % bo);
+                    const bool rc = recomputes(o, s);
+                    unaryTime[ou][su] += (os.kernel + os.own) * (rc && rcEligible[k] ? 2.0 : 1.0);
+                    unaryMemSum[ou][su] += rc ? os.memSumRc : os.memSum;
+                    if (rc) act[ou][su] += os.actRc;
+                    auto& mx = op.phase == Phase::Optimizer ? otherMax[ou][su] : groupMax[ou][su];
+                    mx = std::max(mx, os.memMax);
+                }
+            }
+            for (int s = 0; s < S; ++s) {
+                const auto su = static_cast<size_t>(s);
+                unaryMemMax[ou][su] = std::max(otherMax[ou][su], groupMax[ou][su] + act[ou][su]);
+            }
+        }
+    });
+}
+
+int64_t PlanProblem::Impl::leastMemoryBound() const {
+    // Memory has no pair terms. A plan's memory is the constant sum, its blocks' sums and the
+    // largest working set; that is at least every block at its least sum, plus, for any one block
+    // b, what b's own sum and working set together need beyond b's least sum (or the constant
+    // working set): the largest of those over b.
+    int64_t sum = constMemSum, extra = constMemMax;
+    for (size_t b = 0; b < unaryMemSum.size(); ++b) {
+        if (unaryMemSum[b].empty()) continue;
+        int64_t leastSum = unaryMemSum[b][0], leastBoth = unaryMemSum[b][0] + unaryMemMax[b][0];
+        for (size_t s = 1; s < unaryMemSum[b].size(); ++s) {
+            leastSum = std::min(leastSum, unaryMemSum[b][s]);
+            leastBoth = std::min(leastBoth, unaryMemSum[b][s] + unaryMemMax[b][s]);
+        }
+        sum += leastSum;
+        extra = std::max(extra, leastBoth - leastSum);
+    }
+    return sum + extra;
+}
+
+void PlanProblem::Impl::buildEdgeTerms() {
+    const Graph& graph = *g;
+    const size_t B = analysis.blocks.blocks.size();
+    std::vector<std::vector<std::pair<OpId, int32_t>>> edgesOf(B);  // (consumer, operand)
+    std::vector<std::vector<std::pair<OpId, int32_t>>> pairEdges;
     std::vector<std::pair<OpId, int32_t>> fixedEdges;  // both ends fixed: priced below, summed in op order
     for (const Op& op : graph.ops()) {
         const OpId v = op.id;
@@ -393,27 +442,7 @@ void PlanProblem::Impl::buildTerms() {
         ReshardCache* cache = &caches[static_cast<size_t>(w)];
         std::vector<double> baseE;
         for (auto ou = static_cast<size_t>(b0); ou < static_cast<size_t>(b1); ++ou) {
-            const int o = static_cast<int>(ou);
-            const int S = strategies(o), bo = base(o);
-            // Node terms.
-            for (const OpId id : opsOf[ou]) {
-                const auto k = static_cast<size_t>(id);
-                const Op& op = graph.op(id);
-                for (int s = 0; s < S; ++s) {
-                    const auto su = static_cast<size_t>(s);
-                    const OpState& os = st(id, s % bo);
-                    const bool rc = recomputes(o, s);
-                    unaryTime[ou][su] += (os.kernel + os.own) * (rc && rcEligible[k] ? 2.0 : 1.0);
-                    unaryMemSum[ou][su] += rc ? os.memSumRc : os.memSum;
-                    if (rc) act[ou][su] += os.actRc;
-                    auto& mx = op.phase == Phase::Optimizer ? otherMax[ou][su] : groupMax[ou][su];
-                    mx = std::max(mx, os.memMax);
-                }
-            }
-            for (int s = 0; s < S; ++s) {
-                const auto su = static_cast<size_t>(s);
-                unaryMemMax[ou][su] = std::max(otherMax[ou][su], groupMax[ou][su] + act[ou][su]);
-            }
+            const int S = strategies(static_cast<int>(ou)), bo = base(static_cast<int>(ou));
             // Edge terms: priced once per base strategy, then per recomputation variant.
             for (const auto& [v, slot] : edgesOf[ou]) {
                 const auto i = static_cast<size_t>(slot);
@@ -687,8 +716,18 @@ Result<PlanProblem> PlanProblem::build(const Graph& graph, AnalysisReport analys
             return makeError("plan.internal", "block " + std::to_string(b.id) + " has no strategies with member factors");
     if (!measurements.calibration.empty()) p.m->modelStore->setCalibration(measurements.calibration);
     CFP_TRY(p.m->buildStates(measurements.kernels));
-    if (options.frontierCap > 0) CFP_TRY(p.m->checkFrontierPrefix(options.frontierCap, options.meshLabel));
-    p.m->buildTerms();
+    if (options.frontierCap > 0)
+        if (Status frontier = p.m->checkFrontierPrefix(options.frontierCap, options.meshLabel); !frontier) {
+            // Turned away for its frontier: what every plan here needs at least, for the caller to
+            // tell a mesh that cannot fit from one worth planning with the frontier cut.
+            if (options.leastMemoryOnTooLarge) {
+                p.m->buildNodeTerms();
+                *options.leastMemoryOnTooLarge = p.m->leastMemoryBound();
+            }
+            return frontier.error();
+        }
+    p.m->buildNodeTerms();
+    p.m->buildEdgeTerms();
     p.m->separatePairs();
     p.m->cutWideFrontier(options.frontierLimit);
     p.m->choiceList.resize(p.m->analysis.blocks.blocks.size());

@@ -134,6 +134,8 @@ struct ProblemOptions {
     // that every graph plans; the search is then not exact and SearchResult::gapBoundSeconds says
     // by how much its plan may miss the optimum.
     int64_t frontierLimit = 0;
+    // Where frontierCap turns the mesh away: set to a lower bound of every plan's memory.
+    int64_t* leastMemoryOnTooLarge = nullptr;
     std::string meshLabel;
     int threads = 0;  // workers for the op states and cost tables (SearchOptions::threads)
 };

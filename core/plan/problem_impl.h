@@ -224,7 +224,12 @@ struct PlanProblem::Impl {
     }
 
     Status buildStates(const std::vector<std::pair<uint64_t, double>>& measured);
-    void buildTerms();
+    // The cost tables: the blocks' own terms (their ops: time and memory), then the edges' (into
+    // the blocks' terms and the pairs).
+    void buildNodeTerms();
+    void buildEdgeTerms();
+    // A lower bound of every plan's memory from the node terms alone (memory has no pair terms).
+    int64_t leastMemoryBound() const;
     void separatePairs();
     // When the exact frontier would exceed maxStates: the longest pair terms are cut (see
     // problem.cpp); the search then optimises without their residuals and is not exact.

@@ -1039,6 +1039,12 @@ private slots:
         const AnalysisReport analysis = must(analyzeGraph(g, mesh), "analysis");
         QVERIFY(analysis.cover.segments.size() > 4);  // the prefix is shorter than the chain
         const PlanProblem full = must(PlanProblem::build(g, analysis, model), "problem");
+        // The least memory any plan needs (a limit nothing meets: the search reports it).
+        int64_t leastNeed = 0;
+        SearchOptions roomy;
+        roomy.maxStates = int64_t{1} << 22;
+        QVERIFY(!full.search(1, {}, roomy, {}, "M", &leastNeed));
+        QVERIFY(leastNeed > 0);
         int rejected = 0;
         for (int64_t cap = 1;; cap *= 2) {
             PlannerOptions o;
@@ -1047,8 +1053,15 @@ private slots:
             ProblemOptions po;
             po.frontierCap = cap;
             po.meshLabel = "M";
+            int64_t bound = -1;
+            po.leastMemoryOnTooLarge = &bound;
             auto early = PlanProblem::build(g, analysis, model, {}, po);
             if (!early) {
+                // Turned away, it bounds every plan's memory from below (memory has no pair terms;
+                // the largest working set is taken one block at a time): 82% of the least the
+                // search finds here.
+                QVERIFY2(bound > 0 && bound <= leastNeed && bound >= leastNeed * 3 / 4,
+                         (std::to_string(bound) + " vs " + std::to_string(leastNeed)).c_str());
                 // Whatever the prefix rejects, the search rejects at the same block.
                 QCOMPARE(QString::fromStdString(early.error().code), QString("plan.too_large"));
                 QVERIFY(!searched);
