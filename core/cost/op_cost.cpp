@@ -205,7 +205,10 @@ void applyCrossEntropyCores(const Graph& graph, OpRoles& r, CrossEntropyKernel k
                 r.unmaterialized[k] = 1;
                 r.workPerElement[k] = 0;
                 if (graph.ops()[k].phase == Phase::Forward) r.readByBackward[k] = 0;
-                if (fusedKernel) r.eagerFused[k] = 1;
+                // A library kernel (or a few): its edges fuse under eager kernels too, and its
+                // ops are not views of their own.
+                r.eagerFused[k] = 1;
+                r.view[k] = 0;
             }
         const auto logitBytes = static_cast<int32_t>(dtypeBytes(l.type.dtype));
         if (fusedKernel) {  // eager kernels around a fused loss: the logits kept, the gradient written
@@ -214,7 +217,10 @@ void applyCrossEntropyCores(const Graph& graph, OpRoles& r, CrossEntropyKernel k
                 if (!core[k] || graph.ops()[k].phase != Phase::Backward) continue;
                 bool exits = false;
                 for (OpId c : readers[k]) exits = exits || !core[static_cast<size_t>(c)];
-                if (exits) r.unmaterialized[k] = 0;
+                if (exits) {
+                    r.unmaterialized[k] = 0;
+                    r.workPerElement[k] = -1;  // its operands and result, as under compiled kernels
+                }
             }
             continue;
         }

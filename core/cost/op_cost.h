@@ -83,7 +83,7 @@ struct OpRoles {
     std::vector<char> flashRecompute;   // on chip in the forward: runs again in the backward
     std::vector<char> view;             // an eager view: no kernel, no buffer (below); all 0 when compiled
     // Ops whose chains fuse even under eager kernels: the optimizer's update (PyTorch's fused or
-    // foreach AdamW) and a fused cross-entropy's core (below).
+    // foreach AdamW) and a cross-entropy core (below: a library kernel or two).
     std::vector<char> eagerFused;
     // Negative: the op's working set is its materialised operands and result (below); else it is
     // the op's result's elements (local) times this many bytes: the buffers a library kernel holds

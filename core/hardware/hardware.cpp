@@ -470,7 +470,7 @@ std::string writeHardwareJson(const HardwareSpec& spec) {
     }
     out += sep + str(kVectorKey) + ": " + numberText(spec.vectorFlops / kFlopsPerTflops) + "\n  },\n";
     out += "  \"gemm_efficiency\": " + numberText(spec.gemmEfficiency) + ",\n";
-    if (spec.smCount > 0) {
+    if (spec.smCount > 0 && !spec.gemmTiles.empty()) {
         out += "  \"gemm_waves\": {\"sm_count\": " + std::to_string(spec.smCount) + ", \"tiles\": [";
         for (size_t i = 0; i < spec.gemmTiles.size(); ++i)
             out += (i ? ", [" : "[") + std::to_string(spec.gemmTiles[i].first) + ", " + std::to_string(spec.gemmTiles[i].second) + "]";

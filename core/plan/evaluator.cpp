@@ -242,7 +242,7 @@ Result<Evaluation> evaluatePlan(const Graph& graph, const Plan& plan, const Cost
             if (onChip[ko]) continue;
             const int64_t b = shardBytes(graph.op(op.operands[i]).type, t.operands[i], mesh);
             operandBytes += b;
-            if (!roles.unmaterialized[ko]) operandWork += b;
+            if (!roles.unmaterialized[ko] || roles.view[ko]) operandWork += b;  // a view's reader reads what it views
         }
         const int64_t movedResult = onChip[k] ? 0 : resultBytes;
         ownBytes[k] = resultBytes;

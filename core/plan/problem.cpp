@@ -55,7 +55,7 @@ void PlanProblem::Impl::computeOpState(const Op& op, double opFlops, OpState& s)
         addAxes(n);
         const auto ko = static_cast<size_t>(op.operands[i]);
         const int64_t b = onChip[ko] ? 0 : local(op.operands[i], n);
-        work += unmaterialized[ko] ? 0 : b;
+        work += unmaterialized[ko] && !view[ko] ? 0 : b;  // a view's reader reads what it views
         bytes += static_cast<double>(b);
         if (model().hasMeasurements()) {
             operandDims.push_back(localDims(type, n, sizes));

@@ -173,6 +173,7 @@ Result<SegmentCatalog> SegmentCatalog::build(const Graph& graph, const HardwareS
         h.bytes("cfp-segment-v1");
         h.bytes(mesh.toString());
         h.u64(policy.optimizerSharding ? 1 : 0);
+        if (policy.fusion != KernelFusion::Compiled) h.bytes("eager kernels");  // other work, other measurements
         for (int b = seg.firstBlock; b < seg.firstBlock + seg.blockCount; ++b) {
             const ParallelBlock& blk = a.blocks.blocks[static_cast<size_t>(b)];
             info.strategyCounts.push_back(static_cast<int>(blk.strategies.size()));
@@ -300,8 +301,8 @@ Result<SegmentWorkPlan> SegmentCatalog::workPlan(int type, const std::vector<int
             if (!inSegment(u)) continue;
             const Op& producer = graph.op(u);
             const TensorSharding& have = plan.tensors[static_cast<size_t>(u)].result;
-            if (have == t.operands[i] && fusesInto(producer.kind, op.kind) && roles.uses[static_cast<size_t>(u)] == 1 &&
-                !roles.sourceLike[static_cast<size_t>(u)]) {
+            if (have == t.operands[i] && fusesUnder(policy, roles.eagerFused, producer, op) && roles.uses[static_cast<size_t>(u)] == 1 &&
+                !roles.sourceLike[static_cast<size_t>(u)] && !roles.view[static_cast<size_t>(u)] && !roles.view[static_cast<size_t>(v)]) {
                 groups.unite(static_cast<int32_t>(u), static_cast<int32_t>(v));
                 fusedBytes[static_cast<size_t>(v)].push_back(shardBytes(producer.type, have, mesh) / zeroSplit(op));
             }
@@ -310,7 +311,8 @@ Result<SegmentWorkPlan> SegmentCatalog::workPlan(int type, const std::vector<int
     // Last op of each group: where the group's kernel is emitted.
     std::map<int32_t, OpId> groupLast;
     for (OpId v : ops)
-        if (!roles.sourceLike[static_cast<size_t>(v)] && graph.op(v).kind != OpKind::Dot) groupLast[groups.find(static_cast<int32_t>(v))] = v;
+        if (!roles.sourceLike[static_cast<size_t>(v)] && !roles.view[static_cast<size_t>(v)] && graph.op(v).kind != OpKind::Dot)
+            groupLast[groups.find(static_cast<int32_t>(v))] = v;
     std::map<int32_t, WorkItem> open;  // groups being collected
     std::vector<WorkItem> weightGathers;  // optimizer-state sharding: updated weights, at the end
 
@@ -353,7 +355,7 @@ Result<SegmentWorkPlan> SegmentCatalog::workPlan(int type, const std::vector<int
         forEachWeightGather(sizes, op, replicaMask(t.result, mesh), shardBytes(op.type, t.result, mesh), policy, [&](const OpCollective& c) {
             if (sizes.size[c.axis] > 1) weightGathers.push_back(collectiveItem(c, op, "updated " + op.name));
         });
-        if (roles.sourceLike[k]) continue;
+        if (roles.sourceLike[k] || roles.view[k]) continue;  // an eager view: no kernel (cost/op_cost.h)
         ++w.ops;
         const auto z = zeroSplit(op);
         // Local flops and bytes, as the evaluator counts them.

@@ -325,6 +325,10 @@ private slots:
         QFile written(planFile);
         QVERIFY(written.open(QIODevice::ReadOnly));
         QVERIFY(written.readAll().contains("\"fusion\": \"eager\""));
+        if (!python().isEmpty()) {  // the schema admits it
+            Run v = runPython(kSchemaScript, {QStringLiteral(CFP_SOURCE_DIR "/docs/plan.schema.json"), planFile});
+            QVERIFY2(v.exitCode == 0, (v.out + v.err).constData());
+        }
         Run eagerText = cfp({"estimate", "builtin:gpt3-125m", "--seq", "128", "--global-batch", "32", "--config", "tp=2,dp=4,zero=1,mbs=2,sp=off",
                              "--fusion", "eager"});
         QVERIFY2(eagerText.out.contains("eager kernels"), eagerText.out.constData());
