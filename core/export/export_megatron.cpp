@@ -402,6 +402,10 @@ Result<std::string> exportMegatron(const Context& ctx) {
         flags += modelFlags(ctx, tpSize);
     }
     if (ctx.notes && tpSize > 1) vocabularyLayoutNotes(ctx, tp, target.framework);
+    if (ctx.notes && ctx.plan.policy.fusion == KernelFusion::Eager)
+        ctx.notes->push_back("the plan prices eager kernels (one per op, as PyTorch without torch.compile); Megatron-LM runs its fused "
+                             "kernels (layer norm, bias-GeLU, softmax, bias-dropout-add), so its step is shorter than the plan's "
+                             "(plan with --fusion compiled for Megatron-LM)");
     return flags + "\n";
 }
 

@@ -1093,6 +1093,19 @@ private slots:
                  m->c_str());
         // Without context parallelism neither says so.
         const PlanRun plain = estimated("builtin:llama3-8b", 8, 2048, "tp=2,dp=4,zero=1,mbs=1,recompute=none,sp=on");
+        // A plan priced with eager kernels: the Megatron-LM export says its fused kernels differ.
+        auto noteOf = [](const PlanRun& r) {
+            std::vector<std::string> notes;
+            auto out = exportPlan(r.model->graph, r.outcome.plan, ExportFormat::Megatron, {}, &*r.model->config, {}, &notes);
+            std::string all;
+            for (const std::string& n : notes) all += n + "\n";
+            return out.ok() ? all : std::string("error");
+        };
+        QVERIFY(!contains(noteOf(plain), "eager kernels"));
+        MemoryPolicy eagerPolicy;
+        eagerPolicy.fusion = KernelFusion::Eager;
+        const std::string eagerNotes = noteOf(estimated("builtin:llama3-8b", 8, 2048, "tp=2,dp=4,zero=1,mbs=1,recompute=none,sp=on", eagerPolicy));
+        QVERIFY2(contains(eagerNotes, "the plan prices eager kernels") && contains(eagerNotes, "--fusion compiled"), eagerNotes.c_str());
         QCOMPARE(tomlEntries(torchtitanOk(plain)).at("parallelism.context_parallel_degree"), std::string("1"));
         QVERIFY(!contains(torchtitanOk(plain), "context_parallel_rotate_method"));
     }
