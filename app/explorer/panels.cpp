@@ -159,24 +159,26 @@ ClusterPanel::ClusterPanel(Explorer* explorer, QWidget* parent) : QWidget(parent
     m_zero->setToolTip(tr("Sharded over the axes each weight is replicated on: 0 nothing, 1 optimizer state (Megatron's distributed "
                           "optimizer), 2 and gradients, 3 and weights (FSDP full sharding); auto: 1, and 2 then 3 while the plan "
                           "is shaped by the memory limit or none fits, the fastest kept"));
-    m_attention = new QComboBox(this);
-    m_attention->setObjectName(QStringLiteral("attentionBox"));
-    m_attention->addItems({QStringLiteral("flash"), QStringLiteral("eager")});
-    m_attention->setToolTip(tr("Attention cores as one fused kernel (flash: scores on chip, recomputed in the backward) "
+    // A box of fixed words (the settings' own names), named for tests and scripts.
+    auto listBox = [this](const char* name, const QStringList& words, const QString& tip) {
+        auto* box = new QComboBox(this);
+        box->setObjectName(QString::fromLatin1(name));
+        box->addItems(words);
+        box->setToolTip(tip);
+        return box;
+    };
+    m_attention = listBox("attentionBox", {QStringLiteral("flash"), QStringLiteral("eager")},
+                         tr("Attention cores as one fused kernel (flash: scores on chip, recomputed in the backward) "
                                "or one kernel per op (eager: scores written and saved)"));
     form->addRow(tr("Attention"), m_attention);
-    m_crossEntropy = new QComboBox(this);
-    m_crossEntropy->setObjectName(QStringLiteral("crossEntropyBox"));
-    m_crossEntropy->addItems({QStringLiteral("fused"), QStringLiteral("inplace"), QStringLiteral("eager")});
-    m_crossEntropy->setToolTip(tr("How the loss runs. fused: one kernel, the logits kept (Megatron-LM --cross-entropy-loss-fusion, a "
+    m_crossEntropy = listBox("crossEntropyBox", {QStringLiteral("fused"), QStringLiteral("inplace"), QStringLiteral("eager")},
+                         tr("How the loss runs. fused: one kernel, the logits kept (Megatron-LM --cross-entropy-loss-fusion, a "
                                   "compiled loss); inplace: Megatron-LM's default, the f32 softmax kept and the gradient computed in it; "
                                   "eager: PyTorch F.cross_entropy on f32 logits (torchtitan, Hugging Face), the f32 log-probabilities "
                                   "kept and two f32 gradients at the loss's backward"));
     form->addRow(tr("Cross-entropy"), m_crossEntropy);
-    m_fusion = new QComboBox(this);
-    m_fusion->setObjectName(QStringLiteral("fusionBox"));
-    m_fusion->addItems({QStringLiteral("compiled"), QStringLiteral("eager")});
-    m_fusion->setToolTip(tr("How the ops between the GEMMs run. compiled: chains of elementwise, norm and activation ops fused (XLA, "
+    m_fusion = listBox("fusionBox", {QStringLiteral("compiled"), QStringLiteral("eager")},
+                         tr("How the ops between the GEMMs run. compiled: chains of elementwise, norm and activation ops fused (XLA, "
                             "torch.compile, Megatron-LM's fused kernels); eager: PyTorch without torch.compile (torchtitan's default), "
                             "one kernel per op, autograd keeping what each backward op reads"));
     form->addRow(tr("Kernels"), m_fusion);

@@ -317,21 +317,13 @@ Result<PlanOutcome> planMeshes(const Graph& graph, const Cluster& cluster, const
         if (!mp) {
             if (mp.error().code == "plan.cancelled" || mp.error().code == "plan.bad_pin" || variants.size() == 1) return mp.error();
             if (mp.error().code == "plan.too_large" && check == FrontierCheck::FailFast) {
-                // Every plan here needs more than the limit: infeasible, not worth a cut frontier.
-                if (limit > 0 && need > limit) {
-                    cand.note = "no plan on mesh " + cand.mesh + " fits in " + gib(limit) + " per device (every plan needs at least " +
-                                gib(need) + ")";
-                    auto infeasible = makeError("plan.infeasible", cand.note);
-                    lastError = infeasible;
-                    if (variants[vi].spAxis.empty()) baseOf[i] = BaseOutcome{true, {}};
-                    if (need < closestNeed) {
-                        closestNeed = need;
-                        closest = infeasible;
-                    }
-                    out.candidates.push_back(cand);
-                    return true;
-                }
-                wide.emplace_back(vi, out.candidates.size());
+                // Every plan here needs more than the limit (the build's bound): infeasible like any
+                // other mesh, not worth a cut frontier.
+                if (limit > 0 && need > limit)
+                    mp = makeError("plan.infeasible", "no plan on mesh " + cand.mesh + " fits in " + gib(limit) +
+                                                          " per device (every plan needs at least " + gib(need) + ")");
+                else
+                    wide.emplace_back(vi, out.candidates.size());
             }
             cand.note = mp.error().message;
             lastError = mp.error();
