@@ -94,6 +94,17 @@ std::string hardwareFor(const Json& run, const std::filesystem::path& dir, std::
     return "h100-sxm";
 }
 
+// The overlap a run states, or the one another run of the same source states (a table's text
+// that speaks for all its rows); empty where none does.
+std::string statedOverlap(const Json& doc, const Json& run) {
+    const Json& cfg = run.at("config");
+    if (cfg.contains("overlap")) return cfg.at("overlap").get<std::string>();
+    const auto& source = run.at("source");
+    for (const Json& other : doc.at("runs"))
+        if (other.at("source") == source && other.at("config").contains("overlap")) return other.at("config").at("overlap").get<std::string>();
+    return {};
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -185,16 +196,20 @@ int main(int argc, char** argv) {
         }
         // The schedule: overlapped where the source says so and under FSDP (torchtitan prefetches
         // and reduce-scatters asynchronously by default); Megatron-LM's default otherwise (no
-        // --overlap-grad-reduce / --overlap-param-gather: the reduction after the backward).
-        const bool overlapped = cfg.contains("overlap") || torchtitan;
+        // --overlap-grad-reduce / --overlap-param-gather: the reduction after the backward). A
+        // source's statement covers every row of its table: a row that leaves the overlap out
+        // takes it from another row of the same source that states it (Megatron-LM's README
+        // states one overlap setting for all its weak-scaling runs).
+        const std::string stated = statedOverlap(doc, run);
+        if (!cfg.contains("overlap") && !stated.empty()) notes.push_back("overlap from the same source's other rows");
+        const bool overlapped = !stated.empty() || torchtitan;
         // Tensor-parallel communication overlapped where the source says so (--tp-comm-overlap).
-        const bool tpOverlap = cfg.contains("overlap") && cfg.at("overlap").get<std::string>().find("tp-comm-overlap") != std::string::npos &&
-                               cfg.value("tp", 1) > 1;
+        const bool tpOverlap = stated.find("tp-comm-overlap") != std::string::npos && cfg.value("tp", 1) > 1;
         c.overlap = tpOverlap ? "all" : overlapped ? "on" : "off";
         // The plan runs on the same schedule as the authors' framework (a like-for-like comparison).
         setOverlapWord(r.policy, *c.overlap);
         asRun += ",overlap=" + *c.overlap;
-        if (!cfg.contains("overlap") && !torchtitan) notes.push_back("overlap not stated: off (Megatron-LM's default)");
+        if (stated.empty() && !torchtitan) notes.push_back("overlap not stated: off (Megatron-LM's default)");
         const std::string rc = cfg.value("recompute", std::string("not stated"));
         asRun += ",recompute=" + rc;
         // "selective (per op)" is torchtitan's selective_ac_option="op" (recompute=op); Megatron-LM's

@@ -1,6 +1,7 @@
 #include "plan/pipeline_plan.h"
 
 #include <algorithm>
+#include <array>
 
 #include "cost/op_cost.h"
 #include "plan/evaluator.h"
@@ -103,9 +104,11 @@ Status applyPipeline(const Graph& graph, Plan& plan, const Evaluation& ev, const
         ch.head = c == chunks - 1;
     }
 
-    // Times per chunk and micro-batch; each rank's tasks for its tail.
+    // Each rank's tasks for its tail; per chunk its round's kernels and blocking communication in
+    // program order, split into forward, input-gradient and weight-gradient work.
     std::vector<std::vector<SimTask>> rankTasks(static_cast<size_t>(pp));
-    std::vector<double> roundCompute(static_cast<size_t>(pp), 0.0), roundBlocking(static_cast<size_t>(pp), 0.0);
+    enum Part : size_t { kForward, kInputGrad, kWeightGrad, kParts };
+    std::vector<std::array<std::vector<SimTask>, kParts>> chunkParts(static_cast<size_t>(chunks));
     for (const SimTask& t : ev.tasks) {
         std::vector<int32_t> cs = chunksOf(t.op);
         std::vector<int32_t> rs;
@@ -114,12 +117,28 @@ Status applyPipeline(const Graph& graph, Plan& plan, const Evaluation& ev, const
         for (int32_t r : rs) rankTasks[static_cast<size_t>(r)].push_back(t);
         if (!t.perRound || (t.kind != SimTaskKind::Compute && t.kind != SimTaskKind::Blocking)) continue;
         const Op& op = graph.op(t.op);
-        for (int32_t c : cs) {
-            PipelineChunk& ch = out.chunks[static_cast<size_t>(c)];
-            if (op.phase == Phase::Forward && !t.again) ch.forwardSeconds += t.seconds;
-            else if (weightOnly[static_cast<size_t>(t.op)]) ch.weightGradSeconds += t.seconds;
-            else ch.inputGradSeconds += t.seconds;
-            (t.kind == SimTaskKind::Compute ? roundCompute : roundBlocking)[static_cast<size_t>(c % pp)] += t.seconds;
+        const Part part = op.phase == Phase::Forward && !t.again ? kForward : weightOnly[static_cast<size_t>(t.op)] ? kWeightGrad : kInputGrad;
+        for (int32_t c : cs) chunkParts[static_cast<size_t>(c)][part].push_back(t);
+    }
+    // A part's time is its own simulation (one round, nothing else in flight), so communication the
+    // schedule hides beside a GEMM (--tp-comm-overlap) is hidden in the stage times too.
+    MemoryPolicy oneRound = plan.policy;
+    oneRound.accumulation = 1;
+    std::vector<StepSimulation> roundOf(static_cast<size_t>(pp));  // a rank's chunks' round work, summed
+    for (int32_t c = 0; c < chunks; ++c) {
+        PipelineChunk& ch = out.chunks[static_cast<size_t>(c)];
+        double* seconds[kParts] = {&ch.forwardSeconds, &ch.inputGradSeconds, &ch.weightGradSeconds};
+        StepSimulation& sum = roundOf[static_cast<size_t>(c % pp)];
+        for (size_t part = 0; part < kParts; ++part) {
+            const auto& list = chunkParts[static_cast<size_t>(c)][part];
+            if (list.empty()) continue;
+            const StepSimulation s = simulateStep(graph, list, model, oneRound);
+            *seconds[part] = s.seconds;
+            sum.seconds += s.seconds;
+            sum.computeSeconds += s.computeSeconds;
+            sum.exposedCommSeconds += s.exposedCommSeconds;
+            sum.contentionSeconds += s.contentionSeconds;
+            sum.overlappedCommSeconds += s.overlappedCommSeconds;
         }
     }
 
@@ -184,9 +203,7 @@ Status applyPipeline(const Graph& graph, Plan& plan, const Evaluation& ev, const
     auto replay = replaySchedule(*schedule, times, out.transferSeconds);
     if (!replay) return replay.error();
 
-    // Each rank's tail: its chunks' last round and optimizer, simulated, beyond their compute.
-    MemoryPolicy oneRound = plan.policy;
-    oneRound.accumulation = 1;
+    // Each rank's tail: its chunks' last round and optimizer, simulated, beyond their round's work.
     std::vector<StepSimulation> tails(static_cast<size_t>(pp));
     for (int32_t r = 0; r < pp; ++r) {
         const auto kr = static_cast<size_t>(r);
@@ -194,7 +211,7 @@ Status applyPipeline(const Graph& graph, Plan& plan, const Evaluation& ev, const
         rank.busySeconds = replay->busySeconds[kr];
         rank.endSeconds = replay->endSeconds[kr];
         tails[kr] = simulateStep(graph, rankTasks[kr], model, oneRound);
-        rank.tailSeconds = std::max(0.0, tails[kr].seconds - roundCompute[kr] - roundBlocking[kr]);
+        rank.tailSeconds = std::max(0.0, tails[kr].seconds - roundOf[kr].seconds);
         rank.memory.activations = static_cast<int64_t>(replay->peakActivation[kr]);
         rank.memory.transient = ev.memory.transient;
         const double end = rank.endSeconds + rank.tailSeconds;
@@ -207,13 +224,16 @@ Status applyPipeline(const Graph& graph, Plan& plan, const Evaluation& ev, const
     // The slowest rank's idle time: the step less its compute, communication and contention.
     const auto ks = static_cast<size_t>(out.slowestRank);
     const double m1 = static_cast<double>(out.microBatches - 1);
-    const double busy = tails[ks].computeSeconds + m1 * roundCompute[ks] + tails[ks].exposedCommSeconds + m1 * roundBlocking[ks] +
-                        tails[ks].contentionSeconds;
+    const StepSimulation& round = roundOf[ks];
+    const double busy = tails[ks].computeSeconds + tails[ks].exposedCommSeconds + tails[ks].contentionSeconds +
+                        m1 * (round.computeSeconds + round.exposedCommSeconds + round.contentionSeconds);
     out.bubbleSeconds = std::max(0.0, out.seconds - busy);
     // The plan's step: the slowest rank's parts over every round; its memory: the fullest rank's.
     plan.simulated = tails[ks];
-    plan.simulated.computeSeconds += m1 * roundCompute[ks];
-    plan.simulated.exposedCommSeconds += m1 * roundBlocking[ks];
+    plan.simulated.computeSeconds += m1 * round.computeSeconds;
+    plan.simulated.exposedCommSeconds += m1 * round.exposedCommSeconds;
+    plan.simulated.contentionSeconds += m1 * round.contentionSeconds;
+    plan.simulated.overlappedCommSeconds += m1 * round.overlappedCommSeconds;
     plan.simulated.seconds = out.seconds;
     plan.memory = out.ranks[static_cast<size_t>(out.fullestRank)].memory;
     plan.pipeline = std::move(out);

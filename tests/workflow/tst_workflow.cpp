@@ -458,6 +458,25 @@ private slots:
         }
         QCOMPARE(p.stepSeconds(), latest);
         QVERIFY(pl.bubbleSeconds > 0);
+        // With tensor-parallel communication beside its GEMMs (overlap=all, Megatron-LM
+        // --tp-comm-overlap) a stage's times are its work as the step simulator schedules it: the
+        // hidden collectives are not in them (they were once summed as if on the critical path).
+        const PlanRun beside = must(runEstimate(r, must(RunConfig::parse("tp=2,pp=2,zero=1,mbs=2,sp=on,overlap=all"), "all")), "all");
+        const PlanRun after = must(runEstimate(r, must(RunConfig::parse("tp=2,pp=2,zero=1,mbs=2,sp=on,overlap=on"), "on")), "on");
+        double kernels = 0, serial = 0, staged = 0, stagedOn = 0;
+        for (const SimTask& t : beside.outcome.evaluation.tasks) {
+            if (!t.perRound || (t.kind != SimTaskKind::Compute && t.kind != SimTaskKind::Blocking)) continue;
+            serial += t.seconds;
+            if (t.kind == SimTaskKind::Compute) kernels += t.seconds;
+        }
+        for (const PipelineChunk& c : beside.outcome.plan.pipeline->chunks) staged += c.forwardSeconds + c.inputGradSeconds + c.weightGradSeconds;
+        for (const PipelineChunk& c : after.outcome.plan.pipeline->chunks) stagedOn += c.forwardSeconds + c.inputGradSeconds + c.weightGradSeconds;
+        const QString sums = QString("kernels %1, serial %2, staged %3, without overlap %4").arg(kernels).arg(serial).arg(staged).arg(stagedOn);
+        QVERIFY2(serial > kernels * 1.01, qPrintable(sums));  // there is tensor-parallel traffic to hide
+        QVERIFY2(staged < serial - 0.5 * (serial - kernels), qPrintable(sums));
+        QVERIFY2(staged >= kernels, qPrintable(sums));
+        QVERIFY2(std::abs(stagedOn - serial) <= 1e-9 * serial, qPrintable(sums));  // overlap=on: on the critical path
+        QVERIFY(beside.outcome.plan.stepSeconds() < after.outcome.plan.stepSeconds());
         // 1F1B: rank 0 holds two micro-batches' activations at its peak, rank 1 one.
         QCOMPARE(pl.ranks[0].memory.activations, 2 * pl.chunks[0].activationBytes);
         QCOMPARE(pl.ranks[1].memory.activations, pl.chunks[1].activationBytes);
