@@ -79,10 +79,14 @@ Result<PlanRequest> requestFromArgs(const ParsedArgs& args) {
         r.policy.optimizerSharding = r.policy.zeroStage >= 1;
     }
     if (auto v = args.value("--pp")) {
-        auto n = parsePositive("--pp", *v);
-        if (!n) return n.error();
-        if (*n > 4096) return makeError("cli.usage", "--pp: at most 4096 stages");
-        r.pipeline.stages = static_cast<int32_t>(*n);
+        if (*v == "auto") {
+            r.pipeline.stages = PipelineSettings::kSearchedStages;
+        } else {
+            auto n = parsePositive("--pp", *v);
+            if (!n) return n.error();
+            if (*n > 4096) return makeError("cli.usage", "--pp: at most 4096 stages");
+            r.pipeline.stages = static_cast<int32_t>(*n);
+        }
     }
     if (auto v = args.value("--vp")) {
         auto n = parsePositive("--vp", *v);
@@ -96,8 +100,8 @@ Result<PlanRequest> requestFromArgs(const ParsedArgs& args) {
         if (!kind) return makeError("cli.usage", "--schedule: " + kind.error().message);
         r.pipeline.schedule = *kind;
     }
-    if (r.pipeline.stages <= 1 && (args.value("--vp") || args.value("--schedule")))
-        return makeError("cli.usage", "--vp and --schedule need --pp P > 1");
+    if (r.pipeline.stages == 1 && (args.value("--vp") || args.value("--schedule")))
+        return makeError("cli.usage", "--vp and --schedule need --pp P > 1 or --pp auto");
     return r;
 }
 
@@ -163,9 +167,11 @@ int cmdPlan(const std::vector<std::string>& argv) {
                      "                     parallelism over each intra-node axis (norms, dropout and residuals\n"
                      "                     split along the sequence, reduce-scatter + all-gather) and keep the\n"
                      "                     fastest; off: never\n"
-                     "  --pp P             pipeline stages: the layers cut into P stages of devices/P ranks each;\n"
+                     "  --pp P|auto        pipeline stages: the layers cut into P stages of devices/P ranks each;\n"
                      "                     the search plans one stage's mesh (--mesh counts its devices), the\n"
-                     "                     micro-batches are searched, no baselines (docs/planning.md)\n"
+                     "                     micro-batches are searched, no baselines (docs/planning.md); auto:\n"
+                     "                     no stages and every P the nodes and the layers allow, each planned,\n"
+                     "                     the fastest kept (one search per P: minutes on large models)\n"
                      "  --vp V             model chunks per pipeline rank (interleaved 1F1B; default 1)\n"
                      "  --schedule S       1f1b (default), interleaved (with --vp > 1), gpipe, zb-h1 or zb-h2\n"
                      "  --config C         also price the configuration you run today (keys as cfp estimate:\n"
@@ -194,7 +200,10 @@ int cmdPlan(const std::vector<std::string>& argv) {
                                                                   std::to_string(p.accumulationCount) + ") "
                                                             : std::string();
             const std::string pass = p.pass > 0 ? " pass " + std::to_string(p.pass) : std::string();
-            std::fprintf(stderr, "\r\033[Kcfp: %3.0f%% %s%s mesh %d of %d %s%s", p.overall * 100.0, rounds.c_str(), p.stage.c_str(), p.meshIndex + 1,
+            const std::string stages = p.pipelineStages > 0 ? "pp " + std::to_string(p.pipelineStages) + " (" + std::to_string(p.stagesIndex + 1) +
+                                                                  " of " + std::to_string(p.stagesCount) + ") "
+                                                            : std::string();
+            std::fprintf(stderr, "\r\033[Kcfp: %3.0f%% %s%s%s mesh %d of %d %s%s", p.overall * 100.0, stages.c_str(), rounds.c_str(), p.stage.c_str(), p.meshIndex + 1,
                          p.meshCount, p.mesh.c_str(), pass.c_str());
             std::fflush(stderr);
         };

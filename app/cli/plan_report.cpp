@@ -300,6 +300,16 @@ Json planRunJson(const PlanRun& run) {
                          {"memory_bytes", t.memoryBytes > 0 ? Json(t.memoryBytes) : Json(nullptr)},
                          {"note", t.note}});
     j["accumulation_tried"] = tried;
+    if (!run.outcome.stagesTried.empty()) {
+        Json stages = Json::array();
+        for (const StagesTry& t : run.outcome.stagesTried)
+            stages.push_back({{"pipeline_stages", t.stages},
+                              {"planned", t.planned},
+                              {"step_seconds", t.stepSeconds > 0 ? Json(t.stepSeconds) : Json(nullptr)},
+                              {"memory_bytes", t.memoryBytes > 0 ? Json(t.memoryBytes) : Json(nullptr)},
+                              {"note", t.note}});
+        j["pipeline_stages_tried"] = stages;
+    }
     return j;
 }
 
@@ -317,6 +327,17 @@ void printPlanRun(const PlanRun& run) {
                                                   (t.planned ? "" : " — " + t.note)
                                             : "no plan — " + t.note)
                       << (t.steps == p.policy.accumulation && t.zeroStage == zeroStageOf(p.policy) ? "  (chosen)" : "") << "\n";
+    }
+    if (!run.outcome.stagesTried.empty()) {
+        const Plan& p = run.outcome.plan;
+        const int32_t chosen = p.pipeline ? p.pipeline->stages : 1;
+        std::cout << "  pipeline stages tried:\n";
+        for (const StagesTry& t : run.outcome.stagesTried)
+            std::cout << "    " << (t.stages == 1 ? std::string("no stages") : "pp " + std::to_string(t.stages)) << ": "
+                      << (t.stepSeconds > 0 ? ms(t.stepSeconds) + ", " + cli::humanBytes(static_cast<double>(t.memoryBytes)) + "/device" +
+                                                  (t.planned ? "" : " — " + t.note)
+                                            : "no plan — " + t.note)
+                      << (t.stages == chosen ? "  (chosen)" : "") << "\n";
     }
 }
 

@@ -207,10 +207,13 @@ ClusterPanel::ClusterPanel(Explorer* explorer, QWidget* parent) : QWidget(parent
     auto* pipeline = new QHBoxLayout;
     m_stages = new QSpinBox(this);
     m_stages->setObjectName(QStringLiteral("stagesBox"));
-    m_stages->setRange(1, 4096);
+    m_stages->setRange(0, 4096);
     m_stages->setPrefix(tr("pp "));
+    m_stages->setSpecialValueText(tr("pp auto"));
     m_stages->setToolTip(tr("Pipeline stages: the layers cut into this many stages of devices / pp GPUs each, scheduled 1F1B "
-                            "(the mesh then counts one stage's devices; no baselines)"));
+                            "(the mesh then counts one stage's devices; no baselines). pp auto: the search plans no stages "
+                            "and every count the nodes and the layers allow, and keeps the fastest (cfp plan --pp auto; one "
+                            "search per count)"));
     m_chunks = new QSpinBox(this);
     m_chunks->setObjectName(QStringLiteral("chunksBox"));
     m_chunks->setRange(1, 64);
@@ -230,7 +233,7 @@ ClusterPanel::ClusterPanel(Explorer* explorer, QWidget* parent) : QWidget(parent
                               "(vp > 1), GPipe, or the zero-bubble ZB-H1 and ZB-H2 (more micro-batches in flight, less bubble). "
                               "ZB-V, DualPipe(V) and the MIP optimiser are replayed by cfp schedule only"));
     form->addRow(tr("Pipe schedule"), m_schedule);
-    const auto pipelined = [this] { m_schedule->setEnabled(m_stages->value() > 1); };
+    const auto pipelined = [this] { m_schedule->setEnabled(m_stages->value() != 1); };
     connect(m_stages, &QSpinBox::valueChanged, this, pipelined);
     pipelined();
 
@@ -303,9 +306,9 @@ void ClusterPanel::refresh() {
     m_overlap->setCurrentIndex(std::max(0, m_overlap->findData(qs(overlapWord(p.policy)))));
     m_sequenceParallel->setChecked(p.searchSequenceParallel);
     m_bucket->setValue(static_cast<int>((p.policy.bucketBytes > 0 ? p.policy.bucketBytes : kDefaultBucketBytes) / 1'000'000));
-    m_stages->setValue(std::max<int32_t>(1, p.pipeline.stages));
+    m_stages->setValue(std::max<int32_t>(0, p.pipeline.stages));
     m_chunks->setValue(std::max<int32_t>(1, p.pipeline.chunksPerRank));
-    const bool chosen = p.pipeline.stages > 1 && p.pipeline.schedule != defaultPipeSchedule(p.pipeline.chunksPerRank);
+    const bool chosen = p.pipeline.stages != 1 && p.pipeline.schedule != defaultPipeSchedule(p.pipeline.chunksPerRank);
     m_schedule->setCurrentIndex(std::max(0, chosen ? m_schedule->findData(qs(std::string(pipeScheduleName(p.pipeline.schedule)))) : 0));
     m_refreshing = false;
 }
@@ -319,8 +322,9 @@ void ClusterPanel::updateMeshChoices() {
     if (hw) {
         const int64_t devices = hw->gpusPerNode * m_nodes->value();
         // With pipeline stages the mesh is one stage's.
+        // pp auto: every count plans its own meshes (mesh auto only).
         const int64_t stages = m_stages ? m_stages->value() : 1;
-        if (devices % stages == 0)
+        if (stages > 0 && devices % stages == 0)
             for (const std::string& m : autoMeshes(devices / stages, std::min<int64_t>(hw->gpusPerNode, devices / stages))) m_mesh->addItem(qs(m));
         m_hardwareInfo->setText(tr("%1: %2 HBM (%3 usable), %4 TFLOP/s bf16, %5 GPUs per node; %6 devices")
                                     .arg(qs(hw->name), formatBytes(static_cast<double>(hw->memoryBytes)),
@@ -376,7 +380,7 @@ void ClusterPanel::apply() {
     c.pipeline.stages = m_stages->value();
     c.pipeline.chunksPerRank = m_chunks->value();
     c.pipeline.schedule = defaultPipeSchedule(c.pipeline.chunksPerRank);
-    if (auto k = parsePipeScheduleKind(m_schedule->currentData().toString().toStdString()); k && c.pipeline.stages > 1)
+    if (auto k = parsePipeScheduleKind(m_schedule->currentData().toString().toStdString()); k && c.pipeline.stages != 1)
         c.pipeline.schedule = *k;
     if (c.pipeline.stages == 1 && c.pipeline.chunksPerRank > 1) {
         QMessageBox::warning(this, tr("Invalid pipeline"), tr("vp %1 needs pp > 1").arg(c.pipeline.chunksPerRank));
@@ -533,8 +537,25 @@ void SearchPanel::showPlan() {
         }
         html += tr("meshes: ") + parts.join(QStringLiteral(" · ")) + QStringLiteral("</small>");
     }
+    QStringList unplanned;  // pipeline-stage counts without a plan, and why
+    if (!o.stagesTried.empty()) {
+        // pp auto: every count of stages planned, the chosen one in bold.
+        const int32_t chosen = o.plan.pipeline ? o.plan.pipeline->stages : 1;
+        QStringList parts;
+        for (const StagesTry& t : o.stagesTried) {
+            const QString name = t.stages == 1 ? tr("no stages") : tr("pp %1").arg(t.stages);
+            QString part = t.planned ? QStringLiteral("%1: %2").arg(name, formatSeconds(t.stepSeconds)) : tr("%1: no plan").arg(name);
+            if (t.stages == chosen) part = QStringLiteral("<b>%1</b>").arg(part);
+            parts << part;
+            if (!t.planned && !t.note.empty()) unplanned << QStringLiteral("%1: %2").arg(name, qs(t.note).toHtmlEscaped());
+        }
+        html += QStringLiteral("<br><small>") + tr("pipeline stages: ") + parts.join(QStringLiteral(" · ")) + QStringLiteral("</small>");
+    }
     m_result->setText(html);
-    m_result->setToolTip(reasons.isEmpty() ? QString() : tr("Skipped meshes:<br>") + reasons.join(QStringLiteral("<br>")));
+    QString tip = reasons.isEmpty() ? QString() : tr("Skipped meshes:<br>") + reasons.join(QStringLiteral("<br>"));
+    if (!unplanned.isEmpty())
+        tip += (tip.isEmpty() ? QString() : QStringLiteral("<br>")) + tr("Pipeline stages without a plan:<br>") + unplanned.join(QStringLiteral("<br>"));
+    m_result->setToolTip(tip);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -75,6 +75,15 @@ struct MeshCandidate {
     std::string note;            // why not planned
 };
 
+// One pipeline-stage count a search with the stages searched (`cfp plan --pp auto`) planned.
+struct StagesTry {
+    int32_t stages = 1;       // 1: no pipeline
+    bool planned = false;     // a plan fits
+    double stepSeconds = 0;   // its step time
+    int64_t memoryBytes = 0;  // its memory per device (the fullest rank's)
+    std::string note;         // why not planned
+};
+
 struct PlanOutcome {
     Plan plan;
     Evaluation evaluation;                 // of the chosen plan (its timeline with Timeline::Record)
@@ -85,6 +94,8 @@ struct PlanOutcome {
     // The search was cancelled after some mesh had a plan: the best of the meshes planned so far,
     // without baselines (the meshes not tried are not in `candidates`).
     bool stopped = false;
+    // With the pipeline stages searched: every count tried, ascending (empty otherwise).
+    std::vector<StagesTry> stagesTried;
     // The chosen mesh's decomposed problem (its analysis and cost tables), for tools that look at
     // alternatives to the plan (plan/alternatives.h). It points into the graph given to planGraph,
     // which must outlive it.

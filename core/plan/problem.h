@@ -65,6 +65,9 @@ struct PlanProgress {
     // While the workflow tries gradient-accumulation counts: the one being planned (0: none).
     int64_t accumulation = 0;
     int accumulationIndex = 0, accumulationCount = 1;
+    // While the workflow tries pipeline-stage counts (`--pp auto`): the one being planned (0: none).
+    int32_t pipelineStages = 0;
+    int stagesIndex = 0, stagesCount = 1;
 };
 
 // What a caller watches and stops: called and checked from the planning thread.

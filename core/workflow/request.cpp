@@ -62,8 +62,8 @@ std::string requestToJson(const PlanRequest& r) {
     j["overlap"] = overlapWord(r.policy);
     j["bucket_bytes"] = r.policy.bucketBytes;
     j["sequence_parallel"] = r.searchSequenceParallel ? "auto" : "off";
-    if (r.pipeline.stages > 1)
-        j["pipeline"] = {{"stages", r.pipeline.stages},
+    if (r.pipeline.stages != 1)
+        j["pipeline"] = {{"stages", r.pipeline.stages == PipelineSettings::kSearchedStages ? nlohmann::ordered_json("auto") : nlohmann::ordered_json(r.pipeline.stages)},
                          {"chunks_per_rank", r.pipeline.chunksPerRank},
                          {"schedule", std::string(pipeScheduleName(r.pipeline.schedule))}};
     j["pins"] = pinTexts(r.pins);
@@ -276,15 +276,17 @@ Result<PlanRequest> requestFromDoc(const nlohmann::json& j, const std::string& o
         // Optional: pipeline stages.
         if (j.contains("pipeline")) {
             const auto& p = j.at("pipeline");
+            const bool searched = p.is_object() && p.contains("stages") && p.at("stages") == "auto";
             if (!p.is_object() || !p.contains("stages") || !p.contains("chunks_per_rank") || !p.contains("schedule") ||
-                !p.at("stages").is_number_integer() || !p.at("chunks_per_rank").is_number_integer() || !p.at("schedule").is_string() ||
-                p.at("stages").get<int64_t>() < 1 || p.at("chunks_per_rank").get<int64_t>() < 1 || p.at("stages").get<int64_t>() > 4096 ||
-                p.at("chunks_per_rank").get<int64_t>() > 64)
-                return located(makeError("request.format", "pipeline must be {\"stages\": P ≥ 1, \"chunks_per_rank\": V ≥ 1, \"schedule\": NAME}",
+                !(searched || p.at("stages").is_number_integer()) || !p.at("chunks_per_rank").is_number_integer() || !p.at("schedule").is_string() ||
+                (!searched && (p.at("stages").get<int64_t>() < 1 || p.at("stages").get<int64_t>() > 4096)) ||
+                p.at("chunks_per_rank").get<int64_t>() < 1 || p.at("chunks_per_rank").get<int64_t>() > 64)
+                return located(makeError("request.format",
+                                         "pipeline must be {\"stages\": P ≥ 1 or \"auto\", \"chunks_per_rank\": V ≥ 1, \"schedule\": NAME}",
                                          "/pipeline"));
             auto kind = parsePlannedScheduleKind(p.at("schedule").get<std::string>());
             if (!kind) return located(makeError("request.format", kind.error().message, "/pipeline/schedule"));
-            r.pipeline.stages = static_cast<int32_t>(p.at("stages").get<int64_t>());
+            r.pipeline.stages = searched ? PipelineSettings::kSearchedStages : static_cast<int32_t>(p.at("stages").get<int64_t>());
             r.pipeline.chunksPerRank = static_cast<int32_t>(p.at("chunks_per_rank").get<int64_t>());
             r.pipeline.schedule = *kind;
         }

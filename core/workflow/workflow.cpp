@@ -7,6 +7,7 @@
 #include <functional>
 #include <map>
 
+#include "cost/op_cost.h"
 #include "hardware/hardware.h"
 #include "plan/evaluator.h"
 #include "plan/plan_json.h"
@@ -341,10 +342,81 @@ Result<PlanRun> runPipelinedPlan(const PlanRequest& request, const std::shared_p
     return finishRun(std::move(*best), std::move(measured->profile), std::move(tried), start, request, hooks);
 }
 
+// runPlan with the pipeline stages searched (PipelineSettings::kSearchedStages, `cfp plan --pp
+// auto`): no stages, then every count P the cluster and the model allow — a stage whole nodes or
+// a part of one node, P × V dividing the layers — ascending, each planned as runPlan plans it with
+// P fixed; the fastest plan that fits is kept, and every count is reported (PlanOutcome::stagesTried).
+Result<PlanRun> runStagesSearch(const PlanRequest& request, const std::shared_ptr<const LoadedModel>& model, const PlanHooks& hooks) {
+    if (!request.mesh.isAuto())
+        return makeError("request.pipeline", "with the pipeline stages searched every count plans its own stage meshes: give mesh auto",
+                         "--mesh");
+    auto cluster = requestedCluster(request);
+    if (!cluster) return cluster.error();
+    const int64_t devices = cluster->devices();
+    const int32_t v = std::max<int32_t>(1, request.pipeline.chunksPerRank);
+    int32_t layers = 0;
+    for (int32_t l : layerUnits(model->graph)) layers = std::max(layers, l + 1);
+    std::vector<int32_t> counts{1};
+    for (int64_t p = 2; p <= devices && p <= layers; ++p)
+        if (devices % p == 0 && stageCluster(*cluster, p) && layers % (p * v) == 0) counts.push_back(static_cast<int32_t>(p));
+    const auto start = std::chrono::steady_clock::now();
+    std::optional<PlanRun> best;
+    std::vector<StagesTry> tried;
+    double reported = 0;
+    for (size_t i = 0; i < counts.size() && !hooks.cancelled(); ++i) {
+        const int32_t p = counts[i];
+        PlanRequest r = request;
+        if (p == 1) {
+            r.pipeline = PipelineSettings{};
+        } else {
+            r.pipeline.stages = p;
+            r.pipeline.chunksPerRank = v;
+        }
+        PlanHooks sub = hooks;
+        if (hooks.progress)
+            sub.progress = [&, i, p](const PlanProgress& inner) {
+                PlanProgress q = inner;
+                q.pipelineStages = p;
+                q.stagesIndex = static_cast<int>(i);
+                q.stagesCount = static_cast<int>(counts.size());
+                reported = std::max(reported, (static_cast<double>(i) + std::clamp(inner.overall, 0.0, 1.0)) / static_cast<double>(counts.size()));
+                q.overall = reported;
+                if (best && (q.bestSeconds == 0 || best->outcome.plan.stepSeconds() < q.bestSeconds)) q.bestSeconds = best->outcome.plan.stepSeconds();
+                hooks.progress(q);
+            };
+        auto run = runPlan(r, model, sub);
+        if (!run) {
+            if (run.error().code == "plan.cancelled") break;
+            // Without stages a request error is the request's; a count of stages may just not fit.
+            if (p == 1 && !doesNotFit(run.error()) && run.error().code != "plan.dominated") return run.error();
+            tried.push_back({p, false, 0, 0, run.error().message});
+            continue;
+        }
+        const Plan& plan = run->outcome.plan;
+        const bool fits = plan.memory.total() <= plan.memoryLimitBytes;
+        tried.push_back({p, fits, plan.stepSeconds(), plan.memory.total(), fits ? std::string() : "needs more than the memory limit"});
+        if (!fits || (best && plan.stepSeconds() >= best->outcome.plan.stepSeconds())) continue;
+        best = std::move(*run);
+    }
+    if (!best) {
+        if (hooks.cancelled()) return makeError("plan.cancelled", "the search was cancelled");
+        std::string why = "no plan fits with any number of pipeline stages (tried:";
+        for (const StagesTry& t : tried) why += " " + std::to_string(t.stages);
+        why += ")";
+        if (!tried.empty()) why += "; without stages: " + tried.front().note;
+        return makeError("plan.infeasible", why, "--pp");
+    }
+    if (hooks.cancelled()) best->outcome.stopped = true;
+    best->outcome.stagesTried = std::move(tried);
+    best->outcome.plan.searchSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return std::move(*best);
+}
+
 }  // namespace
 
 Result<PlanRun> runPlan(const PlanRequest& request, std::shared_ptr<const LoadedModel> model, const PlanHooks& hooks,
                         std::optional<AnalysisReport> analysis) {
+    if (request.pipeline.stages == PipelineSettings::kSearchedStages) return runStagesSearch(request, model, hooks);
     if (request.pipeline.stages > 1) return runPipelinedPlan(request, model, hooks);
     auto cluster = requestedCluster(request);
     if (!cluster) return cluster.error();
@@ -678,7 +750,11 @@ Result<PlanRun> restorePlan(const PlanRequest& request, std::shared_ptr<const Lo
     if (!ev) return ev.error().withContext("evaluator");
     if (!sameSeconds(ev->step.total(), plan.evaluatorStepSeconds)) return stale("the evaluator's step differs");
     if (pipelined) {
-        PipelineSettings settings = request.pipeline;
+        // The plan's own stages, chunks and schedule (a request with the stages searched has none).
+        PipelineSettings settings;
+        settings.stages = plan.pipeline->stages;
+        settings.chunksPerRank = plan.pipeline->chunksPerRank;
+        settings.schedule = plan.pipeline->schedule;
         settings.gpusPerNode = cluster->hardware.gpusPerNode;
         Plan replayed = plan;
         if (auto st = applyPipeline((*round)->graph, replayed, *ev, problem->model(), settings); !st) return st.error();

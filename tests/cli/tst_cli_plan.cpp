@@ -184,6 +184,34 @@ private slots:
         QVERIFY(bad.err.contains("--sequence-parallel"));
     }
 
+    // --pp auto: the counts of stages tried, in the text and the JSON; a fixed mesh is refused.
+    void planSearchesPipelineStages() {
+        Run json = cfp(planArgs({"--pp", "auto", "--sequence-parallel", "off", "--json", "--quiet"}));
+        QVERIFY2(json.exitCode == 0, json.err.constData());
+        const QJsonObject o = parseJson(json.out).object();
+        const QJsonArray tried = o["pipeline_stages_tried"].toArray();
+        QCOMPARE(tried.size(), 3);  // no stages, 2 and 4 (12 layers on 8 GPUs)
+        double fastest = 0;
+        for (const QJsonValue& v : tried) {
+            const QJsonObject t = v.toObject();
+            QVERIFY(t["planned"].toBool());
+            if (fastest == 0 || t["step_seconds"].toDouble() < fastest) fastest = t["step_seconds"].toDouble();
+        }
+        QCOMPARE(tried[0].toObject()["pipeline_stages"].toInt(), 1);
+        QCOMPARE(o["step_seconds"].toDouble(), fastest);
+        Run text = cfp(planArgs({"--pp", "auto", "--sequence-parallel", "off", "--quiet"}));
+        QVERIFY2(text.exitCode == 0, text.err.constData());
+        QVERIFY2(text.out.contains("pipeline stages tried:") && text.out.contains("no stages: ") && text.out.contains("pp 4: ") &&
+                     text.out.contains("(chosen)"),
+                 text.out.constData());
+        Run fixed = cfp(planArgs({"--pp", "auto", "--mesh", "4", "--quiet"}));
+        QVERIFY(fixed.exitCode != 0);
+        QVERIFY2(fixed.err.contains("--mesh") && fixed.err.contains("mesh auto"), fixed.err.constData());
+        Run bad = cfp(planArgs({"--pp", "some"}));
+        QCOMPARE(bad.exitCode, 2);
+        QVERIFY(bad.err.contains("--pp"));
+    }
+
     void planJsonHasTheFields() {
         const QJsonObject& j = summary_;
         for (const char* key : {"model", "hardware", "devices", "mesh", "predicted_step_seconds", "evaluator_step_seconds",

@@ -890,6 +890,20 @@ private slots:
         const int splitBackward = 2 * 3 * z.pipeline->microBatches;  // F, I and W per rank and micro-batch
         QCOMPARE(w.pipelineChart()->actionCount(), splitBackward);
         QCOMPARE(c->scheduleBox()->currentData().toString(), QStringLiteral("zb-h2"));  // refresh keeps the choice
+        // pp auto: the mesh is auto only, the search plans every count and the result lists them.
+        c->scheduleBox()->setCurrentIndex(0);
+        c->stagesBox()->setValue(0);
+        QCOMPARE(c->stagesBox()->text(), QStringLiteral("pp auto"));
+        QCOMPARE(c->meshBox()->count(), 1);
+        c->findChild<QPushButton*>(QStringLiteral("applyButton"))->click();
+        QVERIFY(waitIdle(w));
+        QCOMPARE(w.explorer()->request().pipeline.stages, PipelineSettings::kSearchedStages);
+        QVERIFY(searchAndWait(w));
+        const PlanOutcome& searched = *w.explorer()->plan()->outcome;
+        QVERIFY(searched.stagesTried.size() >= 2);
+        const QString result = w.searchPanel()->findChild<QLabel*>(QStringLiteral("searchResult"))->text();
+        QVERIFY2(result.contains(QStringLiteral("pipeline stages: ")) && result.contains(QStringLiteral("no stages")), qPrintable(result));
+        for (const StagesTry& t : searched.stagesTried) QVERIFY(t.stepSeconds >= searched.plan.stepSeconds());
     }
 
     void projectSaveAndReload() {

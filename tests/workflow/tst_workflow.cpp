@@ -560,6 +560,49 @@ private slots:
         QCOMPARE(QString::fromStdString(bad.error().code), QString("pipeline.devices"));
     }
 
+    // The pipeline stages searched (`--pp auto`): no stages and every count the node and the 12
+    // layers allow (2 and 4 on 8 GPUs), each planned as with that count fixed; the fastest that
+    // fits is the plan, and the request keeps "auto".
+    void pipelineStagesSearched() {
+        PlanRequest r = gpt125m(16);
+        r.mesh = MeshChoice::automatic();
+        r.searchSequenceParallel = false;
+        r.pipeline.stages = PipelineSettings::kSearchedStages;
+        const PlanRun searched = must(runPlan(r), "pp auto");
+        const auto& tried = searched.outcome.stagesTried;
+        QCOMPARE(static_cast<int>(tried.size()), 3);
+        QCOMPARE(tried[0].stages, 1);
+        QCOMPARE(tried[1].stages, 2);
+        QCOMPARE(tried[2].stages, 4);
+        double fastest = 0;
+        int32_t fastestStages = 0;
+        for (const StagesTry& t : tried) {
+            QVERIFY2(t.planned, t.note.c_str());
+            if (fastest == 0 || t.stepSeconds < fastest) {
+                fastest = t.stepSeconds;
+                fastestStages = t.stages;
+            }
+            // Each count as the search with that count fixed plans it.
+            PlanRequest fixed = r;
+            fixed.pipeline.stages = t.stages;
+            const PlanRun one = must(runPlan(fixed), "fixed stages");
+            QCOMPARE(one.outcome.plan.stepSeconds(), t.stepSeconds);
+            QCOMPARE(one.outcome.plan.memory.total(), t.memoryBytes);
+        }
+        const Plan& p = searched.outcome.plan;
+        QCOMPARE(p.stepSeconds(), fastest);
+        QCOMPARE(p.pipeline ? p.pipeline->stages : 1, fastestStages);
+        const PlanRequest back = must(requestFromJson(requestToJson(r), "request"), "request back");
+        QVERIFY(back == r);
+        QVERIFY(requestToJson(r).find("\"stages\": \"auto\"") != std::string::npos);
+        // Every count plans its own meshes: a fixed mesh is refused, naming the option.
+        r.mesh = must(MeshChoice::parse("4"), "mesh");
+        auto fixedMesh = runPlan(r);
+        QVERIFY(!fixedMesh);
+        QCOMPARE(QString::fromStdString(fixedMesh.error().code), QStringLiteral("request.pipeline"));
+        QCOMPARE(QString::fromStdString(fixedMesh.error().where), QStringLiteral("--mesh"));
+    }
+
     void estimateErrorsNameTheKey() {
         const PlanRequest r = gpt125m(64);
         struct Case {
