@@ -652,6 +652,8 @@ PipelineChart::PipelineChart(QWidget* parent) : ChartPanel(tr("Pipeline"), paren
 void PipelineChart::setPlans(std::shared_ptr<const PlanData> plan, std::shared_ptr<const PlanRun> estimate, const QString& estimateName) {
     resetPlot();
     m_actions = 0;
+    m_transfers = 0;
+    m_memoryRanks = 0;
     const Plan* e = estimate ? &estimate->outcome.plan : nullptr;
     QString name = estimateName;
     if (plan && plan->plan().pipeline) {
@@ -672,6 +674,7 @@ void PipelineChart::setPlans(std::shared_ptr<const PlanData> plan, std::shared_p
         return;
     }
     QCustomPlot* p = m_plot;
+    p->setMinimumHeight(320);
     addTitle(p, tr("Pipeline: %1, %2 micro-batches on %3 ranks%4")
                     .arg(QString::fromUtf8(pipeScheduleName(pl.schedule).data(), static_cast<qsizetype>(pipeScheduleName(pl.schedule).size())))
                     .arg(pl.microBatches)
@@ -683,31 +686,51 @@ void PipelineChart::setPlans(std::shared_ptr<const PlanData> plan, std::shared_p
     std::vector<PipeEvent> events = replay->events;
     std::sort(events.begin(), events.end(), [](const PipeEvent& a, const PipeEvent& b) { return a.start < b.start; });
     const size_t shown = std::min(events.size(), kMaxBars);
+    const bool whole = shown == events.size();
     const double unit = replay->seconds >= 1 ? 1.0 : 1e-3;
-    const QColor forward = kCompute, backward = kCollective, weight = QColor(0x59, 0xa1, 0x4f);
+    const QColor forward = kCompute, backward = kCollective, weight = QColor(0x59, 0xa1, 0x4f), transfer = QColor(0x8e, 0x5e, 0xa2);
+    const QColor idle(0xe1, 0x57, 0x59, 60);
+    auto rect = [p](double x0, double x1, double y0, double y1, const QColor& fill, const QPen& pen) {
+        auto* r = new QCPItemRect(p);
+        r->topLeft->setCoords(x0, y0);
+        r->bottomRight->setCoords(x1, y1);
+        r->setBrush(QBrush(fill));
+        r->setPen(pen);
+        return r;
+    };
+    // The bubble, shaded: each rank's idle time before and between its actions.
+    if (whole) {
+        std::vector<double> busyUntil(static_cast<size_t>(pl.stages), 0.0);
+        for (const PipeEvent& ev : events) {
+            double& until = busyUntil[static_cast<size_t>(ev.rank)];
+            if (ev.start > until + 1e-12)
+                rect(until / unit, ev.start / unit, ev.rank - 0.38, ev.rank + 0.38, idle, Qt::NoPen);
+            until = std::max(until, ev.end);
+        }
+    }
     double xEnd = 0;
     for (size_t i = 0; i < shown; ++i) {
         const PipeEvent& ev = events[i];
-        auto* r = new QCPItemRect(p);
         const double y = static_cast<double>(ev.rank);
-        r->topLeft->setCoords(ev.start / unit, y - 0.38);
-        r->bottomRight->setCoords(ev.end / unit, y + 0.38);
         const QColor c = ev.action.kind == PipeActionKind::Forward ? forward : ev.action.kind == PipeActionKind::WeightGrad ? weight : backward;
         // Later chunks of a rank (interleaved) a shade darker.
-        r->setBrush(QBrush(pl.chunksPerRank > 1 ? c.darker(100 + 25 * (ev.action.stage / pl.stages)) : c));
-        r->setPen(QPen(Qt::white, 0.5));
+        rect(ev.start / unit, ev.end / unit, y - 0.38, y + 0.30, pl.chunksPerRank > 1 ? c.darker(100 + 25 * (ev.action.stage / pl.stages)) : c,
+             QPen(Qt::white, 0.5));
         xEnd = std::max(xEnd, ev.end / unit);
         ++m_actions;
     }
+    // Communication on its own lane under each rank's actions: the point-to-point sends.
+    if (whole)
+        for (const PipeTransfer& t : pipelineTransfers(pl, *replay)) {
+            rect(t.start / unit, t.end / unit, t.fromRank + 0.32, t.fromRank + 0.42, transfer, Qt::NoPen);
+            ++m_transfers;
+        }
     // A rank's tail (gradient reduction, optimizer) after its last action.
     for (size_t k = 0; k < pl.ranks.size(); ++k) {
         const PipelineRank& rank = pl.ranks[k];
-        if (rank.tailSeconds <= 0 || shown < events.size()) continue;
-        auto* r = new QCPItemRect(p);
-        r->topLeft->setCoords(rank.endSeconds / unit, static_cast<double>(k) - 0.25);
-        r->bottomRight->setCoords((rank.endSeconds + rank.tailSeconds) / unit, static_cast<double>(k) + 0.25);
-        r->setBrush(QBrush(QColor(0x99, 0x99, 0x99)));
-        r->setPen(Qt::NoPen);
+        if (rank.tailSeconds <= 0 || !whole) continue;
+        rect(rank.endSeconds / unit, (rank.endSeconds + rank.tailSeconds) / unit, static_cast<double>(k) - 0.25, static_cast<double>(k) + 0.25,
+             QColor(0x99, 0x99, 0x99), Qt::NoPen);
         xEnd = std::max(xEnd, (rank.endSeconds + rank.tailSeconds) / unit);
     }
     auto ticker = QSharedPointer<QCPAxisTickerText>::create();
@@ -718,12 +741,80 @@ void PipelineChart::setPlans(std::shared_ptr<const PlanData> plan, std::shared_p
     p->yAxis->grid()->setVisible(false);
     p->xAxis->setLabel(unit == 1.0 ? tr("seconds") : tr("milliseconds"));
     p->xAxis->setRange(0, std::max(xEnd, 1e-9) * 1.02);
-    QString note = tr("%1. ").arg(name.isEmpty() ? tr("Your configuration") : name) + tr("Blue: forward · orange: backward · green: weight gradient · grey: gradient reduction and optimizer after the last "
-                      "backward · blank: the bubble (%1 on rank %2). Step %3; transfer between stages %4.")
+
+    // Below: each rank's memory over the step against the limit, on the same time axis.
+    auto* bottom = new QCPAxisRect(p);
+    styleAxes(bottom);
+    const int row = p->plotLayout()->rowCount();
+    p->plotLayout()->addElement(row, 0, bottom);
+    p->plotLayout()->setRowStretchFactor(row, 0.6);
+    auto* group = new QCPMarginGroup(p);
+    p->axisRect()->setMarginGroup(QCP::msLeft | QCP::msRight, group);
+    bottom->setMarginGroup(QCP::msLeft | QCP::msRight, group);
+    QCPAxis* bx = bottom->axis(QCPAxis::atBottom);
+    QCPAxis* by = bottom->axis(QCPAxis::atLeft);
+    const auto memory = pipelineMemoryOverTime(pl, *replay);
+    double top = static_cast<double>(e->memoryLimitBytes) / kGiB;
+    double peak = 0;
+    for (size_t k = 0; k < memory.size(); ++k) {
+        QVector<double> x, y;
+        for (const MemoryStep& s : memory[k]) {
+            x << s.seconds / unit;
+            y << static_cast<double>(s.bytes) / kGiB;
+            peak = std::max(peak, y.back());
+        }
+        auto* g = p->addGraph(bx, by);
+        g->setLineStyle(QCPGraph::lsStepLeft);
+        g->setPen(QPen(QColor::fromHsv(static_cast<int>(210 + 300 * k / std::max<size_t>(1, memory.size())) % 360, 160, 190), 1.4));
+        g->setName(tr("rank %1").arg(k));
+        g->setData(x, y, true);
+        ++m_memoryRanks;
+    }
+    // Which line is which rank (up to 8 ranks; more would hide the lines).
+    if (memory.size() <= 8) {
+        auto* legend = new QCPLegend;
+        bottom->insetLayout()->addElement(legend, Qt::AlignRight | Qt::AlignBottom);
+        legend->setLayer(QStringLiteral("legend"));
+        legend->setFont(QFont(font().family(), 7));
+        legend->setBrush(QColor(255, 255, 255, 220));
+        legend->setFillOrder(QCPLegend::foColumnsFirst);
+        for (int k = 0; k < p->graphCount(); ++k) p->graph(k)->addToLegend(legend);
+    }
+    // The limit where it is on the scale of the ranks' memory (far above, it is only named).
+    const bool limitOnScale = top > 0 && top <= 3.0 * std::max(peak, 1e-9);
+    by->setRange(0, std::max(limitOnScale ? top : 0.0, peak) * 1.12);
+    by->setLabel(tr("memory (GiB)"));
+    bx->setLabel(p->xAxis->label());
+    bx->setRange(p->xAxis->range());
+    connect(p->xAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), bx, qOverload<const QCPRange&>(&QCPAxis::setRange));
+    p->xAxis->setLabel(QString());
+    if (limitOnScale) {
+        auto* limitLine = new QCPItemStraightLine(p);
+        limitLine->setClipAxisRect(bottom);
+        for (auto* pt : {limitLine->point1, limitLine->point2}) {
+            pt->setAxisRect(bottom);
+            pt->setAxes(bx, by);
+        }
+        limitLine->point1->setCoords(0, top);
+        limitLine->point2->setCoords(1, top);
+        limitLine->setPen(QPen(kLimit, 1.5, Qt::DashLine));
+    }
+    p->axisRect()->setRangeDrag(Qt::Horizontal);
+    p->axisRect()->setRangeZoom(Qt::Horizontal);
+    p->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+
+    QString note = tr("%1. ").arg(name.isEmpty() ? tr("Your configuration") : name) +
+                   tr("Blue: forward · orange: backward · green: weight gradient · purple lane: point-to-point transfers · grey: gradient "
+                      "reduction and optimizer after the last backward · shaded: idle, the bubble (%1 on rank %2). Below: memory per "
+                      "rank over the step (weights, gradients, optimizer state and working set, plus the micro-batches in flight; peak "
+                      "%3 on rank %4; the limit, %5, dashed where it is on the scale). Step %6; transfer between stages %7. Drag and wheel to pan and zoom in time.")
                        .arg(formatSeconds(pl.bubbleSeconds))
                        .arg(pl.slowestRank)
+                       .arg(formatBytes(static_cast<double>(pl.ranks[static_cast<size_t>(pl.fullestRank)].memory.total())))
+                       .arg(pl.fullestRank)
+                       .arg(formatBytes(static_cast<double>(e->memoryLimitBytes)))
                        .arg(formatSeconds(pl.seconds), formatSeconds(pl.transferSeconds));
-    if (shown < events.size()) note += tr(" The first %1 of %2 actions are drawn.").arg(shown).arg(events.size());
+    if (!whole) note += tr(" The first %1 of %2 actions are drawn (no bubble shading, transfers or tails).").arg(shown).arg(events.size());
     setNote(note);
     p->replot();
 }

@@ -106,7 +106,8 @@ public:
 
 // The pipeline of a priced configuration with pp > 1 (Plan::pipeline): its schedule replayed from
 // the chunks' times (plan/pipeline.h), one row per rank, forward / backward / weight-gradient
-// actions as bars, idle time (the bubble) left blank.
+// actions as bars, idle time (the bubble) shaded, the point-to-point transfers on a lane under
+// each rank, and below each rank's memory over the step against the limit (plan/pipeline_plan.h).
 class PipelineChart : public ChartPanel {
     Q_OBJECT
 public:
@@ -114,9 +115,11 @@ public:
     // The plan's pipeline where it has one, else the priced configuration's (either may be null).
     void setPlans(std::shared_ptr<const PlanData> plan, std::shared_ptr<const PlanRun> estimate, const QString& estimateName = {});
     int actionCount() const { return m_actions; }  // bars drawn, for tests
+    int transferCount() const { return m_transfers; }  // point-to-point transfers drawn
+    int memoryRankCount() const { return m_memoryRanks; }  // memory lines drawn (one per rank)
 
 private:
-    int m_actions = 0;
+    int m_actions = 0, m_transfers = 0, m_memoryRanks = 0;
 };
 
 class BestSoFarChart : public ChartPanel {

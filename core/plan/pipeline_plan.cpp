@@ -282,4 +282,54 @@ std::vector<TimelineEvent> pipelineTimeline(const PipelinePlan& pl, const PipeRe
     return out;
 }
 
+
+std::vector<PipeTransfer> pipelineTransfers(const PipelinePlan& pl, const PipeReplay& replay) {
+    std::vector<PipeTransfer> out;
+    const auto chunks = static_cast<int32_t>(pl.chunks.size());
+    if (pl.stages < 2 || pl.transferSeconds <= 0) return out;
+    for (const PipeEvent& e : replay.events) {
+        const PipeActionKind k = e.action.kind;
+        const int32_t c = e.action.stage;
+        int32_t to = -1;
+        if (k == PipeActionKind::Forward && c + 1 < chunks) to = c + 1;
+        else if ((k == PipeActionKind::Backward || k == PipeActionKind::InputGrad) && c > 0) to = c - 1;
+        if (to < 0 || to % pl.stages == c % pl.stages) continue;
+        out.push_back({c % pl.stages, to % pl.stages, e.action.microBatch, c, k != PipeActionKind::Forward, e.end, e.end + pl.transferSeconds});
+    }
+    return out;
+}
+
+std::vector<std::vector<MemoryStep>> pipelineMemoryOverTime(const PipelinePlan& pl, const PipeReplay& replay) {
+    std::vector<std::vector<MemoryStep>> out(pl.ranks.size());
+    // Per rank: (time, change); at one instant what a backward gives back before what the next forward takes, as the replay counts.
+    std::vector<std::vector<std::pair<double, int64_t>>> changes(pl.ranks.size());
+    for (const PipeEvent& e : replay.events) {
+        const auto r = static_cast<size_t>(e.rank);
+        if (r >= changes.size() || static_cast<size_t>(e.action.stage) >= pl.chunks.size()) continue;
+        const int64_t bytes = pl.chunks[static_cast<size_t>(e.action.stage)].activationBytes;
+        switch (e.action.kind) {
+            case PipeActionKind::Forward: changes[r].emplace_back(e.start, bytes); break;
+            case PipeActionKind::Backward:
+            case PipeActionKind::WeightGrad: changes[r].emplace_back(e.end, -bytes); break;
+            default: break;
+        }
+    }
+    for (size_t r = 0; r < pl.ranks.size(); ++r) {
+        const MemoryBreakdown& m = pl.ranks[r].memory;
+        int64_t held = m.total() - m.activations;
+        auto& steps = out[r];
+        steps.push_back({0.0, held});
+        std::stable_sort(changes[r].begin(), changes[r].end(), [](const auto& a, const auto& b) {
+            return a.first < b.first || (a.first == b.first && a.second < b.second);
+        });
+        for (const auto& [t, d] : changes[r]) {
+            held += d;
+            if (steps.back().seconds == t) steps.back().bytes = held;
+            else steps.push_back({t, held});
+        }
+        steps.push_back({std::max(steps.back().seconds, pl.ranks[r].endSeconds + pl.ranks[r].tailSeconds), held});
+    }
+    return out;
+}
+
 }  // namespace cfp

@@ -63,4 +63,28 @@ Result<PipeReplay> replayPipeline(const PipelinePlan& pipeline);
 // rank's tail (category "tail": gradient reduction, optimizer, gathers) after its last action.
 std::vector<TimelineEvent> pipelineTimeline(const PipelinePlan& pipeline, const PipeReplay& replay);
 
+// The point-to-point transfers of a replayed pipeline (the looped placement the planner prices:
+// chunk c on rank c mod pp): a forward's activation to the next chunk's rank, a backward's
+// (input-gradient's) gradient to the previous chunk's rank, each PipelinePlan::transferSeconds
+// from the end of the action that produced it. They delay the receiver only (the replay's rule).
+struct PipeTransfer {
+    int32_t fromRank = 0, toRank = 0;
+    int32_t microBatch = 0;
+    int32_t fromStage = 0;  // the chunk that sends
+    bool gradient = false;  // backward (a gradient) rather than forward (an activation)
+    double start = 0, end = 0;
+};
+std::vector<PipeTransfer> pipelineTransfers(const PipelinePlan& pipeline, const PipeReplay& replay);
+
+// Each rank's memory per device over the replay, as steps (time, bytes from then on): what the
+// rank holds throughout (weights, gradients, optimizer state, the working set) plus the
+// activations of its micro-batches in flight — a forward takes its chunk's at its start, the
+// backward (the weight-gradient part where it is split) gives them back at its end, as the
+// replay counts them. The largest value of rank r is PipelinePlan::ranks[r].memory.total().
+struct MemoryStep {
+    double seconds = 0;
+    int64_t bytes = 0;
+};
+std::vector<std::vector<MemoryStep>> pipelineMemoryOverTime(const PipelinePlan& pipeline, const PipeReplay& replay);
+
 }  // namespace cfp

@@ -875,6 +875,8 @@ private slots:
                  qPrintable(summary));
         const int forwardAndBackward = 2 * 2 * p.pipeline->microBatches;  // per rank and micro-batch: F and B
         QCOMPARE(w.pipelineChart()->actionCount(), forwardAndBackward);
+        QCOMPARE(w.pipelineChart()->transferCount(), 2 * p.pipeline->microBatches);  // activations and gradients across the cut
+        QCOMPARE(w.pipelineChart()->memoryRankCount(), 2);
         QCOMPARE(p.pipeline->schedule, PipeScheduleKind::OneFOneB);  // auto: Megatron-LM's 1F1B
         // A zero-bubble schedule from the panel: priced, shown, kept by the request.
         QVERIFY(c->scheduleBox()->isEnabled());

@@ -477,6 +477,33 @@ private slots:
         QVERIFY2(staged >= kernels, qPrintable(sums));
         QVERIFY2(std::abs(stagedOn - serial) <= 1e-9 * serial, qPrintable(sums));  // overlap=on: on the critical path
         QVERIFY(beside.outcome.plan.stepSeconds() < after.outcome.plan.stepSeconds());
+        // The transfers: every forward of chunk 0 sends to rank 1, every backward of chunk 1 to
+        // rank 0, and a receiver's action starts no earlier than its input's arrival.
+        const PipeReplay replay = must(replayPipeline(pl), "replay");
+        const std::vector<PipeTransfer> sends = pipelineTransfers(pl, replay);
+        QCOMPARE(static_cast<int>(sends.size()), 2 * 16);
+        for (const PipeTransfer& t : sends) {
+            QCOMPARE(t.toRank, 1 - t.fromRank);
+            QCOMPARE(t.end - t.start, pl.transferSeconds);
+            for (const PipeEvent& ev : replay.events)
+                if (ev.rank == t.toRank && ev.action.microBatch == t.microBatch &&
+                    ev.action.kind == (t.gradient ? PipeActionKind::Backward : PipeActionKind::Forward))
+                    QVERIFY(ev.start >= t.end - 1e-12);
+        }
+        // Memory over the step: never below what the rank always holds, and it peaks at its memory.
+        const auto overTime = pipelineMemoryOverTime(pl, replay);
+        QCOMPARE(static_cast<int>(overTime.size()), 2);
+        for (size_t k = 0; k < 2; ++k) {
+            const MemoryBreakdown& m = pl.ranks[k].memory;
+            int64_t most = 0, least = overTime[k].front().bytes;
+            for (const MemoryStep& st : overTime[k]) {
+                most = std::max(most, st.bytes);
+                least = std::min(least, st.bytes);
+            }
+            QCOMPARE(most, m.total());
+            QCOMPARE(least, m.total() - m.activations);
+            QCOMPARE(overTime[k].back().bytes, m.total() - m.activations);  // every micro-batch given back
+        }
         // 1F1B: rank 0 holds two micro-batches' activations at its peak, rank 1 one.
         QCOMPARE(pl.ranks[0].memory.activations, 2 * pl.chunks[0].activationBytes);
         QCOMPARE(pl.ranks[1].memory.activations, pl.chunks[1].activationBytes);
