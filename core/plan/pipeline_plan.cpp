@@ -279,6 +279,18 @@ std::vector<TimelineEvent> pipelineTimeline(const PipelinePlan& pl, const PipeRe
         t.detail = "after the last backward: the data-parallel gradient reduction not hidden by it, the optimizer, ZeRO gathers";
         out.push_back(std::move(t));
     }
+    // The point-to-point transfers on each sending rank's communication track.
+    for (const PipeTransfer& x : pipelineTransfers(pl, replay)) {
+        TimelineEvent t;
+        t.name = std::string(x.gradient ? "send gradient" : "send activation") + " mb " + std::to_string(x.microBatch) + " to rank " +
+                 std::to_string(x.toRank);
+        t.track = "rank " + std::to_string(x.fromRank) + " comm";
+        t.category = "transfer";
+        t.startSeconds = x.start;
+        t.durationSeconds = x.end - x.start;
+        t.detail = std::to_string(pl.transferBytes) + " bytes from stage " + std::to_string(x.fromStage) + " (point-to-point)";
+        out.push_back(std::move(t));
+    }
     return out;
 }
 

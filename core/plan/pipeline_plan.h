@@ -59,8 +59,9 @@ Status applyPipeline(const Graph& graph, Plan& plan, const Evaluation& ev, const
 Result<PipeReplay> replayPipeline(const PipelinePlan& pipeline);
 
 // The replay as timeline events: a track per rank ("rank 0", …), each action one event named
-// like "F mb 3 (stage 2)" with category forward / backward / input-grad / weight-grad, and each
-// rank's tail (category "tail": gradient reduction, optimizer, gathers) after its last action.
+// like "F mb 3 (stage 2)" with category forward / backward / input-grad / weight-grad, each
+// rank's tail (category "tail": gradient reduction, optimizer, gathers) after its last action,
+// and its point-to-point sends (pipelineTransfers, category "transfer") on "rank N comm".
 std::vector<TimelineEvent> pipelineTimeline(const PipelinePlan& pipeline, const PipeReplay& replay);
 
 // The point-to-point transfers of a replayed pipeline (the looped placement the planner prices:

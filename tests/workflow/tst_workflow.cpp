@@ -529,16 +529,18 @@ private slots:
         // micro-batches × forward and backward) and each rank's tail; program exports are refused.
         const std::string trace = must(renderExport(inter.model->graph, back, ExportFormat::Trace), "trace");
         const auto doc = nlohmann::json::parse(trace);
-        int actions = 0, tails = 0;
+        int actions = 0, tails = 0, transfers = 0;
         std::set<std::string> tracks;
         for (const auto& e : doc["traceEvents"]) {
             if (e["ph"] == "M" && e["name"] == "thread_name") tracks.insert(e["args"]["name"].get<std::string>());
             if (e["ph"] != "X") continue;
-            (e["cat"] == "tail" ? tails : actions) += 1;
+            (e["cat"] == "tail" ? tails : e["cat"] == "transfer" ? transfers : actions) += 1;
         }
         QCOMPARE(actions, 2 * 2 * 16 * 2);
         QVERIFY(tails >= 1 && tails <= 2);
-        QVERIFY(tracks == (std::set<std::string>{"rank 0", "rank 1"}));
+        // Sends across the three cuts between the four chunks, forward and backward, per micro-batch.
+        QCOMPARE(transfers, 3 * 2 * 16);
+        QVERIFY(tracks == (std::set<std::string>{"rank 0", "rank 0 comm", "rank 1", "rank 1 comm"}));
         QCOMPARE(doc["otherData"]["pipelineStages"].get<int>(), 2);
         auto dtensor = renderExport(inter.model->graph, back, ExportFormat::DTensor);
         QVERIFY(!dtensor);
