@@ -200,7 +200,8 @@ int cmdPlan(const std::vector<std::string>& argv) {
                                                                   std::to_string(p.accumulationCount) + ") "
                                                             : std::string();
             const std::string pass = p.pass > 0 ? " pass " + std::to_string(p.pass) : std::string();
-            const std::string stages = p.pipelineStages > 0 ? "pp " + std::to_string(p.pipelineStages) + " (" + std::to_string(p.stagesIndex + 1) +
+            const std::string stages = p.pipelineStages > 0 ? (p.pipelineStages == 1 ? std::string("no stages") : "pp " + std::to_string(p.pipelineStages)) +
+                                                                  " (" + std::to_string(p.stagesIndex + 1) +
                                                                   " of " + std::to_string(p.stagesCount) + ") "
                                                             : std::string();
             std::fprintf(stderr, "\r\033[Kcfp: %3.0f%% %s%s%s mesh %d of %d %s%s", p.overall * 100.0, stages.c_str(), rounds.c_str(), p.stage.c_str(), p.meshIndex + 1,

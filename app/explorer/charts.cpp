@@ -707,6 +707,11 @@ void PipelineChart::setPlans(std::shared_ptr<const PlanData> plan, std::shared_p
                 rect(until / unit, ev.start / unit, ev.rank - 0.38, ev.rank + 0.38, idle, Qt::NoPen);
             until = std::max(until, ev.end);
         }
+        // After a rank's last action and its tail, until the step ends (the last ranks' wait).
+        for (size_t k = 0; k < pl.ranks.size() && k < busyUntil.size(); ++k) {
+            const double done = std::max(busyUntil[k], pl.ranks[k].endSeconds + pl.ranks[k].tailSeconds);
+            if (pl.seconds > done + 1e-12) rect(done / unit, pl.seconds / unit, k - 0.38, k + 0.38, idle, Qt::NoPen);
+        }
     }
     double xEnd = 0;
     for (size_t i = 0; i < shown; ++i) {
@@ -786,7 +791,11 @@ void PipelineChart::setPlans(std::shared_ptr<const PlanData> plan, std::shared_p
     by->setLabel(tr("memory (GiB)"));
     bx->setLabel(p->xAxis->label());
     bx->setRange(p->xAxis->range());
+    // One time axis: panning or zooming either pane moves both (setRange to the same range emits nothing).
     connect(p->xAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), bx, qOverload<const QCPRange&>(&QCPAxis::setRange));
+    connect(bx, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), p->xAxis, qOverload<const QCPRange&>(&QCPAxis::setRange));
+    bottom->setRangeDrag(Qt::Horizontal);
+    bottom->setRangeZoom(Qt::Horizontal);
     p->xAxis->setLabel(QString());
     if (limitOnScale) {
         auto* limitLine = new QCPItemStraightLine(p);

@@ -252,6 +252,11 @@ void Explorer::search() {
         return;
     }
     PlanRequest request = m_request;
+    if (!request.pins.empty() && request.pipeline.stages == PipelineSettings::kSearchedStages) {
+        // Every count of stages plans its own meshes; pins hold on one.
+        emit failed(tr("Cannot search"), tr("Pins name strategies on one stage mesh: set pp to a number to search with pins, or clear the pins."));
+        return;
+    }
     if (request.mesh.isAuto() && !request.pins.empty()) {
         // Pins name strategies by mesh axes, so they hold on one mesh: the current plan's.
         if (!m_plan) {

@@ -319,10 +319,10 @@ void ClusterPanel::updateMeshChoices() {
     m_mesh->blockSignals(true);
     m_mesh->clear();
     m_mesh->addItem(QStringLiteral("auto"));
+    const bool searchedStages = m_stages && m_stages->value() == PipelineSettings::kSearchedStages;
     if (hw) {
         const int64_t devices = hw->gpusPerNode * m_nodes->value();
         // With pipeline stages the mesh is one stage's.
-        // pp auto: every count plans its own meshes (mesh auto only).
         const int64_t stages = m_stages ? m_stages->value() : 1;
         if (stages > 0 && devices % stages == 0)
             for (const std::string& m : autoMeshes(devices / stages, std::min<int64_t>(hw->gpusPerNode, devices / stages))) m_mesh->addItem(qs(m));
@@ -335,7 +335,8 @@ void ClusterPanel::updateMeshChoices() {
     } else {
         m_hardwareInfo->setText(qs(hw.error().message));
     }
-    m_mesh->setCurrentText(current.isEmpty() ? QStringLiteral("auto") : current);
+    // pp auto: every count plans its own meshes (mesh auto only).
+    m_mesh->setCurrentText(current.isEmpty() || searchedStages ? QStringLiteral("auto") : current);
     m_mesh->blockSignals(false);
 }
 

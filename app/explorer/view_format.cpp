@@ -76,7 +76,9 @@ QString formatDuration(double s) {
 
 QString progressText(const PlanProgress& p) {
     QString text;
-    if (p.pipelineStages > 0) text = QStringLiteral("pp %1 (%2 of %3) · ").arg(p.pipelineStages).arg(p.stagesIndex + 1).arg(p.stagesCount);
+    if (p.pipelineStages > 0)
+        text = (p.pipelineStages == 1 ? QStringLiteral("no stages") : QStringLiteral("pp %1").arg(p.pipelineStages)) +
+               QStringLiteral(" (%1 of %2) · ").arg(p.stagesIndex + 1).arg(p.stagesCount);
     if (p.accumulation > 0)
         text += QStringLiteral("%1 round(s) (%2 of %3) · ").arg(p.accumulation).arg(p.accumulationIndex + 1).arg(p.accumulationCount);
     text += QString::fromStdString(p.stage);

@@ -55,14 +55,16 @@ Result<std::string> exportTrace(const Graph& graph, const Plan& plan, std::span<
     };
     take("compute");
     for (const auto& a : plan.mesh.axes()) take("comm:" + a.name);
-    // The rest by name, numbers in order ("rank 2" before "rank 10").
+    // The rest by name, the first number in order ("rank 2" before "rank 2 comm" before "rank 10").
     std::vector<std::string> rest(present.begin(), present.end());
-    auto numberAt = [](const std::string& t) -> std::pair<std::string, int64_t> {
-        size_t k = t.size();
-        while (k > 0 && t[k - 1] >= '0' && t[k - 1] <= '9') --k;
+    auto numberAt = [](const std::string& t) -> std::tuple<std::string, int64_t, std::string> {
+        size_t k = 0;
+        while (k < t.size() && !(t[k] >= '0' && t[k] <= '9')) ++k;
+        size_t e = k;
+        while (e < t.size() && t[e] >= '0' && t[e] <= '9') ++e;
         int64_t n = -1;
-        if (k < t.size() && t.size() - k < 18) std::from_chars(t.data() + k, t.data() + t.size(), n);
-        return {t.substr(0, k), n};
+        if (e > k && e - k < 18) std::from_chars(t.data() + k, t.data() + e, n);
+        return {t.substr(0, k), n, t.substr(e)};
     };
     std::stable_sort(rest.begin(), rest.end(), [&](const std::string& a, const std::string& b) { return numberAt(a) < numberAt(b); });
     tracks.insert(tracks.end(), rest.begin(), rest.end());

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <map>
 
 #include "cost/op_cost.h"
 #include "plan/evaluator.h"
@@ -279,12 +280,22 @@ std::vector<TimelineEvent> pipelineTimeline(const PipelinePlan& pl, const PipeRe
         t.detail = "after the last backward: the data-parallel gradient reduction not hidden by it, the optimizer, ZeRO gathers";
         out.push_back(std::move(t));
     }
-    // The point-to-point transfers on each sending rank's communication track.
-    for (const PipeTransfer& x : pipelineTransfers(pl, replay)) {
+    // The point-to-point transfers on each sending rank's communication track; a send that starts
+    // before the rank's previous one has arrived goes on a further lane ("rank 0 comm (lane 2)"),
+    // as a trace track holds one slice at a time.
+    std::vector<PipeTransfer> sends = pipelineTransfers(pl, replay);
+    std::stable_sort(sends.begin(), sends.end(), [](const PipeTransfer& a, const PipeTransfer& b) { return a.start < b.start; });
+    std::map<int32_t, std::vector<double>> laneFree;  // per sending rank: when each lane is free
+    for (const PipeTransfer& x : sends) {
+        auto& lanes = laneFree[x.fromRank];
+        size_t lane = 0;
+        while (lane < lanes.size() && lanes[lane] > x.start + 1e-15) ++lane;
+        if (lane == lanes.size()) lanes.push_back(0.0);
+        lanes[lane] = x.end;
         TimelineEvent t;
         t.name = std::string(x.gradient ? "send gradient" : "send activation") + " mb " + std::to_string(x.microBatch) + " to rank " +
                  std::to_string(x.toRank);
-        t.track = "rank " + std::to_string(x.fromRank) + " comm";
+        t.track = "rank " + std::to_string(x.fromRank) + " comm" + (lane == 0 ? std::string() : " (lane " + std::to_string(lane + 1) + ")");
         t.category = "transfer";
         t.startSeconds = x.start;
         t.durationSeconds = x.end - x.start;

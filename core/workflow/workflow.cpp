@@ -400,10 +400,9 @@ Result<PlanRun> runStagesSearch(const PlanRequest& request, const std::shared_pt
     }
     if (!best) {
         if (hooks.cancelled()) return makeError("plan.cancelled", "the search was cancelled");
-        std::string why = "no plan fits with any number of pipeline stages (tried:";
-        for (const StagesTry& t : tried) why += " " + std::to_string(t.stages);
-        why += ")";
-        if (!tried.empty()) why += "; without stages: " + tried.front().note;
+        std::string why = "no plan fits with any number of pipeline stages:";
+        for (const StagesTry& t : tried) why += (t.stages == 1 ? std::string(" without stages: ") : " pp " + std::to_string(t.stages) + ": ") + t.note + ";";
+        why.pop_back();
         return makeError("plan.infeasible", why, "--pp");
     }
     if (hooks.cancelled()) best->outcome.stopped = true;
@@ -706,6 +705,17 @@ Result<PlanRun> restorePlan(const PlanRequest& request, std::shared_ptr<const Lo
     auto cluster = requestedCluster(request);
     if (!cluster) return cluster.error();
     const bool pipelined = plan.pipeline && plan.pipeline->stages > 1;
+    // The request's stages, chunks and schedule (any stages where the request searched them).
+    if (request.pipeline.stages != PipelineSettings::kSearchedStages) {
+        const int32_t wanted = std::max<int32_t>(1, request.pipeline.stages), has = pipelined ? plan.pipeline->stages : 1;
+        if (wanted != has || (pipelined && (plan.pipeline->chunksPerRank != request.pipeline.chunksPerRank ||
+                                            plan.pipeline->schedule != request.pipeline.schedule)))
+            return makeError("plan.mismatch", "the plan has " + std::to_string(has) + " pipeline stage(s)" +
+                                                  (pipelined ? std::string(" (") + std::string(pipeScheduleName(plan.pipeline->schedule)) + ", " +
+                                                                   std::to_string(plan.pipeline->chunksPerRank) + " chunk(s) per rank)"
+                                                             : std::string()) +
+                                                  ", the request asks for " + std::to_string(wanted));
+    }
     Cluster planned = *cluster;
     if (pipelined) {
         auto stage = stageCluster(*cluster, plan.pipeline->stages);

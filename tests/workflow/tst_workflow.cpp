@@ -477,6 +477,12 @@ private slots:
         QVERIFY2(staged >= kernels, qPrintable(sums));
         QVERIFY2(std::abs(stagedOn - serial) <= 1e-9 * serial, qPrintable(sums));  // overlap=on: on the critical path
         QVERIFY(beside.outcome.plan.stepSeconds() < after.outcome.plan.stepSeconds());
+        // The step's parts add up to it: compute, exposed communication, contention and the bubble.
+        for (const PlanRun* run : {&beside, &after}) {
+            const Plan& q = run->outcome.plan;
+            const double parts = q.simulated.computeSeconds + q.simulated.exposedCommSeconds + q.simulated.contentionSeconds + q.pipeline->bubbleSeconds;
+            QVERIFY2(std::abs(parts - q.stepSeconds()) <= 1e-9 * q.stepSeconds(), qPrintable(QString("%1 vs %2").arg(parts).arg(q.stepSeconds())));
+        }
         // The transfers: every forward of chunk 0 sends to rank 1, every backward of chunk 1 to
         // rank 0, and a receiver's action starts no earlier than its input's arrival.
         const PipeReplay replay = must(replayPipeline(pl), "replay");
@@ -624,6 +630,17 @@ private slots:
         const PlanRequest back = must(requestFromJson(requestToJson(r), "request"), "request back");
         QVERIFY(back == r);
         QVERIFY(requestToJson(r).find("\"stages\": \"auto\"") != std::string::npos);
+        // A saved plan is restored under the request with the stages searched, and refused under
+        // a request for another number of stages.
+        const auto base = std::make_shared<const LoadedModel>(must(loadRequestedModel(r.model), "model"));
+        const Plan saved = must(planFromJson(planToText(p, searched.model->graph), "saved"), "saved");
+        const PlanRun restored = must(restorePlan(r, base, saved), "restore under pp auto");
+        QCOMPARE(restored.outcome.plan.stepSeconds(), p.stepSeconds());
+        PlanRequest other = r;
+        other.pipeline.stages = fastestStages == 2 ? 4 : 2;
+        auto refused = restorePlan(other, base, saved);
+        QVERIFY(!refused);
+        QCOMPARE(QString::fromStdString(refused.error().code), QStringLiteral("plan.mismatch"));
         // Every count plans its own meshes: a fixed mesh is refused, naming the option.
         r.mesh = must(MeshChoice::parse("4"), "mesh");
         auto fixedMesh = runPlan(r);
