@@ -547,6 +547,20 @@ private slots:
         // Sends across the three cuts between the four chunks, forward and backward, per micro-batch.
         QCOMPARE(transfers, 3 * 2 * 16);
         QVERIFY(tracks == (std::set<std::string>{"rank 0", "rank 0 comm", "rank 1", "rank 1 comm"}));
+        {
+            // Twelve stages (3 nodes, 2 GPUs a stage): tracks in rank order, each rank's sends after it.
+            PlanRequest twelve = gpt125m(24);
+            twelve.nodes = 3;
+            const PlanRun run = must(runEstimate(twelve, must(RunConfig::parse("tp=2,pp=12,zero=1,mbs=1"), "pp=12")), "pp=12");
+            const auto t = nlohmann::json::parse(must(renderExport(run.model->graph, run.outcome.plan, ExportFormat::Trace), "trace"));
+            std::map<std::string, int> tidOf;
+            for (const auto& e : t["traceEvents"])
+                if (e["ph"] == "M" && e["name"] == "thread_name") tidOf[e["args"]["name"].get<std::string>()] = e["tid"].get<int>();
+            QVERIFY(tidOf.count("rank 2") && tidOf.count("rank 2 comm") && tidOf.count("rank 10"));
+            QVERIFY(tidOf["rank 2"] < tidOf["rank 2 comm"]);
+            QVERIFY(tidOf["rank 2 comm"] < tidOf["rank 3"]);
+            QVERIFY(tidOf["rank 9 comm"] < tidOf["rank 10"]);
+        }
         QCOMPARE(doc["otherData"]["pipelineStages"].get<int>(), 2);
         auto dtensor = renderExport(inter.model->graph, back, ExportFormat::DTensor);
         QVERIFY(!dtensor);
