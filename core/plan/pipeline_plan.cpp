@@ -305,7 +305,6 @@ std::vector<TimelineEvent> pipelineTimeline(const PipelinePlan& pl, const PipeRe
     return out;
 }
 
-
 std::vector<PipeTransfer> pipelineTransfers(const PipelinePlan& pl, const PipeReplay& replay) {
     std::vector<PipeTransfer> out;
     const auto chunks = static_cast<int32_t>(pl.chunks.size());
@@ -324,7 +323,8 @@ std::vector<PipeTransfer> pipelineTransfers(const PipelinePlan& pl, const PipeRe
 
 std::vector<std::vector<MemoryStep>> pipelineMemoryOverTime(const PipelinePlan& pl, const PipeReplay& replay) {
     std::vector<std::vector<MemoryStep>> out(pl.ranks.size());
-    // Per rank: (time, change); at one instant what a backward gives back before what the next forward takes, as the replay counts.
+    // Per rank: (time, change); at one instant what a backward gives back comes before what the
+    // next forward takes, as the replay counts them.
     std::vector<std::vector<std::pair<double, int64_t>>> changes(pl.ranks.size());
     for (const PipeEvent& e : replay.events) {
         const auto r = static_cast<size_t>(e.rank);
