@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "import/hlo_parser.h"
+#include "import/row_stacks.h"
 #include "ir/shape_inference.h"
 #include "sharding/hlo_sharding.h"
 #include "util/checked_math.h"
@@ -184,75 +185,6 @@ Value tupleOf(std::vector<Value> elements) {
     v.isTuple = true;
     v.elements = std::move(elements);
     return v;
-}
-
-// A parameter every use of which is a one-row slice along dim 0 (stacked layer weights that an
-// unrolled lax.scan reads layer by layer) becomes one parameter per row, named `<p>.<row>`, each of
-// the slice's shape; the slices are replaced by them. Returns the names of the split parameters.
-Result<std::vector<std::string>> splitStackedParameters(Graph& g, PhaseHints& hints) {
-    const auto n = static_cast<size_t>(g.size());
-    const auto users = g.users();
-    std::vector<char> split(n, 0);
-    std::vector<std::string> names;
-    for (const Op& op : g.ops()) {
-        const auto k = static_cast<size_t>(op.id);
-        if (op.kind != OpKind::Parameter || op.type.rank() < 2 || op.type.dims[0] < 2 || users[k].empty()) continue;
-        bool rows = true;
-        for (OpId u : users[k]) {
-            const Op& s = g.op(u);
-            if (s.kind != OpKind::Slice || s.operands[0] != op.id) {
-                rows = false;
-                break;
-            }
-            const SliceBounds& b = s.attrs.slice;
-            for (size_t d = 0; d < op.type.dims.size() && rows; ++d) {
-                const bool whole = b.start[d] == 0 && b.limit[d] == op.type.dims[d] && b.stride[d] == 1;
-                rows = d == 0 ? b.limit[0] - b.start[0] == 1 : whole;
-            }
-            if (!rows) break;
-        }
-        if (!rows) continue;
-        split[k] = 1;
-        names.push_back(op.name);
-    }
-    if (names.empty()) return names;
-    Graph out(g.name());
-    PhaseHints outHints;
-    std::vector<OpId> map(n, kNoOp);
-    std::vector<std::vector<OpId>> rowsOf(n);
-    for (const Op& op : g.ops()) {
-        const auto k = static_cast<size_t>(op.id);
-        if (split[k]) {
-            for (int64_t r = 0; r < op.type.dims[0]; ++r) {
-                Op p = op;
-                p.name = op.name + "." + std::to_string(r);
-                p.type.dims[0] = 1;
-                p.operands.clear();
-                auto id = out.add(std::move(p));
-                if (!id) return id.error();
-                rowsOf[k].push_back(*id);
-                outHints.push_back(k < hints.size() ? hints[k] : int8_t{-1});
-            }
-            continue;
-        }
-        if (op.kind == OpKind::Slice && split[static_cast<size_t>(op.operands[0])]) {
-            map[k] = rowsOf[static_cast<size_t>(op.operands[0])][static_cast<size_t>(op.attrs.slice.start[0])];
-            continue;
-        }
-        Op copy = op;
-        for (OpId& o : copy.operands) o = map[static_cast<size_t>(o)];
-        auto id = out.add(std::move(copy));
-        if (!id) return id.error();
-        map[k] = *id;
-        outHints.push_back(k < hints.size() ? hints[k] : int8_t{-1});
-    }
-    for (OpId o : g.outputs()) {
-        if (map[static_cast<size_t>(o)] == kNoOp) return std::vector<std::string>{};  // a split parameter is an output: leave it
-        CFP_TRY(out.addOutput(map[static_cast<size_t>(o)]));
-    }
-    g = std::move(out);
-    hints = std::move(outHints);
-    return names;
 }
 
 class Importer {
@@ -2096,12 +2028,13 @@ Result<ImportedModel> Importer::run() {
         if (m_staged.find(s.op) != kNoOp) out.shardings.push_back(std::move(s));
     }
     m_hints.resize(static_cast<size_t>(m_staged.size()), -1);
-    if (auto split = splitStackedParameters(m_staged, m_hints); split && split->size() > 0) {
-        out.notes.push_back({"hlo.stacked_parameters_split",
-                             std::to_string(split->size()) + " stacked parameter(s) read one layer at a time (an unrolled scan) split "
-                             "into one parameter per layer, so that the layers plan as repeated segments",
+    auto rows = resolveRowStacks(m_staged, m_hints);
+    if (!rows) return rows.error();
+    if (*rows > 0)
+        out.notes.push_back({"hlo.row_stacks",
+                             std::to_string(*rows) + " one-row read(s) of stacks an unrolled loop builds row by row (lax.scan's "
+                             "stacked outputs) resolved to the ops that wrote the rows, so that every iteration looks alike",
                              m_source});
-    }
     CFP_TRY(finishImport(std::move(m_staged), m_hints, m_options, out));
     return out;
 }

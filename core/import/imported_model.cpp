@@ -1,4 +1,5 @@
 #include "import/imported_model.h"
+#include "import/row_stacks.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -215,6 +216,17 @@ Status finishImport(Graph staged, const PhaseHints& hints, const ImportOptions& 
     }
     for (OpId o : staged.outputs()) CFP_TRY(g.addOutput(o));
     out.loss = inf.loss;
+    // Stacked layer weights read one layer at a time (an unrolled scan): one parameter per layer.
+    // The loss keeps its op; ids after the first split parameter move.
+    auto split = splitStackedParameters(g);
+    if (!split) return split.error();
+    if (!split->empty()) {
+        if (inf.loss != kNoOp) out.loss = g.find(staged.op(inf.loss).name);
+        out.notes.push_back({"hlo.stacked_parameters_split",
+                             std::to_string(split->size()) + " stacked parameter(s) read one layer at a time (an unrolled scan) split "
+                             "into one parameter per layer, so that the layers plan as repeated segments",
+                             g.name()});
+    }
     out.hadBackward = inf.hadBackward;
     if (options.training == TrainingMode::AppendTraining) {
         if (inf.hadBackward) {
@@ -228,7 +240,7 @@ Status finishImport(Graph staged, const PhaseHints& hints, const ImportOptions& 
                 return makeError("import.no_trainable",
                                  "--train found no trainable weights (floating-point parameters of rank 1 or more)",
                                  g.name());
-            CFP_TRY(appendTrainingStep(g, inf.loss));
+            CFP_TRY(appendTrainingStep(g, out.loss));
             out.trainingAppended = true;
         }
     }
