@@ -135,6 +135,89 @@ Status indexTensors(Context& ctx) {
     return {};
 }
 
+namespace {
+
+// `name` is `<stack>[<row>]` (a layer of a scan's stacked weights, import/row_stacks.h): the row.
+std::optional<std::pair<std::string, int64_t>> stackRow(const std::string& name) {
+    if (name.size() < 4 || name.back() != ']') return std::nullopt;
+    const size_t open = name.rfind('[');
+    if (open == std::string::npos || open == 0 || open + 2 > name.size() - 1) return std::nullopt;
+    int64_t row = 0;
+    const char* first = name.data() + open + 1;
+    const char* last = name.data() + name.size() - 1;
+    auto [ptr, ec] = std::from_chars(first, last, row);
+    if (ec != std::errc() || ptr != last || row < 0) return std::nullopt;
+    return std::make_pair(name.substr(0, open), row);
+}
+
+// Folds the layers of each stack (rows 0 … L−1 of one type, each [1, …]) into one entry of the
+// stacked shape, laid out as most of its layers are; a stack whose layers differ is noted.
+void foldStacks(Context& ctx) {
+    std::map<std::string, std::vector<size_t>> rows;  // stack → entries, by row
+    for (size_t i = 0; i < ctx.params.size(); ++i)
+        if (auto r = stackRow(ctx.params[i].op->name)) {
+            auto& v = rows[r->first];
+            if (v.size() <= static_cast<size_t>(r->second)) v.resize(static_cast<size_t>(r->second) + 1, ctx.params.size());
+            v[static_cast<size_t>(r->second)] = i;
+        }
+    std::vector<char> drop(ctx.params.size(), 0);
+    for (const auto& [stack, entries] : rows) {
+        const OpId same = ctx.graph.find(stack);
+        if (entries.size() < 2 || (same != kNoOp && ctx.graph.op(same).kind == OpKind::Parameter)) continue;
+        bool whole = true;
+        for (size_t e : entries)
+            whole = whole && e < ctx.params.size() && ctx.params[e].op->type == ctx.params[entries[0]].op->type &&
+                    !ctx.params[e].op->type.dims.empty() && ctx.params[e].op->type.dims[0] == 1;
+        if (!whole) continue;
+        // The layout most layers have (the first of those on a tie).
+        std::vector<std::pair<const TensorSharding*, int64_t>> layouts;
+        std::vector<int64_t> layerLayout;
+        for (size_t e : entries) {
+            const TensorSharding* s = ctx.params[e].sharding;
+            auto it = std::find_if(layouts.begin(), layouts.end(), [&](const auto& l) { return l.first->dims() == s->dims(); });
+            if (it == layouts.end()) {
+                layouts.push_back({s, 0});
+                it = layouts.end() - 1;
+            }
+            ++it->second;
+            layerLayout.push_back(it - layouts.begin());
+        }
+        const auto most = std::max_element(layouts.begin(), layouts.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
+        ParamEntry& first = ctx.params[entries[0]];
+        Op named = *first.op;
+        named.name = stack;
+        first.path = parameterPath(named);
+        first.sharding = most->first;
+        first.dims[0] = static_cast<int64_t>(entries.size());
+        first.stackedRows = static_cast<int64_t>(entries.size());
+        for (size_t k = 1; k < entries.size(); ++k) drop[entries[k]] = 1;
+        if (layouts.size() > 1) {
+            std::string differ;
+            int64_t count = 0;
+            for (size_t k = 0; k < layerLayout.size(); ++k)
+                if (layerLayout[k] != most - layouts.begin()) {
+                    differ += (differ.empty() ? "" : ", ") + std::to_string(k);
+                    ++count;
+                }
+            std::string layout;  // per dim: its mesh axes, or None
+            for (const auto& axes : most->first->dims()) {
+                if (!layout.empty()) layout += ", ";
+                layout += axes.empty() ? std::string("None") : axes.size() == 1 ? axes[0] : "(" + joinAxes(axes).substr(1, joinAxes(axes).size() - 2) + ")";
+            }
+            ctx.stackNotes.push_back("stacked parameter " + first.path + ": the plan lays out " + std::to_string(count) + " of its " +
+                                     std::to_string(entries.size()) + " layers (" + (count == 1 ? "layer " : "layers ") + differ + ") unlike the others; a scan runs one "
+                                     "layout for the whole stack, so the export gives it the most common one (" + layout +
+                                     "), and the plan's step time assumes each layer's own");
+        }
+    }
+    std::vector<ParamEntry> kept;
+    for (size_t i = 0; i < ctx.params.size(); ++i)
+        if (!drop[i]) kept.push_back(std::move(ctx.params[i]));
+    ctx.params = std::move(kept);
+}
+
+}  // namespace
+
 Status collectParams(Context& ctx) {
     std::set<std::string> seen;
     for (const Op& op : ctx.graph.ops()) {
@@ -152,11 +235,11 @@ Status collectParams(Context& ctx) {
                              "sharding " + t->result.toString() + " of parameter " + op.name +
                                  " does not fit mesh " + ctx.plan.mesh.toString() + ": " + s.error().message,
                              op.name);
-        ParamEntry e{&op, parameterPath(op), &t->result, op.type.dims, false, {}};
-        if (!seen.insert(e.path).second)
-            return makeError("export.bad_plan", "two parameters share the path " + e.path, op.name);
-        ctx.params.push_back(std::move(e));
+        ctx.params.push_back(ParamEntry{&op, parameterPath(op), &t->result, op.type.dims, false, {}});
     }
+    foldStacks(ctx);
+    for (const ParamEntry& e : ctx.params)
+        if (!seen.insert(e.path).second) return makeError("export.bad_plan", "two parameters share the path " + e.path, e.op->name);
     return {};
 }
 

@@ -24,6 +24,8 @@ struct ParamEntry {
     std::string fusedFrom;                   // the graph parameter(s) the entry comes from (split QKV, fused gate/up)
     std::vector<int64_t> storedOrder;        // the target's dim i is the graph's dim storedOrder[i] (empty: graph
                                              // order, or [out, in] for a linear weight as storedTransposed says)
+    int64_t stackedRows = 0;                 // a scan's stacked weights, one graph parameter per layer (`<p>[<row>]`)
+                                             // exported as the stack `<p>`: its layers (op: layer 0's)
 };
 
 struct Context {
@@ -35,6 +37,7 @@ struct Context {
     const ModelConfig* model = nullptr;        // the architecture, for builder-made models
     NameConvention names = NameConvention::Cfp;  // of ParamEntry::path
     std::vector<std::string>* notes = nullptr;   // what the caller should tell the user (may be null)
+    std::vector<std::string> stackNotes;         // collectParams: stacks whose layers the plan lays out differently
 };
 
 std::string fixedNumber(double v, int precision);

@@ -251,7 +251,7 @@ Result<std::vector<std::string>> splitStackedParameters(Graph& g) {
         if (split[k]) {
             for (int64_t r = 0; r < op.type.dims[0]; ++r) {
                 Op p = op;
-                p.name = op.name + "." + std::to_string(r);
+                p.name = op.name + "[" + std::to_string(r) + "]";
                 p.type.dims[0] = 1;
                 p.operands.clear();
                 auto id = add(std::move(p));

@@ -625,7 +625,7 @@ void TestHloImport::scanStacksResolveToRows() {
     QVERIFY(split);
     // The weights: one parameter per row, and their concatenate (named as the stack) for the
     // whole use. The stack: one concatenate of the three rows; no slice of a concatenate.
-    for (const char* name : {"w.0", "w.1", "w.2"}) QCOMPARE(opNamed(g, name).kind, OpKind::Parameter);
+    for (const char* name : {"w[0]", "w[1]", "w[2]"}) QCOMPARE(opNamed(g, name).kind, OpKind::Parameter);
     QCOMPARE(opNamed(g, "w").kind, OpKind::Concatenate);
     int concats = 0;
     for (const Op& op : g.ops()) {
@@ -644,7 +644,7 @@ void TestHloImport::scanStacksResolveToRows() {
         Tensor row;
         row.type = TensorType{DType::F32, {1, 3}};
         for (int64_t c = 0; c < 3; ++c) row.values.push_back(w.at({r, c}));
-        in["w." + std::to_string(r)] = row;
+        in["w[" + std::to_string(r) + "]"] = row;
     }
     const std::vector<Tensor> o = outputsOf(g, in);
     std::vector<double> h(x.values.begin(), x.values.end());

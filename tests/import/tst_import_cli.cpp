@@ -179,6 +179,30 @@ private slots:
         QVERIFY2(e.exitCode == 0, e.err.constData());
         QVERIFY(e.out.contains("    \"params.layers.0.w\": P("));
     }
+    void scannedStacksExportWhole() {
+        // The scanned step's stacked weights are planned one layer per parameter (`arg1[0]`,
+        // `arg1[1]`); the exports name the stacks the program has, with their stacked shapes, and
+        // say where the plan lays a stack's layers out differently.
+        QTemporaryDir dir;
+        const QString plan = dir.filePath("plan.json");
+        const Run p = runCfp({"plan", QString(CFP_TEST_DATA_DIR) + "/jax/jax_gpt2_scan_adamw.mlir", "--mesh", "2x4", "--no-baselines", "-o", plan});
+        QVERIFY2(p.exitCode == 0, p.err.constData());
+        const Run e = runCfp({"export", plan, "--format", "jax", "-o", "-"});
+        QVERIFY2(e.exitCode == 0, e.err.constData());
+        QVERIFY(e.out.contains("    \"arg1\": P("));
+        QVERIFY(e.out.contains("    \"arg1\": (2, 128, 512),"));
+        QVERIFY(!e.out.contains("arg1["));
+        QVERIFY(e.out.contains("    \"arg12\": P"));  // not stacked: as it is
+        int specs = 0;
+        for (const QByteArray& line : e.out.split('\n')) specs += line.startsWith("    \"arg") && line.contains(": P(");
+        QCOMPARE(specs, 2 * 16 + 2);  // 16 parameters, the optimizer state of each, and the two inputs
+        for (const QByteArray& line : e.err.split('\n'))
+            if (!line.isEmpty()) QVERIFY2(line.contains("stacked parameter arg") && line.contains("a scan runs one layout"), line.constData());
+        const Run h = runCfp({"export", plan, "--format", "hlo-sharding", "-o", "-"});
+        QVERIFY2(h.exitCode == 0, h.err.constData());
+        QVERIFY(h.out.contains("\narg1 {"));
+        QVERIFY(!h.out.contains("arg1["));
+    }
     void graphWritesHlo() {
         QTemporaryDir dir;
         const QString out = dir.filePath("mlp.hlo");
