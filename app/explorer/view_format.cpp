@@ -1,4 +1,5 @@
 #include "view_format.h"
+#include "plan/pipeline_plan.h"
 
 #include <QObject>
 #include <QStringList>
@@ -113,10 +114,12 @@ QString pipelineText(const Plan& p) {
     const PipelinePlan& pl = *p.pipeline;
     const PipelineChunk& c = pl.chunks.front();
     const std::string_view schedule = pipeScheduleName(pl.schedule);
-    return QStringLiteral("pipeline: %1 stages%2, %3 layers per chunk, %4, %5 micro-batches · bubble %6 (rank %7) · transfer %8 in %9")
+    const bool uneven = std::any_of(pl.chunks.begin(), pl.chunks.end(), [&](const PipelineChunk& x) { return x.layers != c.layers; });
+    return QStringLiteral("pipeline: %1 stages%2, %3, %4, %5 micro-batches · bubble %6 (rank %7) · transfer %8 in %9")
         .arg(pl.stages)
         .arg(pl.chunksPerRank > 1 ? QStringLiteral(" × %1 chunks per rank").arg(pl.chunksPerRank) : QString())
-        .arg(c.layers)
+        .arg(uneven ? QStringLiteral("layers per chunk %1").arg(QString::fromStdString(splitText(pl)))
+                    : QStringLiteral("%1 layers per chunk").arg(c.layers))
         .arg(QString::fromUtf8(schedule.data(), static_cast<qsizetype>(schedule.size())))
         .arg(pl.microBatches)
         .arg(formatSeconds(pl.bubbleSeconds))

@@ -2,6 +2,7 @@
 // and the recognition of that layout, which the torchtitan export shares (export_torchtitan.cpp).
 
 #include "export/export_internal.h"
+#include "plan/pipeline_plan.h"
 
 #include <algorithm>
 #include <charconv>
@@ -367,6 +368,22 @@ Result<std::string> exportMegatron(const Context& ctx) {
         ppSize = pl->stages;
         if (pl->chunksPerRank > 1 && !pl->chunks.empty())
             virtualFlag = " --num-layers-per-virtual-pipeline-stage " + std::to_string(pl->chunks.front().layers);
+        // An uneven split: the first and last stage's layers (--decoder-first/last-pipeline-num-layers),
+        // every other stage as many as each other, one chunk per rank.
+        if (pl->chunks.size() >= 2) {
+            const int32_t first = pl->chunks.front().layers, last = pl->chunks.back().layers;
+            const int32_t inner = pl->chunks.size() > 2 ? pl->chunks[1].layers : first;
+            bool innerEven = true;
+            for (size_t c = 1; c + 1 < pl->chunks.size(); ++c) innerEven = innerEven && pl->chunks[c].layers == inner;
+            if (first != inner || last != inner || !innerEven) {
+                if (pl->chunksPerRank > 1 || !innerEven)
+                    return notUniform(target, "the plan's stages hold " + splitText(*pl) +
+                                                  " layers; Megatron-LM sets only the first and last stage apart, one chunk per rank",
+                                      {});
+                if (first != inner) virtualFlag += " --decoder-first-pipeline-num-layers " + std::to_string(first);
+                if (last != inner) virtualFlag += " --decoder-last-pipeline-num-layers " + std::to_string(last);
+            }
+        }
     }
     if (layout->cpSize > 1 && ppSize > 1)
         return notUniform(target, "the plan splits the sequence over " + layout->cpAxis + " and has pipeline stages; cfp does not plan both", {});

@@ -31,10 +31,24 @@ Status applyPipeline(const Graph& graph, Plan& plan, const Evaluation& ev, const
     int32_t layers = 0;
     for (int32_t l : layer) layers = std::max(layers, l + 1);
     if (layers == 0) return splitError("the model has no layers (scopes such as layers.N) to cut into pipeline stages");
-    if (layers % chunks != 0)
-        return splitError(std::to_string(layers) + " layers do not split evenly into pp × vp = " + std::to_string(pp) + " × " + std::to_string(v) +
-                          " chunks");
-    const int32_t perChunk = layers / chunks;
+    std::vector<int32_t> split = settings.chunkLayers;
+    if (split.empty()) {
+        if (layers % chunks != 0)
+            return splitError(std::to_string(layers) + " layers do not split evenly into pp × vp = " + std::to_string(pp) + " × " + std::to_string(v) +
+                              " chunks");
+        split.assign(static_cast<size_t>(chunks), layers / chunks);
+    }
+    if (static_cast<int32_t>(split.size()) != chunks)
+        return splitError("the split names " + std::to_string(split.size()) + " chunks for pp × vp = " + std::to_string(chunks));
+    int32_t total = 0;
+    for (int32_t l : split) {
+        if (l < 1) return splitError("every chunk needs at least one layer");
+        total += l;
+    }
+    if (total != layers) return splitError("the split holds " + std::to_string(total) + " layers, the model " + std::to_string(layers));
+    // The chunk of every layer.
+    std::vector<int32_t> chunkOfLayer;
+    for (int32_t c = 0; c < chunks; ++c) chunkOfLayer.insert(chunkOfLayer.end(), static_cast<size_t>(split[static_cast<size_t>(c)]), c);
 
     // The chunk of every op; parameters and data inputs in every chunk that reads them.
     OpId firstForward = kNoOp, firstBackward = kNoOp;
@@ -48,7 +62,7 @@ Status applyPipeline(const Graph& graph, Plan& plan, const Evaluation& ev, const
     for (const Op& op : graph.ops()) {
         const auto k = static_cast<size_t>(op.id);
         if (op.kind == OpKind::Parameter) continue;
-        if (layer[k] >= 0) chunkOf[k] = layer[k] / perChunk;
+        if (layer[k] >= 0) chunkOf[k] = chunkOfLayer[static_cast<size_t>(layer[k])];
         else if (op.phase == Phase::Forward) chunkOf[k] = op.id < firstForward ? 0 : chunks - 1;
         else if (op.phase == Phase::Backward) chunkOf[k] = firstBackward != kNoOp && op.id < firstBackward ? chunks - 1 : 0;
         else {
@@ -68,13 +82,13 @@ Status applyPipeline(const Graph& graph, Plan& plan, const Evaluation& ev, const
             const auto ko = static_cast<size_t>(o);
             if (graph.op(o).kind != OpKind::Parameter) continue;
             auto& list = sourceChunks[ko];
-            const int32_t c = layer[ko] >= 0 ? layer[ko] / perChunk : chunkOf[k];
+            const int32_t c = layer[ko] >= 0 ? chunkOfLayer[static_cast<size_t>(layer[ko])] : chunkOf[k];
             if (std::find(list.begin(), list.end(), c) == list.end()) list.push_back(c);
         }
     }
     for (const Op& op : graph.ops())
         if (op.kind == OpKind::Parameter && sourceChunks[static_cast<size_t>(op.id)].empty())
-            sourceChunks[static_cast<size_t>(op.id)].push_back(layer[static_cast<size_t>(op.id)] >= 0 ? layer[static_cast<size_t>(op.id)] / perChunk : chunks - 1);
+            sourceChunks[static_cast<size_t>(op.id)].push_back(layer[static_cast<size_t>(op.id)] >= 0 ? chunkOfLayer[static_cast<size_t>(layer[static_cast<size_t>(op.id)])] : chunks - 1);
     auto chunksOf = [&](OpId op) -> std::vector<int32_t> {
         const auto k = static_cast<size_t>(op);
         return graph.op(op).kind == OpKind::Parameter ? sourceChunks[k] : std::vector<int32_t>{chunkOf[k]};
@@ -97,10 +111,10 @@ Status applyPipeline(const Graph& graph, Plan& plan, const Evaluation& ev, const
     out.schedule = settings.schedule;
     out.microBatches = static_cast<int32_t>(std::max<int64_t>(1, plan.policy.accumulation));
     out.chunks.assign(static_cast<size_t>(chunks), PipelineChunk{});
-    for (int32_t c = 0; c < chunks; ++c) {
+    for (int32_t c = 0, first = 0; c < chunks; first += split[static_cast<size_t>(c)], ++c) {
         PipelineChunk& ch = out.chunks[static_cast<size_t>(c)];
-        ch.firstLayer = c * perChunk;
-        ch.layers = perChunk;
+        ch.firstLayer = first;
+        ch.layers = split[static_cast<size_t>(c)];
         ch.embedding = c == 0;
         ch.head = c == chunks - 1;
     }
@@ -239,6 +253,57 @@ Status applyPipeline(const Graph& graph, Plan& plan, const Evaluation& ev, const
     plan.memory = out.ranks[static_cast<size_t>(out.fullestRank)].memory;
     plan.pipeline = std::move(out);
     return {};
+}
+
+std::string splitText(const PipelinePlan& pl) {
+    std::string out;
+    for (size_t i = 0; i < pl.chunks.size();) {
+        size_t j = i;
+        while (j < pl.chunks.size() && pl.chunks[j].layers == pl.chunks[i].layers) ++j;
+        if (!out.empty()) out += ", ";
+        out += std::to_string(pl.chunks[i].layers) + (j - i > 1 ? " x " + std::to_string(j - i) : std::string());
+        i = j;
+    }
+    return out;
+}
+
+std::vector<std::vector<int32_t>> unevenSplits(const PipelinePlan& even, int32_t keep) {
+    const auto p = static_cast<int32_t>(even.chunks.size());
+    if (even.chunksPerRank != 1 || p < 2 || keep <= 0) return {};
+    const int32_t per = even.chunks.front().layers, layers = per * p;
+    auto work = [](const PipelineChunk& c) { return c.forwardSeconds + c.inputGradSeconds + c.weightGradSeconds; };
+    // A layer's time: an inner stage's per layer (the first stage's when there are only two).
+    double unit = 0;
+    for (int32_t c = 1; c + 1 < p; ++c) unit += work(even.chunks[static_cast<size_t>(c)]) / per / (p - 2);
+    if (p == 2) unit = work(even.chunks.front()) / per;
+    if (unit <= 0) return {};
+    const double firstExtra = std::max(0.0, work(even.chunks.front()) - per * unit);
+    const double lastExtra = std::max(0.0, work(even.chunks.back()) - per * unit);
+    struct Option {
+        double largest;
+        std::vector<int32_t> split;
+    };
+    std::vector<Option> options;
+    for (int32_t f = 1; f < layers; ++f)
+        for (int32_t l = 1; f + l <= layers; ++l) {
+            const int32_t rest = layers - f - l;
+            if (p == 2 ? rest != 0 : rest < p - 2 || rest % (p - 2) != 0) continue;
+            const int32_t inner = p == 2 ? 0 : rest / (p - 2);
+            if (f == per && l == per && inner == per) continue;  // the even split
+            std::vector<int32_t> split(static_cast<size_t>(p), inner);
+            split.front() = f;
+            split.back() = l;
+            options.push_back({std::max({firstExtra + f * unit, lastExtra + l * unit, inner * unit}), std::move(split)});
+        }
+    std::stable_sort(options.begin(), options.end(), [](const Option& a, const Option& b) { return a.largest < b.largest; });
+    // Only splits more balanced than the even one by the same measure.
+    const double evenLargest = std::max({firstExtra, lastExtra, 0.0}) + per * unit;
+    std::vector<std::vector<int32_t>> out;
+    for (const Option& o : options) {
+        if (static_cast<int32_t>(out.size()) >= keep || o.largest >= evenLargest * (1 - 1e-9)) break;
+        out.push_back(o.split);
+    }
+    return out;
 }
 
 Result<PipeReplay> replayPipeline(const PipelinePlan& pl) {

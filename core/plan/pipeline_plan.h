@@ -43,8 +43,23 @@ struct PipelineSettings {
     // GPUs per node of the cluster (0: the cost model's hardware's), to tell whether a stage
     // boundary crosses nodes.
     int64_t gpusPerNode = 0;
+    // Layers per chunk, in chunk order (empty: as many in each, the layers dividing into stages ×
+    // chunks). runPipelinedPlan tries first and last stages with fewer or more layers than the
+    // others (unevenSplits), as Megatron-LM's --decoder-first/last-pipeline-num-layers run them.
+    std::vector<int32_t> chunkLayers;
     bool operator==(const PipelineSettings&) const = default;
 };
+
+// "12 x 8" for an even split, else "11, 12 x 6, 13" (runs of equal chunks folded).
+std::string splitText(const PipelinePlan& pipeline);
+
+// Uneven splits worth trying for a pipeline cut evenly (`even`, applied by applyPipeline): one rank
+// per stage (no virtual chunks), the first and last stage given f and l layers and every other
+// stage the same count (what Megatron-LM's --decoder-first/last-pipeline-num-layers express),
+// ranked by the largest stage time they give when every layer costs what an inner stage's layer
+// does and the first and last stage keep their embedding and head (the even cut's chunk times);
+// at most `keep` splits more balanced than the even one by that measure, the most balanced first.
+std::vector<std::vector<int32_t>> unevenSplits(const PipelinePlan& even, int32_t keep);
 
 // Cuts `plan` (its dp × tp program, one micro-batch per round, policy.accumulation rounds; `ev`
 // its evaluation) into the pipeline of `settings` and writes it into the plan: Plan::pipeline, the

@@ -474,8 +474,10 @@ Result<PlanOutcome> planConfigured(const Graph& graph, const Cluster& cluster, c
     const int64_t pp = config.pp.value_or(1);
     if (pp > 1 && config.zero.value_or(1) >= 2)
         return unsupported("ZeRO-" + std::to_string(*config.zero) + " with pipeline parallelism (Megatron-LM runs pp with ZeRO-1, its distributed optimizer)");
-    if (pp == 1 && (config.vp.value_or(1) > 1 || config.schedule))
-        return makeError("config.unsupported", "vp and schedule need pp > 1", "--config");
+    if (pp == 1 && (config.vp.value_or(1) > 1 || config.schedule || config.ppFirst || config.ppLast))
+        return makeError("config.unsupported", "vp, pp_first, pp_last and schedule need pp > 1", "--config");
+    if ((config.ppFirst || config.ppLast) && config.vp.value_or(1) > 1)
+        return unsupported("pp_first and pp_last with virtual stages (vp > 1)");
     // Selective recomputation (Korthikanti et al.: the attention core's scores, softmax and dropout
     // recomputed in the backward, nothing else) is what flash attention does: the same saved
     // activations and the same extra work (cost/op_cost.h, "Attention cores").
@@ -498,6 +500,28 @@ Result<PlanOutcome> planConfigured(const Graph& graph, const Cluster& cluster, c
         pipeline.stages = static_cast<int32_t>(pp);
         pipeline.chunksPerRank = static_cast<int32_t>(config.vp.value_or(1));
         pipeline.schedule = config.schedule.value_or(defaultPipeSchedule(pipeline.chunksPerRank));
+        if (config.ppFirst || config.ppLast) {
+            // Megatron-LM's --decoder-first/last-pipeline-num-layers: the other stages share the
+            // rest evenly.
+            int32_t layers = 0;
+            for (int32_t l : layerUnits(graph)) layers = std::max(layers, l + 1);
+            const int64_t inner = pp - (config.ppFirst ? 1 : 0) - (config.ppLast ? 1 : 0);
+            const int64_t rest = layers - config.ppFirst.value_or(0) - config.ppLast.value_or(0);
+            if (inner == 0 && rest != 0)
+                return makeError("config.split",
+                                 "pp_first and pp_last hold " + std::to_string(layers - rest) + " layers; the model has " + std::to_string(layers),
+                                 "--config");
+            if (inner > 0 && (rest < inner || rest % inner != 0))
+                return makeError("config.split",
+                                 "pp_first and pp_last leave " + std::to_string(std::max<int64_t>(0, rest)) + " of the " + std::to_string(layers) +
+                                     " layers to " + std::to_string(inner) + " other stage" + (inner == 1 ? "" : "s") +
+                                     ", which must have at least one each and as many as each other",
+                                 "--config");
+            const int32_t each = inner > 0 ? static_cast<int32_t>(rest / inner) : 0;
+            pipeline.chunkLayers.assign(static_cast<size_t>(pp), each);
+            if (config.ppFirst) pipeline.chunkLayers.front() = static_cast<int32_t>(*config.ppFirst);
+            if (config.ppLast) pipeline.chunkLayers.back() = static_cast<int32_t>(*config.ppLast);
+        }
     }
     // Megatron-LM's rank order, innermost first: tensor, context, data (then pipeline).
     std::string meshText;

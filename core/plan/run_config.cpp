@@ -51,6 +51,10 @@ Result<RunConfig> RunConfig::parse(std::string_view text) {
             auto n = positive(key, v, 1);
             if (!n) return n.error();
             (key == "tp" ? c.tp : key == "dp" ? c.dp : key == "pp" ? c.pp : key == "vp" ? c.vp : key == "cp" ? c.cp : c.microBatch) = *n;
+        } else if (key == "pp_first" || key == "pp_last") {
+            auto n = positive(key, v, 1);
+            if (!n) return n.error();
+            (key == "pp_first" ? c.ppFirst : c.ppLast) = *n;
         } else if (key == "schedule") {
             auto kind = parsePlannedScheduleKind(v);
             if (!kind && kind.error().code == "schedule.unsupported")
@@ -80,7 +84,7 @@ Result<RunConfig> RunConfig::parse(std::string_view text) {
             else if (v == "op") c.recompute = RecomputeMode::Op;
             else return syntax("recompute=" + std::string(v) + ": expected none, selective, full or op");
         } else {
-            return syntax("unknown key '" + std::string(key) + "'; expected tp, dp, pp, vp, schedule, cp, zero, mbs, recompute, sp, overlap or bucket");
+            return syntax("unknown key '" + std::string(key) + "'; expected tp, dp, pp, vp, pp_first, pp_last, schedule, cp, zero, mbs, recompute, sp, overlap or bucket");
         }
         if (end == text.size()) break;
     }
@@ -94,6 +98,8 @@ std::string RunConfig::toString() const {
     if (dp) add("dp", std::to_string(*dp));
     if (pp) add("pp", std::to_string(*pp));
     if (vp) add("vp", std::to_string(*vp));
+    if (ppFirst) add("pp_first", std::to_string(*ppFirst));
+    if (ppLast) add("pp_last", std::to_string(*ppLast));
     if (schedule) add("schedule", std::string(pipeScheduleName(*schedule)));
     if (cp) add("cp", std::to_string(*cp));
     if (zero) add("zero", std::to_string(*zero));

@@ -10,6 +10,8 @@
 //   dp  data-parallel degree                                              default devices / (tp · cp · pp)
 //   pp  pipeline-parallel degree: the layers cut into pp stages (plan/pipeline_plan.h)   default 1
 //   vp  model chunks per pipeline rank (Megatron-LM's virtual pipeline size; > 1 interleaves) default 1
+//   pp_first, pp_last  layers of the first and last pipeline stage, the others sharing the rest
+//       evenly (Megatron-LM's --decoder-first/last-pipeline-num-layers; vp 1)  default: all even
 //   schedule  1f1b (Megatron-LM's default) | interleaved (with vp > 1) | gpipe | zb-h1 | zb-h2
 //             default: interleaved when vp > 1, else 1f1b (zb-v, dualpipe-v and dualpipe:
 //             schedule.unsupported, replayed only by `cfp schedule`)
@@ -45,6 +47,7 @@ std::string_view recomputeModeName(RecomputeMode m);  // "none", "selective", "f
 
 struct RunConfig {
     std::optional<int64_t> tp, dp, pp, vp, cp, microBatch;
+    std::optional<int64_t> ppFirst, ppLast;  // layers of the first and last pipeline stage
     std::optional<PipeScheduleKind> schedule;
     std::optional<int> zero;
     std::optional<bool> sequenceParallel;

@@ -205,6 +205,9 @@ Result<Cluster> stageCluster(const Cluster& cluster, int64_t pp) {
 // least P where the batch allows) are searched locally (below), the fastest pipelined step that
 // fits kept; after the first plan its mesh is kept for the later searches. No baselines (they are
 // not pipelined).
+// Uneven stage splits tried beside the even one (unevenSplits: the most balanced by stage time).
+constexpr int32_t kUnevenSplitsTried = 3;
+
 Result<PlanRun> runPipelinedPlan(const PlanRequest& request, const std::shared_ptr<const LoadedModel>& model, const PlanHooks& hooks) {
     auto cluster = requestedCluster(request);
     if (!cluster) return cluster.error();
@@ -267,8 +270,23 @@ Result<PlanRun> runPipelinedPlan(const PlanRequest& request, const std::shared_p
             plan.gpusPerNode = perNode;
             plan.memoryLimitBytes = limit;
             const int64_t programBytes = plan.memory.total();
+            const Plan unstaged = plan;
             if (auto ok = applyPipeline((*roundModel)->graph, plan, outcome->evaluation, outcome->problem->model(), settings); !ok)
                 return ok.error();
+            // The split: even, or the first and last stage with other layer counts where that is
+            // faster and fits (or fits where the even split does not; of two that do not, the
+            // smaller). A split the request fixes is kept.
+            if (settings.chunkLayers.empty())
+                for (const std::vector<int32_t>& split : unevenSplits(*plan.pipeline, kUnevenSplitsTried)) {
+                    Plan other = unstaged;
+                    PipelineSettings uneven = settings;
+                    uneven.chunkLayers = split;
+                    if (!applyPipeline((*roundModel)->graph, other, outcome->evaluation, outcome->problem->model(), uneven)) continue;
+                    const bool fits = other.memory.total() <= limit, kept = plan.memory.total() <= limit;
+                    if (fits != kept ? fits
+                                     : fits ? other.stepSeconds() < plan.stepSeconds() : other.memory.total() < plan.memory.total())
+                        plan = std::move(other);
+                }
             const int64_t over = plan.memory.total() - limit;
             if (over <= 0) {
                 fitted = std::move(*outcome);
@@ -766,6 +784,7 @@ Result<PlanRun> restorePlan(const PlanRequest& request, std::shared_ptr<const Lo
         settings.chunksPerRank = plan.pipeline->chunksPerRank;
         settings.schedule = plan.pipeline->schedule;
         settings.gpusPerNode = cluster->hardware.gpusPerNode;
+        for (const PipelineChunk& c : plan.pipeline->chunks) settings.chunkLayers.push_back(c.layers);
         Plan replayed = plan;
         if (auto st = applyPipeline((*round)->graph, replayed, *ev, problem->model(), settings); !st) return st.error();
         if (!sameSeconds(replayed.simulated.seconds, plan.simulated.seconds)) return stale("the pipeline's step differs");

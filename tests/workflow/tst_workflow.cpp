@@ -609,6 +609,78 @@ private slots:
         QCOMPARE(QString::fromStdString(bad.error().code), QString("pipeline.devices"));
     }
 
+    // The stage split: GPT-3 125M's LM head (50,257 × 768, about five layers' work) sits on the
+    // last stage, so a last stage with fewer layers is faster (Megatron-LM's
+    // --decoder-first/last-pipeline-num-layers, `pp_first`/`pp_last` here); the planner tries the
+    // most balanced such splits and keeps the fastest, and a saved plan keeps its split.
+    void pipelineSplitLightensTheHead() {
+        const PlanRequest r = gpt125m(64);
+        const PlanRun even = must(runEstimate(r, must(RunConfig::parse("tp=2,pp=2,zero=1,mbs=2"), "even")), "even");
+        const PlanRun uneven = must(runEstimate(r, must(RunConfig::parse("tp=2,pp=2,zero=1,mbs=2,pp_first=8,pp_last=4"), "8/4")), "8/4");
+        const PipelinePlan& e = *even.outcome.plan.pipeline;
+        const PipelinePlan& u = *uneven.outcome.plan.pipeline;
+        QCOMPARE(e.chunks[0].layers, 6);
+        QCOMPARE(u.chunks[0].layers, 8);
+        QCOMPARE(u.chunks[1].layers, 4);
+        QCOMPARE(u.chunks[1].firstLayer, 8);
+        QCOMPARE(QString::fromStdString(splitText(u)), QStringLiteral("8, 4"));
+        QCOMPARE(QString::fromStdString(splitText(e)), QStringLiteral("6 x 2"));
+        auto work = [](const PipelineChunk& c) { return c.forwardSeconds + c.inputGradSeconds + c.weightGradSeconds; };
+        // Even, the head's stage is the slow one; moved layers make the stages closer and the step shorter.
+        QVERIFY(work(e.chunks[1]) > 1.5 * work(e.chunks[0]));
+        QVERIFY(std::abs(work(u.chunks[1]) - work(u.chunks[0])) < work(e.chunks[1]) - work(e.chunks[0]));
+        QVERIFY(uneven.outcome.plan.stepSeconds() < 0.95 * even.outcome.plan.stepSeconds());
+        // The same work either way: the program is cut elsewhere.
+        QVERIFY(std::abs(work(u.chunks[0]) + work(u.chunks[1]) - work(e.chunks[0]) - work(e.chunks[1])) <= 1e-9 * work(e.chunks[0]));
+        // The splits worth trying, from the even cut's times: the most balanced first (the head on
+        // the last stage), never the even one, each holding every layer.
+        const std::vector<std::vector<int32_t>> splits = unevenSplits(e, 3);
+        QCOMPARE(static_cast<int>(splits.size()), 3);
+        for (const auto& sp : splits) {
+            QCOMPARE(sp.size(), size_t{2});
+            QCOMPARE(sp[0] + sp[1], 12);
+            QVERIFY(sp[1] < sp[0]);
+        }
+        // The planner keeps a lighter last stage and is no slower than the even cut of the same config.
+        PlanRequest pp2 = r;
+        pp2.mesh = MeshChoice::automatic();
+        pp2.searchSequenceParallel = false;
+        pp2.pipeline.stages = 2;
+        const PlanRun planned = must(runPlan(pp2), "pp 2");
+        const PipelinePlan& pl = *planned.outcome.plan.pipeline;
+        QVERIFY2(pl.chunks[1].layers < pl.chunks[0].layers, splitText(pl).c_str());
+        QVERIFY(planned.outcome.plan.stepSeconds() <= even.outcome.plan.stepSeconds());
+        // Saved and restored, the split is the plan's own.
+        const auto base = std::make_shared<const LoadedModel>(must(loadRequestedModel(pp2.model), "model"));
+        const Plan saved = must(planFromJson(planToText(planned.outcome.plan, planned.model->graph), "saved"), "saved");
+        const PlanRun restored = must(restorePlan(pp2, base, saved), "restore");
+        QCOMPARE(restored.outcome.plan.stepSeconds(), planned.outcome.plan.stepSeconds());
+        QCOMPARE(splitText(*restored.outcome.plan.pipeline), splitText(pl));
+        // Splits that cannot be run: located errors.
+        for (const char* bad : {"tp=2,pp=2,pp_first=9,pp_last=4", "tp=2,pp=2,vp=2,pp_first=4", "tp=2,pp_first=4", "tp=1,pp=4,pp_first=2,pp_last=3"}) {
+            auto refused = runEstimate(r, must(RunConfig::parse(bad), bad));
+            QVERIFY2(!refused, bad);
+            QCOMPARE(QString::fromStdString(refused.error().where), QStringLiteral("--config"));
+        }
+        QCOMPARE(must(RunConfig::parse("pp=2,pp_first=8,pp_last=4"), "round trip").toString(), std::string("pp=2,pp_first=8,pp_last=4"));
+        // Megatron-LM's flags say the split; one its flags cannot say is refused.
+        const std::string flags = must(renderExport(uneven.model->graph, uneven.outcome.plan, ExportFormat::Megatron), "megatron");
+        // (Two stages: the last one's count says the first's.)
+        QVERIFY2(flags.find("--pipeline-model-parallel-size 2 --decoder-last-pipeline-num-layers 4 ") != std::string::npos, flags.c_str());
+        const PlanRun four = must(runEstimate(r, must(RunConfig::parse("tp=1,pp=4,zero=1,mbs=2,pp_first=2,pp_last=2"), "2/4/4/2")), "2/4/4/2");
+        QCOMPARE(QString::fromStdString(splitText(*four.outcome.plan.pipeline)), QStringLiteral("2, 4 x 2, 2"));
+        const std::string four_flags = must(renderExport(four.model->graph, four.outcome.plan, ExportFormat::Megatron), "megatron 4");
+        QVERIFY2(four_flags.find("--pipeline-model-parallel-size 4 --decoder-first-pipeline-num-layers 2 --decoder-last-pipeline-num-layers 2 ") != std::string::npos,
+                 four_flags.c_str());
+        Plan odd = four.outcome.plan;
+        odd.pipeline->chunks[1].layers = 3;
+        odd.pipeline->chunks[2].firstLayer = 5;
+        odd.pipeline->chunks[2].layers = 5;
+        auto refused = renderExport(four.model->graph, odd, ExportFormat::Megatron);
+        QVERIFY(!refused);
+        QVERIFY2(refused.error().message.find("2, 3, 5, 2") != std::string::npos, refused.error().message.c_str());
+    }
+
     // The pipeline stages searched (`--pp auto`): no stages and every count the node and the 12
     // layers allow (2 and 4 on 8 GPUs), each planned as with that count fixed; the fastest that
     // fits is the plan, and the request keeps "auto".
