@@ -100,6 +100,20 @@ Result<PlanRequest> requestFromArgs(const ParsedArgs& args) {
         if (!kind) return makeError("cli.usage", "--schedule: " + kind.error().message);
         r.pipeline.schedule = *kind;
     }
+    if (auto v = args.value("--pp-split")) {
+        // "9,3": layers per chunk, in model order.
+        size_t start = 0;
+        while (start <= v->size()) {
+            const size_t end = std::min(v->find(',', start), v->size());
+            auto n = parsePositive("--pp-split", v->substr(start, end - start));
+            if (!n) return n.error();
+            if (*n > 1'000'000) return makeError("cli.usage", "--pp-split: " + std::to_string(*n) + " layers in a chunk");
+            r.pipeline.chunkLayers.push_back(static_cast<int32_t>(*n));
+            if (end == v->size()) break;
+            start = end + 1;
+        }
+        if (r.pipeline.stages < 2) return makeError("cli.usage", "--pp-split needs --pp P > 1");
+    }
     if (r.pipeline.stages == 1 && (args.value("--vp") || args.value("--schedule")))
         return makeError("cli.usage", "--vp and --schedule need --pp P > 1 or --pp auto");
     return r;
@@ -111,7 +125,7 @@ int cmdPlan(const std::vector<std::string>& argv) {
     OptionSpec spec = modelOptionSpec();
     spec.valued.insert({"--hardware", "--nodes", "--mesh", "--pin", "--memory-limit", "--memory-reserve", "--accumulation", "--attention", "--cross-entropy", "--fusion", "--zero", "--config", "--recompute",
                         "--optimizer-sharding", "--overlap", "--bucket-mb", "--sequence-parallel", "-o", "--output",
-                        "--db", "--db-fingerprint", "--threads", "--pp", "--vp", "--schedule"});
+                        "--db", "--db-fingerprint", "--threads", "--pp", "--vp", "--schedule", "--pp-split"});
     spec.flags.insert({"--json", "--no-baselines", "--quiet", "--check-blocks"});
     auto args = cli::parseArgs(argv, spec);
     if (!args) return fail(args.error());
@@ -174,6 +188,8 @@ int cmdPlan(const std::vector<std::string>& argv) {
                      "                     the fastest kept (one search per P: minutes on large models)\n"
                      "  --vp V             model chunks per pipeline rank (interleaved 1F1B; default 1)\n"
                      "  --schedule S       1f1b (default), interleaved (with --vp > 1), gpipe, zb-h1 or zb-h2\n"
+                     "  --pp-split L,L,... layers per chunk in model order (default: searched: the even cut and\n"
+                     "                     first and last stages with other counts, the fastest that fits)\n"
                      "  --config C         also price the configuration you run today (keys as cfp estimate:\n"
                      "                     tp=8,dp=16,zero=1,mbs=1,...) and say how much faster the plan is\n"
                      "  -o PLAN            write the plan file (docs/plan-format.md), atomically\n"

@@ -219,8 +219,15 @@ ClusterPanel::ClusterPanel(Explorer* explorer, QWidget* parent) : QWidget(parent
     m_chunks->setRange(1, 64);
     m_chunks->setPrefix(tr("vp "));
     m_chunks->setToolTip(tr("Model chunks per pipeline rank: more than 1 interleaves them (Megatron-LM's interleaved 1F1B)"));
+    m_split = new QLineEdit(this);
+    m_split->setObjectName(QStringLiteral("splitEdit"));
+    m_split->setPlaceholderText(tr("split: searched"));
+    m_split->setToolTip(tr("Layers per chunk in model order, e.g. 9,3 (cfp plan --pp-split). Empty: the search tries the even cut "
+                           "and first and last stages with other layer counts (Megatron-LM's --decoder-first/last-pipeline-num-layers) "
+                           "and keeps the fastest that fits"));
     pipeline->addWidget(m_stages, 1);
     pipeline->addWidget(m_chunks, 1);
+    pipeline->addWidget(m_split, 1);
     form->addRow(tr("Pipeline"), pipeline);
     // The schedules the planner prices (plannerPricesSchedule); auto = Megatron-LM's choice.
     m_schedule = new QComboBox(this);
@@ -233,7 +240,10 @@ ClusterPanel::ClusterPanel(Explorer* explorer, QWidget* parent) : QWidget(parent
                               "(vp > 1), GPipe, or the zero-bubble ZB-H1 and ZB-H2 (more micro-batches in flight, less bubble). "
                               "ZB-V, DualPipe(V) and the MIP optimiser are replayed by cfp schedule only"));
     form->addRow(tr("Pipe schedule"), m_schedule);
-    const auto pipelined = [this] { m_schedule->setEnabled(m_stages->value() != 1); };
+    const auto pipelined = [this] {
+        m_schedule->setEnabled(m_stages->value() != 1);
+        m_split->setEnabled(m_stages->value() > 1);
+    };
     connect(m_stages, &QSpinBox::valueChanged, this, pipelined);
     pipelined();
 
@@ -308,6 +318,9 @@ void ClusterPanel::refresh() {
     m_bucket->setValue(static_cast<int>((p.policy.bucketBytes > 0 ? p.policy.bucketBytes : kDefaultBucketBytes) / 1'000'000));
     m_stages->setValue(std::max<int32_t>(0, p.pipeline.stages));
     m_chunks->setValue(std::max<int32_t>(1, p.pipeline.chunksPerRank));
+    QStringList split;
+    for (int32_t l : p.pipeline.chunkLayers) split << QString::number(l);
+    m_split->setText(split.join(QLatin1Char(',')));
     const bool chosen = p.pipeline.stages != 1 && p.pipeline.schedule != defaultPipeSchedule(p.pipeline.chunksPerRank);
     m_schedule->setCurrentIndex(std::max(0, chosen ? m_schedule->findData(qs(std::string(pipeScheduleName(p.pipeline.schedule)))) : 0));
     m_refreshing = false;
@@ -386,6 +399,25 @@ void ClusterPanel::apply() {
     if (c.pipeline.stages == 1 && c.pipeline.chunksPerRank > 1) {
         QMessageBox::warning(this, tr("Invalid pipeline"), tr("vp %1 needs pp > 1").arg(c.pipeline.chunksPerRank));
         return;
+    }
+    c.pipeline.chunkLayers.clear();
+    if (const QString text = m_split->text().trimmed(); !text.isEmpty() && m_split->isEnabled()) {
+        for (const QString& part : text.split(QLatin1Char(','))) {
+            bool ok = false;
+            const int n = part.trimmed().toInt(&ok);
+            if (!ok || n < 1) {
+                QMessageBox::warning(this, tr("Invalid pipeline split"),
+                                     tr("The split '%1' is not a list of layer counts such as 9,3 (one per chunk, in model order)").arg(text));
+                return;
+            }
+            c.pipeline.chunkLayers.push_back(n);
+        }
+        const int64_t chunks = int64_t{c.pipeline.stages} * c.pipeline.chunksPerRank;
+        if (static_cast<int64_t>(c.pipeline.chunkLayers.size()) != chunks) {
+            QMessageBox::warning(this, tr("Invalid pipeline split"),
+                                 tr("The split names %1 chunks; pp %2 × vp %3 makes %4").arg(c.pipeline.chunkLayers.size()).arg(c.pipeline.stages).arg(c.pipeline.chunksPerRank).arg(chunks));
+            return;
+        }
     }
     m_explorer->setCluster(c);
     m_edited = false;

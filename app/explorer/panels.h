@@ -55,6 +55,7 @@ public:
     QSpinBox* bucketBox() const { return m_bucket; }
     QSpinBox* stagesBox() const { return m_stages; }
     QSpinBox* chunksBox() const { return m_chunks; }
+    QLineEdit* splitEdit() const { return m_split; }
     QComboBox* scheduleBox() const { return m_schedule; }
 
 signals:
@@ -89,6 +90,7 @@ private:
     QSpinBox* m_bucket = nullptr;
     QSpinBox* m_stages = nullptr;
     QSpinBox* m_chunks = nullptr;
+    QLineEdit* m_split = nullptr;  // layers per chunk, "9,3" (empty: searched)
     QComboBox* m_schedule = nullptr;
     QLabel* m_hardwareInfo = nullptr;
 };

@@ -66,6 +66,7 @@ std::string requestToJson(const PlanRequest& r) {
         j["pipeline"] = {{"stages", r.pipeline.stages == PipelineSettings::kSearchedStages ? nlohmann::ordered_json("auto") : nlohmann::ordered_json(r.pipeline.stages)},
                          {"chunks_per_rank", r.pipeline.chunksPerRank},
                          {"schedule", std::string(pipeScheduleName(r.pipeline.schedule))}};
+    if (r.pipeline.stages != 1 && !r.pipeline.chunkLayers.empty()) j["pipeline"]["split"] = r.pipeline.chunkLayers;
     j["pins"] = pinTexts(r.pins);
     j["profile_db"] = r.profile ? r.profile->database : std::string();
     j["profile_fingerprint"] = r.profile ? r.profile->fingerprint : std::string();
@@ -289,6 +290,14 @@ Result<PlanRequest> requestFromDoc(const nlohmann::json& j, const std::string& o
             r.pipeline.stages = searched ? PipelineSettings::kSearchedStages : static_cast<int32_t>(p.at("stages").get<int64_t>());
             r.pipeline.chunksPerRank = static_cast<int32_t>(p.at("chunks_per_rank").get<int64_t>());
             r.pipeline.schedule = *kind;
+            // Optional: the layers of each chunk (the split fixed; absent: searched).
+            if (p.contains("split")) {
+                const auto& split = p.at("split");
+                bool ok = split.is_array() && !split.empty() && split.size() <= 4096 * 64;
+                for (size_t i = 0; ok && i < split.size(); ++i) ok = split[i].is_number_integer() && split[i].get<int64_t>() >= 1 && split[i].get<int64_t>() <= 1'000'000;
+                if (!ok) return located(makeError("request.format", "pipeline split must be a list of layer counts ≥ 1, one per chunk", "/pipeline/split"));
+                for (const auto& n : split) r.pipeline.chunkLayers.push_back(static_cast<int32_t>(n.get<int64_t>()));
+            }
         }
     }
     if (!db->empty()) r.profile = ProfileSource{*db, fingerprint};

@@ -224,6 +224,18 @@ Result<PlanRun> runPipelinedPlan(const PlanRequest& request, const std::shared_p
     const int64_t stageDevices = devices / pp;
     PipelineSettings settings = request.pipeline;
     settings.gpusPerNode = perNode;
+    if (!settings.chunkLayers.empty()) {
+        // A fixed split: one count per chunk, every layer in one.
+        int32_t layers = 0, total = 0;
+        for (int32_t l : layerUnits(model->graph)) layers = std::max(layers, l + 1);
+        for (int32_t l : settings.chunkLayers) total += l;
+        const int64_t chunks = pp * std::max<int32_t>(1, settings.chunksPerRank);
+        if (static_cast<int64_t>(settings.chunkLayers.size()) != chunks || total != layers)
+            return makeError("pipeline.split",
+                             "the split names " + std::to_string(settings.chunkLayers.size()) + " chunks of " + std::to_string(total) +
+                                 " layers; the pipeline has " + std::to_string(chunks) + " chunks and the model " + std::to_string(layers) + " layers",
+                             "--pp-split");
+    }
     auto all = accumulationCandidates(request, *model);
     if (!all) return all.error();
     std::vector<int64_t> counts;
@@ -368,6 +380,8 @@ Result<PlanRun> runStagesSearch(const PlanRequest& request, const std::shared_pt
     if (!request.mesh.isAuto())
         return makeError("request.pipeline", "with the pipeline stages searched every count plans its own stage meshes: give mesh auto",
                          "--mesh");
+    if (!request.pipeline.chunkLayers.empty())
+        return makeError("request.pipeline", "a split names the layers of a fixed number of stages: give --pp P with it", "--pp-split");
     auto cluster = requestedCluster(request);
     if (!cluster) return cluster.error();
     const int64_t devices = cluster->devices();
@@ -733,6 +747,11 @@ Result<PlanRun> restorePlan(const PlanRequest& request, std::shared_ptr<const Lo
                                                                    std::to_string(plan.pipeline->chunksPerRank) + " chunk(s) per rank)"
                                                              : std::string()) +
                                                   ", the request asks for " + std::to_string(wanted));
+    }
+    if (pipelined && !request.pipeline.chunkLayers.empty()) {
+        std::vector<int32_t> split;
+        for (const PipelineChunk& c : plan.pipeline->chunks) split.push_back(c.layers);
+        if (split != request.pipeline.chunkLayers) return makeError("plan.mismatch", "the plan's stages hold " + splitText(*plan.pipeline) + " layers, not the request's split");
     }
     Cluster planned = *cluster;
     if (pipelined) {

@@ -892,6 +892,23 @@ private slots:
         const int splitBackward = 2 * 3 * z.pipeline->microBatches;  // F, I and W per rank and micro-batch
         QCOMPARE(w.pipelineChart()->actionCount(), splitBackward);
         QCOMPARE(c->scheduleBox()->currentData().toString(), QStringLiteral("zb-h2"));  // refresh keeps the choice
+        // A fixed split from the panel: the last stage with one layer; kept by the request and the plan.
+        int32_t layers = 0;
+        for (const PipelineChunk& ch : z.pipeline->chunks) layers += ch.layers;
+        QVERIFY(layers >= 2);
+        QVERIFY(c->splitEdit()->isEnabled());
+        c->splitEdit()->setText(QStringLiteral("%1,1").arg(layers - 1));
+        c->findChild<QPushButton*>(QStringLiteral("applyButton"))->click();
+        QVERIFY(waitIdle(w));
+        QCOMPARE(w.explorer()->request().pipeline.chunkLayers, (std::vector<int32_t>{layers - 1, 1}));
+        QVERIFY(searchAndWait(w));
+        const Plan& fixedSplit = w.explorer()->plan()->plan();
+        QVERIFY(fixedSplit.pipeline);
+        QCOMPARE(fixedSplit.pipeline->chunks.back().layers, 1);
+        QVERIFY2(w.planPanel()->findChild<QLabel*>(QStringLiteral("planSummary"))->text().contains(QStringLiteral("layers per chunk %1, 1").arg(layers - 1)),
+                 qPrintable(w.planPanel()->findChild<QLabel*>(QStringLiteral("planSummary"))->text()));
+        QCOMPARE(c->splitEdit()->text(), QStringLiteral("%1,1").arg(layers - 1));  // refresh keeps it
+        c->splitEdit()->clear();
         // pp auto: the mesh is auto only, the search plans every count and the result lists them.
         c->scheduleBox()->setCurrentIndex(0);
         c->meshBox()->setCurrentText(QStringLiteral("4"));  // a stage mesh, which pp auto cannot keep

@@ -656,6 +656,24 @@ private slots:
         const PlanRun restored = must(restorePlan(pp2, base, saved), "restore");
         QCOMPARE(restored.outcome.plan.stepSeconds(), planned.outcome.plan.stepSeconds());
         QCOMPARE(splitText(*restored.outcome.plan.pipeline), splitText(pl));
+        // A split the request fixes (cfp plan --pp-split, the explorer's split field): planned as
+        // given, kept by the request file, and a plan with another split is not restored under it.
+        PlanRequest fixed = pp2;
+        fixed.pipeline.chunkLayers = {10, 2};
+        const PlanRequest back = must(requestFromJson(requestToJson(fixed), "request"), "request back");
+        QVERIFY(back == fixed);
+        QVERIFY(requestToJson(fixed).find("\"split\"") != std::string::npos);
+        const PlanRun given = must(runPlan(fixed), "pp 2, split 10/2");
+        QCOMPARE(splitText(*given.outcome.plan.pipeline), std::string("10, 2"));
+        if (splitText(pl) != "10, 2") {
+            auto other = restorePlan(fixed, base, saved);
+            QVERIFY(!other);
+            QCOMPARE(QString::fromStdString(other.error().code), QStringLiteral("plan.mismatch"));
+        }
+        fixed.pipeline.chunkLayers = {10, 3};
+        auto wrong = runPlan(fixed);
+        QVERIFY(!wrong);
+        QCOMPARE(QString::fromStdString(wrong.error().where), QStringLiteral("--pp-split"));
         // Splits that cannot be run: located errors.
         for (const char* bad : {"tp=2,pp=2,pp_first=9,pp_last=4", "tp=2,pp=2,vp=2,pp_first=4", "tp=2,pp_first=4", "tp=1,pp=4,pp_first=2,pp_last=3"}) {
             auto refused = runEstimate(r, must(RunConfig::parse(bad), bad));
