@@ -221,14 +221,14 @@ ClusterPanel::ClusterPanel(Explorer* explorer, QWidget* parent) : QWidget(parent
     m_chunks->setToolTip(tr("Model chunks per pipeline rank: more than 1 interleaves them (Megatron-LM's interleaved 1F1B)"));
     m_split = new QLineEdit(this);
     m_split->setObjectName(QStringLiteral("splitEdit"));
-    m_split->setPlaceholderText(tr("split: searched"));
+    m_split->setPlaceholderText(tr("searched (e.g. 9,3: layers per chunk)"));
     m_split->setToolTip(tr("Layers per chunk in model order, e.g. 9,3 (cfp plan --pp-split). Empty: the search tries the even cut "
                            "and first and last stages with other layer counts (Megatron-LM's --decoder-first/last-pipeline-num-layers) "
                            "and keeps the fastest that fits"));
     pipeline->addWidget(m_stages, 1);
     pipeline->addWidget(m_chunks, 1);
-    pipeline->addWidget(m_split, 1);
     form->addRow(tr("Pipeline"), pipeline);
+    form->addRow(tr("Stage split"), m_split);
     // The schedules the planner prices (plannerPricesSchedule); auto = Megatron-LM's choice.
     m_schedule = new QComboBox(this);
     m_schedule->setObjectName(QStringLiteral("scheduleBox"));
