@@ -273,6 +273,7 @@ ClusterPanel::ClusterPanel(Explorer* explorer, QWidget* parent) : QWidget(parent
     for (QDoubleSpinBox* box : findChildren<QDoubleSpinBox*>()) connect(box, &QDoubleSpinBox::valueChanged, this, edited);
     for (QComboBox* box : findChildren<QComboBox*>()) connect(box, &QComboBox::currentTextChanged, this, edited);
     for (QCheckBox* box : findChildren<QCheckBox*>()) connect(box, &QCheckBox::toggled, this, edited);
+    connect(m_split, &QLineEdit::textEdited, this, edited);
 
     connect(m_hardware, &QComboBox::currentTextChanged, this, &ClusterPanel::updateMeshChoices);
     connect(m_nodes, &QSpinBox::valueChanged, this, &ClusterPanel::updateMeshChoices);
@@ -405,7 +406,7 @@ void ClusterPanel::apply() {
         for (const QString& part : text.split(QLatin1Char(','))) {
             bool ok = false;
             const int n = part.trimmed().toInt(&ok);
-            if (!ok || n < 1) {
+            if (!ok || n < 1 || n > 1'000'000) {
                 QMessageBox::warning(this, tr("Invalid pipeline split"),
                                      tr("The split '%1' is not a list of layer counts such as 9,3 (one per chunk, in model order)").arg(text));
                 return;

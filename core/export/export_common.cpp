@@ -155,7 +155,7 @@ std::optional<std::pair<std::string, int64_t>> stackRow(const std::string& name)
 void foldStacks(Context& ctx) {
     std::map<std::string, std::vector<size_t>> rows;  // stack → entries, by row
     for (size_t i = 0; i < ctx.params.size(); ++i)
-        if (auto r = stackRow(ctx.params[i].op->name)) {
+        if (auto r = stackRow(ctx.params[i].op->name); r && r->second < static_cast<int64_t>(ctx.params.size())) {
             auto& v = rows[r->first];
             if (v.size() <= static_cast<size_t>(r->second)) v.resize(static_cast<size_t>(r->second) + 1, ctx.params.size());
             v[static_cast<size_t>(r->second)] = i;

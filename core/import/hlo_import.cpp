@@ -2022,11 +2022,6 @@ Result<ImportedModel> Importer::run() {
     ImportedModel out;
     out.format = "hlo";
     out.notes = std::move(m_notes);
-    // Sharding annotations name HLO instructions; keep those that became a graph op of that name.
-    for (ShardingAnnotation& s : m_shardings) {
-        if (m_staged.find(s.op) == kNoOp && m_staged.find(s.op + ".0") != kNoOp) s.op += ".0";
-        if (m_staged.find(s.op) != kNoOp) out.shardings.push_back(std::move(s));
-    }
     m_hints.resize(static_cast<size_t>(m_staged.size()), -1);
     auto rows = resolveRowStacks(m_staged, m_hints);
     if (!rows) return rows.error();
@@ -2035,6 +2030,12 @@ Result<ImportedModel> Importer::run() {
                              std::to_string(*rows) + " one-row read(s) of stacks an unrolled loop builds row by row (lax.scan's "
                              "stacked outputs) resolved to the ops that wrote the rows, so that every iteration looks alike",
                              m_source});
+    // Sharding annotations name HLO instructions; keep those that became a graph op of that name
+    // (after the stacks above dropped the ops they no longer need).
+    for (ShardingAnnotation& s : m_shardings) {
+        if (m_staged.find(s.op) == kNoOp && m_staged.find(s.op + ".0") != kNoOp) s.op += ".0";
+        if (m_staged.find(s.op) != kNoOp) out.shardings.push_back(std::move(s));
+    }
     CFP_TRY(finishImport(std::move(m_staged), m_hints, m_options, out));
     return out;
 }

@@ -24,61 +24,33 @@ bool rowSlice(const Graph& g, const Op& op) {
     return true;
 }
 
-// Where row `row` of op `op` lives: an op of one row that holds it (whole), or row `row` of an op
-// that is neither a stack of concatenates nor a slice of one.
-struct RowRef {
-    OpId op = kNoOp;
-    int64_t row = 0;
-    bool whole = false;
-};
-
-RowRef rowOf(const Graph& g, OpId id, int64_t row) {
-    for (;;) {
-        const Op& op = g.op(id);
-        if (rowConcat(op)) {
-            int64_t offset = 0;
-            OpId piece = kNoOp;
-            for (OpId p : op.operands) {
-                const int64_t d = g.op(p).type.dims[0];
-                if (row < offset + d) {
-                    piece = p;
-                    break;
-                }
-                offset += d;
-            }
-            if (piece == kNoOp) return {id, row, false};
-            id = piece;
-            row -= offset;
-            continue;
-        }
-        if (rowSlice(g, op)) {
-            row += op.attrs.slice.start[0];
-            id = op.operands[0];
-            continue;
-        }
-        if (!op.type.dims.empty() && op.type.dims[0] == 1) return {id, 0, true};
-        return {id, row, false};
-    }
-}
-
-// The pieces a stack of `rows` rows is made of, resolved (consecutive rows of one source as one
-// piece).
+// A run of rows of a stack: an op of one row (whole), or rows [first, last) of an op that is
+// neither a stack of concatenates nor a slice of one.
 struct Piece {
     OpId op = kNoOp;
-    int64_t first = 0, last = 0;  // rows [first, last) of op (whole: 0, 1)
+    int64_t first = 0, last = 0;  // whole: 0, 1
     bool whole = false;
+    int64_t rows() const { return last - first; }
 };
 
-std::vector<Piece> piecesOf(const Graph& g, OpId stack) {
+// Appends `p` to `out`, merged with the last piece where they are consecutive rows of one op.
+void append(std::vector<Piece>& out, const Piece& p) {
+    if (!p.whole && !out.empty() && !out.back().whole && out.back().op == p.op && out.back().last == p.first) {
+        out.back().last = p.last;
+        return;
+    }
+    out.push_back(p);
+}
+
+// Rows [first, last) of a stack made of `pieces`.
+std::vector<Piece> rowsOf(const std::vector<Piece>& pieces, int64_t first, int64_t last) {
     std::vector<Piece> out;
-    const int64_t rows = g.op(stack).type.dims[0];
-    for (int64_t r = 0; r < rows; ++r) {
-        const RowRef ref = rowOf(g, stack, r);
-        if (!ref.whole && !out.empty() && !out.back().whole && out.back().op == ref.op && out.back().last == ref.row) {
-            ++out.back().last;
-            continue;
-        }
-        out.push_back({ref.op, ref.whole ? 0 : ref.row, ref.whole ? 1 : ref.row + 1, ref.whole});
+    int64_t at = 0;
+    for (const Piece& p : pieces) {
+        const int64_t lo = std::max(first, at), hi = std::min(last, at + p.rows());
+        if (lo < hi) append(out, p.whole ? p : Piece{p.op, p.first + (lo - at), p.first + (hi - at), false});
+        at += p.rows();
+        if (at >= last) break;
     }
     return out;
 }
@@ -114,6 +86,20 @@ Result<int64_t> resolveRowStacks(Graph& g, PhaseHints& hints) {
     }
     if (!chained) return int64_t{0};
     const std::vector<char> wasLive = liveOps(g);
+    // Each stack's pieces (memo), for concatenates along dim 0 and slices of dim 0, kept until
+    // their last user is done: a loop of L iterations costs O(L) per stack, not O(L²).
+    std::vector<std::vector<Piece>> memo(n);
+    std::vector<char> known(n, 0);
+    std::vector<size_t> lastUser(n, 0);
+    for (const Op& op : g.ops())
+        for (OpId o : op.operands) lastUser[static_cast<size_t>(o)] = static_cast<size_t>(op.id);
+    auto piecesOfOperand = [&](OpId p) -> std::vector<Piece> {
+        const auto kp = static_cast<size_t>(p);
+        if (known[kp]) return memo[kp];
+        const Op& op = g.op(p);
+        if (op.type.dims[0] == 1) return {Piece{p, 0, 1, true}};
+        return {Piece{p, 0, op.type.dims[0], false}};
+    };
     Graph out(g.name());
     std::vector<OpId> map(n, kNoOp);
     PhaseHints outHints;
@@ -125,50 +111,55 @@ Result<int64_t> resolveRowStacks(Graph& g, PhaseHints& hints) {
         outHints.push_back(hintOf(from));
         return *id;
     };
-    // A one-row-range slice of `source` (an op of `g`) for the op at `k`.
-    auto sliceOf = [&](OpId source, int64_t first, int64_t last, const std::string& name, size_t k) -> Result<OpId> {
+    // Rows [first, last) of `source` (an op of `g`) as a slice made like `like` (its name and
+    // scope) for the op at `k`; the source itself when that is all of it.
+    auto sliceOf = [&](OpId source, int64_t first, int64_t last, const Op& like, const std::string& name, size_t k) -> Result<OpId> {
         const Op& src = g.op(source);
         if (first == 0 && last == src.type.dims[0]) return map[static_cast<size_t>(source)];
-        Op s;
+        Op s = like;
         s.kind = OpKind::Slice;
         s.name = freshName(out, name);
         s.operands = {map[static_cast<size_t>(source)]};
         s.type = src.type;
         s.type.dims[0] = last - first;
+        s.attrs = OpAttrs{};
         s.attrs.slice.start.assign(src.type.dims.size(), 0);
         s.attrs.slice.limit = src.type.dims;
         s.attrs.slice.stride.assign(src.type.dims.size(), 1);
         s.attrs.slice.start[0] = first;
         s.attrs.slice.limit[0] = last;
+        s.derivedFrom = kNoOp;
         return emit(std::move(s), k);
     };
     for (const Op& op : g.ops()) {
         const auto k = static_cast<size_t>(op.id);
-        if (rowSlice(g, op) && op.type.dims[0] == 1) {
-            const RowRef ref = rowOf(g, op.operands[0], op.attrs.slice.start[0]);
-            if (ref.op != op.operands[0]) ++resolved;
-            if (ref.whole) {
-                map[k] = map[static_cast<size_t>(ref.op)];
-                continue;
+        // The memos this op's operands no longer need after it.
+        struct Release {
+            const Op& op;
+            std::vector<std::vector<Piece>>& memo;
+            const std::vector<size_t>& lastUser;
+            ~Release() {
+                for (OpId o : op.operands)
+                    if (lastUser[static_cast<size_t>(o)] == static_cast<size_t>(op.id)) std::vector<Piece>().swap(memo[static_cast<size_t>(o)]);
             }
-            auto s = sliceOf(ref.op, ref.row, ref.row + 1, op.name, k);
-            if (!s) return s.error();
-            map[k] = *s;
-            continue;
-        }
+        } release{op, memo, lastUser};
         if (rowConcat(op)) {
+            std::vector<Piece> pieces;
+            for (OpId p : op.operands)
+                for (const Piece& piece : piecesOfOperand(p)) append(pieces, piece);
+            memo[k] = pieces;
+            known[k] = 1;
             bool stacked = false;
             for (OpId p : op.operands)
                 if (rowConcat(g.op(p)) || rowSlice(g, g.op(p))) stacked = true;
             if (stacked) {
-                const std::vector<Piece> pieces = piecesOf(g, op.id);
                 std::vector<OpId> operands;
                 for (const Piece& p : pieces) {
                     if (p.whole) {
                         operands.push_back(map[static_cast<size_t>(p.op)]);
                         continue;
                     }
-                    auto s = sliceOf(p.op, p.first, p.last, op.name + ".rows" + std::to_string(p.first) + "_" + std::to_string(p.last), k);
+                    auto s = sliceOf(p.op, p.first, p.last, op, op.name + ".rows" + std::to_string(p.first) + "_" + std::to_string(p.last), k);
                     if (!s) return s.error();
                     operands.push_back(*s);
                 }
@@ -183,6 +174,27 @@ Result<int64_t> resolveRowStacks(Graph& g, PhaseHints& hints) {
                 if (!id) return id.error();
                 map[k] = *id;
                 continue;
+            }
+        } else if (rowSlice(g, op)) {
+            const int64_t first = op.attrs.slice.start[0], last = op.attrs.slice.limit[0];
+            memo[k] = rowsOf(piecesOfOperand(op.operands[0]), first, last);
+            known[k] = 1;
+            const std::vector<Piece>& own = memo[k];
+            // A one-row read of a stack an earlier op wrote: that op, or its row of the stack's source.
+            if (op.type.dims[0] == 1 && own.size() == 1 && known[static_cast<size_t>(op.operands[0])]) {
+                const Piece& p = own.front();
+                const bool moved = p.op != op.operands[0] || p.first != first;
+                if (moved) {
+                    ++resolved;
+                    if (p.whole) {
+                        map[k] = map[static_cast<size_t>(p.op)];
+                        continue;
+                    }
+                    auto s = sliceOf(p.op, p.first, p.last, op, op.name, k);
+                    if (!s) return s.error();
+                    map[k] = *s;
+                    continue;
+                }
             }
         }
         Op copy = op;
@@ -230,7 +242,7 @@ Result<std::vector<std::string>> splitStackedParameters(Graph& g) {
     std::vector<std::string> names;
     for (const Op& op : g.ops()) {
         const auto k = static_cast<size_t>(op.id);
-        if (op.kind != OpKind::Parameter || op.type.rank() < 2 || op.type.dims[0] < 2) continue;
+        if (op.kind != OpKind::Parameter || op.role != ParamRole::Trainable || op.type.rank() < 2 || op.type.dims[0] < 2) continue;
         // Every row read on its own (each layer its weights).
         std::vector<char> read(static_cast<size_t>(op.type.dims[0]), 0);
         for (OpId u : users[k]) {

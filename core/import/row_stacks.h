@@ -17,7 +17,7 @@
 //
 // Every value the graph computes is unchanged (tested against the interpreter).
 //
-// splitStackedParameters then gives each layer its own weights: a parameter each row of which is
+// splitStackedParameters then gives each layer its own weights: a trainable parameter each row of which is
 // read through a one-row slice along dim 0 (the stacked weights a scan reads layer by layer)
 // becomes one parameter per row, `<p>[<row>]`, with the stack's role and phase (the exports fold
 // them back into `<p>`); the slices read those, and the parameter's other uses (an optimizer that

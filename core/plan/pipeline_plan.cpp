@@ -40,7 +40,7 @@ Status applyPipeline(const Graph& graph, Plan& plan, const Evaluation& ev, const
     }
     if (static_cast<int32_t>(split.size()) != chunks)
         return splitError("the split names " + std::to_string(split.size()) + " chunks for pp × vp = " + std::to_string(chunks));
-    int32_t total = 0;
+    int64_t total = 0;
     for (int32_t l : split) {
         if (l < 1) return splitError("every chunk needs at least one layer");
         total += l;
@@ -289,7 +289,7 @@ std::vector<std::vector<int32_t>> unevenSplits(const PipelinePlan& even, int32_t
             const int32_t rest = layers - f - l;
             if (p == 2 ? rest != 0 : rest < p - 2 || rest % (p - 2) != 0) continue;
             const int32_t inner = p == 2 ? 0 : rest / (p - 2);
-            if (f == per && l == per && inner == per) continue;  // the even split
+            if (f == per && l == per && (p == 2 || inner == per)) continue;  // the even split
             std::vector<int32_t> split(static_cast<size_t>(p), inner);
             split.front() = f;
             split.back() = l;

@@ -458,13 +458,82 @@ void PlanProblem::Impl::buildEdgeTerms() {
             }
         }
     });
-    parallelFor(static_cast<int64_t>(pairs.size()), threads, 8, [&](int64_t p0, int64_t p1, int w) {
+    // Repeated segments (analysis.cover): a pair of blocks inside one segment costs what the same
+    // pair inside its type's first segment costs when their edges join the same members (the
+    // blocks are alike: the same ops, shapes, phases and strategies), so its table is copied, not
+    // priced again. tst_problem_build checks the tables equal the priced ones on every built-in model.
+    const std::vector<size_t> copyFrom = sharePairs ? repeatedPairs(pairEdges) : std::vector<size_t>(pairs.size(), pairs.size());
+    std::vector<size_t> priced;
+    for (size_t pi = 0; pi < pairs.size(); ++pi)
+        if (copyFrom[pi] == pairs.size()) priced.push_back(pi);
+    parallelFor(static_cast<int64_t>(priced.size()), threads, 8, [&](int64_t p0, int64_t p1, int w) {
         ReshardCache* cache = &caches[static_cast<size_t>(w)];
         std::vector<double> scratch;
-        for (auto pi = static_cast<size_t>(p0); pi < static_cast<size_t>(p1); ++pi)
+        for (auto k = static_cast<size_t>(p0); k < static_cast<size_t>(p1); ++k) {
+            const size_t pi = priced[k];
             for (const auto& [v, slot] : pairEdges[pi])
                 addEdgeToPair(graph.op(v).operands[static_cast<size_t>(slot)], v, static_cast<size_t>(slot), pairs[pi], scratch, cache);
+        }
     });
+    sharedPairs = 0;
+    for (size_t pi = 0; pi < pairs.size(); ++pi)
+        if (copyFrom[pi] != pairs.size()) {
+            pairs[pi].cost = pairs[copyFrom[pi]].cost;
+            ++sharedPairs;
+        }
+}
+
+std::vector<size_t> PlanProblem::Impl::repeatedPairs(const std::vector<std::vector<std::pair<OpId, int32_t>>>& pairEdges) const {
+    const Graph& graph = *g;
+    const auto& blocks = analysis.blocks.blocks;
+    const auto& cover = analysis.cover;
+    const size_t none = pairs.size();
+    std::vector<size_t> out(pairs.size(), none);
+    // Each block's segment and its counterpart in the first segment of that type.
+    std::vector<int> canon(blocks.size()), segment(blocks.size(), -1);
+    std::iota(canon.begin(), canon.end(), 0);
+    for (size_t si = 0; si < cover.segments.size(); ++si) {
+        const Segment& seg = cover.segments[si];
+        if (seg.type < 0 || static_cast<size_t>(seg.type) >= cover.types.size()) return out;
+        const Segment& first = cover.segments[static_cast<size_t>(cover.types[static_cast<size_t>(seg.type)].firstSegment)];
+        if (first.blockCount != seg.blockCount) return out;
+        for (int i = 0; i < seg.blockCount; ++i) {
+            const auto b = static_cast<size_t>(seg.firstBlock + i);
+            if (b >= blocks.size()) return out;
+            canon[b] = first.firstBlock + i;
+            segment[b] = static_cast<int>(si);
+        }
+    }
+    // Alike blocks: as many members and the same strategies in the same order.
+    auto alike = [&](int x, int y) {
+        const ParallelBlock &bx = blocks[static_cast<size_t>(x)], &by = blocks[static_cast<size_t>(y)];
+        if (bx.members.size() != by.members.size() || bx.strategies.size() != by.strategies.size()) return false;
+        for (size_t s = 0; s < bx.strategies.size(); ++s)
+            if (bx.strategies[s].label != by.strategies[s].label) return false;
+        return true;
+    };
+    std::vector<int64_t> local(static_cast<size_t>(graph.size()), -1);
+    for (const ParallelBlock& b : blocks)
+        for (size_t i = 0; i < b.members.size(); ++i) local[static_cast<size_t>(b.members[i])] = static_cast<int64_t>(i);
+    for (size_t pi = 0; pi < pairs.size(); ++pi) {
+        const int a = pairs[pi].a, b = pairs[pi].b;
+        const int ca = canon[static_cast<size_t>(a)], cb = canon[static_cast<size_t>(b)];
+        if (segment[static_cast<size_t>(a)] < 0 || segment[static_cast<size_t>(a)] != segment[static_cast<size_t>(b)] || ca == a) continue;
+        const auto it = pairIndex.find({ca, cb});
+        if (it == pairIndex.end() || !alike(a, ca) || !alike(b, cb)) continue;
+        const auto& mine = pairEdges[pi];
+        const auto& theirs = pairEdges[it->second];
+        bool same = mine.size() == theirs.size();
+        for (size_t k = 0; same && k < mine.size(); ++k) {
+            const auto [v, slot] = mine[k];
+            const auto [w, wslot] = theirs[k];
+            const OpId u = graph.op(v).operands[static_cast<size_t>(slot)], x = graph.op(w).operands[static_cast<size_t>(wslot)];
+            same = slot == wslot && local[static_cast<size_t>(v)] == local[static_cast<size_t>(w)] && local[static_cast<size_t>(u)] == local[static_cast<size_t>(x)] &&
+                   owner[static_cast<size_t>(v)] - a == owner[static_cast<size_t>(w)] - ca && owner[static_cast<size_t>(u)] - a == owner[static_cast<size_t>(x)] - ca;
+        }
+        if (same) out[pi] = it->second;
+    }
+    return out;
 }
 
 Status PlanProblem::Impl::layoutFrontier(const std::vector<Pair>& ps, int upTo, int64_t maxStates, const std::string& meshLabel,
@@ -727,6 +796,7 @@ Result<PlanProblem> PlanProblem::build(const Graph& graph, AnalysisReport analys
             return frontier.error();
         }
     p.m->buildNodeTerms();
+    p.m->sharePairs = options.shareRepeatedPairs;
     p.m->buildEdgeTerms();
     p.m->separatePairs();
     p.m->cutWideFrontier(options.frontierLimit);

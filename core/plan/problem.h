@@ -141,6 +141,9 @@ struct ProblemOptions {
     int64_t* leastMemoryOnTooLarge = nullptr;
     std::string meshLabel;
     int threads = 0;  // workers for the op states and cost tables (SearchOptions::threads)
+    // The pair tables of a repeated segment copied from its type's first segment where the blocks
+    // and their edges are alike (false: every pair priced; the tables are the same either way).
+    bool shareRepeatedPairs = true;
 };
 
 class PlanProblem {

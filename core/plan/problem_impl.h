@@ -111,6 +111,11 @@ struct PlanProblem::Impl {
     };
     std::vector<Pair> pairs;
     std::map<std::pair<int, int>, size_t> pairIndex;
+    // buildEdgeTerms: tables of a repeated segment's pairs copied from its type's first segment
+    // (ProblemOptions::shareRepeatedPairs); repeatedPairs: per pair, the pair it copies (pairs.size(): none).
+    bool sharePairs = true;
+    size_t sharedPairs = 0;  // how many were copied
+    std::vector<size_t> repeatedPairs(const std::vector<std::vector<std::pair<OpId, int32_t>>>& pairEdges) const;
     // Pair terms cut to keep the search frontier within its cap (cutWideFrontier): what is left of
     // each after its additive fit moved into the blocks' own terms. objective() adds them back.
     std::vector<Pair> cutPairs;

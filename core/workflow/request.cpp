@@ -296,6 +296,8 @@ Result<PlanRequest> requestFromDoc(const nlohmann::json& j, const std::string& o
                 bool ok = split.is_array() && !split.empty() && split.size() <= 4096 * 64;
                 for (size_t i = 0; ok && i < split.size(); ++i) ok = split[i].is_number_integer() && split[i].get<int64_t>() >= 1 && split[i].get<int64_t>() <= 1'000'000;
                 if (!ok) return located(makeError("request.format", "pipeline split must be a list of layer counts ≥ 1, one per chunk", "/pipeline/split"));
+                if (!searched && p.at("stages").get<int64_t>() < 2)
+                    return located(makeError("request.format", "a pipeline split needs stages ≥ 2", "/pipeline/split"));
                 for (const auto& n : split) r.pipeline.chunkLayers.push_back(static_cast<int32_t>(n.get<int64_t>()));
             }
         }

@@ -226,7 +226,8 @@ Result<PlanRun> runPipelinedPlan(const PlanRequest& request, const std::shared_p
     settings.gpusPerNode = perNode;
     if (!settings.chunkLayers.empty()) {
         // A fixed split: one count per chunk, every layer in one.
-        int32_t layers = 0, total = 0;
+        int32_t layers = 0;
+        int64_t total = 0;
         for (int32_t l : layerUnits(model->graph)) layers = std::max(layers, l + 1);
         for (int32_t l : settings.chunkLayers) total += l;
         const int64_t chunks = pp * std::max<int32_t>(1, settings.chunksPerRank);

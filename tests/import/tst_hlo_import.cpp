@@ -83,6 +83,7 @@ private slots:
     void fusedAttentionCompute();
     void batchedGatherScatterCompute();
     void constantDynamicUpdateSlice();
+    void scanStacksResolveToRows_data();
     void scanStacksResolveToRows();
     void optimizedDumpSections();
     void jaxDumpsImport();
@@ -580,39 +581,47 @@ ENTRY main {
                 QCOMPARE(out.at({a, b, c}), a == 2 && c == 1 ? in.at("u").at({0, b, 0}) : in.at("x").at({a, b, c}));
 }
 
+void TestHloImport::scanStacksResolveToRows_data() {
+    QTest::addColumn<int>("rows");
+    QTest::newRow("3 layers") << 3;
+    QTest::newRow("300 steps") << 300;  // a long scan: each stack resolved in one pass, not row by row
+}
+
 void TestHloImport::scanStacksResolveToRows() {
+    QFETCH(int, rows);
+    const std::string L = std::to_string(rows), last = std::to_string(rows - 1);
     // lax.scan's pattern: a loop reads row i of stacked weights, stacks its per-iteration result at
     // row i, a second loop reads that stack in reverse; the weights are also used whole (an
     // optimizer). Unrolled, every iteration must look alike: the weights one parameter per row,
     // the stack's rows read from the ops that wrote them, no stack of stacks left.
-    const std::string carry = "(s32[], f32[2,3], f32[3,2,3], f32[3,3])";
-    const std::string back = "(s32[], f32[2,3], f32[3,2,3])";
+    const std::string carry = "(s32[], f32[2,3], f32[" + L + ",2,3], f32[" + L + ",3])";
+    const std::string back = "(s32[], f32[2,3], f32[" + L + ",2,3])";
     const std::string text = "HloModule scan\n"
                              "fc {\n  s = " + carry + " parameter(0)\n  i = s32[] get-tuple-element(s), index=0\n"
-                             "  n = s32[] constant(3)\n  ROOT lt = pred[] compare(i, n), direction=LT\n}\n"
+                             "  n = s32[] constant(" + L + ")\n  ROOT lt = pred[] compare(i, n), direction=LT\n}\n"
                              "fb {\n  s = " + carry + " parameter(0)\n  i = s32[] get-tuple-element(s), index=0\n"
-                             "  h = f32[2,3] get-tuple-element(s), index=1\n  st = f32[3,2,3] get-tuple-element(s), index=2\n"
-                             "  w = f32[3,3] get-tuple-element(s), index=3\n  z = s32[] constant(0)\n"
+                             "  h = f32[2,3] get-tuple-element(s), index=1\n  st = f32[" + L + ",2,3] get-tuple-element(s), index=2\n"
+                             "  w = f32[" + L + ",3] get-tuple-element(s), index=3\n  z = s32[] constant(0)\n"
                              "  wr = f32[1,3] dynamic-slice(w, i, z), dynamic_slice_sizes={1,3}\n  wv = f32[3] reshape(wr)\n"
                              "  wb = f32[2,3] broadcast(wv), dimensions={1}\n  m = f32[2,3] multiply(h, wb)\n  t = f32[2,3] tanh(m)\n"
-                             "  tr = f32[1,2,3] reshape(t)\n  st2 = f32[3,2,3] dynamic-update-slice(st, tr, i, z, z)\n"
+                             "  tr = f32[1,2,3] reshape(t)\n  st2 = f32[" + L + ",2,3] dynamic-update-slice(st, tr, i, z, z)\n"
                              "  one = s32[] constant(1)\n  i2 = s32[] add(i, one)\n  ROOT out = " + carry + " tuple(i2, t, st2, w)\n}\n"
                              "rc {\n  s = " + back + " parameter(0)\n  j = s32[] get-tuple-element(s), index=0\n"
-                             "  n = s32[] constant(3)\n  ROOT lt = pred[] compare(j, n), direction=LT\n}\n"
+                             "  n = s32[] constant(" + L + ")\n  ROOT lt = pred[] compare(j, n), direction=LT\n}\n"
                              "rb {\n  s = " + back + " parameter(0)\n  j = s32[] get-tuple-element(s), index=0\n"
-                             "  a = f32[2,3] get-tuple-element(s), index=1\n  st = f32[3,2,3] get-tuple-element(s), index=2\n"
-                             "  two = s32[] constant(2)\n  k = s32[] subtract(two, j)\n  z = s32[] constant(0)\n"
+                             "  a = f32[2,3] get-tuple-element(s), index=1\n  st = f32[" + L + ",2,3] get-tuple-element(s), index=2\n"
+                             "  two = s32[] constant(" + last + ")\n  k = s32[] subtract(two, j)\n  z = s32[] constant(0)\n"
                              "  r = f32[1,2,3] dynamic-slice(st, k, z, z), dynamic_slice_sizes={1,2,3}\n  rv = f32[2,3] reshape(r)\n"
                              "  half = f32[] constant(0.5)\n  hb = f32[2,3] broadcast(half), dimensions={}\n  ah = f32[2,3] multiply(a, hb)\n"
                              "  a2 = f32[2,3] add(ah, rv)\n  one = s32[] constant(1)\n  j2 = s32[] add(j, one)\n"
                              "  ROOT out = " + back + " tuple(j2, a2, st)\n}\n"
-                             "ENTRY main {\n  x = f32[2,3] parameter(0)\n  w = f32[3,3] parameter(1)\n  zero = s32[] constant(0)\n"
-                             "  f0 = f32[] constant(0)\n  st0 = f32[3,2,3] broadcast(f0), dimensions={}\n"
+                             "ENTRY main {\n  x = f32[2,3] parameter(0)\n  w = f32[" + L + ",3] parameter(1)\n  zero = s32[] constant(0)\n"
+                             "  f0 = f32[] constant(0)\n  st0 = f32[" + L + ",2,3] broadcast(f0), dimensions={}\n"
                              "  init = " + carry + " tuple(zero, x, st0, w)\n  loop = " + carry + " while(init), condition=fc, body=fb\n"
-                             "  h = f32[2,3] get-tuple-element(loop), index=1\n  st = f32[3,2,3] get-tuple-element(loop), index=2\n"
+                             "  h = f32[2,3] get-tuple-element(loop), index=1\n  st = f32[" + L + ",2,3] get-tuple-element(loop), index=2\n"
                              "  a0 = f32[2,3] broadcast(f0), dimensions={}\n  binit = " + back + " tuple(zero, a0, st)\n"
                              "  bl = " + back + " while(binit), condition=rc, body=rb\n  acc = f32[2,3] get-tuple-element(bl), index=1\n"
-                             "  w2 = f32[3,3] multiply(w, w)\n  ROOT o = (f32[2,3], f32[3,2,3], f32[2,3], f32[3,3]) tuple(h, st, acc, w2)\n}\n";
+                             "  w2 = f32[" + L + ",3] multiply(w, w)\n  ROOT o = (f32[2,3], f32[" + L + ",2,3], f32[2,3], f32[" + L + ",3]) tuple(h, st, acc, w2)\n}\n";
     const ImportedModel m = test::must(importHloText(text, "scan.hlo"), "scan");
     const Graph& g = m.graph;
     QVERIFY(g.validate().ok());
@@ -625,22 +634,22 @@ void TestHloImport::scanStacksResolveToRows() {
     QVERIFY(split);
     // The weights: one parameter per row, and their concatenate (named as the stack) for the
     // whole use. The stack: one concatenate of the three rows; no slice of a concatenate.
-    for (const char* name : {"w[0]", "w[1]", "w[2]"}) QCOMPARE(opNamed(g, name).kind, OpKind::Parameter);
+    for (int r = 0; r < rows; ++r) QCOMPARE(opNamed(g, "w[" + std::to_string(r) + "]").kind, OpKind::Parameter);
     QCOMPARE(opNamed(g, "w").kind, OpKind::Concatenate);
     int concats = 0;
     for (const Op& op : g.ops()) {
         if (op.kind == OpKind::Concatenate) {
             ++concats;
-            QCOMPARE(op.operands.size(), size_t{3});
+            QCOMPARE(op.operands.size(), static_cast<size_t>(rows));
             for (OpId in : op.operands) QVERIFY2(g.op(in).kind != OpKind::Concatenate && g.op(in).kind != OpKind::Slice, op.name.c_str());
         }
         if (op.kind == OpKind::Slice) QVERIFY2(g.op(op.operands[0]).kind != OpKind::Concatenate, op.name.c_str());
     }
     QCOMPARE(concats, 2);
     // The same values as the loops compute.
-    const Tensor x = wave({2, 3}, 0.7), w = wave({3, 3}, 1.3);
+    const Tensor x = wave({2, 3}, 0.7), w = wave({rows, 3}, 1.3);
     std::map<std::string, Tensor> in{{"x", x}};
-    for (int64_t r = 0; r < 3; ++r) {
+    for (int64_t r = 0; r < rows; ++r) {
         Tensor row;
         row.type = TensorType{DType::F32, {1, 3}};
         for (int64_t c = 0; c < 3; ++c) row.values.push_back(w.at({r, c}));
@@ -649,19 +658,19 @@ void TestHloImport::scanStacksResolveToRows() {
     const std::vector<Tensor> o = outputsOf(g, in);
     std::vector<double> h(x.values.begin(), x.values.end());
     std::vector<std::vector<double>> stack;
-    for (int64_t i = 0; i < 3; ++i) {
+    for (int64_t i = 0; i < rows; ++i) {
         for (size_t e = 0; e < h.size(); ++e) h[e] = std::tanh(h[e] * w.at({i, static_cast<int64_t>(e % 3)}));
         stack.push_back(h);
     }
     std::vector<double> acc(6, 0.0);
-    for (int64_t k = 2; k >= 0; --k)
+    for (int64_t k = rows - 1; k >= 0; --k)
         for (size_t e = 0; e < acc.size(); ++e) acc[e] = acc[e] * 0.5 + stack[static_cast<size_t>(k)][e];
     for (size_t e = 0; e < 6; ++e) {
         QVERIFY(std::abs(o[0].values[e] - h[e]) < 1e-6);
         QVERIFY(std::abs(o[2].values[e] - acc[e]) < 1e-6);
-        for (size_t r = 0; r < 3; ++r) QVERIFY(std::abs(o[1].values[r * 6 + e] - stack[r][e]) < 1e-6);
+        for (size_t r = 0; r < static_cast<size_t>(rows); ++r) QVERIFY(std::abs(o[1].values[r * 6 + e] - stack[r][e]) < 1e-6);
     }
-    for (size_t e = 0; e < 9; ++e) QVERIFY(std::abs(o[3].values[e] - w.values[e] * w.values[e]) < 1e-6);
+    for (size_t e = 0; e < w.values.size(); ++e) QVERIFY(std::abs(o[3].values[e] - w.values[e] * w.values[e]) < 1e-6);
 }
 
 void TestHloImport::optimizedDumpSections() {

@@ -22,6 +22,7 @@
 #include "plan/evaluator.h"
 #include "plan/plan_json.h"
 #include "plan/planner.h"
+#include "plan/problem_impl.h"
 #include "util/parallel.h"
 
 using namespace cfp;
@@ -1028,6 +1029,38 @@ private slots:
         }
         QVERIFY(reusedCases >= 1);
         QVERIFY(constrainedCases >= 1);
+    }
+
+    // A repeated segment's pair tables are copied from its type's first segment: they equal the
+    // tables priced pair by pair, on every built-in family, meshes of one to three axes, with
+    // recomputation searched (two variants per block) and sequence parallelism.
+    void repeatedPairTablesEqualPricedOnes() {
+        size_t shared = 0;
+        for (const char* name : {"gpt3-125m", "llama2-7b", "llama3-8b", "mixtral-8x7b"})
+            for (const char* meshText : {"8", "2x4", "2x2x2"})
+                for (const bool sp : {false, true}) {
+                    const Graph g = preset(name, 4);
+                    const Mesh mesh = must(assignLinkClasses(must(parseMesh(meshText), "mesh"), 8), "link classes");
+                    auto model = must(CostModel::create(must(loadHardware("h100-sxm"), "hw"), mesh), "cost model");
+                    const AnalysisReport analysis = must(analyzeGraph(g, mesh), "analysis");
+                    ProblemOptions copied, priced;
+                    copied.policy.recompute = priced.policy.recompute = RecomputePolicy::Auto;
+                    if (sp) copied.policy.sequenceParallelAxis = priced.policy.sequenceParallelAxis = mesh.axes().back().name;
+                    priced.shareRepeatedPairs = false;
+                    const PlanProblem a = must(PlanProblem::build(g, analysis, model, {}, copied), "copied");
+                    const PlanProblem b = must(PlanProblem::build(g, analysis, model, {}, priced), "priced");
+                    const std::string where = std::string(name) + " on " + meshText + (sp ? " with SP" : "");
+                    QCOMPARE(b.impl().sharedPairs, size_t{0});
+                    shared += a.impl().sharedPairs;
+                    QVERIFY2(a.impl().pairs.size() == b.impl().pairs.size(), where.c_str());
+                    for (size_t i = 0; i < a.impl().pairs.size(); ++i) {
+                        QVERIFY2(a.impl().pairs[i].a == b.impl().pairs[i].a && a.impl().pairs[i].b == b.impl().pairs[i].b, where.c_str());
+                        QVERIFY2(a.impl().pairs[i].cost == b.impl().pairs[i].cost, (where + ", pair " + std::to_string(i)).c_str());
+                    }
+                    QVERIFY2(a.impl().unaryTime == b.impl().unaryTime, where.c_str());
+                    QCOMPARE(a.impl().constTime, b.impl().constTime);
+                }
+        QVERIFY(shared > 0);
     }
 
     // The build lays out the first segments' frontier before the whole cost tables: a cap it
