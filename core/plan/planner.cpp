@@ -239,6 +239,11 @@ Result<PlanOutcome> planMeshes(const Graph& graph, const Cluster& cluster, const
     Error lastError = makeError("plan.infeasible", "no mesh was planned");
     std::optional<Error> closest;  // the infeasible mesh with the smallest need
     int64_t closestNeed = std::numeric_limits<int64_t>::max();
+    std::vector<std::pair<int64_t, size_t>> bounded;  // infeasible variants said from a bound: (need, variant)
+    std::optional<std::pair<int64_t, Error>> frontierClosest;  // the nearest of those turned away for their frontier
+    // With several candidates an infeasible one is said from a bound (SearchOptions::
+    // briefInfeasibility); where none fits, the nearest is searched again for its exact report.
+    bool brief = variants.size() > 1;
     // One mesh; returns false when the search stops (cancelled with a plan in hand), and fills
     // `wide` with the meshes the fail-fast frontier check turned away.
     std::vector<std::pair<size_t, size_t>> wide;  // (variant, its candidate entry)
@@ -285,6 +290,7 @@ Result<PlanOutcome> planMeshes(const Graph& graph, const Cluster& cluster, const
         int64_t need = 0;
         // A mesh whose fastest plan is no faster than the best so far is skipped (exact).
         meshOptions.policy.sequenceParallelAxis = variants[vi].spAxis;
+        meshOptions.search.briefInfeasibility = brief;
         if (best) meshOptions.search.cutoffSeconds = std::min(meshOptions.search.cutoffSeconds, best->result.objectiveSeconds);
         // The analysis (blocks and segments) does not depend on the policy: once per mesh.
         if (analysisMesh != i) {
@@ -316,9 +322,11 @@ Result<PlanOutcome> planMeshes(const Graph& graph, const Cluster& cluster, const
         }
         if (!mp) {
             if (mp.error().code == "plan.cancelled" || mp.error().code == "plan.bad_pin" || variants.size() == 1) return mp.error();
+            bool wideFrontier = false;
             if (mp.error().code == "plan.too_large" && check == FrontierCheck::FailFast) {
                 // Every plan here needs more than the limit (the build's bound): infeasible like any
                 // other mesh, not worth a cut frontier.
+                wideFrontier = true;
                 if (limit > 0 && need > limit)
                     mp = makeError("plan.infeasible", "no plan on mesh " + cand.mesh + " fits in " + gib(limit) +
                                                           " per device (every plan needs at least " + gib(need) + ")");
@@ -331,6 +339,14 @@ Result<PlanOutcome> planMeshes(const Graph& graph, const Cluster& cluster, const
             if (mp.error().code == "plan.infeasible" && need > 0 && need < closestNeed) {
                 closestNeed = need;
                 closest = mp.error();
+            }
+            if (mp.error().code == "plan.infeasible" && need > 0 && brief) {
+                if (wideFrontier) {
+                    // Not searched again (its frontier is too wide): its bound stands.
+                    if (!frontierClosest || need < frontierClosest->first) frontierClosest = std::make_pair(need, mp.error());
+                } else {
+                    bounded.emplace_back(need, vi);
+                }
             }
             out.candidates.push_back(cand);
             return true;
@@ -390,6 +406,27 @@ Result<PlanOutcome> planMeshes(const Graph& graph, const Cluster& cluster, const
             auto go = tryMesh(entry.first, FrontierCheck::Skip);
             if (!go) return go.error();
             if (!*go) break;
+        }
+    }
+    if (!best && closest && brief && !out.stopped) {
+        // The nearest mesh's exact least memory and its breakdown, for the report: the meshes
+        // searched again in the order of their bounds until a bound is no smaller than the least
+        // exact need found (a mesh's need is at least its bound).
+        brief = false;
+        std::sort(bounded.begin(), bounded.end());
+        closestNeed = std::numeric_limits<int64_t>::max();
+        closest.reset();
+        for (const auto& [bound, vi] : bounded) {
+            if (bound >= closestNeed || options.hooks.cancelled()) break;
+            const std::string label = assignLinkClasses(meshes[variants[vi].mesh], cluster.hardware.gpusPerNode)->toString();
+            std::erase_if(out.candidates, [&](const MeshCandidate& c) { return c.mesh == label && c.sequenceParallelAxis == variants[vi].spAxis; });
+            analysisMesh = meshes.size();
+            auto go = tryMesh(vi, FrontierCheck::Skip);
+            if (!go) return go.error();
+        }
+        if (frontierClosest && frontierClosest->first < closestNeed) {
+            closestNeed = frontierClosest->first;
+            closest = frontierClosest->second;
         }
     }
     if (!best && closest) {

@@ -103,6 +103,11 @@ struct SearchOptions {
     // count): when the fastest plan, memory aside, takes at least this long — a lower bound on
     // every plan of the problem — the search stops with plan.dominated. Exact pruning.
     double cutoffSeconds = std::numeric_limits<double>::infinity();
+    // Several candidates are searched and only the one nearest to fitting is reported (mesh auto):
+    // a problem no plan of which fits says so from a bound — its blocks' least memory, or the
+    // least-sum pass — without the passes that find its least memory exactly (plan.infeasible's
+    // "every plan needs at least"). Exact: only problems proven to have no plan that fits.
+    bool briefInfeasibility = false;
 };
 
 // Measured values from a profile DB (profiler/): kernels by cost signature, and hardware constants.

@@ -428,6 +428,15 @@ private slots:
             if (r.error().code == "plan.too_large") continue;
             QVERIFY2(r.error().code == "plan.infeasible" && need > limit, (m + ": " + r.error().toString()).c_str());
             smallest = std::min(smallest, need);
+            // Said from a bound (mesh auto's other meshes): infeasible too, the bound no more than
+            // the least need and above the limit.
+            SearchOptions brief;
+            brief.briefInfeasibility = true;
+            int64_t bound = 0;
+            auto b = p.search(limit, {}, brief, PlanHooks{}, m, &bound);
+            QVERIFY2(!b && b.error().code == "plan.infeasible", m.c_str());
+            QVERIFY2(bound > limit && bound <= need, (m + ": " + std::to_string(bound) + " vs " + std::to_string(need)).c_str());
+            QVERIFY2(b.error().message.find("every plan needs at least") != std::string::npos, b.error().message.c_str());
         }
         PlannerOptions o;
         o.memoryLimitBytes = limit;
