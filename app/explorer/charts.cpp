@@ -739,7 +739,11 @@ void PipelineChart::setPlans(std::shared_ptr<const PlanData> plan, std::shared_p
         xEnd = std::max(xEnd, (rank.endSeconds + rank.tailSeconds) / unit);
     }
     auto ticker = QSharedPointer<QCPAxisTickerText>::create();
-    for (int32_t k = 0; k < pl.stages; ++k) ticker->addTick(k, tr("rank %1").arg(k));
+    // Each rank's layers under its name (the stage split), where the ranks are few enough to read.
+    std::vector<int32_t> rankLayers(static_cast<size_t>(pl.stages), 0);
+    for (size_t c = 0; c < pl.chunks.size(); ++c) rankLayers[c % static_cast<size_t>(pl.stages)] += pl.chunks[c].layers;
+    for (int32_t k = 0; k < pl.stages; ++k)
+        ticker->addTick(k, pl.stages <= 16 ? tr("rank %1\n%2 layers").arg(k).arg(rankLayers[static_cast<size_t>(k)]) : tr("rank %1").arg(k));
     p->yAxis->setTicker(ticker);
     p->yAxis->setRangeReversed(true);
     p->yAxis->setRange(-0.7, static_cast<double>(pl.stages) - 0.3);
