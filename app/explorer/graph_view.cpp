@@ -14,12 +14,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <mutex>
 #include <numbers>
 #include <set>
 #include <unordered_set>
 
 #include "models.h"
+#include "segments/fingerprint.h"
 
 #ifdef CFP_HAVE_GRAPHVIZ
 #include <graphviz/cgraph.h>
@@ -512,6 +514,29 @@ std::unique_ptr<GraphView::Node> GraphView::buildNode(const NodeKey& key) {
                                           formatSeconds(sum->totalSeconds), structure);
             } else {
                 node->title += QStringLiteral(" · %1").arg(formatSeconds(sum->totalSeconds));
+            }
+        }
+        // A pipelined plan: how many of the run's segments each rank holds (the stage split), by
+        // the layer of each segment's first block.
+        if (plan && plan->pipeline && !plan->pipeline->chunks.empty()) {
+            const PipelinePlan& pl = *plan->pipeline;
+            std::map<int32_t, int> perRank;
+            for (int32_t s = run.firstSegment; s < run.firstSegment + run.count; ++s) {
+                const Segment& sg = r.cover.segments[static_cast<size_t>(s)];
+                const std::string_view layer = layerScope(g.op(r.blocks.blocks[static_cast<size_t>(sg.firstBlock)].entry).scope);
+                const size_t dot = layer.rfind('.');
+                if (layer.empty() || dot == std::string_view::npos) continue;
+                const int32_t l = QString::fromUtf8(layer.substr(dot + 1).data(), static_cast<qsizetype>(layer.size() - dot - 1)).toInt();
+                for (size_t c = 0; c < pl.chunks.size(); ++c)
+                    if (l >= pl.chunks[c].firstLayer && l < pl.chunks[c].firstLayer + pl.chunks[c].layers) {
+                        ++perRank[static_cast<int32_t>(c % static_cast<size_t>(pl.stages))];
+                        break;
+                    }
+            }
+            if (!perRank.empty()) {
+                QStringList parts;
+                for (const auto& [rank, n] : perRank) parts << QStringLiteral("rank %1 × %2").arg(rank).arg(n);
+                node->subtitle += QStringLiteral(" · pipeline: ") + parts.join(QStringLiteral(", "));
             }
         }
         if (node->expanded && run.count > 1) {

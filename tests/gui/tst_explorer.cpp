@@ -908,6 +908,12 @@ private slots:
         QVERIFY2(w.planPanel()->findChild<QLabel*>(QStringLiteral("planSummary"))->text().contains(QStringLiteral("layers per chunk %1, 1").arg(layers - 1)),
                  qPrintable(w.planPanel()->findChild<QLabel*>(QStringLiteral("planSummary"))->text()));
         QCOMPARE(c->splitEdit()->text(), QStringLiteral("%1,1").arg(layers - 1));  // refresh keeps it
+        // The folded graph says which rank holds how many of a run's segments (layers).
+        bool saysSplit = false;
+        const auto analysed = w.explorer()->analysis();
+        for (size_t run = 0; analysed && run < analysed->runs.size(); ++run)
+            saysSplit |= w.graphView()->nodeText({GraphView::NodeKind::Run, static_cast<int>(run)}).contains(QStringLiteral("pipeline: rank 0 × "));
+        QVERIFY(saysSplit);
         c->splitEdit()->clear();
         // pp auto: the mesh is auto only, the search plans every count and the result lists them.
         c->scheduleBox()->setCurrentIndex(0);
