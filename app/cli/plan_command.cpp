@@ -89,11 +89,15 @@ Result<PlanRequest> requestFromArgs(const ParsedArgs& args) {
         }
     }
     if (auto v = args.value("--vp")) {
-        auto n = parsePositive("--vp", *v);
-        if (!n) return n.error();
-        if (*n > 64) return makeError("cli.usage", "--vp: at most 64 chunks per rank");
-        r.pipeline.chunksPerRank = static_cast<int32_t>(*n);
-        r.pipeline.schedule = defaultPipeSchedule(r.pipeline.chunksPerRank);
+        if (*v == "auto") {
+            r.pipeline.chunksPerRank = PipelineSettings::kSearchedChunks;
+        } else {
+            auto n = parsePositive("--vp", *v);
+            if (!n) return n.error();
+            if (*n > 64) return makeError("cli.usage", "--vp: at most 64 chunks per rank");
+            r.pipeline.chunksPerRank = static_cast<int32_t>(*n);
+            r.pipeline.schedule = defaultPipeSchedule(r.pipeline.chunksPerRank);
+        }
     }
     if (auto v = args.value("--schedule")) {
         auto kind = parsePlannedScheduleKind(*v);
@@ -186,7 +190,8 @@ int cmdPlan(const std::vector<std::string>& argv) {
                      "                     micro-batches are searched, no baselines (docs/planning.md); auto:\n"
                      "                     no stages and every P the nodes and the layers allow, each planned,\n"
                      "                     the fastest kept (one search per P: minutes on large models)\n"
-                     "  --vp V             model chunks per pipeline rank (interleaved 1F1B; default 1)\n"
+                     "  --vp V|auto        model chunks per pipeline rank (interleaved 1F1B; default 1); auto: 1\n"
+                     "                     and every V with pp x V dividing the layers, the fastest kept\n"
                      "  --schedule S       1f1b (default), interleaved (with --vp > 1), gpipe, zb-h1 or zb-h2\n"
                      "  --pp-split L,L,... layers per chunk in model order (default: searched: the even cut and\n"
                      "                     first and last stages with other counts, the fastest that fits)\n"

@@ -306,6 +306,7 @@ Json planRunJson(const PlanRun& run) {
         Json stages = Json::array();
         for (const StagesTry& t : run.outcome.stagesTried)
             stages.push_back({{"pipeline_stages", t.stages},
+                              {"chunks_per_rank", t.chunks},
                               {"planned", t.planned},
                               {"step_seconds", t.stepSeconds > 0 ? Json(t.stepSeconds) : Json(nullptr)},
                               {"memory_bytes", t.memoryBytes > 0 ? Json(t.memoryBytes) : Json(nullptr)},
@@ -332,14 +333,20 @@ void printPlanRun(const PlanRun& run) {
     }
     if (!run.outcome.stagesTried.empty()) {
         const Plan& p = run.outcome.plan;
-        const int32_t chosen = p.pipeline ? p.pipeline->stages : 1;
-        std::cout << "  pipeline stages tried:\n";
+        const int32_t chosen = p.pipeline ? p.pipeline->stages : 1, chosenChunks = p.pipeline ? p.pipeline->chunksPerRank : 1;
+        const bool chunksSearched = std::all_of(run.outcome.stagesTried.begin(), run.outcome.stagesTried.end(),
+                                                [&](const StagesTry& t) { return t.stages == run.outcome.stagesTried.front().stages; });
+        std::cout << (chunksSearched ? "  pipeline chunks per rank tried:\n" : "  pipeline stages tried:\n");
         for (const StagesTry& t : run.outcome.stagesTried)
-            std::cout << "    " << (t.stages == 1 ? std::string("no stages") : "pp " + std::to_string(t.stages)) << ": "
+            std::cout << "    "
+                      << (chunksSearched ? "vp " + std::to_string(t.chunks)
+                          : t.stages == 1 ? std::string("no stages")
+                                          : "pp " + std::to_string(t.stages) + (t.chunks > 1 ? " x vp " + std::to_string(t.chunks) : std::string()))
+                      << ": "
                       << (t.stepSeconds > 0 ? ms(t.stepSeconds) + ", " + cli::humanBytes(static_cast<double>(t.memoryBytes)) + "/device" +
                                                   (t.planned ? "" : " — " + t.note)
                                             : "no plan — " + t.note)
-                      << (t.stages == chosen ? "  (chosen)" : "") << "\n";
+                      << (t.stages == chosen && (t.stages == 1 || t.chunks == chosenChunks) ? "  (chosen)" : "") << "\n";
     }
 }
 

@@ -216,9 +216,12 @@ ClusterPanel::ClusterPanel(Explorer* explorer, QWidget* parent) : QWidget(parent
                             "search per count)"));
     m_chunks = new QSpinBox(this);
     m_chunks->setObjectName(QStringLiteral("chunksBox"));
-    m_chunks->setRange(1, 64);
+    m_chunks->setRange(0, 64);
     m_chunks->setPrefix(tr("vp "));
-    m_chunks->setToolTip(tr("Model chunks per pipeline rank: more than 1 interleaves them (Megatron-LM's interleaved 1F1B)"));
+    m_chunks->setSpecialValueText(tr("vp auto"));
+    m_chunks->setToolTip(tr("Model chunks per pipeline rank: more than 1 interleaves them (Megatron-LM's interleaved 1F1B). vp auto: "
+                            "the search plans 1 and every count that divides the layers with pp, and keeps the fastest "
+                            "(cfp plan --vp auto; one search per count)"));
     m_split = new QLineEdit(this);
     m_split->setObjectName(QStringLiteral("splitEdit"));
     m_split->setPlaceholderText(tr("searched (e.g. 9,3: layers per chunk)"));
@@ -318,7 +321,7 @@ void ClusterPanel::refresh() {
     m_sequenceParallel->setChecked(p.searchSequenceParallel);
     m_bucket->setValue(static_cast<int>((p.policy.bucketBytes > 0 ? p.policy.bucketBytes : kDefaultBucketBytes) / 1'000'000));
     m_stages->setValue(std::max<int32_t>(0, p.pipeline.stages));
-    m_chunks->setValue(std::max<int32_t>(1, p.pipeline.chunksPerRank));
+    m_chunks->setValue(std::max<int32_t>(0, p.pipeline.chunksPerRank));
     QStringList split;
     for (int32_t l : p.pipeline.chunkLayers) split << QString::number(l);
     m_split->setText(split.join(QLatin1Char(',')));
@@ -394,7 +397,11 @@ void ClusterPanel::apply() {
     c.policy.bucketBytes = bucket == kDefaultBucketBytes ? 0 : bucket;
     c.pipeline.stages = m_stages->value();
     c.pipeline.chunksPerRank = m_chunks->value();
-    c.pipeline.schedule = defaultPipeSchedule(c.pipeline.chunksPerRank);
+    c.pipeline.schedule = defaultPipeSchedule(std::max<int32_t>(1, c.pipeline.chunksPerRank));
+    if (c.pipeline.chunksPerRank == PipelineSettings::kSearchedChunks && c.pipeline.stages <= 1) {
+        QMessageBox::warning(this, tr("Invalid pipeline"), tr("vp auto searches the chunks per rank of a fixed number of stages: set pp to 2 or more"));
+        return;
+    }
     if (auto k = parsePipeScheduleKind(m_schedule->currentData().toString().toStdString()); k && c.pipeline.stages != 1)
         c.pipeline.schedule = *k;
     if (c.pipeline.stages == 1 && c.pipeline.chunksPerRank > 1) {
@@ -574,16 +581,19 @@ void SearchPanel::showPlan() {
     QStringList unplanned;  // pipeline-stage counts without a plan, and why
     if (!o.stagesTried.empty()) {
         // pp auto: every count of stages planned, the chosen one in bold.
-        const int32_t chosen = o.plan.pipeline ? o.plan.pipeline->stages : 1;
+        const int32_t chosen = o.plan.pipeline ? o.plan.pipeline->stages : 1, chosenChunks = o.plan.pipeline ? o.plan.pipeline->chunksPerRank : 1;
+        // vp auto: every try has the same stages, and differs in its chunks per rank.
+        const bool chunks = std::all_of(o.stagesTried.begin(), o.stagesTried.end(), [&](const StagesTry& t) { return t.stages == o.stagesTried.front().stages; });
         QStringList parts;
         for (const StagesTry& t : o.stagesTried) {
-            const QString name = t.stages == 1 ? tr("no stages") : tr("pp %1").arg(t.stages);
+            const QString name = chunks ? tr("vp %1").arg(t.chunks) : t.stages == 1 ? tr("no stages") : tr("pp %1").arg(t.stages);
             QString part = t.planned ? QStringLiteral("%1: %2").arg(name, formatSeconds(t.stepSeconds)) : tr("%1: no plan").arg(name);
-            if (t.stages == chosen) part = QStringLiteral("<b>%1</b>").arg(part);
+            if (t.stages == chosen && (!chunks || t.chunks == chosenChunks)) part = QStringLiteral("<b>%1</b>").arg(part);
             parts << part;
             if (!t.planned && !t.note.empty()) unplanned << QStringLiteral("%1: %2").arg(name, qs(t.note).toHtmlEscaped());
         }
-        html += QStringLiteral("<br><small>") + tr("pipeline stages: ") + parts.join(QStringLiteral(" · ")) + QStringLiteral("</small>");
+        html += QStringLiteral("<br><small>") + (chunks ? tr("chunks per rank: ") : tr("pipeline stages: ")) + parts.join(QStringLiteral(" · ")) +
+                QStringLiteral("</small>");
     }
     m_result->setText(html);
     QString tip = reasons.isEmpty() ? QString() : tr("Skipped meshes:<br>") + reasons.join(QStringLiteral("<br>"));

@@ -38,6 +38,8 @@ struct Evaluation;
 struct PipelineSettings {
     // Pipeline stages; kSearchedStages in a request: the search chooses them (`cfp plan --pp auto`).
     static constexpr int32_t kSearchedStages = 0;
+    // Chunks per rank in a request: the search chooses them (`cfp plan --pp P --vp auto`).
+    static constexpr int32_t kSearchedChunks = 0;
     int32_t stages = 1, chunksPerRank = 1;
     PipeScheduleKind schedule = PipeScheduleKind::OneFOneB;
     // GPUs per node of the cluster (0: the cost model's hardware's), to tell whether a stage

@@ -82,6 +82,7 @@ struct StagesTry {
     double stepSeconds = 0;   // its step time
     int64_t memoryBytes = 0;  // its memory per device (the fullest rank's)
     std::string note;         // why not planned
+    int32_t chunks = 1;       // model chunks per rank (vp)
 };
 
 struct PlanOutcome {

@@ -64,7 +64,8 @@ std::string requestToJson(const PlanRequest& r) {
     j["sequence_parallel"] = r.searchSequenceParallel ? "auto" : "off";
     if (r.pipeline.stages != 1)
         j["pipeline"] = {{"stages", r.pipeline.stages == PipelineSettings::kSearchedStages ? nlohmann::ordered_json("auto") : nlohmann::ordered_json(r.pipeline.stages)},
-                         {"chunks_per_rank", r.pipeline.chunksPerRank},
+                         {"chunks_per_rank", r.pipeline.chunksPerRank == PipelineSettings::kSearchedChunks ? nlohmann::ordered_json("auto")
+                                                                                                            : nlohmann::ordered_json(r.pipeline.chunksPerRank)},
                          {"schedule", std::string(pipeScheduleName(r.pipeline.schedule))}};
     if (r.pipeline.stages != 1 && !r.pipeline.chunkLayers.empty()) j["pipeline"]["split"] = r.pipeline.chunkLayers;
     j["pins"] = pinTexts(r.pins);
@@ -278,17 +279,18 @@ Result<PlanRequest> requestFromDoc(const nlohmann::json& j, const std::string& o
         if (j.contains("pipeline")) {
             const auto& p = j.at("pipeline");
             const bool searched = p.is_object() && p.contains("stages") && p.at("stages") == "auto";
+            const bool chunksSearched = p.is_object() && p.contains("chunks_per_rank") && p.at("chunks_per_rank") == "auto";
             if (!p.is_object() || !p.contains("stages") || !p.contains("chunks_per_rank") || !p.contains("schedule") ||
-                !(searched || p.at("stages").is_number_integer()) || !p.at("chunks_per_rank").is_number_integer() || !p.at("schedule").is_string() ||
-                (!searched && (p.at("stages").get<int64_t>() < 1 || p.at("stages").get<int64_t>() > 4096)) ||
-                p.at("chunks_per_rank").get<int64_t>() < 1 || p.at("chunks_per_rank").get<int64_t>() > 64)
+                !(searched || p.at("stages").is_number_integer()) || !(chunksSearched || p.at("chunks_per_rank").is_number_integer()) ||
+                !p.at("schedule").is_string() || (!searched && (p.at("stages").get<int64_t>() < 1 || p.at("stages").get<int64_t>() > 4096)) ||
+                (!chunksSearched && (p.at("chunks_per_rank").get<int64_t>() < 1 || p.at("chunks_per_rank").get<int64_t>() > 64)))
                 return located(makeError("request.format",
-                                         "pipeline must be {\"stages\": P ≥ 1 or \"auto\", \"chunks_per_rank\": V ≥ 1, \"schedule\": NAME}",
+                                         "pipeline must be {\"stages\": P ≥ 1 or \"auto\", \"chunks_per_rank\": V ≥ 1 or \"auto\", \"schedule\": NAME}",
                                          "/pipeline"));
             auto kind = parsePlannedScheduleKind(p.at("schedule").get<std::string>());
             if (!kind) return located(makeError("request.format", kind.error().message, "/pipeline/schedule"));
             r.pipeline.stages = searched ? PipelineSettings::kSearchedStages : static_cast<int32_t>(p.at("stages").get<int64_t>());
-            r.pipeline.chunksPerRank = static_cast<int32_t>(p.at("chunks_per_rank").get<int64_t>());
+            r.pipeline.chunksPerRank = chunksSearched ? PipelineSettings::kSearchedChunks : static_cast<int32_t>(p.at("chunks_per_rank").get<int64_t>());
             r.pipeline.schedule = *kind;
             // Optional: the layers of each chunk (the split fixed; absent: searched).
             if (p.contains("split")) {

@@ -373,37 +373,27 @@ Result<PlanRun> runPipelinedPlan(const PlanRequest& request, const std::shared_p
     return finishRun(std::move(*best), std::move(measured->profile), std::move(tried), start, request, hooks);
 }
 
-// runPlan with the pipeline stages searched (PipelineSettings::kSearchedStages, `cfp plan --pp
-// auto`): no stages, then every count P the cluster and the model allow — a stage whole nodes or
-// a part of one node, P × V dividing the layers — ascending, each planned as runPlan plans it with
-// P fixed; the fastest plan that fits is kept, and every count is reported (PlanOutcome::stagesTried).
-Result<PlanRun> runStagesSearch(const PlanRequest& request, const std::shared_ptr<const LoadedModel>& model, const PlanHooks& hooks) {
-    if (!request.mesh.isAuto())
-        return makeError("request.pipeline", "with the pipeline stages searched every count plans its own stage meshes: give mesh auto",
-                         "--mesh");
-    if (!request.pipeline.chunkLayers.empty())
-        return makeError("request.pipeline", "a split names the layers of a fixed number of stages: give --pp P with it", "--pp-split");
-    auto cluster = requestedCluster(request);
-    if (!cluster) return cluster.error();
-    const int64_t devices = cluster->devices();
-    const int32_t v = std::max<int32_t>(1, request.pipeline.chunksPerRank);
-    int32_t layers = 0;
-    for (int32_t l : layerUnits(model->graph)) layers = std::max(layers, l + 1);
-    std::vector<int32_t> counts{1};
-    for (int64_t p = 2; p <= devices && p <= layers; ++p)
-        if (devices % p == 0 && stageCluster(*cluster, p) && layers % (p * v) == 0) counts.push_back(static_cast<int32_t>(p));
+// The pipelines `tries` (stages and chunks per rank; stages 1: none), each planned as runPlan
+// plans it with them fixed; the fastest plan that fits is kept and every try is reported
+// (PlanOutcome::stagesTried). `what` names the searched setting in the error where none fits.
+Result<PlanRun> runPipelineTries(const PlanRequest& request, const std::shared_ptr<const LoadedModel>& model, const PlanHooks& hooks,
+                                 const std::vector<std::pair<int32_t, int32_t>>& tries, const std::string& what, const std::string& where) {
     const auto start = std::chrono::steady_clock::now();
     std::optional<PlanRun> best;
     std::vector<StagesTry> tried;
     double reported = 0;
-    for (size_t i = 0; i < counts.size() && !hooks.cancelled(); ++i) {
-        const int32_t p = counts[i];
+    auto label = [](int32_t p, int32_t v) {
+        return p == 1 ? std::string("without stages") : "pp " + std::to_string(p) + (v > 1 ? " x vp " + std::to_string(v) : std::string());
+    };
+    for (size_t i = 0; i < tries.size() && !hooks.cancelled(); ++i) {
+        const auto [p, v] = tries[i];
         PlanRequest r = request;
         if (p == 1) {
             r.pipeline = PipelineSettings{};
         } else {
             r.pipeline.stages = p;
             r.pipeline.chunksPerRank = v;
+            if (request.pipeline.chunksPerRank == PipelineSettings::kSearchedChunks) r.pipeline.schedule = defaultPipeSchedule(v);
         }
         PlanHooks sub = hooks;
         if (hooks.progress)
@@ -411,8 +401,8 @@ Result<PlanRun> runStagesSearch(const PlanRequest& request, const std::shared_pt
                 PlanProgress q = inner;
                 q.pipelineStages = p;
                 q.stagesIndex = static_cast<int>(i);
-                q.stagesCount = static_cast<int>(counts.size());
-                reported = std::max(reported, (static_cast<double>(i) + std::clamp(inner.overall, 0.0, 1.0)) / static_cast<double>(counts.size()));
+                q.stagesCount = static_cast<int>(tries.size());
+                reported = std::max(reported, (static_cast<double>(i) + std::clamp(inner.overall, 0.0, 1.0)) / static_cast<double>(tries.size()));
                 q.overall = reported;
                 if (best && (q.bestSeconds == 0 || best->outcome.plan.stepSeconds() < q.bestSeconds)) q.bestSeconds = best->outcome.plan.stepSeconds();
                 hooks.progress(q);
@@ -420,23 +410,24 @@ Result<PlanRun> runStagesSearch(const PlanRequest& request, const std::shared_pt
         auto run = runPlan(r, model, sub);
         if (!run) {
             if (run.error().code == "plan.cancelled") break;
-            // Without stages a request error is the request's; a count of stages may just not fit.
+            // Without stages a request error is the request's; a pipeline may just not fit.
             if (p == 1 && !doesNotFit(run.error()) && run.error().code != "plan.dominated") return run.error();
-            tried.push_back({p, false, 0, 0, run.error().message});
+            tried.push_back({p, false, 0, 0, run.error().message, std::max<int32_t>(1, v)});
             continue;
         }
         const Plan& plan = run->outcome.plan;
         const bool fits = plan.memory.total() <= plan.memoryLimitBytes;
-        tried.push_back({p, fits, plan.stepSeconds(), plan.memory.total(), fits ? std::string() : "needs more than the memory limit"});
+        tried.push_back({p, fits, plan.stepSeconds(), plan.memory.total(), fits ? std::string() : "needs more than the memory limit",
+                         std::max<int32_t>(1, v)});
         if (!fits || (best && plan.stepSeconds() >= best->outcome.plan.stepSeconds())) continue;
         best = std::move(*run);
     }
     if (!best) {
         if (hooks.cancelled()) return makeError("plan.cancelled", "the search was cancelled");
-        std::string why = "no plan fits with any number of pipeline stages:";
-        for (const StagesTry& t : tried) why += (t.stages == 1 ? std::string(" without stages: ") : " pp " + std::to_string(t.stages) + ": ") + t.note + ";";
+        std::string why = "no plan fits with any " + what + ":";
+        for (const StagesTry& t : tried) why += " " + label(t.stages, t.chunks) + ": " + t.note + ";";
         why.pop_back();
-        return makeError("plan.infeasible", why, "--pp");
+        return makeError("plan.infeasible", why, where);
     }
     if (hooks.cancelled()) best->outcome.stopped = true;
     best->outcome.stagesTried = std::move(tried);
@@ -444,11 +435,58 @@ Result<PlanRun> runStagesSearch(const PlanRequest& request, const std::shared_pt
     return std::move(*best);
 }
 
+// The largest layer index + 1 (the layers pipeline stages cut).
+int32_t layerCount(const Graph& graph) {
+    int32_t layers = 0;
+    for (int32_t l : layerUnits(graph)) layers = std::max(layers, l + 1);
+    return layers;
+}
+
+// runPlan with the pipeline stages searched (PipelineSettings::kSearchedStages, `cfp plan --pp
+// auto`): no stages, then every count P the cluster and the model allow — a stage whole nodes or
+// a part of one node, P × V dividing the layers — ascending (runPipelineTries).
+Result<PlanRun> runStagesSearch(const PlanRequest& request, const std::shared_ptr<const LoadedModel>& model, const PlanHooks& hooks) {
+    if (!request.mesh.isAuto())
+        return makeError("request.pipeline", "with the pipeline stages searched every count plans its own stage meshes: give mesh auto",
+                         "--mesh");
+    if (!request.pipeline.chunkLayers.empty())
+        return makeError("request.pipeline", "a split names the layers of a fixed number of stages: give --pp P with it", "--pp-split");
+    if (request.pipeline.chunksPerRank == PipelineSettings::kSearchedChunks)
+        return makeError("request.pipeline", "the chunks per rank are searched for a fixed number of stages: give --pp P with --vp auto", "--vp");
+    auto cluster = requestedCluster(request);
+    if (!cluster) return cluster.error();
+    const int64_t devices = cluster->devices();
+    const int32_t v = std::max<int32_t>(1, request.pipeline.chunksPerRank), layers = layerCount(model->graph);
+    std::vector<std::pair<int32_t, int32_t>> tries{{1, 1}};
+    for (int64_t p = 2; p <= devices && p <= layers; ++p)
+        if (devices % p == 0 && stageCluster(*cluster, p) && layers % (p * v) == 0) tries.emplace_back(static_cast<int32_t>(p), v);
+    return runPipelineTries(request, model, hooks, tries, "number of pipeline stages", "--pp");
+}
+
+// runPlan with the chunks per rank searched (PipelineSettings::kSearchedChunks, `cfp plan --pp P
+// --vp auto`): one chunk per rank (1F1B) and every V > 1 with P × V dividing the layers
+// (interleaved 1F1B), each planned with V fixed (runPipelineTries).
+Result<PlanRun> runChunksSearch(const PlanRequest& request, const std::shared_ptr<const LoadedModel>& model, const PlanHooks& hooks) {
+    if (request.pipeline.schedule != PipeScheduleKind::OneFOneB && request.pipeline.schedule != PipeScheduleKind::Interleaved)
+        return makeError("request.pipeline", "with the chunks per rank searched the schedule is 1F1B, interleaved with more than one chunk",
+                         "--schedule");
+    if (!request.pipeline.chunkLayers.empty())
+        return makeError("request.pipeline", "a split names the layers of fixed chunks: give --vp V with it", "--pp-split");
+    const int32_t p = request.pipeline.stages, layers = layerCount(model->graph);
+    std::vector<std::pair<int32_t, int32_t>> tries;
+    for (int32_t v = 1; static_cast<int64_t>(p) * v <= layers; ++v)
+        if (layers % (p * v) == 0) tries.emplace_back(p, v);
+    if (tries.empty())
+        return makeError("pipeline.split", std::to_string(layers) + " layers do not split evenly into " + std::to_string(p) + " stages", "--pp");
+    return runPipelineTries(request, model, hooks, tries, "number of chunks per rank", "--vp");
+}
+
 }  // namespace
 
 Result<PlanRun> runPlan(const PlanRequest& request, std::shared_ptr<const LoadedModel> model, const PlanHooks& hooks,
                         std::optional<AnalysisReport> analysis) {
     if (request.pipeline.stages == PipelineSettings::kSearchedStages) return runStagesSearch(request, model, hooks);
+    if (request.pipeline.stages > 1 && request.pipeline.chunksPerRank == PipelineSettings::kSearchedChunks) return runChunksSearch(request, model, hooks);
     if (request.pipeline.stages > 1) return runPipelinedPlan(request, model, hooks);
     auto cluster = requestedCluster(request);
     if (!cluster) return cluster.error();
@@ -741,8 +779,9 @@ Result<PlanRun> restorePlan(const PlanRequest& request, std::shared_ptr<const Lo
     // The request's stages, chunks and schedule (any stages where the request searched them).
     if (request.pipeline.stages != PipelineSettings::kSearchedStages) {
         const int32_t wanted = std::max<int32_t>(1, request.pipeline.stages), has = pipelined ? plan.pipeline->stages : 1;
-        if (wanted != has || (pipelined && (plan.pipeline->chunksPerRank != request.pipeline.chunksPerRank ||
-                                            plan.pipeline->schedule != request.pipeline.schedule)))
+        const bool chunksSearched = request.pipeline.chunksPerRank == PipelineSettings::kSearchedChunks;
+        if (wanted != has || (pipelined && !chunksSearched &&
+                              (plan.pipeline->chunksPerRank != request.pipeline.chunksPerRank || plan.pipeline->schedule != request.pipeline.schedule)))
             return makeError("plan.mismatch", "the plan has " + std::to_string(has) + " pipeline stage(s)" +
                                                   (pipelined ? std::string(" (") + std::string(pipeScheduleName(plan.pipeline->schedule)) + ", " +
                                                                    std::to_string(plan.pipeline->chunksPerRank) + " chunk(s) per rank)"

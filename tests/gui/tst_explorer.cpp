@@ -915,6 +915,18 @@ private slots:
             saysSplit |= w.graphView()->nodeText({GraphView::NodeKind::Run, static_cast<int>(run)}).contains(QStringLiteral("pipeline: rank 0 × "));
         QVERIFY(saysSplit);
         c->splitEdit()->clear();
+        // vp auto: the search plans every count of chunks and says which it kept.
+        c->chunksBox()->setValue(0);
+        QCOMPARE(c->chunksBox()->text(), QStringLiteral("vp auto"));
+        c->scheduleBox()->setCurrentIndex(0);
+        c->findChild<QPushButton*>(QStringLiteral("applyButton"))->click();
+        QVERIFY(waitIdle(w));
+        QCOMPARE(w.explorer()->request().pipeline.chunksPerRank, PipelineSettings::kSearchedChunks);
+        QVERIFY(searchAndWait(w));
+        QVERIFY(w.explorer()->plan()->outcome->stagesTried.size() >= 2);
+        const QString chunksResult = w.searchPanel()->findChild<QLabel*>(QStringLiteral("searchResult"))->text();
+        QVERIFY2(chunksResult.contains(QStringLiteral("chunks per rank: ")) && chunksResult.contains(QStringLiteral("vp 1")), qPrintable(chunksResult));
+        c->chunksBox()->setValue(1);
         // pp auto: the mesh is auto only, the search plans every count and the result lists them.
         c->scheduleBox()->setCurrentIndex(0);
         c->meshBox()->setCurrentText(QStringLiteral("4"));  // a stage mesh, which pp auto cannot keep

@@ -699,6 +699,58 @@ private slots:
         QVERIFY2(refused.error().message.find("2, 3, 5, 2") != std::string::npos, refused.error().message.c_str());
     }
 
+    // The chunks per rank searched (`--pp 2 --vp auto`): 1 (1F1B) and every V with 2 × V dividing
+    // the 12 layers (interleaved), each planned as with V fixed; the fastest that fits is kept.
+    void pipelineChunksSearched() {
+        PlanRequest r = gpt125m(64);
+        r.mesh = MeshChoice::automatic();
+        r.searchSequenceParallel = false;
+        r.pipeline.stages = 2;
+        r.pipeline.chunksPerRank = PipelineSettings::kSearchedChunks;
+        const PlanRun searched = must(runPlan(r), "vp auto");
+        const auto& tried = searched.outcome.stagesTried;
+        QCOMPARE(static_cast<int>(tried.size()), 4);
+        const std::vector<int32_t> chunks{1, 2, 3, 6};
+        double fastest = 0;
+        int32_t fastestChunks = 0;
+        for (size_t i = 0; i < tried.size(); ++i) {
+            QCOMPARE(tried[i].stages, 2);
+            QCOMPARE(tried[i].chunks, chunks[i]);
+            QVERIFY2(tried[i].planned, tried[i].note.c_str());
+            if (fastest == 0 || tried[i].stepSeconds < fastest) {
+                fastest = tried[i].stepSeconds;
+                fastestChunks = tried[i].chunks;
+            }
+            PlanRequest fixed = r;
+            fixed.pipeline.chunksPerRank = tried[i].chunks;
+            fixed.pipeline.schedule = defaultPipeSchedule(tried[i].chunks);
+            const PlanRun one = must(runPlan(fixed), "fixed chunks");
+            QCOMPARE(one.outcome.plan.stepSeconds(), tried[i].stepSeconds);
+            QCOMPARE(one.outcome.plan.pipeline->chunksPerRank, tried[i].chunks);
+        }
+        const Plan& p = searched.outcome.plan;
+        QCOMPARE(p.stepSeconds(), fastest);
+        QCOMPARE(p.pipeline->chunksPerRank, fastestChunks);
+        QCOMPARE(p.pipeline->schedule, defaultPipeSchedule(fastestChunks));
+        // The request keeps "auto"; a saved plan restores under it.
+        QVERIFY(requestToJson(r).find("\"chunks_per_rank\": \"auto\"") != std::string::npos);
+        QVERIFY(must(requestFromJson(requestToJson(r), "request"), "back") == r);
+        const auto base = std::make_shared<const LoadedModel>(must(loadRequestedModel(r.model), "model"));
+        const Plan saved = must(planFromJson(planToText(p, searched.model->graph), "saved"), "saved");
+        QCOMPARE(must(restorePlan(r, base, saved), "restore").outcome.plan.stepSeconds(), p.stepSeconds());
+        // Only with a fixed number of stages, and 1F1B or interleaved.
+        PlanRequest both = r;
+        both.pipeline.stages = PipelineSettings::kSearchedStages;
+        auto refused = runPlan(both);
+        QVERIFY(!refused);
+        QCOMPARE(QString::fromStdString(refused.error().where), QStringLiteral("--vp"));
+        PlanRequest zb = r;
+        zb.pipeline.schedule = PipeScheduleKind::ZeroBubbleH1;
+        auto zbRefused = runPlan(zb);
+        QVERIFY(!zbRefused);
+        QCOMPARE(QString::fromStdString(zbRefused.error().where), QStringLiteral("--schedule"));
+    }
+
     // The pipeline stages searched (`--pp auto`): no stages and every count the node and the 12
     // layers allow (2 and 4 on 8 GPUs), each planned as with that count fixed; the fastest that
     // fits is the plan, and the request keeps "auto".
