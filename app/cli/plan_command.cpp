@@ -78,26 +78,24 @@ Result<PlanRequest> requestFromArgs(const ParsedArgs& args) {
         r.policy.zeroStage = r.searchZero ? 1 : std::stoi(*v);
         r.policy.optimizerSharding = r.policy.zeroStage >= 1;
     }
-    if (auto v = args.value("--pp")) {
-        if (*v == "auto") {
-            r.pipeline.stages = PipelineSettings::kSearchedStages;
-        } else {
-            auto n = parsePositive("--pp", *v);
-            if (!n) return n.error();
-            if (*n > 4096) return makeError("cli.usage", "--pp: at most 4096 stages");
-            r.pipeline.stages = static_cast<int32_t>(*n);
-        }
-    }
-    if (auto v = args.value("--vp")) {
-        if (*v == "auto") {
-            r.pipeline.chunksPerRank = PipelineSettings::kSearchedChunks;
-        } else {
-            auto n = parsePositive("--vp", *v);
-            if (!n) return n.error();
-            if (*n > 64) return makeError("cli.usage", "--vp: at most 64 chunks per rank");
-            r.pipeline.chunksPerRank = static_cast<int32_t>(*n);
-            r.pipeline.schedule = defaultPipeSchedule(r.pipeline.chunksPerRank);
-        }
+    // "auto" (the search's choice, `searched`) or a count from 1 to `most`.
+    auto autoOrCount = [&](const std::string& option, int64_t most, const std::string& what, int32_t searched) -> Result<std::optional<int32_t>> {
+        const auto v = args.value(option);
+        if (!v) return std::optional<int32_t>{};
+        if (*v == "auto") return std::optional<int32_t>{searched};
+        auto n = parsePositive(option, *v);
+        if (!n) return n.error();
+        if (*n > most) return makeError("cli.usage", option + ": at most " + std::to_string(most) + " " + what);
+        return std::optional<int32_t>{static_cast<int32_t>(*n)};
+    };
+    auto stages = autoOrCount("--pp", 4096, "stages", PipelineSettings::kSearchedStages);
+    if (!stages) return stages.error();
+    if (*stages) r.pipeline.stages = **stages;
+    auto chunks = autoOrCount("--vp", 64, "chunks per rank", PipelineSettings::kSearchedChunks);
+    if (!chunks) return chunks.error();
+    if (*chunks) {
+        r.pipeline.chunksPerRank = **chunks;
+        if (**chunks != PipelineSettings::kSearchedChunks) r.pipeline.schedule = defaultPipeSchedule(**chunks);
     }
     if (auto v = args.value("--schedule")) {
         auto kind = parsePlannedScheduleKind(*v);

@@ -372,6 +372,14 @@ std::vector<char> dataDerived(const Graph& graph) {
     return data;
 }
 
+int32_t layerCount(const std::vector<int32_t>& units) {
+    int32_t layers = 0;
+    for (int32_t l : units) layers = std::max(layers, l + 1);
+    return layers;
+}
+
+int32_t layerCount(const Graph& graph) { return layerCount(layerUnits(graph)); }
+
 std::vector<int32_t> layerUnits(const Graph& graph) {
     std::vector<int32_t> unit(static_cast<size_t>(graph.size()), -1);
     std::unordered_map<std::string, int32_t> ids;

@@ -150,6 +150,9 @@ inline int64_t workOfElements(int64_t localResultBytes, DType type, int32_t perE
 // outside layers (embeddings, final norm, head, loss). Backward and optimizer ops carry their
 // forward op's scope.
 std::vector<int32_t> layerUnits(const Graph& graph);
+// How many layers layerUnits finds (the largest unit + 1; 0 without layers).
+int32_t layerCount(const std::vector<int32_t>& units);
+int32_t layerCount(const Graph& graph);
 
 // Per-op selective recomputation (RecomputePolicy::SelectiveOps): the forward results a layer keeps
 // instead of recomputing — in each layer (`layers`, from layerUnits), every other linear matmul's

@@ -61,6 +61,14 @@ std::string freshName(const Graph& g, const std::string& base) {
         if (std::string n = base + "." + std::to_string(i); g.find(n) == kNoOp) return n;
 }
 
+// `op` with its operands (and provenance) as `map` renames them.
+Op remapped(const Op& op, const std::vector<OpId>& map) {
+    Op copy = op;
+    for (OpId& o : copy.operands) o = map[static_cast<size_t>(o)];
+    copy.derivedFrom = op.derivedFrom == kNoOp ? kNoOp : map[static_cast<size_t>(op.derivedFrom)];
+    return copy;
+}
+
 // Reaches an output (or is one).
 std::vector<char> liveOps(const Graph& g) {
     std::vector<char> live(static_cast<size_t>(g.size()), 0);
@@ -167,9 +175,8 @@ Result<int64_t> resolveRowStacks(Graph& g, PhaseHints& hints) {
                     map[k] = operands[0];
                     continue;
                 }
-                Op c = op;
+                Op c = remapped(op, map);
                 c.operands = std::move(operands);
-                c.derivedFrom = op.derivedFrom == kNoOp ? kNoOp : map[static_cast<size_t>(op.derivedFrom)];
                 auto id = emit(std::move(c), k);
                 if (!id) return id.error();
                 map[k] = *id;
@@ -197,10 +204,7 @@ Result<int64_t> resolveRowStacks(Graph& g, PhaseHints& hints) {
                 }
             }
         }
-        Op copy = op;
-        for (OpId& o : copy.operands) o = map[static_cast<size_t>(o)];
-        copy.derivedFrom = op.derivedFrom == kNoOp ? kNoOp : map[static_cast<size_t>(op.derivedFrom)];
-        auto id = emit(std::move(copy), k);
+        auto id = emit(remapped(op, map), k);
         if (!id) return id.error();
         map[k] = *id;
     }
@@ -221,10 +225,7 @@ Result<int64_t> resolveRowStacks(Graph& g, PhaseHints& hints) {
     for (const Op& op : out.ops()) {
         const auto k = static_cast<size_t>(op.id);
         if (!keep[k]) continue;
-        Op copy = op;
-        for (OpId& o : copy.operands) o = remap[static_cast<size_t>(o)];
-        copy.derivedFrom = op.derivedFrom == kNoOp ? kNoOp : remap[static_cast<size_t>(op.derivedFrom)];
-        auto id = kept.add(std::move(copy));
+        auto id = kept.add(remapped(op, remap));
         if (!id) return id.error();
         remap[k] = *id;
         keptHints.push_back(outHints[k]);
@@ -257,7 +258,6 @@ Result<std::vector<std::string>> splitStackedParameters(Graph& g) {
     Graph out(g.name());
     std::vector<OpId> map(n, kNoOp);
     std::vector<std::vector<OpId>> rowsOf(n);
-    auto add = [&](Op op) -> Result<OpId> { return out.add(std::move(op)); };
     for (const Op& op : g.ops()) {
         const auto k = static_cast<size_t>(op.id);
         if (split[k]) {
@@ -266,7 +266,7 @@ Result<std::vector<std::string>> splitStackedParameters(Graph& g) {
                 p.name = op.name + "[" + std::to_string(r) + "]";
                 p.type.dims[0] = 1;
                 p.operands.clear();
-                auto id = add(std::move(p));
+                auto id = out.add(std::move(p));
                 if (!id) return id.error();
                 rowsOf[k].push_back(*id);
             }
@@ -289,7 +289,7 @@ Result<std::vector<std::string>> splitStackedParameters(Graph& g) {
                 c.scope = op.scope;
                 c.attrs.dimensions = {0};
                 c.operands = rowsOf[k];
-                auto id = add(std::move(c));
+                auto id = out.add(std::move(c));
                 if (!id) return id.error();
                 map[k] = *id;
             }
@@ -299,10 +299,7 @@ Result<std::vector<std::string>> splitStackedParameters(Graph& g) {
             map[k] = rowsOf[static_cast<size_t>(op.operands[0])][static_cast<size_t>(op.attrs.slice.start[0])];
             continue;
         }
-        Op copy = op;
-        for (OpId& o : copy.operands) o = map[static_cast<size_t>(o)];
-        copy.derivedFrom = op.derivedFrom == kNoOp ? kNoOp : map[static_cast<size_t>(op.derivedFrom)];
-        auto id = add(std::move(copy));
+        auto id = out.add(remapped(op, map));
         if (!id) return id.error();
         map[k] = *id;
     }

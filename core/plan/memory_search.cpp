@@ -356,24 +356,12 @@ Result<SearchResult> PlanProblem::search(int64_t limit, const StrategyMask& allo
         return r;
     };
     if (options.briefInfeasibility && limit > 0) {
-        // Every plan needs at least each block's least memory sum plus the largest of their least
-        // working sets: above the limit, nothing fits, and no pass runs.
-        int64_t sum = P.constMemSum, most = P.constMemMax;
-        for (int b = 0; b < dp.blocks(); ++b) {
-            int64_t leastSum = std::numeric_limits<int64_t>::max(), leastMax = std::numeric_limits<int64_t>::max();
-            for (int s = 0; s < P.strategies(b); ++s)
-                if (dp.allowedAt(b, s)) {
-                    leastSum = std::min(leastSum, P.unaryMemSum[static_cast<size_t>(b)][static_cast<size_t>(s)]);
-                    leastMax = std::min(leastMax, P.unaryMemMax[static_cast<size_t>(b)][static_cast<size_t>(s)]);
-                }
-            if (leastSum == std::numeric_limits<int64_t>::max()) break;  // no choice: the passes say so
-            sum += leastSum;
-            most = std::max(most, leastMax);
-        }
-        if (sum + most > limit) {
-            if (smallestNeed) *smallestNeed = sum + most;
+        // Every plan needs at least the blocks' least memory (Impl::leastMemoryBound, over every
+        // choice, pinned or not): above the limit, nothing fits, and no pass runs.
+        if (const int64_t bound = P.leastMemoryBound(); bound > limit) {
+            if (smallestNeed) *smallestNeed = bound;
             return makeError("plan.infeasible", "no plan on mesh " + meshLabel + " fits in " + gib(limit) + " per device (every plan needs at least " +
-                                                    gib(sum + most) + ")");
+                                                    gib(bound) + ")");
         }
     }
     auto fastest = fastestPass(dp);

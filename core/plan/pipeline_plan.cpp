@@ -28,8 +28,7 @@ Status applyPipeline(const Graph& graph, Plan& plan, const Evaluation& ev, const
     const size_t n = static_cast<size_t>(graph.size());
     if (ev.tasks.empty() || ev.opMemory.size() != n) return makeError("pipeline.split", "the evaluation has no tasks for this graph");
     const std::vector<int32_t> layer = layerUnits(graph);
-    int32_t layers = 0;
-    for (int32_t l : layer) layers = std::max(layers, l + 1);
+    const int32_t layers = layerCount(layer);
     if (layers == 0) return splitError("the model has no layers (scopes such as layers.N) to cut into pipeline stages");
     std::vector<int32_t> split = settings.chunkLayers;
     if (split.empty()) {
@@ -38,14 +37,7 @@ Status applyPipeline(const Graph& graph, Plan& plan, const Evaluation& ev, const
                               " chunks");
         split.assign(static_cast<size_t>(chunks), layers / chunks);
     }
-    if (static_cast<int32_t>(split.size()) != chunks)
-        return splitError("the split names " + std::to_string(split.size()) + " chunks for pp × vp = " + std::to_string(chunks));
-    int64_t total = 0;
-    for (int32_t l : split) {
-        if (l < 1) return splitError("every chunk needs at least one layer");
-        total += l;
-    }
-    if (total != layers) return splitError("the split holds " + std::to_string(total) + " layers, the model " + std::to_string(layers));
+    if (auto ok = checkSplit(split, chunks, layers); !ok) return ok.error().withContext("--config");
     // The chunk of every layer.
     std::vector<int32_t> chunkOfLayer;
     for (int32_t c = 0; c < chunks; ++c) chunkOfLayer.insert(chunkOfLayer.end(), static_cast<size_t>(split[static_cast<size_t>(c)]), c);
@@ -253,6 +245,25 @@ Status applyPipeline(const Graph& graph, Plan& plan, const Evaluation& ev, const
     plan.memory = out.ranks[static_cast<size_t>(out.fullestRank)].memory;
     plan.pipeline = std::move(out);
     return {};
+}
+
+Status checkSplit(const std::vector<int32_t>& split, int64_t chunks, int32_t layers) {
+    int64_t total = 0;
+    for (int32_t l : split) {
+        if (l < 1) return makeError("pipeline.split", "every chunk needs at least one layer");
+        total += l;
+    }
+    if (static_cast<int64_t>(split.size()) != chunks || total != layers)
+        return makeError("pipeline.split", "the split names " + std::to_string(split.size()) + " chunks of " + std::to_string(total) +
+                                               " layers; the pipeline has " + std::to_string(chunks) + " chunks and the model " +
+                                               std::to_string(layers) + " layers");
+    return {};
+}
+
+std::vector<int32_t> chunkLayers(const PipelinePlan& pl) {
+    std::vector<int32_t> out;
+    for (const PipelineChunk& c : pl.chunks) out.push_back(c.layers);
+    return out;
 }
 
 std::string splitText(const PipelinePlan& pl) {

@@ -52,6 +52,13 @@ struct PipelineSettings {
     bool operator==(const PipelineSettings&) const = default;
 };
 
+// A split (layers per chunk) that `chunks` chunks of `layers` layers can run: one count per chunk,
+// each at least 1, summing to the layers; pipeline.split otherwise.
+Status checkSplit(const std::vector<int32_t>& split, int64_t chunks, int32_t layers);
+
+// The layers of each chunk of a pipeline, in chunk order (its split).
+std::vector<int32_t> chunkLayers(const PipelinePlan& pipeline);
+
 // "12 x 8" for an even split, else "11, 12 x 6, 13" (runs of equal chunks folded).
 std::string splitText(const PipelinePlan& pipeline);
 

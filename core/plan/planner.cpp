@@ -239,7 +239,13 @@ Result<PlanOutcome> planMeshes(const Graph& graph, const Cluster& cluster, const
     Error lastError = makeError("plan.infeasible", "no mesh was planned");
     std::optional<Error> closest;  // the infeasible mesh with the smallest need
     int64_t closestNeed = std::numeric_limits<int64_t>::max();
-    std::vector<std::pair<int64_t, size_t>> bounded;  // infeasible variants said from a bound: (need, variant)
+    struct Bounded {
+        int64_t need;
+        size_t variant;
+        std::string mesh;  // its candidate's mesh label
+        bool operator<(const Bounded& o) const { return need < o.need || (need == o.need && variant < o.variant); }
+    };
+    std::vector<Bounded> bounded;  // infeasible variants said from a bound
     std::optional<std::pair<int64_t, Error>> frontierClosest;  // the nearest of those turned away for their frontier
     // With several candidates an infeasible one is said from a bound (SearchOptions::
     // briefInfeasibility); where none fits, the nearest is searched again for its exact report.
@@ -345,7 +351,7 @@ Result<PlanOutcome> planMeshes(const Graph& graph, const Cluster& cluster, const
                     // Not searched again (its frontier is too wide): its bound stands.
                     if (!frontierClosest || need < frontierClosest->first) frontierClosest = std::make_pair(need, mp.error());
                 } else {
-                    bounded.emplace_back(need, vi);
+                    bounded.push_back({need, vi, cand.mesh});
                 }
             }
             out.candidates.push_back(cand);
@@ -416,10 +422,10 @@ Result<PlanOutcome> planMeshes(const Graph& graph, const Cluster& cluster, const
         std::sort(bounded.begin(), bounded.end());
         closestNeed = std::numeric_limits<int64_t>::max();
         closest.reset();
-        for (const auto& [bound, vi] : bounded) {
-            if (bound >= closestNeed || options.hooks.cancelled()) break;
-            const std::string label = assignLinkClasses(meshes[variants[vi].mesh], cluster.hardware.gpusPerNode)->toString();
-            std::erase_if(out.candidates, [&](const MeshCandidate& c) { return c.mesh == label && c.sequenceParallelAxis == variants[vi].spAxis; });
+        for (const Bounded& b : bounded) {
+            if (b.need >= closestNeed || options.hooks.cancelled()) break;
+            const size_t vi = b.variant;
+            std::erase_if(out.candidates, [&](const MeshCandidate& c) { return c.mesh == b.mesh && c.sequenceParallelAxis == variants[vi].spAxis; });
             analysisMesh = meshes.size();
             auto go = tryMesh(vi, FrontierCheck::Skip);
             if (!go) return go.error();
@@ -540,8 +546,7 @@ Result<PlanOutcome> planConfigured(const Graph& graph, const Cluster& cluster, c
         if (config.ppFirst || config.ppLast) {
             // Megatron-LM's --decoder-first/last-pipeline-num-layers: the other stages share the
             // rest evenly.
-            int32_t layers = 0;
-            for (int32_t l : layerUnits(graph)) layers = std::max(layers, l + 1);
+            const int32_t layers = layerCount(graph);
             const int64_t inner = pp - (config.ppFirst ? 1 : 0) - (config.ppLast ? 1 : 0);
             const int64_t rest = layers - config.ppFirst.value_or(0) - config.ppLast.value_or(0);
             if (inner == 0 && rest != 0)

@@ -224,19 +224,10 @@ Result<PlanRun> runPipelinedPlan(const PlanRequest& request, const std::shared_p
     const int64_t stageDevices = devices / pp;
     PipelineSettings settings = request.pipeline;
     settings.gpusPerNode = perNode;
-    if (!settings.chunkLayers.empty()) {
-        // A fixed split: one count per chunk, every layer in one.
-        int32_t layers = 0;
-        int64_t total = 0;
-        for (int32_t l : layerUnits(model->graph)) layers = std::max(layers, l + 1);
-        for (int32_t l : settings.chunkLayers) total += l;
-        const int64_t chunks = pp * std::max<int32_t>(1, settings.chunksPerRank);
-        if (static_cast<int64_t>(settings.chunkLayers.size()) != chunks || total != layers)
-            return makeError("pipeline.split",
-                             "the split names " + std::to_string(settings.chunkLayers.size()) + " chunks of " + std::to_string(total) +
-                                 " layers; the pipeline has " + std::to_string(chunks) + " chunks and the model " + std::to_string(layers) + " layers",
-                             "--pp-split");
-    }
+    // A fixed split, checked before any search.
+    if (!settings.chunkLayers.empty())
+        if (auto ok = checkSplit(settings.chunkLayers, pp * std::max<int32_t>(1, settings.chunksPerRank), layerCount(model->graph)); !ok)
+            return ok.error().withContext("--pp-split");
     auto all = accumulationCandidates(request, *model);
     if (!all) return all.error();
     std::vector<int64_t> counts;
@@ -433,13 +424,6 @@ Result<PlanRun> runPipelineTries(const PlanRequest& request, const std::shared_p
     best->outcome.stagesTried = std::move(tried);
     best->outcome.plan.searchSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return std::move(*best);
-}
-
-// The largest layer index + 1 (the layers pipeline stages cut).
-int32_t layerCount(const Graph& graph) {
-    int32_t layers = 0;
-    for (int32_t l : layerUnits(graph)) layers = std::max(layers, l + 1);
-    return layers;
 }
 
 // runPlan with the pipeline stages searched (PipelineSettings::kSearchedStages, `cfp plan --pp
@@ -789,9 +773,7 @@ Result<PlanRun> restorePlan(const PlanRequest& request, std::shared_ptr<const Lo
                                                   ", the request asks for " + std::to_string(wanted));
     }
     if (pipelined && !request.pipeline.chunkLayers.empty()) {
-        std::vector<int32_t> split;
-        for (const PipelineChunk& c : plan.pipeline->chunks) split.push_back(c.layers);
-        if (split != request.pipeline.chunkLayers) return makeError("plan.mismatch", "the plan's stages hold " + splitText(*plan.pipeline) + " layers, not the request's split");
+        if (chunkLayers(*plan.pipeline) != request.pipeline.chunkLayers) return makeError("plan.mismatch", "the plan's stages hold " + splitText(*plan.pipeline) + " layers, not the request's split");
     }
     Cluster planned = *cluster;
     if (pipelined) {
@@ -843,7 +825,7 @@ Result<PlanRun> restorePlan(const PlanRequest& request, std::shared_ptr<const Lo
         settings.chunksPerRank = plan.pipeline->chunksPerRank;
         settings.schedule = plan.pipeline->schedule;
         settings.gpusPerNode = cluster->hardware.gpusPerNode;
-        for (const PipelineChunk& c : plan.pipeline->chunks) settings.chunkLayers.push_back(c.layers);
+        settings.chunkLayers = chunkLayers(*plan.pipeline);
         Plan replayed = plan;
         if (auto st = applyPipeline((*round)->graph, replayed, *ev, problem->model(), settings); !st) return st.error();
         if (!sameSeconds(replayed.simulated.seconds, plan.simulated.seconds)) return stale("the pipeline's step differs");
