@@ -300,7 +300,8 @@ Json planRunJson(const PlanRun& run) {
                          {"planned", t.planned},
                          {"step_seconds", t.stepSeconds > 0 ? Json(t.stepSeconds) : Json(nullptr)},
                          {"memory_bytes", t.memoryBytes > 0 ? Json(t.memoryBytes) : Json(nullptr)},
-                         {"note", t.note}});
+                         {"note", t.note},
+                         {"search_seconds", t.searchSeconds}});
     j["accumulation_tried"] = tried;
     if (!run.outcome.stagesTried.empty()) {
         Json stages = Json::array();
@@ -329,7 +330,8 @@ void printPlanRun(const PlanRun& run) {
                       << (t.stepSeconds > 0 ? ms(t.stepSeconds) + ", " + cli::humanBytes(static_cast<double>(t.memoryBytes)) + "/device" +
                                                   (t.planned ? "" : " — " + t.note)
                                             : "no plan — " + t.note)
-                      << (t.steps == p.policy.accumulation && t.zeroStage == zeroStageOf(p.policy) ? "  (chosen)" : "") << "\n";
+                      << (t.steps == p.policy.accumulation && t.zeroStage == zeroStageOf(p.policy) ? "  (chosen)" : "")
+                      << (t.searchSeconds >= 0.05 ? "  [" + cli::fixed(t.searchSeconds, 1) + " s]" : std::string()) << "\n";
     }
     if (!run.outcome.stagesTried.empty()) {
         const Plan& p = run.outcome.plan;

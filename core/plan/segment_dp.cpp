@@ -12,6 +12,35 @@ namespace {
 
 constexpr double kEmpty = std::numeric_limits<double>::infinity();
 
+// Per strategy j < n, the candidate (lt + term[j], lm + sum[j]) of one state kept where it is
+// better than the group's best so far (time, then memory; a tie keeps the earlier state).
+// Branch-free over contiguous arrays, so that it vectorises; built for AVX2 too where the
+// compiler can pick the variant at load time.
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+__attribute__((target_clones("avx2", "default")))
+#endif
+void groupMinimum(size_t n, double lt, int64_t lm, int64_t lmx, int64_t x, const double* __restrict term, const int64_t* __restrict sum,
+                  const int64_t* __restrict most, double* __restrict bt, int64_t* __restrict bm, int64_t* __restrict bmx,
+                  int64_t* __restrict bx) {
+    for (size_t j = 0; j < n; ++j) {
+        const double nt = lt + term[j];
+        const int64_t nm = lm + sum[j];
+        const bool better = nt < bt[j] || (nt == bt[j] && nm < bm[j]);
+        bt[j] = better ? nt : bt[j];
+        bm[j] = better ? nm : bm[j];
+        bmx[j] = better ? (lmx > most[j] ? lmx : most[j]) : bmx[j];
+        bx[j] = better ? x : bx[j];
+    }
+}
+
+// terms[j] += row[j] for j < n (a pair cost row added to the strategies' terms).
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+__attribute__((target_clones("avx2", "default")))
+#endif
+void addRow(size_t n, const double* __restrict row, double* __restrict terms) {
+    for (size_t j = 0; j < n; ++j) terms[j] += row[j];
+}
+
 }  // namespace
 
 // Keeps the Pareto-minimal labels (time, memory sum, working set); thins to `cap` by spreading
@@ -91,6 +120,10 @@ Result<SegmentDp> SegmentDp::create(const PlanProblem::Impl& problem, int64_t li
     return dp;
 }
 
+size_t SegmentDp::Layer::indexOf(int64_t x) const {
+    return static_cast<size_t>(std::lower_bound(id.begin(), id.end(), static_cast<uint32_t>(x)) - id.begin());
+}
+
 int64_t SegmentDp::step(int b, const Layer& cur, Layer& nxt, const DpPass& mode, bool& exact, int64_t passengerStates, int worker) {
     const StepPlan& sp = m_plans[static_cast<size_t>(b)];
     const std::vector<Classes>& frontierClasses = classesBefore(b);
@@ -115,55 +148,117 @@ int64_t SegmentDp::step(int b, const Layer& cur, Layer& nxt, const DpPass& mode,
         liveSum.push_back(uSum[su]);
         liveMax.push_back(uMax[su]);
     }
-    // States [x0, x1) into scratch sc.
     const bool allLive = static_cast<int>(live.size()) == db;  // then live[j] == j
-    auto relax = [&](int64_t x0, int64_t x1, Scratch& sc, bool& ex) {
-        std::vector<int> assign(frontierClasses.size());
-        std::vector<const double*> rows(sp.pb.size());
-        std::vector<double> terms(live.size());  // per live strategy: own term plus its pair costs
-        for (auto x = static_cast<size_t>(x0); x < static_cast<size_t>(x1); ++x) {
-            const uint32_t l0 = cur.offset[x], l1 = cur.offset[x + 1];
-            if (l0 == l1) continue;
-            // Decode x over the current frontier.
-            int64_t rest = static_cast<int64_t>(x);
-            for (int i = static_cast<int>(frontierClasses.size()) - 1; i >= 0; --i) {
-                const auto& fc = frontierClasses[static_cast<size_t>(i)];
-                const int d = static_cast<int>(fc.representative.size());
-                // The class's representative strategy: every strategy of the class costs the same
-                // with b and with every later block.
-                assign[static_cast<size_t>(i)] = fc.representative[static_cast<size_t>(rest % d)];
-                rest /= d;
+    // Decodes state x over the current frontier into assign: per position, the class's
+    // representative strategy (every strategy of the class costs the same with b and with every
+    // later block); returns the part of the next state that x keeps.
+    auto decode = [&](int64_t x, int* assign) {
+        auto rest = static_cast<uint32_t>(x);  // states fit in 32 bits (DpLabel::prevState); its division is the cheaper
+        for (int i = static_cast<int>(frontierClasses.size()) - 1; i >= 0; --i) {
+            const auto& fc = frontierClasses[static_cast<size_t>(i)];
+            const auto d = static_cast<uint32_t>(fc.representative.size());
+            assign[i] = fc.representative[rest % d];
+            rest /= d;
+        }
+        int64_t baseY = 0;
+        for (size_t i = 0; i < frontierClasses.size(); ++i)
+            if (const int j = sp.posInNext[i]; j >= 0)
+                baseY += sp.nextClasses[static_cast<size_t>(j)].classOf[static_cast<size_t>(assign[i])] * sp.stride[static_cast<size_t>(j)];
+        return baseY;
+    };
+    // Per live strategy: its own term plus its pair costs with the frontier's strategies in
+    // assign, summed pair by pair (the same order per strategy as one by one; the memory
+    // objective has no pair terms).
+    const size_t npb = mode.memoryObjective ? 0 : sp.pb.size();
+    auto termsOf = [&](const int* assign, double* terms) {
+        std::copy(own.begin(), own.end(), terms);
+        for (size_t k = 0; k < npb; ++k) {
+            const double* row =
+                sp.pb[k].second->cost.data() + static_cast<size_t>(assign[static_cast<size_t>(sp.pb[k].first)]) * static_cast<size_t>(db);
+            if (allLive)
+                addRow(live.size(), row, terms);
+            else
+                for (size_t j = 0; j < live.size(); ++j) terms[j] += row[static_cast<size_t>(live[j])];
+        }
+    };
+    // Time-only steps with one label per state (every time-only pass's layers): the states
+    // grouped by the part of the next state they keep. The states of a group compete for the
+    // same next states, so per strategy the best of the group is found first (a branch-free
+    // minimum over contiguous arrays) and written once. The labels are those of a state-by-state
+    // loop in ascending order: groups reach disjoint next states, a group's states go in
+    // ascending order, and of equal (time, memory) candidates the smaller state and then the
+    // smaller strategy wins, as there.
+    auto relaxSingle = [&](int64_t i0, int64_t i1, Scratch& sc) {
+        const size_t nf = frontierClasses.size(), nLive = live.size();
+        std::vector<int> assigns(static_cast<size_t>(i1 - i0) * std::max<size_t>(1, nf));
+        std::vector<std::pair<int64_t, int64_t>> keys;  // (kept part, index into cur.id), ascending
+        keys.reserve(static_cast<size_t>(i1 - i0));
+        for (int64_t i = i0; i < i1; ++i)
+            keys.emplace_back(decode(cur.id[static_cast<size_t>(i)], assigns.data() + static_cast<size_t>(i - i0) * nf), i);
+        if (keys.size() * 4 >= static_cast<size_t>(count)) {
+            // Many states for the next layer's size: a counting sort by kept part (stable, so
+            // each group's states stay ascending).
+            std::vector<uint32_t> start(static_cast<size_t>(count) + 1, 0);
+            for (const auto& k : keys) ++start[static_cast<size_t>(k.first) + 1];
+            for (size_t y = 0; y < static_cast<size_t>(count); ++y) start[y + 1] += start[y];
+            std::vector<std::pair<int64_t, int64_t>> sorted(keys.size());
+            for (const auto& k : keys) sorted[start[static_cast<size_t>(k.first)]++] = k;
+            keys = std::move(sorted);
+        } else {
+            std::sort(keys.begin(), keys.end());
+        }
+        std::vector<double> terms(nLive), gT(nLive);
+        std::vector<int64_t> gM(nLive), gMx(nLive), gX(nLive);
+        // Raw pointers: the list's growth would otherwise make the compiler reload every
+        // vector's data on each strategy.
+        DpLabel* const best = sc.bestOf.data();
+        const int64_t *const sum = liveSum.data(), *const most = liveMax.data(), *const slotOf = slotY.data();
+        const int* const strategy = live.data();
+        double* const term = terms.data();
+        auto put = [&](size_t j, int64_t baseY, double t, int64_t m, int64_t mx, int32_t x) {
+            const auto y = static_cast<uint32_t>(baseY + slotOf[j]);
+            DpLabel& slot = best[y];
+            if (t < slot.t || (t == slot.t && (m < slot.m || (m == slot.m && x < slot.prevState)))) {
+                if (slot.t == kEmpty) sc.touched.push_back(y);
+                slot = DpLabel{t, m, mx, x, 0, strategy[j]};
             }
-            int64_t baseY = 0;
-            for (size_t i = 0; i < frontierClasses.size(); ++i)
-                if (const int j = sp.posInNext[i]; j >= 0)
-                    baseY += sp.nextClasses[static_cast<size_t>(j)].classOf[static_cast<size_t>(assign[i])] * sp.stride[static_cast<size_t>(j)];
-            // The pair cost rows of the frontier's strategies (the memory objective has no pair terms).
-            const size_t npb = mode.memoryObjective ? 0 : sp.pb.size();
-            for (size_t k = 0; k < npb; ++k)
-                rows[k] = sp.pb[k].second->cost.data() + static_cast<size_t>(assign[static_cast<size_t>(sp.pb[k].first)]) * static_cast<size_t>(db);
-            // Summed pair by pair over all strategies (the same order per strategy as one by one).
-            std::copy(own.begin(), own.end(), terms.begin());
-            for (size_t k = 0; k < npb; ++k) {
-                const double* row = rows[k];
-                if (allLive)
-                    for (size_t j = 0; j < terms.size(); ++j) terms[j] += row[j];
-                else
-                    for (size_t j = 0; j < terms.size(); ++j) terms[j] += row[static_cast<size_t>(live[j])];
-            }
-            if (timeOnly && l1 == l0 + 1) {
-                // One label (what a time-only pass keeps per state): the candidate is built
-                // only when it beats the slot.
-                const DpLabel& l = cur.labels[l0];
-                for (size_t j = 0; j < live.size(); ++j) {
-                    const double nt = l.t + terms[j];
-                    const int64_t nm = l.m + liveSum[j];
-                    DpLabel& slot = sc.bestOf[static_cast<size_t>(baseY + slotY[j])];
-                    if (nt < slot.t || (nt == slot.t && nm < slot.m))
-                        slot = DpLabel{nt, nm, std::max(l.mx, liveMax[j]), static_cast<int32_t>(x), 0, live[j]};
+        };
+        for (size_t g0 = 0; g0 < keys.size();) {
+            size_t g1 = g0 + 1;
+            while (g1 < keys.size() && keys[g1].first == keys[g0].first) ++g1;
+            const int64_t baseY = keys[g0].first;
+            if (g1 == g0 + 1) {
+                const auto i = static_cast<size_t>(keys[g0].second);
+                const auto x = static_cast<int32_t>(cur.id[i]);
+                const DpLabel l = cur.labels[cur.offset[i]];
+                termsOf(assigns.data() + (i - static_cast<size_t>(i0)) * nf, term);
+                for (size_t j = 0; j < nLive; ++j) put(j, baseY, l.t + term[j], l.m + sum[j], std::max(l.mx, most[j]), x);
+            } else {
+                std::fill(gT.begin(), gT.end(), kEmpty);
+                std::fill(gM.begin(), gM.end(), 0);
+                std::fill(gX.begin(), gX.end(), -1);
+                for (size_t k = g0; k < g1; ++k) {
+                    const auto i = static_cast<size_t>(keys[k].second);
+                    const DpLabel l = cur.labels[cur.offset[i]];
+                    termsOf(assigns.data() + (i - static_cast<size_t>(i0)) * nf, term);
+                    groupMinimum(nLive, l.t, l.m, l.mx, cur.id[i], term, sum, most, gT.data(), gM.data(), gMx.data(), gX.data());
                 }
-                continue;
+                for (size_t j = 0; j < nLive; ++j)
+                    if (gX[j] >= 0) put(j, baseY, gT[j], gM[j], gMx[j], static_cast<int32_t>(gX[j]));
             }
+            g0 = g1;
+        }
+    };
+    // The states cur.id[i0 .. i1) into scratch sc: the Pareto pass, and time-only passes where
+    // a state holds several labels.
+    auto relax = [&](int64_t i0, int64_t i1, Scratch& sc, bool& ex) {
+        std::vector<int> assign(std::max<size_t>(1, frontierClasses.size()));
+        std::vector<double> terms(live.size());  // per live strategy: own term plus its pair costs
+        for (auto i = static_cast<size_t>(i0); i < static_cast<size_t>(i1); ++i) {
+            const size_t x = cur.id[i];
+            const uint32_t l0 = cur.offset[i], l1 = cur.offset[i + 1];
+            const int64_t baseY = decode(static_cast<int64_t>(x), assign.data());
+            termsOf(assign.data(), terms.data());
             for (size_t j = 0; j < live.size(); ++j) {
                 const int s = live[j];
                 const auto su = static_cast<size_t>(s);
@@ -176,8 +271,10 @@ int64_t SegmentDp::step(int b, const Layer& cur, Layer& nxt, const DpPass& mode,
                         const DpLabel& l = cur.labels[li];
                         const double nt = l.t + t;
                         const int64_t nm = l.m + uSum[su];
-                        if (nt < slot.t || (nt == slot.t && nm < slot.m))
+                        if (nt < slot.t || (nt == slot.t && nm < slot.m)) {
+                            if (slot.t == kEmpty) sc.touched.push_back(static_cast<uint32_t>(y));
                             slot = DpLabel{nt, nm, std::max(l.mx, uMax[su]), static_cast<int32_t>(x), static_cast<int32_t>(li - l0), s};
+                        }
                     }
                     continue;
                 }
@@ -187,54 +284,86 @@ int64_t SegmentDp::step(int b, const Layer& cur, Layer& nxt, const DpPass& mode,
                     if (limit > 0 && nl.m + minRemaining[static_cast<size_t>(b) + 1] + P->constMemSum + std::max(nl.mx, P->constMemMax) > limit)
                         continue;
                     auto& bucket = sc.buckets[static_cast<size_t>(y)];
+                    if (bucket.empty()) sc.touched.push_back(static_cast<uint32_t>(y));
                     bucket.push_back(nl);
                     if (static_cast<int>(bucket.size()) > 4 * options.labelCap + 8) ex = pruneLabels(bucket, options.labelCap, false) && ex;
                 }
             }
         }
     };
-    const int64_t states = static_cast<int64_t>(cur.states());
-    const int64_t stepWork = states * static_cast<int64_t>(live.size());
+    const auto n = static_cast<int64_t>(cur.id.size());
+    const int64_t stepWork = n * static_cast<int64_t>(live.size());
     const int ranges = worker < 0 && timeOnly && stepWork >= parallelStepWork
-                           ? parallelRanges(states, threads, std::max<int64_t>(1, parallelStepWork / 4 / std::max<size_t>(1, live.size())))
+                           ? parallelRanges(n, threads, std::max<int64_t>(1, parallelStepWork / 4 / std::max<size_t>(1, live.size())))
                            : 1;
+    const DpLabel empty{kEmpty, 0, 0, -1, -1, -1};
+    const bool single = timeOnly && cur.labels.size() == cur.id.size();
+    auto prepare = [&](Scratch& s) {
+        if (timeOnly && s.bestOf.size() < static_cast<size_t>(count)) s.bestOf.resize(static_cast<size_t>(count), empty);
+        if (!timeOnly && s.buckets.size() < static_cast<size_t>(count)) s.buckets.resize(static_cast<size_t>(count));
+    };
     Scratch& sc = m_scratch[static_cast<size_t>(std::max(worker, 0))];
     if (ranges > 1) {
-        parallelFor(states, ranges, 1, [&](int64_t x0, int64_t x1, int w) {
-            Scratch& mine = m_scratch[static_cast<size_t>(w)];
-            mine.bestOf.assign(static_cast<size_t>(count), DpLabel{kEmpty, 0, 0, -1, -1, -1});
+        for (int w = 0; w < ranges; ++w) prepare(m_scratch[static_cast<size_t>(w)]);
+        parallelFor(n, ranges, 1, [&](int64_t i0, int64_t i1, int w) {
             bool unused = true;
-            relax(x0, x1, mine, unused);
+            if (single)
+                relaxSingle(i0, i1, m_scratch[static_cast<size_t>(w)]);
+            else
+                relax(i0, i1, m_scratch[static_cast<size_t>(w)], unused);
         });
         // Later ranges replace a label only when strictly better, as the sequential loop does.
-        for (int w = 1; w < ranges; ++w)
-            for (size_t y = 0; y < static_cast<size_t>(count); ++y) {
-                const DpLabel& nl = m_scratch[static_cast<size_t>(w)].bestOf[y];
+        for (int w = 1; w < ranges; ++w) {
+            Scratch& other = m_scratch[static_cast<size_t>(w)];
+            for (const uint32_t y : other.touched) {
+                DpLabel& nl = other.bestOf[y];
                 DpLabel& slot = sc.bestOf[y];
-                if (nl.t < slot.t || (nl.t == slot.t && nl.m < slot.m)) slot = nl;
+                if (nl.t < slot.t || (nl.t == slot.t && nl.m < slot.m)) {
+                    if (slot.t == kEmpty) sc.touched.push_back(y);
+                    slot = nl;
+                }
+                nl = empty;
             }
-    } else {
-        if (timeOnly)
-            sc.bestOf.assign(static_cast<size_t>(count), DpLabel{kEmpty, 0, 0, -1, -1, -1});
-        else
-            sc.buckets.assign(static_cast<size_t>(count), {});
-        relax(0, states, sc, exact);
-    }
-    nxt.offset.assign(static_cast<size_t>(count) + 1, 0);
-    nxt.labels.clear();
-    for (size_t y = 0; y < static_cast<size_t>(count); ++y) {
-        if (timeOnly) {
-            if (sc.bestOf[y].t != kEmpty) nxt.labels.push_back(sc.bestOf[y]);
-        } else {
-            exact = pruneLabels(sc.buckets[y], options.labelCap, false) && exact;
-            nxt.labels.insert(nxt.labels.end(), sc.buckets[y].begin(), sc.buckets[y].end());
+            other.touched.clear();
         }
-        nxt.offset[y + 1] = static_cast<uint32_t>(nxt.labels.size());
+    } else {
+        prepare(sc);
+        if (single)
+            relaxSingle(0, n, sc);
+        else
+            relax(0, n, sc, exact);
     }
+    // The next layer from the touched states, ascending; the scratch left empty. Where many
+    // states were touched, a scan of the scratch is cheaper than sorting the list.
+    if (sc.touched.size() * 8 >= static_cast<size_t>(count)) {
+        sc.touched.clear();
+        for (size_t y = 0; y < static_cast<size_t>(count); ++y)
+            if (timeOnly ? sc.bestOf[y].t != kEmpty : !sc.buckets[y].empty()) sc.touched.push_back(static_cast<uint32_t>(y));
+    } else {
+        std::sort(sc.touched.begin(), sc.touched.end());
+    }
+    nxt.id.clear();
+    nxt.offset.assign(1, 0);
+    nxt.labels.clear();
+    nxt.id.reserve(sc.touched.size());
+    nxt.offset.reserve(sc.touched.size() + 1);
+    nxt.labels.reserve(sc.touched.size());
+    for (const uint32_t y : sc.touched) {
+        if (timeOnly) {
+            nxt.labels.push_back(sc.bestOf[y]);
+            sc.bestOf[y] = empty;
+        } else {
+            std::vector<DpLabel>& bucket = sc.buckets[y];
+            exact = pruneLabels(bucket, options.labelCap, false) && exact;
+            nxt.labels.insert(nxt.labels.end(), bucket.begin(), bucket.end());
+            bucket.clear();
+        }
+        nxt.id.push_back(y);
+        nxt.offset.push_back(static_cast<uint32_t>(nxt.labels.size()));
+    }
+    sc.touched.clear();
     // Every state with labels contributes each live strategy (labels counted once per state).
-    int64_t done = 0;
-    for (size_t x = 0; x < cur.states(); ++x)
-        if (cur.offset[x] < cur.offset[x + 1]) done += static_cast<int64_t>(live.size());
+    const int64_t done = n * static_cast<int64_t>(live.size());
     return done;
 }
 
@@ -335,8 +464,8 @@ void SegmentDp::findWindows() {
 
 SegmentDp::Layer SegmentDp::stretchFrom(const Window& w, int64_t x, const DpPass& mode, std::vector<Layer>* layers, int worker, int64_t& done) {
     Layer cur;
-    cur.offset.assign(static_cast<size_t>(w.local) + 1, 0);
-    for (size_t i = static_cast<size_t>(x) + 1; i < cur.offset.size(); ++i) cur.offset[i] = 1;
+    cur.id.push_back(static_cast<uint32_t>(x));
+    cur.offset.push_back(1);
     cur.labels.push_back(DpLabel{0.0, 0, 0, -1, -1, -1});
     bool exact = true;
     for (int b = w.start; b < w.start + w.length; ++b) {
@@ -366,6 +495,7 @@ Result<DpResult> SegmentDp::run(const DpPass& mode) {
     DpResult out;
     out.reusedBlocks = 0;
     Layer cur;
+    cur.id.push_back(0);
     cur.labels.push_back(DpLabel{0.0, 0, 0, -1, -1, -1});
     cur.offset.push_back(1);
     std::vector<Layer> steps(static_cast<size_t>(B));
@@ -397,9 +527,7 @@ Result<DpResult> SegmentDp::run(const DpPass& mode) {
             for (int64_t x = x0; x < x1; ++x) {
                 if (hooks.cancelled()) return;
                 const Layer end = stretchFrom(*w, x, mode, nullptr, worker, rowWork[static_cast<size_t>(worker)]);
-                for (int64_t y = 0; y < Lend; ++y)
-                    if (end.offset[static_cast<size_t>(y)] < end.offset[static_cast<size_t>(y) + 1])
-                        matrix[static_cast<size_t>(x * Lend + y)] = end.labels[end.offset[static_cast<size_t>(y)]];
+                for (size_t i = 0; i < end.id.size(); ++i) matrix[static_cast<size_t>(x * Lend + end.id[i])] = end.labels[end.offset[i]];
             }
         });
         if (hooks.cancelled()) return makeError("plan.cancelled", "search cancelled");
@@ -408,17 +536,16 @@ Result<DpResult> SegmentDp::run(const DpPass& mode) {
         for (int k = 0; k < w->repeats; ++k) {
             const int start = w->start + k * w->length, last = start + w->length - 1;
             Layer nxt;
-            nxt.offset.assign(static_cast<size_t>(w->passengerStates * Lend) + 1, 0);
             // Min-plus product, row by row of the matrix (every end state still sees the start
             // states in ascending order, so ties go as in a plain step).
             bestAt.resize(static_cast<size_t>(Lend));
+            size_t i = 0;  // cur's states, ascending: those of passenger value pv are pv × L + local
             for (int64_t pv = 0; pv < w->passengerStates; ++pv) {
                 std::fill(bestAt.begin(), bestAt.end(), DpLabel{kEmpty, 0, 0, -1, -1, -1});
-                for (int64_t x = 0; x < L; ++x) {
-                    const auto s = static_cast<size_t>(pv * L + x);
-                    if (cur.offset[s] == cur.offset[s + 1]) continue;
-                    const DpLabel& a = cur.labels[cur.offset[s]];
-                    const DpLabel* row = matrix.data() + static_cast<size_t>(x * Lend);
+                for (; i < cur.id.size() && cur.id[i] < static_cast<uint64_t>((pv + 1) * L); ++i) {
+                    const size_t s = cur.id[i];
+                    const DpLabel& a = cur.labels[cur.offset[i]];
+                    const DpLabel* row = matrix.data() + (s - static_cast<size_t>(pv * L)) * static_cast<size_t>(Lend);
                     for (size_t y = 0; y < static_cast<size_t>(Lend); ++y) {
                         const DpLabel& via = row[y];
                         if (via.t == kEmpty) continue;
@@ -430,8 +557,10 @@ Result<DpResult> SegmentDp::run(const DpPass& mode) {
                     }
                 }
                 for (int64_t y = 0; y < Lend; ++y) {
-                    if (bestAt[static_cast<size_t>(y)].t != kEmpty) nxt.labels.push_back(bestAt[static_cast<size_t>(y)]);
-                    nxt.offset[static_cast<size_t>(pv * Lend + y) + 1] = static_cast<uint32_t>(nxt.labels.size());
+                    if (bestAt[static_cast<size_t>(y)].t == kEmpty) continue;
+                    nxt.labels.push_back(bestAt[static_cast<size_t>(y)]);
+                    nxt.id.push_back(static_cast<uint32_t>(pv * Lend + y));
+                    nxt.offset.push_back(static_cast<uint32_t>(nxt.labels.size()));
                 }
             }
             steps[static_cast<size_t>(start)] = std::move(cur);
@@ -447,7 +576,7 @@ Result<DpResult> SegmentDp::run(const DpPass& mode) {
     // Final: frontier is empty, one state.
     const DpLabel* best = nullptr;
     int32_t bestIndex = -1;
-    if (cur.states() == 1)
+    if (cur.id.size() == 1)
         for (uint32_t li = cur.offset[0]; li < cur.offset[1]; ++li) {
             const DpLabel& l = cur.labels[li];
             const int64_t mem = l.m + P->constMemSum + std::max(l.mx, P->constMemMax);
@@ -463,7 +592,7 @@ Result<DpResult> SegmentDp::run(const DpPass& mode) {
     const Layer* layer = &cur;
     std::map<std::pair<const Window*, int64_t>, std::vector<Layer>> stretches;  // reused stretches, by start state
     for (int b = B - 1; b >= 0;) {
-        const DpLabel& l = layer->labels[layer->offset[static_cast<size_t>(state)] + static_cast<uint32_t>(li)];
+        const DpLabel& l = layer->labels[layer->offset[layer->indexOf(state)] + static_cast<uint32_t>(li)];
         if (const Window* w = stretchEnd[static_cast<size_t>(b)]) {
             // Replay the stretch from its local start state and trace it back from the local end state.
             const int start = stretchStart[static_cast<size_t>(b)];
@@ -480,7 +609,7 @@ Result<DpResult> SegmentDp::run(const DpPass& mode) {
             int32_t s = static_cast<int32_t>(state % Lend), sl = 0;
             for (int j = w->length - 1; j >= 0; --j) {
                 const Layer& after = layers[static_cast<size_t>(j) + 1];
-                const DpLabel& il = after.labels[after.offset[static_cast<size_t>(s)] + static_cast<uint32_t>(sl)];
+                const DpLabel& il = after.labels[after.offset[after.indexOf(s)] + static_cast<uint32_t>(sl)];
                 out.choice[static_cast<size_t>(start + j)] = il.choice;
                 s = il.prevState;
                 sl = il.prevLabel;

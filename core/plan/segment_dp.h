@@ -97,17 +97,24 @@ public:
 private:
     using Classes = PlanProblem::Impl::Classes;
     using StepPlan = PlanProblem::Impl::StepPlan;
-    // Labels of all states of one position, flat: state x owns labels[offset[x] .. offset[x+1]).
+    // Labels of one position, flat, for the states that have any (ascending): state id[i] owns
+    // labels[offset[i] .. offset[i+1]). Sparse because most states are empty where it matters: a
+    // reused stretch's row starts from one state, and its steps reach a few hundred of tens of
+    // thousands.
     struct Layer {
+        std::vector<uint32_t> id;
         std::vector<uint32_t> offset{0};
         std::vector<DpLabel> labels;
-        size_t states() const { return offset.size() - 1; }
+        // The position of state x in id (x must have labels).
+        size_t indexOf(int64_t x) const;
     };
-    // Per-worker scratch of a DP step: time-only passes keep one label per state, the Pareto
-    // pass candidates per state.
+    // Per-worker scratch of a DP step: time-only passes keep one label per next state, the Pareto
+    // pass candidates per next state. Both are indexed by state and empty between steps: a step
+    // lists the states it touched and clears only those.
     struct Scratch {
         std::vector<DpLabel> bestOf;
         std::vector<std::vector<DpLabel>> buckets;
+        std::vector<uint32_t> touched;
     };
     struct Window {
         int start = 0, length = 0, repeats = 0;

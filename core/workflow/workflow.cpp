@@ -521,11 +521,13 @@ Result<PlanRun> runPlan(const PlanRequest& request, std::shared_ptr<const Loaded
             if (best) options.search.cutoffSeconds = best->outcome.plan.predictedStepSeconds;
             options.hooks.progress = shares.share(i, candidates->size(), a, [&] { return best ? best->outcome.plan.predictedStepSeconds : 0.0; },
                                                   si, stages.size());
+            const auto tryStart = std::chrono::steady_clock::now();
+            auto took = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - tryStart).count(); };
             const bool reuse = analysis && !request.mesh.isAuto() && round == model;
             Result<PlanOutcome> outcome = reuse ? planAnalysed(round->graph, *cluster, *analysis, options)
                                                 : planGraph(round->graph, *cluster, request.mesh, options);
             if (!outcome && best && outcome.error().code == "plan.dominated") {
-                tried.push_back({a, false, 0, 0, outcome.error().message, stage});
+                tried.push_back({a, false, 0, 0, outcome.error().message, stage, took()});
                 continue;
             }
             if (!outcome) {
@@ -534,10 +536,10 @@ Result<PlanRun> runPlan(const PlanRequest& request, std::shared_ptr<const Loaded
                     return outcome.error();
                 }
                 if (!firstMiss || stage > firstMiss->zeroStage) firstMiss = StageError{outcome.error(), stage};
-                tried.push_back({a, false, 0, 0, outcome.error().message, stage});
+                tried.push_back({a, false, 0, 0, outcome.error().message, stage, took()});
                 continue;
             }
-            tried.push_back({a, true, outcome->plan.predictedStepSeconds, outcome->plan.memory.total(), {}, stage});
+            tried.push_back({a, true, outcome->plan.predictedStepSeconds, outcome->plan.memory.total(), {}, stage, took()});
             const bool shaped = outcome->memoryBound;
             if (!best || outcome->plan.predictedStepSeconds < best->outcome.plan.predictedStepSeconds) {
                 PlanRun run;

@@ -43,6 +43,7 @@ struct AccumulationTry {
     int64_t memoryBytes = 0;  // its memory per device
     std::string note;         // why not planned
     int zeroStage = 1;        // the ZeRO stage planned at (PlanRequest::searchZero)
+    double searchSeconds = 0; // how long its search took
 };
 
 struct PlanRun {
