@@ -66,15 +66,19 @@ int cmdExport(const std::vector<std::string>& argv) {
     auto model = reloadPlanModel(*plan);
     if (!model) return fail(model.error());
     std::vector<std::string> notes;
-    auto text = renderExport(model->graph, *plan, *format, model->config ? &*model->config : nullptr, options, &notes);
-    if (!text) return fail(text.error());
+    auto files = renderExportFiles(model->graph, *plan, *format, *out, model->config ? &*model->config : nullptr, options, &notes);
+    if (!files) return fail(files.error());
     for (const std::string& n : notes) std::cerr << "cfp: note: " << n << '\n';
     if (*out == "-") {
-        std::cout << *text;
+        std::cout << files->front().text;
         return kExitOk;
     }
-    if (auto st = writeFileAtomically(*out, *text); !st) return fail(st.error());
-    std::cerr << "cfp: wrote " << *fmtText << " export to " << *out << '\n';
+    // The files it refers to first, so that the export never names a file not yet there.
+    for (auto it = files->rbegin(); it != files->rend(); ++it)
+        if (auto st = writeFileAtomically(it->path, it->text); !st) return fail(st.error());
+    std::cerr << "cfp: wrote " << *fmtText << " export to " << *out;
+    for (size_t i = 1; i < files->size(); ++i) std::cerr << (i == 1 ? " and its schedule to " : ", ") << (*files)[i].path;
+    std::cerr << '\n';
     return kExitOk;
 }
 

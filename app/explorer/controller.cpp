@@ -356,7 +356,7 @@ void Explorer::requestAlternatives(int32_t segment) {
 }
 
 void Explorer::writeFromPlan(const QString& path, const QString& title, const QString& failTitle,
-                             std::function<Result<std::string>(const PlanData&)> render,
+                             std::function<Result<std::vector<ExportFile>>(const PlanData&, const std::string& path)> render,
                              std::shared_ptr<const std::vector<std::string>> notes) {
     if (!m_plan) {
         emit failed(failTitle, tr("There is no plan yet: run the search first."));
@@ -367,12 +367,16 @@ void Explorer::writeFromPlan(const QString& path, const QString& title, const QS
     m_jobs.start<std::string>(
         JobKind::Export, title,
         [plan, file, render = std::move(render)](JobContext&) -> Result<std::string> {
-            auto text = render(*plan);
-            if (!text) return text.error();
-            if (auto st = writeFileAtomically(file, *text); !st) return st.error();
-            return file;
+            auto files = render(*plan, file);
+            if (!files) return files.error();
+            // The files it refers to first, so that it never names a file not yet there.
+            for (auto it = files->rbegin(); it != files->rend(); ++it)
+                if (auto st = writeFileAtomically(it->path, it->text); !st) return st.error();
+            std::string said = file;
+            for (size_t i = 1; i < files->size(); ++i) said += (i == 1 ? " and its schedule to " : ", ") + (*files)[i].path;
+            return said;
         },
-        [this, failTitle, notes](Result<std::string> r) {
+        [this, path, failTitle, notes](Result<std::string> r) {
             if (!r) {
                 emit failed(failTitle, QString::fromStdString(r.error().toString()));
                 return;
@@ -384,7 +388,7 @@ void Explorer::writeFromPlan(const QString& path, const QString& title, const QS
             if (notes)
                 for (const std::string& n : *notes) m_lastExportNotes << QString::fromStdString(n);
             emit status(said);
-            emit exported(QString::fromStdString(*r));
+            emit exported(path);
         });
 }
 
@@ -392,18 +396,18 @@ void Explorer::exportPlan(ExportFormat format, const QString& path, const Export
     auto notes = std::make_shared<std::vector<std::string>>();
     writeFromPlan(
         path, tr("Exporting"), tr("Export failed"),
-        [format, options, notes](const PlanData& plan) {
+        [format, options, notes](const PlanData& plan, const std::string& file) {
             const auto& config = plan.model->loaded->config;
-            return renderExport(plan.model->graph(), plan.plan(), format, config ? &*config : nullptr, options, notes.get());
+            return renderExportFiles(plan.model->graph(), plan.plan(), format, file, config ? &*config : nullptr, options, notes.get());
         },
         notes);
 }
 
 void Explorer::savePlan(const QString& path) {
     // As writePlanFile does: the plan is checked against its graph before it is written.
-    writeFromPlan(path, tr("Saving plan"), tr("Cannot save the plan"), [](const PlanData& plan) -> Result<std::string> {
+    writeFromPlan(path, tr("Saving plan"), tr("Cannot save the plan"), [](const PlanData& plan, const std::string& file) -> Result<std::vector<ExportFile>> {
         if (auto st = checkPlanAgainstGraph(plan.plan(), plan.model->graph()); !st) return st.error();
-        return planToText(plan.plan(), plan.model->graph());
+        return std::vector<ExportFile>{{file, planToText(plan.plan(), plan.model->graph())}};
     });
 }
 

@@ -120,10 +120,11 @@ private:
     // Loads (when needed) and analyses the request's model, or `opening` (openModel), which the
     // request takes, with its pins cleared, only once it has loaded.
     void startAnalysis(bool searchAfter, std::optional<ModelRequest> opening = std::nullopt);
-    // Renders the current plan off the GUI thread and writes it atomically to `path`.
+    // Renders the current plan off the GUI thread and writes it atomically to `path`, with the
+    // files it refers to (ExportFile, written first) when `render` returns more than one.
     // `notes`, filled by `render` on the worker, are shown with the status once the file is written.
     void writeFromPlan(const QString& path, const QString& title, const QString& failTitle,
-                       std::function<Result<std::string>(const PlanData&)> render,
+                       std::function<Result<std::vector<ExportFile>>(const PlanData&, const std::string& path)> render,
                        std::shared_ptr<const std::vector<std::string>> notes = {});
     QStringList m_lastExportNotes;
 

@@ -76,6 +76,7 @@ Result<std::string> exportPlan(const Graph& graph, const Plan& plan, ExportForma
     if (!ctx) return ctx.error();
     ctx->model = model;
     ctx->notes = notes;
+    ctx->scheduleCsvName = options.scheduleCsvName;
     if (notes) notes->insert(notes->end(), ctx->stackNotes.begin(), ctx->stackNotes.end());
     // Megatron-LM's flags and torchtitan's config name no parameters; the others speak the
     // convention's names.

@@ -37,6 +37,7 @@
 // (trace: a non-finite time or a negative duration).
 
 #include <span>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -70,7 +71,16 @@ struct ExportOptions {
     // Trace: one timeline per distinct role (SPMD: one for all devices; a pipeline: one per stage
     // rank), or a process per device with its own communication groups named (traceEveryDevice).
     bool traceEveryDevice = false;
+    // torchtitan: the file name its TOML gives the pipeline schedule CSV (exportScheduleCsv) of a
+    // schedule PyTorch has no class for (zb-h1, zb-h2), written beside the TOML (renderExportFiles
+    // in workflow/workflow.h sets it). Empty: such a plan is export.unsupported.
+    std::string scheduleCsvName;
 };
+
+// The pipeline schedule a torchtitan job of `plan` reads from a CSV (PyTorch's pipelining action
+// strings, a row per rank: "0F0,0I0,0W0,…"): the plan's schedule where PyTorch has no class for
+// it and it can be generated again from the plan (zb-h1, zb-h2); nullopt for any other plan.
+Result<std::optional<std::string>> exportScheduleCsv(const Plan& plan);
 
 // "jax", "dtensor", "megatron", "hlo-sharding", "trace", "hlo", "torchtitan" (exact, lower case); export.bad_format
 // lists the valid names otherwise.

@@ -38,6 +38,7 @@ struct Context {
     NameConvention names = NameConvention::Cfp;  // of ParamEntry::path
     std::vector<std::string>* notes = nullptr;   // what the caller should tell the user (may be null)
     std::vector<std::string> stackNotes;         // collectParams: stacks whose layers the plan lays out differently
+    std::string scheduleCsvName;                 // ExportOptions::scheduleCsvName
 };
 
 std::string fixedNumber(double v, int precision);

@@ -8,6 +8,7 @@
 // the schedule names are PyTorch's get_schedule_class (torch/distributed/pipelining/schedules.py).
 
 #include "export/export_internal.h"
+#include "plan/pipeline.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -276,11 +277,21 @@ Result<std::string> exportTorchtitan(const Context& ctx) {
         t += "context_parallel_rotate_method = \"allgather\"\n";
     }
     if (const auto& pl = plan.pipeline) {
-        const auto schedule = torchSchedule(pl->schedule);
+        auto csv = exportScheduleCsv(plan);
+        if (!csv) return csv.error();
+        std::optional<ScheduleName> schedule = torchSchedule(pl->schedule);
+        if (!schedule && *csv) {
+            // Run from its actions: _PipelineScheduleRuntime reads them from the CSV beside this file.
+            if (ctx.scheduleCsvName.empty())
+                return unsupported("PyTorch's pipelining has no class for the plan's " + std::string(pipeScheduleName(pl->schedule)) +
+                                   " schedule: torchtitan runs it from a schedule CSV written beside the TOML, so write the export to a file");
+            schedule = ScheduleName{pl->chunksPerRank == 1 ? "PipelineScheduleSingle" : "PipelineScheduleMulti", pl->chunksPerRank == 1};
+        }
         if (!schedule)
             return unsupported("the plan's pipeline runs " + std::string(pipeScheduleName(pl->schedule)) +
                                ", which PyTorch's pipelining has no schedule for (torchtitan runs GPipe, 1F1B, Interleaved1F1B, "
-                               "InterleavedZeroBubble with 2 or more stages per rank, ZBVZeroBubble and DualPipeV)");
+                               "InterleavedZeroBubble with 2 or more stages per rank, ZBVZeroBubble and DualPipeV, and zb-h1 and "
+                               "zb-h2 from a schedule CSV)");
         if (schedule->singleStage != (pl->chunksPerRank == 1))
             return unsupported("the plan's " + std::string(pipeScheduleName(pl->schedule)) + " pipeline holds " + std::to_string(pl->chunksPerRank) +
                                " stages per rank; PyTorch's " + std::string(schedule->name) +
@@ -289,7 +300,15 @@ Result<std::string> exportTorchtitan(const Context& ctx) {
             return makeError("export.bad_plan", "the plan's pipeline has " + std::to_string(pl->chunks.size()) + " chunks for " +
                                                     std::to_string(pl->stages) + " x " + std::to_string(pl->chunksPerRank) + " stages");
         t += "pipeline_parallel_degree = " + std::to_string(pl->stages) + "\n";
-        t += "pipeline_parallel_schedule = " + tomlString(schedule->name) + "\n";
+        if (*csv) {
+            t += commentLines("PyTorch has no class for the plan's " + std::string(pipeScheduleName(pl->schedule)) +
+                              " schedule: torchtitan runs its actions (a row per rank, as cfp schedule -o writes them) from "
+                              "the CSV written beside this file; the path is opened from the directory torchtitan runs in");
+            t += "pipeline_parallel_schedule = " + tomlString(schedule->name) + "\n";
+            t += "pipeline_parallel_schedule_csv = " + tomlString(ctx.scheduleCsvName) + "\n";
+        } else {
+            t += "pipeline_parallel_schedule = " + tomlString(schedule->name) + "\n";
+        }
         t += "pipeline_parallel_microbatch_size = " + std::to_string(microBatch) + "\n";
         t += commentLines("The plan's stages, in model order (torchtitan places them on the ranks as the schedule does)");
         t += "module_fqns_per_model_part = [\n";
@@ -358,3 +377,16 @@ Result<std::string> exportTorchtitan(const Context& ctx) {
 }
 
 }  // namespace cfp::exporting
+
+namespace cfp {
+
+Result<std::optional<std::string>> exportScheduleCsv(const Plan& plan) {
+    if (!plan.pipeline) return std::optional<std::string>{};
+    const PipelinePlan& pl = *plan.pipeline;
+    if (pl.schedule != PipeScheduleKind::ZeroBubbleH1 && pl.schedule != PipeScheduleKind::ZeroBubbleH2) return std::optional<std::string>{};
+    auto schedule = makeSchedule(pl.schedule, pl.stages, pl.chunksPerRank, pl.microBatches);
+    if (!schedule) return schedule.error().withContext("plan pipeline");
+    return std::optional<std::string>{schedule->toCsv()};
+}
+
+}  // namespace cfp

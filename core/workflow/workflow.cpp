@@ -1,6 +1,7 @@
 #include "workflow/workflow.h"
 
 #include <algorithm>
+#include <filesystem>
 
 #include <chrono>
 #include <cmath>
@@ -894,6 +895,28 @@ Result<std::string> renderExport(const Graph& graph, const Plan& plan, ExportFor
         }
     }
     return exportPlan(graph, plan, format, timeline, model, options, notes);
+}
+
+Result<std::vector<ExportFile>> renderExportFiles(const Graph& graph, const Plan& plan, ExportFormat format, const std::string& path,
+                                                  const ModelConfig* model, const ExportOptions& options, std::vector<std::string>* notes) {
+    std::vector<ExportFile> files(1);
+    files[0].path = path;
+    ExportOptions o = options;
+    if (format == ExportFormat::Torchtitan && path != "-") {
+        auto csv = exportScheduleCsv(plan);
+        if (!csv) return csv.error();
+        if (*csv) {
+            const std::filesystem::path p(path);
+            std::filesystem::path csvPath = p;
+            csvPath.replace_filename((p.extension() == ".toml" ? p.stem().string() : p.filename().string()) + ".schedule.csv");
+            o.scheduleCsvName = csvPath.filename().string();
+            files.push_back({csvPath.string(), std::move(**csv)});
+        }
+    }
+    auto text = renderExport(graph, plan, format, model, o, notes);
+    if (!text) return text.error();
+    files[0].text = std::move(*text);
+    return files;
 }
 
 }  // namespace cfp

@@ -110,4 +110,16 @@ Result<LoadedModel> reloadPlanModel(const Plan& plan);
 Result<std::string> renderExport(const Graph& graph, const Plan& plan, ExportFormat format, const ModelConfig* model = nullptr,
                                  const ExportOptions& options = {}, std::vector<std::string>* notes = nullptr);
 
+// renderExport for a file at `path`, with the files it refers to: the torchtitan TOML of a plan
+// whose schedule PyTorch has no class for (exportScheduleCsv) names its schedule CSV,
+// "<path without .toml>.schedule.csv", returned after it. `path` "-" (stdout) has no such file
+// beside it: that export is refused. Each file is for the caller to write atomically.
+struct ExportFile {
+    std::string path;
+    std::string text;
+};
+Result<std::vector<ExportFile>> renderExportFiles(const Graph& graph, const Plan& plan, ExportFormat format, const std::string& path,
+                                                  const ModelConfig* model = nullptr, const ExportOptions& options = {},
+                                                  std::vector<std::string>* notes = nullptr);
+
 }  // namespace cfp

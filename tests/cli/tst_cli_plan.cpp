@@ -808,6 +808,26 @@ private slots:
         Run m = cfp({"export", plan, "--format", "megatron", "--names", "hf", "-o", "-"});
         QCOMPARE(m.exitCode, 0);
     }
+    void exportTorchtitanScheduleCsv() {
+        // A zero-bubble pipeline has no PyTorch class: the TOML names the schedule CSV written
+        // beside it; on stdout there is no beside, so the export is refused.
+        QTemporaryDir dir;
+        const QString plan = dir.filePath("plan.json");
+        Run e = cfp({"estimate", QStringLiteral(CFP_TEST_DATA_DIR "/export/llama_tiny_config.json"), "--batch", "16", "--seq", "64",
+                     "--config", "dp=4,pp=2,schedule=zb-h1,mbs=1", "-o", plan});
+        QVERIFY2(e.exitCode == 0, e.err.constData());
+        Run r = cfp({"export", plan, "--format", "torchtitan", "-o", dir.filePath("job.toml")});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        QVERIFY2(r.err.contains("and its schedule to " + dir.filePath("job.schedule.csv").toUtf8()), r.err.constData());
+        const QByteArray toml = slurp(dir.filePath("job.toml"));
+        QVERIFY2(toml.contains("pipeline_parallel_schedule_csv = \"job.schedule.csv\"\n"), toml.constData());
+        const QList<QByteArray> rows = slurp(dir.filePath("job.schedule.csv")).trimmed().split('\n');
+        QCOMPARE(rows.size(), 2);  // a row per rank
+        QVERIFY2(rows[1] == "1F0,1I0,1F1,1I1,1W0,1F2,1I2,1W1,1F3,1I3,1W2,1W3", rows[1].constData());  // ZB-H1: the last rank defers one W
+        Run out = cfp({"export", plan, "--format", "torchtitan", "-o", "-"});
+        QCOMPARE(out.exitCode, 1);
+        QVERIFY2(out.err.contains("write the export to a file") && out.err.contains("[export.unsupported]"), out.err.constData());
+    }
     void exportMegatronOfTheSearchedPlan() {
         // Flags when the plan is a uniform Megatron layout, else exit 1 and one line saying why.
         Run r = cfp({"export", planPath_, "--format", "megatron", "-o", "-"});

@@ -23,6 +23,7 @@
 #include "export/export.h"
 #include "models/models.h"
 #include "must.h"
+#include "plan/pipeline.h"
 #include "plan/run_config.h"
 #include "sharding/mesh.h"
 #include "sharding/sharding.h"
@@ -1133,13 +1134,35 @@ private slots:
         QVERIFY2(contains(itoml, "\"layers.7\"],\n  [\"layers.8\", "), itoml.c_str());
         QVERIFY2(contains(itoml, "\"layers.23\"],\n  [\"layers.24\", "), itoml.c_str());
 
-        // A schedule PyTorch has no class for.
+        // A schedule PyTorch has no class for: run from its actions in a CSV beside the TOML,
+        // which a file on stdout cannot have.
         Plan zb = run.outcome.plan;
         zb.pipeline->schedule = PipeScheduleKind::ZeroBubbleH1;
         auto r = torchtitanOf(run, zb);
         QVERIFY(!r.ok());
         QCOMPARE(QString::fromStdString(r.error().code), QString("export.unsupported"));
-        QVERIFY2(contains(r.error().message, "runs zb-h1"), text(r.error()).constData());
+        QVERIFY2(contains(r.error().message, "no class for the plan's zb-h1 schedule"), text(r.error()).constData());
+        QVERIFY(!renderExportFiles(run.model->graph, zb, ExportFormat::Torchtitan, "-", &*run.model->config).ok());
+        const auto files = must(renderExportFiles(run.model->graph, zb, ExportFormat::Torchtitan, "out/job.toml", &*run.model->config), "zb-h1 files");
+        QCOMPARE(files.size(), size_t{2});
+        QCOMPARE(QString::fromStdString(files[1].path), QString("out/job.schedule.csv"));
+        const auto ze = tomlEntries(files[0].text);
+        QCOMPARE(ze.at("parallelism.pipeline_parallel_schedule"), std::string("\"PipelineScheduleSingle\""));
+        QCOMPARE(ze.at("parallelism.pipeline_parallel_schedule_csv"), std::string("\"job.schedule.csv\""));
+        // The CSV is the plan's schedule: its actions read back are the generated ones.
+        const PipeSchedule generated = must(makeSchedule(PipeScheduleKind::ZeroBubbleH1, zb.pipeline->stages, 1, zb.pipeline->microBatches), "zb-h1");
+        QCOMPARE(QString::fromStdString(files[1].text), QString::fromStdString(generated.toCsv()));
+        const PipeSchedule back = must(scheduleFromCsv(files[1].text, zb.pipeline->stages, 1), "csv read back");
+        QCOMPARE(back.actions.size(), generated.actions.size());
+        for (size_t k = 0; k < back.actions.size(); ++k) QVERIFY(back.actions[k] == generated.actions[k]);
+        QVERIFY2(contains(files[1].text, "0I0,0W0"), files[1].text.c_str());
+        // Other plans have no such file; DualPipe (two copies of the model) has no torchtitan form.
+        QCOMPARE(must(renderExportFiles(run.model->graph, run.outcome.plan, ExportFormat::Torchtitan, "job.toml", &*run.model->config), "1f1b").size(),
+                 size_t{1});
+        zb.pipeline->schedule = PipeScheduleKind::DualPipe;
+        r = torchtitanOf(run, zb);
+        QVERIFY(!r.ok());
+        QVERIFY2(contains(r.error().message, "runs dualpipe"), text(r.error()).constData());
 
         if (python().isEmpty()) QSKIP("python3 not found: the TOML is not read back with tomllib");
         QByteArray error;

@@ -578,6 +578,45 @@ private slots:
         }
     }
 
+    // A zero-bubble pipeline for torchtitan: the dialog writes the TOML and the schedule CSV it
+    // names, the same bytes as `cfp export` of the saved plan.
+    void torchtitanScheduleCsvFromTheExportDialog() {
+        WindowOptions o = smallModel();
+        o.model = CFP_TEST_DATA_DIR "/export/llama_tiny_config.json";
+        o.build.batch = 16;
+        o.build.seq = 64;
+        MainWindow w(o);
+        QVERIFY(waitAnalysis(w));
+        ClusterPanel* c = w.clusterPanel();
+        c->stagesBox()->setValue(2);
+        c->meshBox()->setCurrentText(QStringLiteral("auto"));
+        c->scheduleBox()->setCurrentIndex(c->scheduleBox()->findData(QStringLiteral("zb-h1")));
+        c->findChild<QPushButton*>(QStringLiteral("applyButton"))->click();
+        QVERIFY(waitIdle(w));
+        QVERIFY(searchAndWait(w));
+        QCOMPARE(w.explorer()->plan()->plan().pipeline->schedule, PipeScheduleKind::ZeroBubbleH1);
+        const QString planFile = path("zb-plan.json");
+        w.explorer()->savePlan(planFile);
+        QVERIFY(waitIdle(w));
+        ExportDialog dialog(w.explorer(), &w);
+        dialog.formatBox()->setCurrentText(QStringLiteral("torchtitan"));
+        dialog.pathEdit()->setText(path("gui-zb.toml"));
+        QSignalSpy failed(w.explorer(), &Explorer::failed);
+        dialog.start();
+        QVERIFY(waitIdle(w));
+        QCOMPARE(failed.count(), 0);
+        QProcess p;
+        p.start(QStringLiteral(CFP_CLI_PATH), QStringList{"export", planFile, "--format", "torchtitan", "-o", path("cli-zb.toml")});
+        QVERIFY(p.waitForFinished(120000));
+        QCOMPARE(p.exitCode(), 0);
+        const QByteArray csv = slurp(path("gui-zb.schedule.csv"));
+        QVERIFY2(csv.startsWith("0F0,"), csv.constData());
+        QCOMPARE(csv, slurp(path("cli-zb.schedule.csv")));
+        QByteArray gui = slurp(path("gui-zb.toml")), cli = slurp(path("cli-zb.toml"));
+        QVERIFY2(gui.contains("pipeline_parallel_schedule_csv = \"gui-zb.schedule.csv\""), gui.constData());
+        QCOMPARE(gui.replace("gui-zb", "x"), cli.replace("cli-zb", "x"));
+    }
+
     // One request, two front ends, one workflow: `cfp plan` and the explorer's search write the
     // same plan file, byte for byte but for the search's wall time. The explorer reuses its
     // analysis of the fixed mesh; the command analyses afresh.
