@@ -117,9 +117,11 @@ public:
     int actionCount() const { return m_actions; }  // bars drawn, for tests
     int transferCount() const { return m_transfers; }  // point-to-point transfers drawn
     int memoryRankCount() const { return m_memoryRanks; }  // memory lines drawn (one per rank)
+    QStringList rankLabels() const { return m_rankLabels; }  // the rank axis's labels
 
 private:
     int m_actions = 0, m_transfers = 0, m_memoryRanks = 0;
+    QStringList m_rankLabels;
 };
 
 class BestSoFarChart : public ChartPanel {

@@ -237,11 +237,13 @@ ClusterPanel::ClusterPanel(Explorer* explorer, QWidget* parent) : QWidget(parent
     m_schedule->setObjectName(QStringLiteral("scheduleBox"));
     m_schedule->addItem(tr("auto (1f1b; interleaved with vp > 1)"), QStringLiteral("auto"));
     for (PipeScheduleKind k : {PipeScheduleKind::OneFOneB, PipeScheduleKind::Interleaved, PipeScheduleKind::GPipe,
-                               PipeScheduleKind::ZeroBubbleH1, PipeScheduleKind::ZeroBubbleH2})
+                               PipeScheduleKind::ZeroBubbleH1, PipeScheduleKind::ZeroBubbleH2, PipeScheduleKind::ZeroBubbleV,
+                               PipeScheduleKind::DualPipeV})
         if (plannerPricesSchedule(k)) m_schedule->addItem(qs(std::string(pipeScheduleName(k))), qs(std::string(pipeScheduleName(k))));
     m_schedule->setToolTip(tr("The pipeline schedule the plan is priced with (cfp plan --schedule): 1F1B, interleaved 1F1B "
-                              "(vp > 1), GPipe, or the zero-bubble ZB-H1 and ZB-H2 (more micro-batches in flight, less bubble). "
-                              "ZB-V, DualPipe(V) and the MIP optimiser are replayed by cfp schedule only"));
+                              "(vp > 1), GPipe, the zero-bubble ZB-H1 and ZB-H2 (more micro-batches in flight, less bubble), or "
+                              "ZB-V and DualPipeV with vp 2 (the chunks in a V: the first and the last on rank 0). "
+                              "DualPipe (two copies of the model) and the MIP optimiser are replayed by cfp schedule only"));
     form->addRow(tr("Pipe schedule"), m_schedule);
     const auto pipelined = [this] {
         m_schedule->setEnabled(m_stages->value() != 1);

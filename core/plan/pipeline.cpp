@@ -68,9 +68,9 @@ bool plannerPricesSchedule(PipeScheduleKind k) {
         case PipeScheduleKind::OneFOneB:
         case PipeScheduleKind::Interleaved:
         case PipeScheduleKind::ZeroBubbleH1:
-        case PipeScheduleKind::ZeroBubbleH2: return true;
+        case PipeScheduleKind::ZeroBubbleH2:
         case PipeScheduleKind::ZeroBubbleV:
-        case PipeScheduleKind::DualPipeV:
+        case PipeScheduleKind::DualPipeV: return true;
         case PipeScheduleKind::DualPipe:
         case PipeScheduleKind::Custom:
         case PipeScheduleKind::Mip: return false;
@@ -82,8 +82,8 @@ Result<PipeScheduleKind> parsePlannedScheduleKind(std::string_view name) {
     auto kind = parsePipeScheduleKind(name);
     if (!kind) return kind.error();
     if (!plannerPricesSchedule(*kind))
-        return makeError("schedule.unsupported", "the planner prices gpipe, 1f1b, interleaved, zb-h1 and zb-h2; " + std::string(name) +
-                                                     " is replayed only by cfp schedule");
+        return makeError("schedule.unsupported", "the planner prices gpipe, 1f1b, interleaved, zb-h1, zb-h2, zb-v and dualpipe-v; " +
+                                                     std::string(name) + " is replayed only by cfp schedule");
     return kind;
 }
 
@@ -112,11 +112,13 @@ PipePlacement pipeSchedulePlacement(PipeScheduleKind k) {
     }
 }
 
-int32_t PipeSchedule::rankOf(int32_t stage) const {
+int32_t pipeRankOf(PipePlacement placement, int32_t ranks, int32_t stage) {
     const int32_t i = stage % ranks;
     if (placement == PipePlacement::Looped) return i;
-    return chunkOf(stage) % 2 == 0 ? i : ranks - 1 - i;  // v and bidirectional: odd chunks run back up
+    return (stage / ranks) % 2 == 0 ? i : ranks - 1 - i;  // v and bidirectional: odd chunks run back up
 }
+
+int32_t PipeSchedule::rankOf(int32_t stage) const { return pipeRankOf(placement, ranks, stage); }
 
 int32_t PipeSchedule::previousStage(int32_t stage) const {
     if (placement == PipePlacement::Bidirectional && stage % ranks == 0) return -1;

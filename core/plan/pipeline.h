@@ -128,10 +128,11 @@ inline PipeScheduleKind defaultPipeSchedule(int32_t chunks) { return chunks > 1 
 // makeSchedule does not generate "mip": optimizePipeSchedule (plan/pipeline_mip.h) searches it.
 Result<PipeScheduleKind> parsePipeScheduleKind(std::string_view name);
 
-// Whether the planner (plan/pipeline_plan.h) prices schedules of `kind`: those of one looped
-// placement that run every stage's chunk as Megatron-LM cuts it (gpipe, 1f1b, interleaved, zb-h1,
-// zb-h2). zb-v, dualpipe-v and dualpipe — a V or bidirectional placement, overlapped pairs and
-// DualPipe's second copy of the parameters — are replayed by `cfp schedule` only, as is mip.
+// Whether the planner (plan/pipeline_plan.h) prices schedules of `kind`: those that hold one copy
+// of the parameters, each chunk on the rank the schedule places it (gpipe, 1f1b, interleaved,
+// zb-h1, zb-h2 looped; zb-v and dualpipe-v in a V, two chunks per rank, the first and the last on
+// rank 0; a dualpipe-v pair priced F + B, as PipeOverlap::Serial). dualpipe — DualPipe's second
+// copy of the parameters — is replayed by `cfp schedule` only, as is mip.
 bool plannerPricesSchedule(PipeScheduleKind k);
 // parsePipeScheduleKind for the planner's inputs. Errors: schedule.unknown, schedule.unsupported
 // (a schedule only `cfp schedule` replays, saying so in one line).
@@ -144,6 +145,9 @@ Result<PipePlacement> parsePipePlacement(std::string_view name);
 // The placement of a generated schedule: v for zb-v and dualpipe-v, bidirectional for dualpipe,
 // looped otherwise.
 PipePlacement pipeSchedulePlacement(PipeScheduleKind k);
+// The rank that runs `stage` (a chunk, in model order) of a pipeline of `ranks` ranks placed so:
+// looped, stage mod ranks; a V or bidirectional, odd chunks run back up the ranks.
+int32_t pipeRankOf(PipePlacement placement, int32_t ranks, int32_t stage);
 
 struct PipeSchedule {
     PipeScheduleKind kind = PipeScheduleKind::Custom;

@@ -13,8 +13,9 @@ namespace {
 
 Error splitError(const std::string& message) { return makeError("pipeline.split", message, "--config"); }
 
-// Chunks, memory and tails below assume the looped placement (chunk c on rank c mod pp) and one
-// copy of the parameters; parsePlannedScheduleKind says which schedules keep to it.
+// Chunks, memory and tails below place chunk c on the rank the schedule runs it on (looped: c mod
+// pp; zb-v and dualpipe-v: down the ranks and back up, PipeSchedule::rankOf) and assume one copy
+// of the parameters; parsePlannedScheduleKind says which schedules keep to it.
 Status checkPriced(PipeScheduleKind kind) {
     if (plannerPricesSchedule(kind)) return {};
     return parsePlannedScheduleKind(pipeScheduleName(kind)).error().withContext("--config");
@@ -86,6 +87,12 @@ Status applyPipeline(const Graph& graph, Plan& plan, const Evaluation& ev, const
         return graph.op(op).kind == OpKind::Parameter ? sourceChunks[k] : std::vector<int32_t>{chunkOf[k]};
     };
 
+    // The schedule (its placement: the rank of every chunk).
+    const int32_t microBatches = static_cast<int32_t>(std::max<int64_t>(1, plan.policy.accumulation));
+    auto schedule = makeSchedule(settings.schedule, pp, v, microBatches);
+    if (!schedule) return schedule.error().withContext("--config");
+    auto rankOf = [&](int32_t c) { return schedule->rankOf(c); };
+
     // Backward ops whose results reach only weight gradients (W), in reverse op order.
     std::vector<char> weightOnly(n, 0), hasConsumer(n, 0), blocked(n, 0);
     for (size_t i = n; i-- > 0;) {
@@ -101,7 +108,7 @@ Status applyPipeline(const Graph& graph, Plan& plan, const Evaluation& ev, const
     out.stages = pp;
     out.chunksPerRank = v;
     out.schedule = settings.schedule;
-    out.microBatches = static_cast<int32_t>(std::max<int64_t>(1, plan.policy.accumulation));
+    out.microBatches = microBatches;
     out.chunks.assign(static_cast<size_t>(chunks), PipelineChunk{});
     for (int32_t c = 0, first = 0; c < chunks; first += split[static_cast<size_t>(c)], ++c) {
         PipelineChunk& ch = out.chunks[static_cast<size_t>(c)];
@@ -120,7 +127,7 @@ Status applyPipeline(const Graph& graph, Plan& plan, const Evaluation& ev, const
         std::vector<int32_t> cs = chunksOf(t.op);
         std::vector<int32_t> rs;
         for (int32_t c : cs)
-            if (std::find(rs.begin(), rs.end(), c % pp) == rs.end()) rs.push_back(c % pp);
+            if (std::find(rs.begin(), rs.end(), rankOf(c)) == rs.end()) rs.push_back(rankOf(c));
         for (int32_t r : rs) rankTasks[static_cast<size_t>(r)].push_back(t);
         if (!t.perRound || (t.kind != SimTaskKind::Compute && t.kind != SimTaskKind::Blocking)) continue;
         const Op& op = graph.op(t.op);
@@ -135,7 +142,7 @@ Status applyPipeline(const Graph& graph, Plan& plan, const Evaluation& ev, const
     for (int32_t c = 0; c < chunks; ++c) {
         PipelineChunk& ch = out.chunks[static_cast<size_t>(c)];
         double* seconds[kParts] = {&ch.forwardSeconds, &ch.inputGradSeconds, &ch.weightGradSeconds};
-        StepSimulation& sum = roundOf[static_cast<size_t>(c % pp)];
+        StepSimulation& sum = roundOf[static_cast<size_t>(rankOf(c))];
         for (size_t part = 0; part < kParts; ++part) {
             const auto& list = chunkParts[static_cast<size_t>(c)][part];
             if (list.empty()) continue;
@@ -160,10 +167,10 @@ Status applyPipeline(const Graph& graph, Plan& plan, const Evaluation& ev, const
             std::vector<int32_t> rs;
             for (int32_t c : sourceChunks[k]) {
                 out.chunks[static_cast<size_t>(c)].activationBytes += held.activations;
-                if (std::find(rs.begin(), rs.end(), c % pp) != rs.end()) continue;
-                rs.push_back(c % pp);
+                if (std::find(rs.begin(), rs.end(), rankOf(c)) != rs.end()) continue;
+                rs.push_back(rankOf(c));
                 // The evaluation counted a parameter 1/P (MemoryPolicy::pipelineStages): its rank holds it whole.
-                MemoryBreakdown& m = out.ranks[static_cast<size_t>(c % pp)].memory;
+                MemoryBreakdown& m = out.ranks[static_cast<size_t>(rankOf(c))].memory;
                 m.weights += held.weights * share;
                 m.gradients += held.gradients * share;
                 m.optimizer += held.optimizer * share;
@@ -202,8 +209,6 @@ Status applyPipeline(const Graph& graph, Plan& plan, const Evaluation& ev, const
                               : 0.0;
 
     // The schedule, replayed.
-    auto schedule = makeSchedule(settings.schedule, pp, v, out.microBatches);
-    if (!schedule) return schedule.error().withContext("--config");
     std::vector<StageTimes> times;
     for (const PipelineChunk& ch : out.chunks)
         times.push_back({ch.forwardSeconds, ch.inputGradSeconds, ch.weightGradSeconds, static_cast<double>(ch.activationBytes)});
@@ -280,16 +285,28 @@ std::string splitText(const PipelinePlan& pl) {
 
 std::vector<std::vector<int32_t>> unevenSplits(const PipelinePlan& even, int32_t keep) {
     const auto p = static_cast<int32_t>(even.chunks.size());
-    if (even.chunksPerRank != 1 || p < 2 || keep <= 0) return {};
+    const PipePlacement placement = pipeSchedulePlacement(even.schedule);
+    if (!(even.chunksPerRank == 1 || (placement == PipePlacement::VShape && even.chunksPerRank == 2)) || p < 2 || keep <= 0) return {};
+    // The rank of chunk c: one chunk per rank, or a V (the first and the last chunk on rank 0).
+    const int32_t ranks = even.stages;
+    auto rankOf = [&](int32_t c) { return pipeRankOf(placement, ranks, c); };
     const int32_t per = even.chunks.front().layers, layers = per * p;
     auto work = [](const PipelineChunk& c) { return c.forwardSeconds + c.inputGradSeconds + c.weightGradSeconds; };
-    // A layer's time: an inner stage's per layer (the first stage's when there are only two).
+    // A layer's time: an inner chunk's per layer (the first chunk's when there are only two).
     double unit = 0;
     for (int32_t c = 1; c + 1 < p; ++c) unit += work(even.chunks[static_cast<size_t>(c)]) / per / (p - 2);
     if (p == 2) unit = work(even.chunks.front()) / per;
     if (unit <= 0) return {};
     const double firstExtra = std::max(0.0, work(even.chunks.front()) - per * unit);
     const double lastExtra = std::max(0.0, work(even.chunks.back()) - per * unit);
+    // The busiest rank's work under a split.
+    auto largest = [&](const std::vector<int32_t>& split) {
+        std::vector<double> rank(static_cast<size_t>(ranks), 0.0);
+        for (int32_t c = 0; c < p; ++c)
+            rank[static_cast<size_t>(rankOf(c))] +=
+                (c == 0 ? firstExtra : 0.0) + (c == p - 1 ? lastExtra : 0.0) + split[static_cast<size_t>(c)] * unit;
+        return *std::max_element(rank.begin(), rank.end());
+    };
     struct Option {
         double largest;
         std::vector<int32_t> split;
@@ -304,11 +321,11 @@ std::vector<std::vector<int32_t>> unevenSplits(const PipelinePlan& even, int32_t
             std::vector<int32_t> split(static_cast<size_t>(p), inner);
             split.front() = f;
             split.back() = l;
-            options.push_back({std::max({firstExtra + f * unit, lastExtra + l * unit, inner * unit}), std::move(split)});
+            options.push_back({largest(split), std::move(split)});
         }
     std::stable_sort(options.begin(), options.end(), [](const Option& a, const Option& b) { return a.largest < b.largest; });
     // Only splits more balanced than the even one by the same measure.
-    const double evenLargest = std::max({firstExtra, lastExtra, 0.0}) + per * unit;
+    const double evenLargest = largest(std::vector<int32_t>(static_cast<size_t>(p), per));
     std::vector<std::vector<int32_t>> out;
     for (const Option& o : options) {
         if (static_cast<int32_t>(out.size()) >= keep || o.largest >= evenLargest * (1 - 1e-9)) break;

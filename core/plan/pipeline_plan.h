@@ -62,12 +62,13 @@ std::vector<int32_t> chunkLayers(const PipelinePlan& pipeline);
 // "12 x 8" for an even split, else "11, 12 x 6, 13" (runs of equal chunks folded).
 std::string splitText(const PipelinePlan& pipeline);
 
-// Uneven splits worth trying for a pipeline cut evenly (`even`, applied by applyPipeline): one rank
-// per stage (no virtual chunks), the first and last stage given f and l layers and every other
-// stage the same count (what Megatron-LM's --decoder-first/last-pipeline-num-layers express),
-// ranked by the largest stage time they give when every layer costs what an inner stage's layer
-// does and the first and last stage keep their embedding and head (the even cut's chunk times);
-// at most `keep` splits more balanced than the even one by that measure, the most balanced first.
+// Uneven splits worth trying for a pipeline cut evenly (`even`, applied by applyPipeline): one chunk
+// per rank, or two in a V (zb-v, dualpipe-v: the first and the last chunk both on rank 0), the first
+// and last chunk given f and l layers and every other chunk the same count (what Megatron-LM's
+// --decoder-first/last-pipeline-num-layers express), ranked by the busiest rank's time they give
+// when every layer costs what an inner chunk's layer does and the first and last chunk keep their
+// embedding and head (the even cut's chunk times); at most `keep` splits more balanced than the
+// even one by that measure, the most balanced first.
 std::vector<std::vector<int32_t>> unevenSplits(const PipelinePlan& even, int32_t keep);
 
 // Cuts `plan` (its dp × tp program, one micro-batch per round, policy.accumulation rounds; `ev`

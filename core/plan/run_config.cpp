@@ -59,7 +59,7 @@ Result<RunConfig> RunConfig::parse(std::string_view text) {
             auto kind = parsePlannedScheduleKind(v);
             if (!kind && kind.error().code == "schedule.unsupported")
                 return makeError(kind.error().code, "schedule=" + std::string(v) + ": " + kind.error().message, "--config");
-            if (!kind) return syntax("schedule=" + std::string(v) + ": expected 1f1b, interleaved, gpipe, zb-h1 or zb-h2");
+            if (!kind) return syntax("schedule=" + std::string(v) + ": expected 1f1b, interleaved, gpipe, zb-h1, zb-h2, zb-v or dualpipe-v");
             c.schedule = *kind;
         } else if (key == "zero") {
             auto n = positive(key, v, 0);

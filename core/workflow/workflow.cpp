@@ -231,10 +231,28 @@ Result<PlanRun> runPipelinedPlan(const PlanRequest& request, const std::shared_p
             return ok.error().withContext("--pp-split");
     auto all = accumulationCandidates(request, *model);
     if (!all) return all.error();
-    std::vector<int64_t> counts;
-    for (int64_t a : *all)
+    // The schedule's shape (zb-v and dualpipe-v: two chunks per rank), then the counts it runs
+    // (interleaved: multiples of P; dualpipe-v: at least 2P), at least P where the batch allows.
+    const int32_t v = std::max<int32_t>(1, settings.chunksPerRank);
+    if (auto shape = makeSchedule(settings.schedule, static_cast<int32_t>(pp), v, static_cast<int32_t>(4 * pp)); !shape)
+        return makeError(shape.error().code, shape.error().message, "--schedule");
+    std::vector<int64_t> counts, runnable;
+    std::optional<Error> shapeError;
+    for (int64_t a : *all) {
+        auto shaped = makeSchedule(settings.schedule, static_cast<int32_t>(pp), v, static_cast<int32_t>(a));
+        if (!shaped) {
+            shapeError = shaped.error();
+            continue;
+        }
+        runnable.push_back(a);
         if (a >= pp) counts.push_back(a);
-    if (counts.empty()) counts = *all;
+    }
+    if (runnable.empty())
+        return makeError(shapeError->code,
+                         shapeError->message + " (at every gradient-accumulation count of the batch of " + std::to_string(request.model.build.batch) +
+                             " sequences)",
+                         "--schedule");
+    if (counts.empty()) counts = runnable;
     const auto start = std::chrono::steady_clock::now();
     std::optional<PlanRun> best;
     std::optional<Error> firstMiss;

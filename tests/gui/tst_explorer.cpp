@@ -954,6 +954,22 @@ private slots:
             saysSplit |= w.graphView()->nodeText({GraphView::NodeKind::Run, static_cast<int>(run)}).contains(QStringLiteral("pipeline: rank 0 × "));
         QVERIFY(saysSplit);
         c->splitEdit()->clear();
+        // zb-v from the picker with two chunks per rank: a V, the first and last chunk on rank 0,
+        // which the chart's rank labels count.
+        c->chunksBox()->setValue(2);
+        c->scheduleBox()->setCurrentIndex(c->scheduleBox()->findData(QStringLiteral("zb-v")));
+        QVERIFY(c->scheduleBox()->currentIndex() > 0);
+        c->findChild<QPushButton*>(QStringLiteral("applyButton"))->click();
+        QVERIFY(waitIdle(w));
+        QVERIFY(searchAndWait(w));
+        const Plan& v = w.explorer()->plan()->plan();
+        QVERIFY(v.pipeline);
+        QCOMPARE(v.pipeline->schedule, PipeScheduleKind::ZeroBubbleV);
+        QCOMPARE(v.pipeline->chunks.size(), size_t{4});
+        const QStringList ranks = w.pipelineChart()->rankLabels();
+        QCOMPARE(ranks.size(), 2);
+        QCOMPARE(ranks[0], QStringLiteral("rank 0\n%1 layers").arg(v.pipeline->chunks[0].layers + v.pipeline->chunks[3].layers));
+        QCOMPARE(ranks[1], QStringLiteral("rank 1\n%1 layers").arg(v.pipeline->chunks[1].layers + v.pipeline->chunks[2].layers));
         // vp auto: the search plans every count of chunks and says which it kept.
         c->chunksBox()->setValue(0);
         QCOMPARE(c->chunksBox()->text(), QStringLiteral("vp auto"));

@@ -497,10 +497,13 @@ private slots:
         QVERIFY(QString::fromStdString(odd.error().message).contains("half its micro-batches"));
     }
 
-    // What the planner prices: looped schedules, zb-h2 among them; the others are refused in one line.
+    // What the planner prices: looped schedules and the V ones (one copy of the parameters);
+    // dualpipe (two copies) and mip are refused in one line.
     void plannerRefusesWhatItCannotPrice() {
         QCOMPARE(must(parsePlannedScheduleKind("zb-h2"), "zb-h2"), PipeScheduleKind::ZeroBubbleH2);
-        for (const char* name : {"zb-v", "dualpipe-v", "dualpipe"}) {
+        QCOMPARE(must(parsePlannedScheduleKind("zb-v"), "zb-v"), PipeScheduleKind::ZeroBubbleV);
+        QCOMPARE(must(parsePlannedScheduleKind("dualpipe-v"), "dualpipe-v"), PipeScheduleKind::DualPipeV);
+        for (const char* name : {"dualpipe", "mip"}) {
             auto k = parsePlannedScheduleKind(name);
             QVERIFY(!k);
             QCOMPARE(QString::fromStdString(k.error().code), QString("schedule.unsupported"));
@@ -510,20 +513,28 @@ private slots:
         QCOMPARE(QString::fromStdString(parsePlannedScheduleKind("chimera").error().code), QString("schedule.unknown"));
         // `schedule=` of a configuration, and a pipeline handed to the planner's replay.
         QVERIFY(RunConfig::parse("pp=2,schedule=zb-h2"));
-        auto config = RunConfig::parse("pp=2,schedule=dualpipe-v");
+        QVERIFY(RunConfig::parse("pp=2,vp=2,schedule=dualpipe-v"));
+        auto config = RunConfig::parse("pp=2,schedule=dualpipe");
         QVERIFY(!config);
         QCOMPARE(QString::fromStdString(config.error().code), QString("schedule.unsupported"));
         QCOMPARE(QString::fromStdString(config.error().where), QString("--config"));
-        QVERIFY(QString::fromStdString(config.error().message).startsWith("schedule=dualpipe-v: the planner prices"));
+        QVERIFY(QString::fromStdString(config.error().message).startsWith("schedule=dualpipe: the planner prices"));
         PipelinePlan pl;
         pl.stages = 2;
         pl.chunksPerRank = 2;
-        pl.schedule = PipeScheduleKind::ZeroBubbleV;
+        pl.schedule = PipeScheduleKind::DualPipe;
         pl.microBatches = 4;
         pl.chunks.assign(4, PipelineChunk{});
         auto replayed = replayPipeline(pl);
         QVERIFY(!replayed);
         QCOMPARE(QString::fromStdString(replayed.error().code), QString("schedule.unsupported"));
+        // A V replays from the plan: the first and the last chunk on rank 0.
+        pl.schedule = PipeScheduleKind::ZeroBubbleV;
+        for (PipelineChunk& c : pl.chunks) c.forwardSeconds = c.inputGradSeconds = c.weightGradSeconds = 1;
+        const PipeReplay v = must(replayPipeline(pl), "zb-v replay");
+        QCOMPARE(v.busySeconds.size(), size_t{2});
+        QCOMPARE(v.busySeconds[0], v.busySeconds[1]);  // two chunks each, 4 micro-batches × 3 s
+        QCOMPARE(v.busySeconds[0], 2 * 4 * 3.0);
     }
 
     void csvRoundTripAndErrors() {

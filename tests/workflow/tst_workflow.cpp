@@ -613,6 +613,58 @@ private slots:
     // last stage, so a last stage with fewer layers is faster (Megatron-LM's
     // --decoder-first/last-pipeline-num-layers, `pp_first`/`pp_last` here); the planner tries the
     // most balanced such splits and keeps the fastest, and a saved plan keeps its split.
+    // zb-v and dualpipe-v: two chunks per rank in a V, the first and the last (the embedding and
+    // the head) both on rank 0; the replayed step is the plan's, and the split the planner keeps
+    // lightens rank 0's two chunks.
+    void pipelineVShapeSchedules() {
+        const PlanRequest r = gpt125m(64);
+        for (const char* sched : {"zb-v", "dualpipe-v"}) {
+            const std::string config = std::string("tp=2,pp=2,vp=2,zero=1,mbs=2,schedule=") + sched;
+            const PlanRun run = must(runEstimate(r, must(RunConfig::parse(config), config)), config);
+            const Plan& plan = run.outcome.plan;
+            QVERIFY(plan.pipeline);
+            const PipelinePlan& pl = *plan.pipeline;
+            QCOMPARE(pl.chunks.size(), size_t{4});
+            QVERIFY(pl.chunks.front().embedding && pl.chunks.back().head);
+            // Rank 0 holds chunks 0 and 3 (the embedding, tied to the head, and the head's norm),
+            // rank 1 chunks 1 and 2: rank 0's weights exceed rank 1's by the embedding at least.
+            QVERIFY2(pl.ranks[0].memory.weights > pl.ranks[1].memory.weights, config.c_str());
+            // The step is the schedule's replay of the chunks (plus the slowest rank's tail).
+            const PipeReplay replay = must(replayPipeline(pl), "replay");
+            double end = 0;
+            for (size_t k = 0; k < pl.ranks.size(); ++k) end = std::max(end, replay.endSeconds[k] + pl.ranks[k].tailSeconds);
+            QCOMPARE(plan.stepSeconds(), end);
+            // Interleaved (looped) places chunk 3, the head with its tied embedding, on rank 1: rank
+            // 1 then holds the embedding too, which in the V it does not.
+            const PlanRun looped =
+                must(runEstimate(r, must(RunConfig::parse("tp=2,pp=2,vp=2,zero=1,mbs=2,schedule=interleaved"), "interleaved")), "interleaved");
+            QVERIFY2(looped.outcome.plan.pipeline->ranks[1].memory.weights > pl.ranks[1].memory.weights, config.c_str());
+        }
+        // The planner with zb-v: the first and last chunk lighter than the inner ones (rank 0 runs both).
+        PlanRequest zb = r;
+        zb.mesh = MeshChoice::automatic();
+        zb.searchSequenceParallel = false;
+        zb.pipeline.stages = 2;
+        zb.pipeline.chunksPerRank = 2;
+        zb.pipeline.schedule = PipeScheduleKind::ZeroBubbleV;
+        const PlanRun planned = must(runPlan(zb), "zb-v plan");
+        const PipelinePlan& pl = *planned.outcome.plan.pipeline;
+        QCOMPARE(pl.schedule, PipeScheduleKind::ZeroBubbleV);
+        QVERIFY2(pl.chunks.front().layers + pl.chunks.back().layers < pl.chunks[1].layers + pl.chunks[2].layers, splitText(pl).c_str());
+        // A V with one chunk per rank, or dualpipe-v with fewer than 2P micro-batches: one clear error.
+        PlanRequest one = zb;
+        one.pipeline.chunksPerRank = 1;
+        auto bad = runPlan(one);
+        QVERIFY(!bad.ok());
+        QVERIFY2(bad.error().message.find("places 2 chunks on every rank") != std::string::npos, bad.error().toString().c_str());
+        PlanRequest few = zb;
+        few.model.build.batch = 2;
+        few.pipeline.schedule = PipeScheduleKind::DualPipeV;
+        bad = runPlan(few);
+        QVERIFY(!bad.ok());
+        QVERIFY2(bad.error().message.find("at least 2P micro-batches") != std::string::npos, bad.error().toString().c_str());
+    }
+
     void pipelineSplitLightensTheHead() {
         const PlanRequest r = gpt125m(64);
         const PlanRun even = must(runEstimate(r, must(RunConfig::parse("tp=2,pp=2,zero=1,mbs=2"), "even")), "even");
