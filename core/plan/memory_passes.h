@@ -27,6 +27,9 @@ struct Candidate {
     int reusedBlocks = 0;
 };
 
+// "1228.1 ms"
+std::string millis(double seconds);
+
 Candidate fromPass(const DpResult& r);
 // The memory sum and the largest working set of an assignment.
 std::pair<int64_t, int64_t> sumAndMax(const PlanProblem::Impl& P, const Choices& st);

@@ -7,6 +7,7 @@
 #include <limits>
 #include <optional>
 
+#include "plan/memory_passes.h"
 #include "plan/pipeline_plan.h"
 #include "plan/planner_internal.h"
 #include "plan/problem_impl.h"
@@ -238,6 +239,7 @@ Result<PlanOutcome> planMeshes(const Graph& graph, const Cluster& cluster, const
     std::vector<std::pair<size_t, MeshPlan>> close;
     Error lastError = makeError("plan.infeasible", "no mesh was planned");
     std::optional<Error> closest;  // the infeasible mesh with the smallest need
+    size_t dominatedCount = 0;     // variants no faster than the caller's cutoff (SearchOptions::cutoffSeconds)
     int64_t closestNeed = std::numeric_limits<int64_t>::max();
     struct Bounded {
         int64_t need;
@@ -316,6 +318,7 @@ Result<PlanOutcome> planMeshes(const Graph& graph, const Cluster& cluster, const
                 baseOf[i] = BaseOutcome{false, {}, true};
             cand.note = mp.error().message;
             if (!best) lastError = mp.error();
+            ++dominatedCount;
             out.candidates.push_back(cand);
             return true;
         }
@@ -435,18 +438,29 @@ Result<PlanOutcome> planMeshes(const Graph& graph, const Cluster& cluster, const
             closest = frontierClosest->second;
         }
     }
-    if (!best && closest) {
+    // "the 22 meshes (and 18 sequence-parallel variants)": what was searched, for the reports below.
+    auto meshesTried = [&] {
         const auto tried = std::count_if(out.candidates.begin(), out.candidates.end(), [&](const MeshCandidate& c) {
             return c.sequenceParallelAxis != options.policy.sequenceParallelAxis;
         });
-        const std::string what = meshes.size() == 1 ? "no plan fits with or without sequence parallelism"
-                                                    : "none of the " + std::to_string(meshes.size()) + " meshes" +
-                                                          (tried > 0 ? " (and " + std::to_string(tried) + " sequence-parallel variant" +
-                                                                           (tried == 1 ? ")" : "s)")
-                                                                     : std::string()) +
-                                                          " tried fits";
+        return "the " + std::to_string(meshes.size()) + " meshes" +
+               (tried > 0 ? " (and " + std::to_string(tried) + " sequence-parallel variant" + (tried == 1 ? ")" : "s)") : std::string());
+    };
+    const bool cutoff = std::isfinite(options.search.cutoffSeconds);
+    if (!best && closest) {
+        if (dominatedCount > 0 && cutoff)
+            // Some were pruned as no faster than a plan the caller has: not shown not to fit.
+            return makeError("plan.dominated", "no plan on " + meshesTried() + " both fits and is faster than " +
+                                                   memory_passes::millis(options.search.cutoffSeconds) + ": " +
+                                                   std::to_string(dominatedCount) + " of them are no faster and none of the others fits; the closest: " +
+                                                   closest->message,
+                             closest->where);
+        const std::string what = meshes.size() == 1 ? "no plan fits with or without sequence parallelism" : "none of " + meshesTried() + " tried fits";
         return makeError(closest->code, what + "; the closest: " + closest->message, closest->where);
     }
+    if (!best && dominatedCount > 1 && lastError.code == "plan.dominated" && cutoff)
+        return makeError("plan.dominated", "no plan on " + meshesTried() + " is faster than " + memory_passes::millis(options.search.cutoffSeconds) +
+                                               "; the last: " + lastError.message);
     if (!best) return lastError;
     // Re-ranking: the objective is a sum (overlapped collectives at their contention); the step
     // shown is simulated. Among the best mesh's plan and the close ones, the fastest simulated wins.

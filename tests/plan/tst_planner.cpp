@@ -448,6 +448,16 @@ private slots:
         const QString need = smallest < (int64_t{1} << 30) ? QString::asprintf("the smallest needs %.2f MiB", static_cast<double>(smallest) / (1 << 20))
                                                             : QString::asprintf("the smallest needs %.2f GiB", static_cast<double>(smallest) / (1 << 30));
         QVERIFY2(msg.contains(need), qPrintable(need + " in: " + msg));
+        // With a faster plan in hand (a cutoff, as another count or ZeRO stage gives): every mesh
+        // is said no faster, together, not as "does not fit".
+        PlannerOptions fast;
+        fast.search.cutoffSeconds = 1e-9;
+        auto d = planGraph(g, cluster(1), cfp::test::meshOf("auto"), fast);
+        QVERIFY(!d);
+        QCOMPARE(QString::fromStdString(d.error().code), QString("plan.dominated"));
+        const QString dmsg = QString::fromStdString(d.error().message);
+        QVERIFY2(dmsg.startsWith(QString("no plan on the %1 meshes").arg(meshes.size())) && dmsg.contains("is faster than 0.0 ms; the last: no plan on mesh "),
+                 qPrintable(dmsg));
     }
 
     // A limit that excludes the fastest plan but not every plan: the constrained search finds a
