@@ -742,7 +742,7 @@ void PipelineChart::setPlans(std::shared_ptr<const PlanData> plan, std::shared_p
     // Each rank's layers under its name (the stage split), where the ranks are few enough to read.
     std::vector<int32_t> rankLayers(static_cast<size_t>(pl.stages), 0);
     for (size_t c = 0; c < pl.chunks.size(); ++c)
-        rankLayers[static_cast<size_t>(pipeRankOf(pipeSchedulePlacement(pl.schedule), pl.stages, static_cast<int32_t>(c)))] += pl.chunks[c].layers;
+        rankLayers[static_cast<size_t>(chunkRank(pl, static_cast<int32_t>(c)))] += pl.chunks[c].layers;
     m_rankLabels.clear();
     for (int32_t k = 0; k < pl.stages; ++k) {
         m_rankLabels << (pl.stages <= 16 ? tr("rank %1\n%2 layers").arg(k).arg(rankLayers[static_cast<size_t>(k)]) : tr("rank %1").arg(k));

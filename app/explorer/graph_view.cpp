@@ -529,7 +529,7 @@ std::unique_ptr<GraphView::Node> GraphView::buildNode(const NodeKey& key) {
                 const int32_t l = QString::fromUtf8(layer.substr(dot + 1).data(), static_cast<qsizetype>(layer.size() - dot - 1)).toInt();
                 for (size_t c = 0; c < pl.chunks.size(); ++c)
                     if (l >= pl.chunks[c].firstLayer && l < pl.chunks[c].firstLayer + pl.chunks[c].layers) {
-                        ++perRank[pipeRankOf(pipeSchedulePlacement(pl.schedule), pl.stages, static_cast<int32_t>(c))];
+                        ++perRank[chunkRank(pl, static_cast<int32_t>(c))];
                         break;
                     }
             }

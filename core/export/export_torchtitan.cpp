@@ -26,6 +26,12 @@ constexpr std::string_view kTorchtitanCommit = "238fa9953e4aec2a62582121564273d7
 
 Error unsupported(const std::string& why) { return makeError("export.unsupported", why); }
 
+// The schedules PyTorch has no class for that a torchtitan job runs from a CSV of their actions
+// (exportScheduleCsv): generated again from the plan.
+bool runsFromCsv(const Plan& plan) {
+    return plan.pipeline && (plan.pipeline->schedule == PipeScheduleKind::ZeroBubbleH1 || plan.pipeline->schedule == PipeScheduleKind::ZeroBubbleH2);
+}
+
 // A TOML basic string: JSON's escapes are TOML's (quotes, backslashes, control characters as
 // \uXXXX), invalid UTF-8 replaced as nlohmann does; TOML also escapes DEL, which JSON does not.
 std::string tomlString(std::string_view s) {
@@ -277,10 +283,9 @@ Result<std::string> exportTorchtitan(const Context& ctx) {
         t += "context_parallel_rotate_method = \"allgather\"\n";
     }
     if (const auto& pl = plan.pipeline) {
-        auto csv = exportScheduleCsv(plan);
-        if (!csv) return csv.error();
+        const bool csv = runsFromCsv(plan);
         std::optional<ScheduleName> schedule = torchSchedule(pl->schedule);
-        if (!schedule && *csv) {
+        if (!schedule && csv) {
             // Run from its actions: _PipelineScheduleRuntime reads them from the CSV beside this file.
             if (ctx.scheduleCsvName.empty())
                 return unsupported("PyTorch's pipelining has no class for the plan's " + std::string(pipeScheduleName(pl->schedule)) +
@@ -300,7 +305,7 @@ Result<std::string> exportTorchtitan(const Context& ctx) {
             return makeError("export.bad_plan", "the plan's pipeline has " + std::to_string(pl->chunks.size()) + " chunks for " +
                                                     std::to_string(pl->stages) + " x " + std::to_string(pl->chunksPerRank) + " stages");
         t += "pipeline_parallel_degree = " + std::to_string(pl->stages) + "\n";
-        if (*csv) {
+        if (csv) {
             t += commentLines("PyTorch has no class for the plan's " + std::string(pipeScheduleName(pl->schedule)) +
                               " schedule: torchtitan runs its actions (a row per rank, as cfp schedule -o writes them) from "
                               "the CSV written beside this file; the path is opened from the directory torchtitan runs in");
@@ -381,9 +386,8 @@ Result<std::string> exportTorchtitan(const Context& ctx) {
 namespace cfp {
 
 Result<std::optional<std::string>> exportScheduleCsv(const Plan& plan) {
-    if (!plan.pipeline) return std::optional<std::string>{};
+    if (!exporting::runsFromCsv(plan)) return std::optional<std::string>{};
     const PipelinePlan& pl = *plan.pipeline;
-    if (pl.schedule != PipeScheduleKind::ZeroBubbleH1 && pl.schedule != PipeScheduleKind::ZeroBubbleH2) return std::optional<std::string>{};
     auto schedule = makeSchedule(pl.schedule, pl.stages, pl.chunksPerRank, pl.microBatches);
     if (!schedule) return schedule.error().withContext("plan pipeline");
     return std::optional<std::string>{schedule->toCsv()};

@@ -283,13 +283,13 @@ std::string splitText(const PipelinePlan& pl) {
     return out;
 }
 
+int32_t chunkRank(const PipelinePlan& pl, int32_t chunk) { return pipeRankOf(pipeSchedulePlacement(pl.schedule), pl.stages, chunk); }
+
 std::vector<std::vector<int32_t>> unevenSplits(const PipelinePlan& even, int32_t keep) {
     const auto p = static_cast<int32_t>(even.chunks.size());
     const PipePlacement placement = pipeSchedulePlacement(even.schedule);
     if (!(even.chunksPerRank == 1 || (placement == PipePlacement::VShape && even.chunksPerRank == 2)) || p < 2 || keep <= 0) return {};
-    // The rank of chunk c: one chunk per rank, or a V (the first and the last chunk on rank 0).
     const int32_t ranks = even.stages;
-    auto rankOf = [&](int32_t c) { return pipeRankOf(placement, ranks, c); };
     const int32_t per = even.chunks.front().layers, layers = per * p;
     auto work = [](const PipelineChunk& c) { return c.forwardSeconds + c.inputGradSeconds + c.weightGradSeconds; };
     // A layer's time: an inner chunk's per layer (the first chunk's when there are only two).
@@ -303,7 +303,7 @@ std::vector<std::vector<int32_t>> unevenSplits(const PipelinePlan& even, int32_t
     auto largest = [&](const std::vector<int32_t>& split) {
         std::vector<double> rank(static_cast<size_t>(ranks), 0.0);
         for (int32_t c = 0; c < p; ++c)
-            rank[static_cast<size_t>(rankOf(c))] +=
+            rank[static_cast<size_t>(chunkRank(even, c))] +=
                 (c == 0 ? firstExtra : 0.0) + (c == p - 1 ? lastExtra : 0.0) + split[static_cast<size_t>(c)] * unit;
         return *std::max_element(rank.begin(), rank.end());
     };

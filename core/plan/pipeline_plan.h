@@ -62,6 +62,9 @@ std::vector<int32_t> chunkLayers(const PipelinePlan& pipeline);
 // "12 x 8" for an even split, else "11, 12 x 6, 13" (runs of equal chunks folded).
 std::string splitText(const PipelinePlan& pipeline);
 
+// The rank that holds chunk `chunk` of `pl` (its schedule's placement: pipeRankOf).
+int32_t chunkRank(const PipelinePlan& pl, int32_t chunk);
+
 // Uneven splits worth trying for a pipeline cut evenly (`even`, applied by applyPipeline): one chunk
 // per rank, or two in a V (zb-v, dualpipe-v: the first and the last chunk both on rank 0), the first
 // and last chunk given f and l layers and every other chunk the same count (what Megatron-LM's

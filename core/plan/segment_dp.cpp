@@ -181,7 +181,7 @@ int64_t SegmentDp::step(int b, const Layer& cur, Layer& nxt, const DpPass& mode,
                 for (size_t j = 0; j < live.size(); ++j) terms[j] += row[static_cast<size_t>(live[j])];
         }
     };
-    // Time-only steps with one label per state (every time-only pass's layers): the states
+    // Time-only steps (one label per state: every layer of a time-only pass holds one): the states
     // grouped by the part of the next state they keep. The states of a group compete for the
     // same next states, so per strategy the best of the group is found first (a branch-free
     // minimum over contiguous arrays) and written once. The labels are those of a state-by-state
@@ -249,8 +249,8 @@ int64_t SegmentDp::step(int b, const Layer& cur, Layer& nxt, const DpPass& mode,
             g0 = g1;
         }
     };
-    // The states cur.id[i0 .. i1) into scratch sc: the Pareto pass, and time-only passes where
-    // a state holds several labels.
+    // The states cur.id[i0 .. i1) into scratch sc under the Pareto pass (a time-only pass holds one
+    // label per state: relaxSingle).
     auto relax = [&](int64_t i0, int64_t i1, Scratch& sc, bool& ex) {
         std::vector<int> assign(std::max<size_t>(1, frontierClasses.size()));
         std::vector<double> terms(live.size());  // per live strategy: own term plus its pair costs
@@ -264,20 +264,6 @@ int64_t SegmentDp::step(int b, const Layer& cur, Layer& nxt, const DpPass& mode,
                 const auto su = static_cast<size_t>(s);
                 const double t = terms[j];
                 const int64_t y = baseY + slotY[j];
-                if (timeOnly) {
-                    // One label per state: the candidate is built only when it wins.
-                    DpLabel& slot = sc.bestOf[static_cast<size_t>(y)];
-                    for (uint32_t li = l0; li < l1; ++li) {
-                        const DpLabel& l = cur.labels[li];
-                        const double nt = l.t + t;
-                        const int64_t nm = l.m + uSum[su];
-                        if (nt < slot.t || (nt == slot.t && nm < slot.m)) {
-                            if (slot.t == kEmpty) sc.touched.push_back(static_cast<uint32_t>(y));
-                            slot = DpLabel{nt, nm, std::max(l.mx, uMax[su]), static_cast<int32_t>(x), static_cast<int32_t>(li - l0), s};
-                        }
-                    }
-                    continue;
-                }
                 for (uint32_t li = l0; li < l1; ++li) {
                     const DpLabel& l = cur.labels[li];
                     const DpLabel nl{l.t + t, l.m + uSum[su], std::max(l.mx, uMax[su]), static_cast<int32_t>(x), static_cast<int32_t>(li - l0), s};
@@ -297,7 +283,6 @@ int64_t SegmentDp::step(int b, const Layer& cur, Layer& nxt, const DpPass& mode,
                            ? parallelRanges(n, threads, std::max<int64_t>(1, parallelStepWork / 4 / std::max<size_t>(1, live.size())))
                            : 1;
     const DpLabel empty{kEmpty, 0, 0, -1, -1, -1};
-    const bool single = timeOnly && cur.labels.size() == cur.id.size();
     auto prepare = [&](Scratch& s) {
         if (timeOnly && s.bestOf.size() < static_cast<size_t>(count)) s.bestOf.resize(static_cast<size_t>(count), empty);
         if (!timeOnly && s.buckets.size() < static_cast<size_t>(count)) s.buckets.resize(static_cast<size_t>(count));
@@ -305,13 +290,8 @@ int64_t SegmentDp::step(int b, const Layer& cur, Layer& nxt, const DpPass& mode,
     Scratch& sc = m_scratch[static_cast<size_t>(std::max(worker, 0))];
     if (ranges > 1) {
         for (int w = 0; w < ranges; ++w) prepare(m_scratch[static_cast<size_t>(w)]);
-        parallelFor(n, ranges, 1, [&](int64_t i0, int64_t i1, int w) {
-            bool unused = true;
-            if (single)
-                relaxSingle(i0, i1, m_scratch[static_cast<size_t>(w)]);
-            else
-                relax(i0, i1, m_scratch[static_cast<size_t>(w)], unused);
-        });
+        // Only time-only steps are split (ranges above).
+        parallelFor(n, ranges, 1, [&](int64_t i0, int64_t i1, int w) { relaxSingle(i0, i1, m_scratch[static_cast<size_t>(w)]); });
         // Later ranges replace a label only when strictly better, as the sequential loop does.
         for (int w = 1; w < ranges; ++w) {
             Scratch& other = m_scratch[static_cast<size_t>(w)];
@@ -328,7 +308,7 @@ int64_t SegmentDp::step(int b, const Layer& cur, Layer& nxt, const DpPass& mode,
         }
     } else {
         prepare(sc);
-        if (single)
+        if (timeOnly)
             relaxSingle(0, n, sc);
         else
             relax(0, n, sc, exact);
