@@ -589,7 +589,8 @@ Result<std::vector<Function>> Parser::run(std::map<std::string, std::string>& lo
             const size_t start = m_i;
             CFP_TRY(skipBalanced());  // `loc`
             CFP_TRY(skipBalanced());  // `( … )`
-            for (size_t k = start; k < m_i; ++k)
+            // skipBalanced may step past the end on a truncated module: only the tokens there are.
+            for (size_t k = start; k < std::min(m_i, m_t.size()); ++k)
                 if (m_t[k].kind == Tok::String) {
                     locs[ref] = m_t[k].text;
                     break;
