@@ -301,7 +301,8 @@ Json planRunJson(const PlanRun& run) {
                          {"step_seconds", t.stepSeconds > 0 ? Json(t.stepSeconds) : Json(nullptr)},
                          {"memory_bytes", t.memoryBytes > 0 ? Json(t.memoryBytes) : Json(nullptr)},
                          {"note", t.note},
-                         {"search_seconds", t.searchSeconds}});
+                         {"search_seconds", t.searchSeconds},
+                         {"meshes_skipped_on_bounds", t.boundSkips}});
     j["accumulation_tried"] = tried;
     if (!run.outcome.stagesTried.empty()) {
         Json stages = Json::array();
@@ -331,7 +332,12 @@ void printPlanRun(const PlanRun& run) {
                                                   (t.planned ? "" : " — " + t.note)
                                             : "no plan — " + t.note)
                       << (t.steps == p.policy.accumulation && t.zeroStage == zeroStageOf(p.policy) ? "  (chosen)" : "")
-                      << (t.searchSeconds >= 0.05 ? "  [" + cli::fixed(t.searchSeconds, 1) + " s]" : std::string()) << "\n";
+                      << (t.searchSeconds >= 0.05 || t.boundSkips > 0
+                              ? "  [" + (t.searchSeconds >= 0.05 ? cli::fixed(t.searchSeconds, 1) + " s" : std::string()) +
+                                    (t.searchSeconds >= 0.05 && t.boundSkips > 0 ? "; " : "") +
+                                    (t.boundSkips > 0 ? std::to_string(t.boundSkips) + " skipped on earlier bounds" : std::string()) + "]"
+                              : std::string())
+                      << "\n";
     }
     if (!run.outcome.stagesTried.empty()) {
         const Plan& p = run.outcome.plan;

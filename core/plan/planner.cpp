@@ -100,6 +100,21 @@ Result<MeshPlan> planOnMesh(const Graph& graph, const Cluster& cluster, const Me
     return mp;
 }
 
+void SearchMemo::record(const std::string& mesh, const std::string& sequenceParallelAxis, int64_t rounds, int zeroStage, double fastestSeconds) {
+    m_seen[{mesh, sequenceParallelAxis}].push_back({fastestSeconds, rounds, zeroStage});
+}
+
+SearchMemo::Bound SearchMemo::fastestBound(const std::string& mesh, const std::string& sequenceParallelAxis, int64_t rounds, int zeroStage) const {
+    Bound out;
+    const auto it = m_seen.find({mesh, sequenceParallelAxis});
+    if (it == m_seen.end()) return out;
+    for (const Bound& b : it->second)
+        // ZeRO-1 shards the optimizer's update, which ZeRO-0 runs whole on every rank: a ZeRO-0
+        // bound holds for ZeRO-0 only.
+        if (b.rounds <= rounds && b.zeroStage <= zeroStage && (b.zeroStage > 0 || zeroStage == 0) && b.seconds > out.seconds) out = b;
+    return out;
+}
+
 namespace {
 
 // The share of PlanProgress::overall the meshes' searches take; the rest is the evaluator and
@@ -300,18 +315,36 @@ Result<PlanOutcome> planMeshes(const Graph& graph, const Cluster& cluster, const
         meshOptions.policy.sequenceParallelAxis = variants[vi].spAxis;
         meshOptions.search.briefInfeasibility = brief;
         if (best) meshOptions.search.cutoffSeconds = std::min(meshOptions.search.cutoffSeconds, best->result.objectiveSeconds);
-        // The analysis (blocks and segments) does not depend on the policy: once per mesh.
-        if (analysisMesh != i) {
-            analysis = planningAnalysis(graph, *mesh, options);
-            analysisMesh = i;
-        }
-        // Copied while a variant of this mesh may follow, else handed over.
-        const bool more = vi + 1 < variants.size() && variants[vi + 1].mesh == i;
-        if (!more) analysisMesh = meshes.size();
         double fastest = 0;
-        auto mp = analysis ? planOnMesh(graph, cluster, *mesh, meshOptions, limit, [&](const PlanProblem& p) { return p.applyPins(options.pins); },
-                                        check, more ? *analysis : std::move(*analysis), &need, &fastest)
-                           : Result<MeshPlan>(analysis.error());
+        // A bound an earlier search of the request recorded (SearchMemo): skipped as its own
+        // fastest pass would skip it, without the analysis and the problem.
+        const int64_t rounds = options.policy.accumulation;
+        const int zero = zeroStageOf(options.policy);
+        const SearchMemo::Bound known = options.memo ? options.memo->fastestBound(cand.mesh, cand.sequenceParallelAxis, rounds, zero) : SearchMemo::Bound{};
+        auto search = [&]() -> Result<MeshPlan> {
+            if (known.seconds > 0 && known.seconds >= meshOptions.search.cutoffSeconds) {
+                fastest = known.seconds;
+                ++options.memo->skipped;
+                return makeError("plan.dominated", "no plan on mesh " + cand.mesh + " is faster than " + memory_passes::millis(meshOptions.search.cutoffSeconds) +
+                                                       " (its fastest, memory aside, took " + memory_passes::millis(known.seconds) + " at " +
+                                                       std::to_string(known.rounds) + (known.rounds == 1 ? " round" : " rounds") + " and ZeRO-" +
+                                                       std::to_string(known.zeroStage) + "; more rounds and higher stages only add time)");
+            }
+            // The analysis (blocks and segments) does not depend on the policy: once per mesh.
+            if (analysisMesh != i) {
+                analysis = planningAnalysis(graph, *mesh, options);
+                analysisMesh = i;
+            }
+            // Copied while a variant of this mesh may follow, else handed over.
+            const bool more = vi + 1 < variants.size() && variants[vi + 1].mesh == i;
+            if (!more) analysisMesh = meshes.size();
+            if (!analysis) return analysis.error();
+            auto planned = planOnMesh(graph, cluster, *mesh, meshOptions, limit, [&](const PlanProblem& p) { return p.applyPins(options.pins); }, check,
+                                      more ? *analysis : std::move(*analysis), &need, &fastest);
+            if (options.memo && fastest > 0) options.memo->record(cand.mesh, cand.sequenceParallelAxis, rounds, zero, fastest);
+            return planned;
+        };
+        auto mp = search();
         cand.seconds = since(t0);
         if (!mp && mp.error().code == "plan.dominated" && (best || variants.size() > 1)) {
             if (variants[vi].spAxis.empty() && best && fastest > 0 && fastest <= best->result.objectiveSeconds * (1 + kSpReach))

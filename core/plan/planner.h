@@ -15,6 +15,7 @@
 // smallest per-device memory any plan on the mesh needs, its breakdown, and the shortfall),
 // plan.too_large (a frontier beyond SearchOptions::maxStates), plan.cancelled.
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -39,6 +40,33 @@ enum class BlockCheck : uint8_t { Skip, Run };
 // Skip by default: exporters and the explorer evaluate a plan afresh when they draw a trace.
 enum class Timeline : uint8_t { Skip, Record };
 
+// What the searches of one request learn about each mesh for the later ones (runPlan: rounds
+// ascending, ZeRO stages ascending at each). A mesh's fastest plan, memory aside, at R rounds and
+// ZeRO stage Z bounds every plan on that mesh (and sequence-parallel axis) at R' >= R rounds and
+// stage Z' >= Z from below (Z >= 1, or Z' = Z = 0): more rounds and a higher stage only add time
+// (each round launches the kernels and reads the weights again and pays its latencies again; a
+// higher stage gathers and scatters more, at no lower price; a smaller round's strategies are a
+// subset of a larger one's; ZeRO-1 though shards the optimizer's update, which ZeRO-0 runs whole).
+// planGraph skips a mesh that bound puts at or above the best plan in hand without building its
+// problem, exactly as its own fastest pass would (plan.dominated). tst_planner checks the
+// monotonicity this rests on over built-in models and meshes.
+class SearchMemo {
+public:
+    struct Bound {
+        double seconds = 0;  // 0: nothing recorded that applies
+        int64_t rounds = 0;
+        int zeroStage = 0;
+    };
+    void record(const std::string& mesh, const std::string& sequenceParallelAxis, int64_t rounds, int zeroStage, double fastestSeconds);
+    // The largest fastest time recorded for the mesh at no more rounds and no higher stage.
+    Bound fastestBound(const std::string& mesh, const std::string& sequenceParallelAxis, int64_t rounds, int zeroStage) const;
+    // Meshes skipped on a recorded bound (for the report and the benchmarks).
+    int64_t skipped = 0;
+
+private:
+    std::map<std::pair<std::string, std::string>, std::vector<Bound>> m_seen;
+};
+
 struct PlannerOptions {
     // Per device: memoryLimitBytes when given, else the hardware's usable memory — its capacity
     // less memoryReserveBytes, or less the spec's own reserve (HardwareSpec::memoryReserveBytes).
@@ -62,6 +90,8 @@ struct PlannerOptions {
     // The mesh axis matmuls may also split their input's sequence over (context parallelism,
     // `cfp estimate --config cp=C`: the axis "cp"); AnalysisOptions::sequenceAxis.
     std::string contextParallelAxis;
+    // Shared by the searches of one request (runPlan); null: each search on its own.
+    std::shared_ptr<SearchMemo> memo;
 };
 
 struct MeshCandidate {

@@ -108,6 +108,10 @@ struct SearchOptions {
     // least-sum pass — without the passes that find its least memory exactly (plan.infeasible's
     // "every plan needs at least"). Exact: only problems proven to have no plan that fits.
     bool briefInfeasibility = false;
+    // runPlan's searches of later rounds and ZeRO stages skip a mesh whose fastest plan, memory
+    // aside, at fewer rounds or a lower stage already took at least as long as the best plan in
+    // hand (SearchMemo, plan/planner.h). False: every search from scratch (tests compare the two).
+    bool reuseBounds = true;
 };
 
 // Measured values from a profile DB (profiler/): kernels by cost signature, and hardware constants.

@@ -520,6 +520,8 @@ Result<PlanRun> runPlan(const PlanRequest& request, std::shared_ptr<const Loaded
     // higher stage's smaller memory can beat (one whose fastest plan, memory aside, was dominated
     // is dominated again at once).
     int sinceImproved = 0;
+    // What each search learns about the meshes, for the later ones (plan/planner.h).
+    const auto memo = request.search.reuseBounds ? std::make_shared<SearchMemo>() : nullptr;
     for (size_t i = 0; i < candidates->size(); ++i) {
         const int64_t a = (*candidates)[i];
         if (best && sinceImproved >= 2) break;
@@ -536,17 +538,20 @@ Result<PlanRun> runPlan(const PlanRequest& request, std::shared_ptr<const Loaded
             options.policy.accumulation = a;
             options.policy.zeroStage = stage;
             options.policy.optimizerSharding = stage >= 1;
+            options.memo = memo;
             // Only a faster plan than the best count's or stage's is of use (exact pruning, SearchOptions).
             if (best) options.search.cutoffSeconds = best->outcome.plan.predictedStepSeconds;
             options.hooks.progress = shares.share(i, candidates->size(), a, [&] { return best ? best->outcome.plan.predictedStepSeconds : 0.0; },
                                                   si, stages.size());
             const auto tryStart = std::chrono::steady_clock::now();
             auto took = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - tryStart).count(); };
+            const int64_t skippedBefore = memo ? memo->skipped : 0;
+            auto skips = [&] { return memo ? memo->skipped - skippedBefore : 0; };
             const bool reuse = analysis && !request.mesh.isAuto() && round == model;
             Result<PlanOutcome> outcome = reuse ? planAnalysed(round->graph, *cluster, *analysis, options)
                                                 : planGraph(round->graph, *cluster, request.mesh, options);
             if (!outcome && best && outcome.error().code == "plan.dominated") {
-                tried.push_back({a, false, 0, 0, outcome.error().message, stage, took()});
+                tried.push_back({a, false, 0, 0, outcome.error().message, stage, took(), skips()});
                 continue;
             }
             if (!outcome) {
@@ -555,10 +560,10 @@ Result<PlanRun> runPlan(const PlanRequest& request, std::shared_ptr<const Loaded
                     return outcome.error();
                 }
                 if (!firstMiss || stage > firstMiss->zeroStage) firstMiss = StageError{outcome.error(), stage};
-                tried.push_back({a, false, 0, 0, outcome.error().message, stage, took()});
+                tried.push_back({a, false, 0, 0, outcome.error().message, stage, took(), skips()});
                 continue;
             }
-            tried.push_back({a, true, outcome->plan.predictedStepSeconds, outcome->plan.memory.total(), {}, stage, took()});
+            tried.push_back({a, true, outcome->plan.predictedStepSeconds, outcome->plan.memory.total(), {}, stage, took(), skips()});
             const bool shaped = outcome->memoryBound;
             if (!best || outcome->plan.predictedStepSeconds < best->outcome.plan.predictedStepSeconds) {
                 PlanRun run;

@@ -44,6 +44,7 @@ struct AccumulationTry {
     std::string note;         // why not planned
     int zeroStage = 1;        // the ZeRO stage planned at (PlanRequest::searchZero)
     double searchSeconds = 0; // how long its search took
+    int64_t boundSkips = 0;   // meshes skipped on the bounds of earlier searches (SearchMemo)
 };
 
 struct PlanRun {

@@ -414,6 +414,65 @@ private slots:
         QVERIFY2(msg.contains("smallest needs") && msg.contains("short") && msg.contains("optimizer"), qPrintable(msg));
     }
 
+    // What SearchMemo rests on: a mesh's fastest plan, memory aside, only gets slower with more
+    // rounds (the global batch fixed) and a higher ZeRO stage from ZeRO-1 on, on every mesh of 8
+    // devices, with and without sequence parallelism, for a GPT and a Llama (SwiGLU, grouped-query
+    // attention) at global batch 16 and 32.
+    void fastestGrowsWithRoundsAndStages() {
+        int checked = 0;
+        for (const auto& [name, global] : std::vector<std::pair<std::string, int64_t>>{{"gpt3-125m", 16}, {"llama3-8b", 32}}) {
+            ModelConfig c = must(presetConfig(name), name);
+            c.numLayers = 2;
+            {
+                for (const std::string& text : autoMeshes(8, 8)) {
+                    const Mesh mesh = must(assignLinkClasses(must(parseMesh(text), "mesh"), 8), "link classes");
+                    std::vector<std::string> spAxes{""};
+                    for (const MeshAxis& axis : mesh.axes())
+                        if (axis.link == LinkClass::IntraNode && axis.size > 1) spAxes.push_back(axis.name);
+                    const CostModel model = must(CostModel::create(must(loadHardware("h100-sxm"), "hw"), mesh), "cost model");
+                    for (const std::string& sp : spAxes) {
+                        // fastest[(rounds, stage)]
+                        std::map<std::pair<int64_t, int>, double> fastest;
+                        for (const int64_t rounds : {int64_t{1}, int64_t{2}, int64_t{4}}) {
+                            BuildOptions b;
+                            b.batch = global / rounds;
+                            b.seq = 256;
+                            const Graph g = must(buildTrainingStep(c, b), name).graph;
+                            const AnalysisReport analysis = must(analyzeGraph(g, mesh), "analysis");
+                            for (int zero = 0; zero <= 3; ++zero) {
+                                ProblemOptions po;
+                                po.policy.accumulation = rounds;
+                                po.policy.zeroStage = zero;
+                                po.policy.optimizerSharding = zero >= 1;
+                                po.policy.sequenceParallelAxis = sp;
+                                const PlanProblem p = must(PlanProblem::build(g, analysis, model, {}, po), "problem");
+                                SearchOptions o;
+                                o.cutoffSeconds = 0;  // stop after the fastest pass
+                                double seconds = 0;
+                                auto r = p.search(0, {}, o, PlanHooks{}, text, nullptr, &seconds);
+                                QVERIFY2(!r && r.error().code == "plan.dominated" && seconds > 0, (name + " " + text).c_str());
+                                fastest[{rounds, zero}] = seconds;
+                            }
+                        }
+                        for (const auto& [k, t] : fastest)
+                            for (const auto& [k2, t2] : fastest) {
+                                // ZeRO-1 shards the optimizer's update, which ZeRO-0 runs whole on
+                                // every rank: from 0 to 1 a step may get faster.
+                                if (k2.first < k.first || k2.second < k.second || k2 == k || (k.second == 0 && k2.second > 0)) continue;
+                                ++checked;
+                                QVERIFY2(t <= t2 * (1 + 1e-9), (name + " on " + text + (sp.empty() ? "" : " sp " + sp) + ": " + std::to_string(k.first) +
+                                                                " rounds ZeRO-" + std::to_string(k.second) + " " + std::to_string(t) + " s > " +
+                                                                std::to_string(k2.first) + " rounds ZeRO-" + std::to_string(k2.second) + " " +
+                                                                std::to_string(t2) + " s")
+                                                                   .c_str());
+                            }
+                    }
+                }
+            }
+        }
+        QVERIFY2(checked > 500, std::to_string(checked).c_str());
+    }
+
     // Under --mesh auto, when no mesh fits, the error is the closest mesh's: the smallest need of all.
     void autoReportsTheClosestMesh() {
         const Graph g = preset("gpt3-125m", 2);

@@ -373,6 +373,38 @@ private slots:
         QVERIFY(!bad.ok());
     }
 
+    // SearchMemo (plan/planner.h): later rounds and ZeRO stages skip the meshes whose fastest plan,
+    // memory aside, at fewer rounds or a lower stage was already no faster than the best in hand.
+    // The plan and every try's outcome are those of searching each from scratch.
+    void boundsOfEarlierSearchesChangeNothing() {
+        PlanRequest r;
+        r.model.source = "builtin:gpt3-125m";
+        r.model.build.batch = 32;
+        r.mesh = must(MeshChoice::parse("8"), "mesh");
+        r.memoryLimitBytes = kGiB;
+        r.baselines = Baselines::Skip;
+        const PlanRun memo = must(runPlan(r), "with bounds");
+        r.search.reuseBounds = false;
+        const PlanRun scratch = must(runPlan(r), "from scratch");
+        const Plan &p = memo.outcome.plan, &q = scratch.outcome.plan;
+        QCOMPARE(p.predictedStepSeconds, q.predictedStepSeconds);
+        QCOMPARE(p.mesh.toString(), q.mesh.toString());
+        QCOMPARE(p.policy.accumulation, q.policy.accumulation);
+        QCOMPARE(zeroStageOf(p.policy), zeroStageOf(q.policy));
+        QCOMPARE(memo.accumulationTried.size(), scratch.accumulationTried.size());
+        int64_t skipped = 0;
+        for (size_t i = 0; i < memo.accumulationTried.size(); ++i) {
+            const AccumulationTry &a = memo.accumulationTried[i], &b = scratch.accumulationTried[i];
+            QCOMPARE(a.steps, b.steps);
+            QCOMPARE(a.zeroStage, b.zeroStage);
+            QCOMPARE(a.planned, b.planned);
+            QCOMPARE(a.stepSeconds, b.stepSeconds);
+            QCOMPARE(b.boundSkips, int64_t{0});
+            skipped += a.boundSkips;
+        }
+        QVERIFY2(skipped > 0, "no mesh was skipped on an earlier bound");
+    }
+
     // Memory and step time as published for torchtitan's Llama-3.1-8B runs (pytorch/torchtitan,
     // benchmarks/llama3_h100_202412_torchtitan.md, Tables 1 and 3: FSDP2 over 8 and 128 H100s,
     // per-op selective recomputation, micro-batch 2 at sequence 8192; the maximum memory reserved
