@@ -65,7 +65,7 @@ Result<AnalysisReport> planningAnalysis(const Graph& graph, const Mesh& mesh, co
 }
 
 Result<PlanProblem> planningProblem(const Graph& graph, const HardwareSpec& hardware, const Mesh& mesh, const PlannerOptions& options,
-                                    AnalysisReport analysis, int64_t frontierCap, int64_t* leastMemoryOnTooLarge) {
+                                    AnalysisReport analysis, int64_t frontierCap, int64_t* leastMemoryOnTooLarge, int64_t infeasibleAbove) {
     auto model = CostModel::create(hardware, mesh);
     if (!model) return model.error();
     ProblemOptions po;
@@ -73,6 +73,7 @@ Result<PlanProblem> planningProblem(const Graph& graph, const HardwareSpec& hard
     po.frontierCap = frontierCap;
     po.frontierLimit = options.search.maxStates;
     po.leastMemoryOnTooLarge = leastMemoryOnTooLarge;
+    po.infeasibleAbove = infeasibleAbove;
     po.meshLabel = mesh.toString();
     po.threads = options.search.threads;
     return PlanProblem::build(graph, std::move(analysis), *model, options.measurements, po);
@@ -87,7 +88,8 @@ Result<MeshPlan> planOnMesh(const Graph& graph, const Cluster& cluster, const Me
         analysis = std::move(*fresh);
     }
     auto problem = planningProblem(graph, cluster.hardware, mesh, options, std::move(*analysis),
-                                   frontier == FrontierCheck::FailFast ? options.search.maxStates : 0, smallestNeed);
+                                   frontier == FrontierCheck::FailFast ? options.search.maxStates : 0, smallestNeed,
+                                   options.search.briefInfeasibility ? limit : 0);
     if (!problem) return problem.error();
     MeshPlan mp;
     auto mask = restrict(*problem);

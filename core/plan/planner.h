@@ -166,9 +166,12 @@ Result<AnalysisReport> planningAnalysis(const Graph& graph, const Mesh& mesh, co
 // The problem the search solves on `mesh` from that analysis: the cost model of `hardware` on the
 // mesh, the options' policy, measurements, frontier limit and threads; `frontierCap` > 0 stops
 // building where the frontier of the first segments exceeds it (plan.too_large), then setting
-// `leastMemoryOnTooLarge` (where given) to a lower bound of every plan's memory there.
+// `leastMemoryOnTooLarge` (where given) to a lower bound of every plan's memory there; as it does
+// where `infeasibleAbove` > 0 and every plan needs more than that (plan.infeasible,
+// ProblemOptions::infeasibleAbove).
 Result<PlanProblem> planningProblem(const Graph& graph, const HardwareSpec& hardware, const Mesh& mesh, const PlannerOptions& options,
-                                    AnalysisReport analysis, int64_t frontierCap = 0, int64_t* leastMemoryOnTooLarge = nullptr);
+                                    AnalysisReport analysis, int64_t frontierCap = 0, int64_t* leastMemoryOnTooLarge = nullptr,
+                                    int64_t infeasibleAbove = 0);
 
 // The per-device memory limit the options give on this hardware.
 int64_t memoryLimitFor(const PlannerOptions& options, const HardwareSpec& hardware);

@@ -796,6 +796,12 @@ Result<PlanProblem> PlanProblem::build(const Graph& graph, AnalysisReport analys
             return frontier.error();
         }
     p.m->buildNodeTerms();
+    if (options.infeasibleAbove > 0)
+        if (const int64_t bound = p.m->leastMemoryBound(); bound > options.infeasibleAbove) {
+            if (options.leastMemoryOnTooLarge) *options.leastMemoryOnTooLarge = bound;
+            return makeError("plan.infeasible", "no plan on mesh " + options.meshLabel + " fits in " + gib(options.infeasibleAbove) +
+                                                    " per device (every plan needs at least " + gib(bound) + ")");
+        }
     p.m->sharePairs = options.shareRepeatedPairs;
     p.m->buildEdgeTerms();
     p.m->separatePairs();

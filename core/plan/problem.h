@@ -146,8 +146,13 @@ struct ProblemOptions {
     // that every graph plans; the search is then not exact and SearchResult::gapBoundSeconds says
     // by how much its plan may miss the optimum.
     int64_t frontierLimit = 0;
-    // Where frontierCap turns the mesh away: set to a lower bound of every plan's memory.
+    // Where frontierCap turns the mesh away, or infeasibleAbove does: set to a lower bound of every
+    // plan's memory.
     int64_t* leastMemoryOnTooLarge = nullptr;
+    // > 0: when every plan needs more than this (the blocks' least memory, which has no pair
+    // terms), the build stops before the pair tables with plan.infeasible, as the search's
+    // SearchOptions::briefInfeasibility would say it (mesh auto's other meshes).
+    int64_t infeasibleAbove = 0;
     std::string meshLabel;
     int threads = 0;  // workers for the op states and cost tables (SearchOptions::threads)
     // The pair tables of a repeated segment copied from its type's first segment where the blocks

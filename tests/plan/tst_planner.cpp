@@ -496,6 +496,18 @@ private slots:
             QVERIFY2(!b && b.error().code == "plan.infeasible", m.c_str());
             QVERIFY2(bound > limit && bound <= need, (m + ": " + std::to_string(bound) + " vs " + std::to_string(need)).c_str());
             QVERIFY2(b.error().message.find("every plan needs at least") != std::string::npos, b.error().message.c_str());
+            // The build says it before the pair tables (ProblemOptions::infeasibleAbove), the same.
+            const Mesh mesh = must(assignLinkClasses(must(parseMesh(m), "mesh"), 8), "link classes");
+            ProblemOptions early;
+            early.infeasibleAbove = limit;
+            early.meshLabel = m;
+            int64_t earlyBound = 0;
+            early.leastMemoryOnTooLarge = &earlyBound;
+            auto stopped = PlanProblem::build(g, must(analyzeGraph(g, mesh), "analysis"),
+                                              must(CostModel::create(must(loadHardware("h100-sxm"), "hw"), mesh), "cost model"), {}, early);
+            QVERIFY2(!stopped && stopped.error().code == "plan.infeasible", m.c_str());
+            QCOMPARE(stopped.error().message, b.error().message);
+            QCOMPARE(earlyBound, bound);
         }
         PlannerOptions o;
         o.memoryLimitBytes = limit;
