@@ -56,11 +56,12 @@ Result<std::optional<Candidate>> lagrangianBisection(SegmentDp& dp, int64_t limi
                                                      const std::function<bool(double, const Candidate&)>& hopeless = {});
 // Single-block changes that make the step faster and still fit, most time saved per byte first.
 void greedySlackFill(const SegmentDp& dp, int64_t limit, Candidate& r);
-// The least memory any plan needs: least-memory passes under caps on the working set.
 // Time passes under caps on the working set below the fastest plan's: the fastest that fits, or
 // nullopt.
 Result<std::optional<Candidate>> cappedFastestPass(SegmentDp& dp, int64_t limit, const Candidate& fastest, int64_t memoryPassWork);
-Result<Candidate> leastMemoryPlan(SegmentDp& dp, const Candidate& leanest, int64_t memoryPassWork);
+// The least memory any plan needs, exactly, and a plan that needs it (priced; memoryBytes is its
+// memory). No pass: memory has no pair terms (memory_search.cpp).
+Candidate leastMemoryPlan(const SegmentDp& dp);
 // plan.infeasible, with the smallest need and its breakdown.
 Error infeasibilityReport(const PlanProblem& problem, const Candidate& smallest, int64_t limit, const std::string& meshLabel);
 

@@ -21,6 +21,7 @@
 // docs/planning.md "Segment DP" explains why each pass is exact or bounded.
 
 #include <algorithm>
+#include <cassert>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -290,30 +291,11 @@ Result<std::optional<Candidate>> cappedFastestPass(SegmentDp& dp, int64_t limit,
     return best;
 }
 
-// Nothing fits, or only a plan with a smaller working set than the least-sum plan's. Memory is a
-// sum plus the largest working set: the least memory is the least sum's plan's, or one with a
-// smaller working set and a larger sum, found by DPs on the sum under caps on the working set below
-// the least-sum plan's. Exact when every distinct working-set size below it is a cap; the caps are
-// budgeted by the memory pass's work (2^27 steps, at least 2 and at most 64 passes), sampled evenly
-// when there are more. Returns the smallest plan found and its memory.
-Result<Candidate> leastMemoryPlan(SegmentDp& dp, const Candidate& leanest, int64_t memoryPassWork) {
-    const PlanProblem::Impl& P = dp.problem();
-    const int64_t leanMax = sumAndMax(P, leanest.choice).second;
-    const auto budget = static_cast<size_t>(std::clamp<int64_t>((int64_t{1} << 27) / memoryPassWork, 2, 64));
-    Candidate smallest = leanest;
-    smallest.memoryBytes = P.memory(leanest.choice);
-    for (const int64_t cap : workingSetCaps(dp, leanMax, budget)) {
-        auto r = leastMemoryPass(dp, cap);
-        if (!r) {
-            if (r.error().code != "plan.infeasible") return r.error();
-            continue;  // some block has no choice within the cap
-        }
-        if (const int64_t m = P.memory(r->choice); m < smallest.memoryBytes) {
-            smallest = std::move(*r);
-            smallest.memoryBytes = m;
-        }
-    }
-    return smallest;
+// The least memory any plan needs, exactly (PlanProblem::Impl::leastMemory), and a plan that needs it.
+Candidate leastMemoryPlan(const SegmentDp& dp) {
+    Choices choice;
+    dp.problem().leastMemory([&](int b, int s) { return dp.allowedAt(b, s); }, &choice);
+    return priced(dp.problem(), std::move(choice));
 }
 
 Error infeasibilityReport(const PlanProblem& problem, const Candidate& smallest, int64_t limit, const std::string& meshLabel) {
@@ -371,6 +353,17 @@ Result<SearchResult> PlanProblem::search(int64_t limit, const StrategyMask& allo
         return makeError("plan.dominated", "no plan on mesh " + meshLabel + " is faster than " + millis(options.cutoffSeconds) +
                                                " (its fastest, memory aside, takes " + millis(fastest->objectiveSeconds) + ")");
     if (limit <= 0 || fastest->memoryBytes <= limit) return done(*fastest, false);
+    // The least memory any plan needs, exactly (no pass). Above the limit nothing fits: said in
+    // brief where another mesh or count has a plan or will be reported, else with the breakdown.
+    Candidate smallest = leastMemoryPlan(dp);
+    smallest.reusedBlocks = 0;
+    if (smallest.memoryBytes > limit) {
+        if (smallestNeed) *smallestNeed = smallest.memoryBytes;
+        if (std::isfinite(options.cutoffSeconds) || options.briefInfeasibility)
+            return makeError("plan.infeasible", "no plan on mesh " + meshLabel + " fits in " + gib(limit) + " per device (every plan needs at least " +
+                                                    gib(smallest.memoryBytes) + ")");
+        return infeasibilityReport(*this, smallest, limit, meshLabel);
+    }
     const int64_t timeOnlyWork = dp.work();
     auto leanest = leastMemoryPass(dp);
     if (!leanest) return leanest.error();
@@ -402,62 +395,41 @@ Result<SearchResult> PlanProblem::search(int64_t limit, const StrategyMask& allo
                                                millis(options.cutoffSeconds) + " (a memory-priced pass bounds them below by " +
                                                millis(dominatedBound) + ")");
     };
-    if (leanSum + leastMax <= limit) {
-        // Under the limit. Small problems: the exact Pareto pass. Large ones (its cost would be about
-        // labelCap times the fastest pass's): the Lagrangian searches, whose plan fits but is not
-        // proven optimal.
-        if (timeOnlyWork * options.labelCap <= options.paretoWorkLimit) {
-            auto constrained = paretoPass(dp);
-            if (constrained) return done(*constrained);
-            if (constrained.error().code != "plan.infeasible") return constrained.error();
-        } else if (leanSum + leanMax <= limit) {
-            Candidate lean = priced(P, leanest->choice);
-            lean.reusedBlocks = leanest->reusedBlocks;
-            auto best = lagrangianHullWalk(dp, limit, *fastest, lean, options.lagrangeSteps, hopeless);
-            if (!best) return best.error();
-            if (!*best) return dominated();
+    // Some plan fits (the least-memory one). Small problems: the exact Pareto pass. Large ones (its
+    // cost would be about labelCap times the fastest pass's): the Lagrangian searches, whose plan
+    // fits but is not proven optimal.
+    if (timeOnlyWork * options.labelCap <= options.paretoWorkLimit) {
+        auto constrained = paretoPass(dp);
+        if (constrained) return done(*constrained);
+        if (constrained.error().code != "plan.infeasible") return constrained.error();
+    } else if (leanSum + leanMax <= limit) {
+        Candidate lean = priced(P, leanest->choice);
+        lean.reusedBlocks = leanest->reusedBlocks;
+        auto best = lagrangianHullWalk(dp, limit, *fastest, lean, options.lagrangeSteps, hopeless);
+        if (!best) return best.error();
+        if (!*best) return dominated();
+        greedySlackFill(dp, limit, **best);
+        return done(**best);
+    } else {
+        // The first price is scaled to the problem.
+        const double start = fastest->objectiveSeconds / static_cast<double>(std::max<int64_t>(1, fastest->memoryBytes)) / 64;
+        auto best = lagrangianBisection(dp, limit, options.lagrangeSteps, leanSum + leanMax, start, hopeless);
+        if (!best) return best.error();
+        if (*best) {
             greedySlackFill(dp, limit, **best);
             return done(**best);
-        } else {
-            // The first price is scaled to the problem.
-            const double start = fastest->objectiveSeconds / static_cast<double>(std::max<int64_t>(1, fastest->memoryBytes)) / 64;
-            auto best = lagrangianBisection(dp, limit, options.lagrangeSteps, leanSum + leanMax, start, hopeless);
-            if (!best) return best.error();
-            if (*best) {
-                greedySlackFill(dp, limit, **best);
-                return done(**best);
-            }
-            if (dominatedBound > 0) return dominated();
         }
+        if (dominatedBound > 0) return dominated();
     }
-    const bool anyMayFit = leanSum + leastMax <= limit;
-    if (limit > 0 && anyMayFit) {
-        auto capped = cappedFastestPass(dp, limit, *fastest, memoryPassWork);
-        if (!capped) return capped.error();
-        if (*capped) {
-            greedySlackFill(dp, limit, **capped);
-            return done(**capped);
-        }
+    auto capped = cappedFastestPass(dp, limit, *fastest, memoryPassWork);
+    if (!capped) return capped.error();
+    if (*capped) {
+        greedySlackFill(dp, limit, **capped);
+        return done(**capped);
     }
-    if (std::isfinite(options.cutoffSeconds) || (options.briefInfeasibility && !anyMayFit)) {
-        // Another mesh or count already has a plan, or another candidate will be reported: the
-        // least memory here is not worth its passes.
-        const int64_t bound = anyMayFit ? std::min(fastest->memoryBytes, P.memory(leanest->choice)) : leanSum + leastMax;
-        if (smallestNeed) *smallestNeed = bound;
-        return makeError("plan.infeasible", "no plan on mesh " + meshLabel + " fits in " + gib(limit) + " per device (" +
-                                                (anyMayFit ? "none found; the smallest found needs " : "every plan needs at least ") + gib(bound) + ")");
-    }
-    auto smallest = leastMemoryPlan(dp, *leanest, memoryPassWork);
-    if (!smallest) return smallest.error();
-    if (fastest->memoryBytes < smallest->memoryBytes) *smallest = *fastest;  // the least-sum plan's working set may be larger
-    if (smallest->memoryBytes <= limit) {  // a capped least-memory plan fits where the searches above found none
-        Candidate fit = priced(P, smallest->choice);
-        fit.reusedBlocks = smallest->reusedBlocks;
-        greedySlackFill(dp, limit, fit);
-        return done(fit);
-    }
-    if (smallestNeed) *smallestNeed = smallest->memoryBytes;
-    return infeasibilityReport(*this, *smallest, limit, meshLabel);
+    // The searches above found none that fits: the least-memory plan, filled.
+    greedySlackFill(dp, limit, smallest);
+    return done(smallest);
 }
 
 }  // namespace cfp

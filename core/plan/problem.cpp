@@ -388,22 +388,62 @@ void PlanProblem::Impl::buildNodeTerms() {
 }
 
 int64_t PlanProblem::Impl::leastMemoryBound() const {
-    // Memory has no pair terms. A plan's memory is the constant sum, its blocks' sums and the
-    // largest working set; that is at least every block at its least sum, plus, for any one block
-    // b, what b's own sum and working set together need beyond b's least sum (or the constant
-    // working set): the largest of those over b.
-    int64_t sum = constMemSum, extra = constMemMax;
-    for (size_t b = 0; b < unaryMemSum.size(); ++b) {
-        if (unaryMemSum[b].empty()) continue;
-        int64_t leastSum = unaryMemSum[b][0], leastBoth = unaryMemSum[b][0] + unaryMemMax[b][0];
-        for (size_t s = 1; s < unaryMemSum[b].size(); ++s) {
-            leastSum = std::min(leastSum, unaryMemSum[b][s]);
-            leastBoth = std::min(leastBoth, unaryMemSum[b][s] + unaryMemMax[b][s]);
+    return leastMemory([](int, int) { return true; }, nullptr);
+}
+
+int64_t PlanProblem::Impl::leastMemory(const std::function<bool(int, int)>& allowed, std::vector<int32_t>* choice) const {
+    struct Entry {
+        int64_t working;
+        int b, s;
+    };
+    const int B = static_cast<int>(unaryMemSum.size());
+    std::vector<Entry> entries;
+    for (int b = 0; b < B; ++b)
+        for (int s = 0; s < static_cast<int>(unaryMemSum[static_cast<size_t>(b)].size()); ++s)
+            if (allowed(b, s)) entries.push_back({unaryMemMax[static_cast<size_t>(b)][static_cast<size_t>(s)], b, s});
+    std::sort(entries.begin(), entries.end(), [](const Entry& x, const Entry& y) { return x.working < y.working; });
+    constexpr int64_t kNone = std::numeric_limits<int64_t>::max();
+    std::vector<int64_t> leastSum(static_cast<size_t>(B), kNone);
+    int covered = 0;
+    int64_t sum = constMemSum;  // over the covered blocks
+    int64_t best = kNone, bestCap = 0;
+    for (size_t i = 0; i < entries.size();) {
+        const int64_t cap = entries[i].working;
+        for (; i < entries.size() && entries[i].working == cap; ++i) {
+            const auto b = static_cast<size_t>(entries[i].b);
+            const int64_t own = unaryMemSum[b][static_cast<size_t>(entries[i].s)];
+            if (leastSum[b] == kNone) {
+                ++covered;
+                sum += own;
+                leastSum[b] = own;
+            } else if (own < leastSum[b]) {
+                sum -= leastSum[b] - own;
+                leastSum[b] = own;
+            }
         }
-        sum += leastSum;
-        extra = std::max(extra, leastBoth - leastSum);
+        if (covered == B && sum + std::max(cap, constMemMax) < best) {
+            best = sum + std::max(cap, constMemMax);
+            bestCap = cap;
+        }
     }
-    return sum + extra;
+    if (B == 0) best = constMemSum + constMemMax;
+    if (choice) {
+        choice->assign(static_cast<size_t>(B), 0);
+        for (int b = 0; b < B; ++b) {
+            const auto bs = static_cast<size_t>(b);
+            int chosen = -1;
+            for (int s = 0; s < static_cast<int>(unaryMemSum[bs].size()); ++s) {
+                const auto ss = static_cast<size_t>(s);
+                if (!allowed(b, s) || unaryMemMax[bs][ss] > bestCap) continue;
+                const auto cs = static_cast<size_t>(chosen);
+                if (chosen < 0 || unaryMemSum[bs][ss] < unaryMemSum[bs][cs] ||
+                    (unaryMemSum[bs][ss] == unaryMemSum[bs][cs] && unaryMemMax[bs][ss] < unaryMemMax[bs][cs]))
+                    chosen = s;
+            }
+            (*choice)[bs] = chosen;
+        }
+    }
+    return best;
 }
 
 void PlanProblem::Impl::buildEdgeTerms() {

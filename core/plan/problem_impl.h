@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <map>
 #include <optional>
 #include <unordered_map>
@@ -233,8 +234,18 @@ struct PlanProblem::Impl {
     // the blocks' terms and the pairs).
     void buildNodeTerms();
     void buildEdgeTerms();
-    // A lower bound of every plan's memory from the node terms alone (memory has no pair terms).
+    // The least memory of every plan, exactly, from the node terms alone (memory has no pair
+    // terms): leastMemory over every choice.
     int64_t leastMemoryBound() const;
+    // The least memory of the plans whose choices `allowed(block, choice)` admits, and in
+    // `choice` (when given) a plan that needs it. A plan's memory is the constant sum, its blocks'
+    // sums and the largest working set (the constant one or a block's). Under a cap c on the
+    // working set the least sum is every block at its least sum among its choices within c, so the
+    // least memory is the least, over the working-set sizes c some choice has (and every block has
+    // a choice within), of that sum plus max(c, the constant working set): swept ascending, each
+    // block's least sum kept as its choices come in, O(n log n) for n choices. The plan: per block
+    // the least sum within the best cap (ties: the smaller working set, then the smaller choice).
+    int64_t leastMemory(const std::function<bool(int, int)>& allowed, std::vector<int32_t>* choice) const;
     void separatePairs();
     // When the exact frontier would exceed maxStates: the longest pair terms are cut (see
     // problem.cpp); the search then optimises without their residuals and is not exact.

@@ -218,9 +218,25 @@ private slots:
 
     void leastMemoryPlanAndTheReport() {
         SegmentDp dp = engine(truth_.leastTotal - 1);
-        const Candidate lean = must(leastMemoryPass(dp), "lean");
-        const Candidate smallest = must(leastMemoryPlan(dp, lean, 1), "smallest");
+        // Exact (brute force), with no pass, and the plan needs what it says; the build's bound
+        // (every choice) is the same here (no pins).
+        const Candidate smallest = leastMemoryPlan(dp);
         QCOMPARE(smallest.memoryBytes, truth_.leastTotal);
+        QCOMPARE(P().memory(smallest.choice), truth_.leastTotal);
+        QCOMPARE(P().leastMemoryBound(), truth_.leastTotal);
+        QCOMPARE(dp.passes(), 0);
+        // Restricted to every other choice of each block (as pins restrict), against brute force.
+        std::vector<int32_t> restrictedChoice;
+        const int64_t restricted = P().leastMemory([](int, int s) { return s % 2 == 0; }, &restrictedChoice);
+        int64_t truth = std::numeric_limits<int64_t>::max();
+        forEachChoice(P(), p_.blockCount(), [&](const Choices& c) {
+            for (const int32_t s : c)
+                if (s % 2 != 0) return;
+            truth = std::min(truth, P().memory(c));
+        });
+        QCOMPARE(restricted, truth);
+        QCOMPARE(P().memory(restrictedChoice), truth);
+        QVERIFY(restricted > truth_.leastTotal || restricted == truth_.leastTotal);
         const Error e = infeasibilityReport(p_, smallest, truth_.leastTotal - 1, "{x=4}");
         QCOMPARE(QString::fromStdString(e.code), QStringLiteral("plan.infeasible"));
         QVERIFY(QString::fromStdString(e.message).contains(QStringLiteral("{x=4}")));

@@ -927,7 +927,7 @@ private slots:
             int64_t layers;
             const char* mesh;
         };
-        int reusedCases = 0, constrainedCases = 0;
+        int reusedCases = 0, constrainedCases = 0, lagrangianReused = 0;
         for (const Case& c : {Case{"gpt3-125m", 12, "8"}, Case{"gpt3-125m", 10, "2x4"}, Case{"gpt3-350m", 24, "2x4"}, Case{"llama2-7b", 10, "8"},
                               Case{"mixtral-8x7b", 8, "8"}}) {
             const std::string name = std::string(c.preset) + "/" + std::to_string(c.layers) + "/" + c.mesh;
@@ -952,7 +952,9 @@ private slots:
             const int64_t limit = limitUnderFastest(p, off, a.memoryBytes, constrainedCases);
             const auto la = must(p.search(limit, {}, on.search, on.hooks), name + " limit, reuse");
             const auto lb = must(p.search(limit, {}, off.search, off.hooks), name + " limit, block by block");
-            QCOMPARE(la.reusedBlocks, a.reusedBlocks);
+            // 0: no pass found one that fits, and the least-memory plan (no pass) is filled.
+            QVERIFY2(la.reusedBlocks == a.reusedBlocks || la.reusedBlocks == 0, name.c_str());
+            lagrangianReused += la.reusedBlocks > 0;
             QVERIFY2(la.memoryBytes <= limit && la.memoryBytes == p.memory(la.assignment), name.c_str());
             QVERIFY2(close(la.objectiveSeconds, lb.objectiveSeconds, 1e-12) && la.memoryBytes == lb.memoryBytes, name.c_str());
             QVERIFY2(la.objectiveSeconds >= a.objectiveSeconds * (1 - 1e-12), name.c_str());
@@ -984,6 +986,7 @@ private slots:
         }
         QVERIFY2(reusedCases >= 2, std::to_string(reusedCases).c_str());
         QVERIFY2(constrainedCases >= 1, std::to_string(constrainedCases).c_str());
+        QVERIFY2(lagrangianReused >= 1, std::to_string(lagrangianReused).c_str());
     }
 
     // parallelFor: every index exactly once, ranges contiguous and in worker order; an exception
