@@ -415,16 +415,18 @@ private slots:
     }
 
     // What SearchMemo rests on: a mesh's fastest plan, memory aside, only gets slower with more
-    // rounds (the global batch fixed) and a higher ZeRO stage from ZeRO-1 on, on every mesh of 8
-    // devices, with and without sequence parallelism, for a GPT and a Llama (SwiGLU, grouped-query
-    // attention) at global batch 16 and 32.
+    // rounds (the global batch fixed) and a higher ZeRO stage from ZeRO-1 on, with and without
+    // sequence parallelism, for a one-layer GPT on 8, 2 × 4 and 4 × 2 and a one-layer Llama (SwiGLU,
+    // grouped-query attention) on 2 × 4 and 2 × 2 × 2, at global batch 8 and 16. (From ZeRO-0 to ZeRO-1 a
+    // step may get faster: ZeRO-1 shards the optimizer's update, which ZeRO-0 runs whole on every
+    // rank. This test found it; SearchMemo keeps ZeRO-0 bounds for ZeRO-0.)
     void fastestGrowsWithRoundsAndStages() {
         int checked = 0;
-        for (const auto& [name, global] : std::vector<std::pair<std::string, int64_t>>{{"gpt3-125m", 16}, {"llama3-8b", 32}}) {
+        for (const auto& [name, global] : std::vector<std::pair<std::string, int64_t>>{{"gpt3-125m", 8}, {"llama3-8b", 16}}) {
             ModelConfig c = must(presetConfig(name), name);
-            c.numLayers = 2;
+            c.numLayers = 1;
             {
-                for (const std::string& text : autoMeshes(8, 8)) {
+                for (const std::string& text : name == "gpt3-125m" ? std::vector<std::string>{"8", "2x4", "4x2"} : std::vector<std::string>{"2x4", "2x2x2"}) {
                     const Mesh mesh = must(assignLinkClasses(must(parseMesh(text), "mesh"), 8), "link classes");
                     std::vector<std::string> spAxes{""};
                     for (const MeshAxis& axis : mesh.axes())
@@ -436,10 +438,10 @@ private slots:
                         for (const int64_t rounds : {int64_t{1}, int64_t{2}, int64_t{4}}) {
                             BuildOptions b;
                             b.batch = global / rounds;
-                            b.seq = 256;
+                            b.seq = 128;
                             const Graph g = must(buildTrainingStep(c, b), name).graph;
                             const AnalysisReport analysis = must(analyzeGraph(g, mesh), "analysis");
-                            for (int zero = 0; zero <= 3; ++zero) {
+                            for (int zero = 1; zero <= 3; ++zero) {
                                 ProblemOptions po;
                                 po.policy.accumulation = rounds;
                                 po.policy.zeroStage = zero;
@@ -456,9 +458,7 @@ private slots:
                         }
                         for (const auto& [k, t] : fastest)
                             for (const auto& [k2, t2] : fastest) {
-                                // ZeRO-1 shards the optimizer's update, which ZeRO-0 runs whole on
-                                // every rank: from 0 to 1 a step may get faster.
-                                if (k2.first < k.first || k2.second < k.second || k2 == k || (k.second == 0 && k2.second > 0)) continue;
+                                if (k2.first < k.first || k2.second < k.second || k2 == k) continue;
                                 ++checked;
                                 QVERIFY2(t <= t2 * (1 + 1e-9), (name + " on " + text + (sp.empty() ? "" : " sp " + sp) + ": " + std::to_string(k.first) +
                                                                 " rounds ZeRO-" + std::to_string(k.second) + " " + std::to_string(t) + " s > " +
@@ -470,7 +470,8 @@ private slots:
                 }
             }
         }
-        QVERIFY2(checked > 500, std::to_string(checked).c_str());
+        qInfo("%d pairs checked", checked);
+        QVERIFY2(checked > 300, std::to_string(checked).c_str());
     }
 
     // Under --mesh auto, when no mesh fits, the error is the closest mesh's: the smallest need of all.
