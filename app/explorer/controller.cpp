@@ -26,6 +26,7 @@ std::shared_ptr<const PlanData> planDataOf(const std::shared_ptr<const ModelData
     data->analysis = AnalysisData::make(data->model, std::shared_ptr<const AnalysisReport>(shared, &shared->problem->analysis()));
     data->request = request;
     data->profile = std::move(run.profile);
+    data->tried = std::move(run.accumulationTried);
     return data;
 }
 

@@ -580,6 +580,23 @@ void SearchPanel::showPlan() {
         }
         html += tr("meshes: ") + parts.join(QStringLiteral(" · ")) + QStringLiteral("</small>");
     }
+    QStringList searches;  // the (round count, ZeRO stage) searches: time, meshes skipped, why no plan
+    if (plan->tried.size() > 1) {
+        QStringList parts;
+        for (const AccumulationTry& t : plan->tried) {
+            const QString name = tr("ZeRO-%1 × %2").arg(t.zeroStage).arg(t.steps);
+            QString part = t.planned ? QStringLiteral("%1: %2").arg(name, formatSeconds(t.stepSeconds)) : tr("%1: no plan").arg(name);
+            if (t.steps == o.plan.policy.accumulation && t.zeroStage == zeroStageOf(o.plan.policy)) part = QStringLiteral("<b>%1</b>").arg(part);
+            parts << part;
+            QString line = tr("%1 (searched in %2").arg(name, formatSeconds(t.searchSeconds));
+            if (t.boundSkips > 0)
+                line += (t.boundSkips == 1 ? tr("; 1 mesh skipped on an earlier bound") : tr("; %1 meshes skipped on earlier bounds").arg(t.boundSkips));
+            line += QStringLiteral(")");
+            if (!t.planned && !t.note.empty()) line += QStringLiteral(": ") + qs(t.note).toHtmlEscaped();
+            searches << line;
+        }
+        html += QStringLiteral("<br><small>") + tr("ZeRO stage × rounds: ") + parts.join(QStringLiteral(" · ")) + QStringLiteral("</small>");
+    }
     QStringList unplanned;  // pipeline-stage counts without a plan, and why
     if (!o.stagesTried.empty()) {
         // pp auto: every count of stages planned, the chosen one in bold.
@@ -601,6 +618,8 @@ void SearchPanel::showPlan() {
     QString tip = reasons.isEmpty() ? QString() : tr("Skipped meshes:<br>") + reasons.join(QStringLiteral("<br>"));
     if (!unplanned.isEmpty())
         tip += (tip.isEmpty() ? QString() : QStringLiteral("<br>")) + tr("Pipeline stages without a plan:<br>") + unplanned.join(QStringLiteral("<br>"));
+    if (!searches.isEmpty())
+        tip += (tip.isEmpty() ? QString() : QStringLiteral("<br>")) + tr("Searches:<br>") + searches.join(QStringLiteral("<br>"));
     m_result->setToolTip(tip);
 }
 

@@ -48,6 +48,7 @@ struct PlanData {
     std::shared_ptr<const AnalysisData> analysis;  // the plan's mesh
     PlanRequest request;                           // what the search ran with
     std::optional<ProfileUse> profile;             // the profile DB's part in the costs
+    std::vector<AccumulationTry> tried;            // the (round count, ZeRO stage) searches, in order
     const Plan& plan() const { return outcome->plan; }
     const Assignment& assignment() const { return outcome->assignment; }  // per block
     const StrategyMask& pinned() const { return outcome->pinned; }        // the pins' restriction

@@ -733,6 +733,16 @@ private slots:
         QVERIFY(plan->plan().memory.total() <= (int64_t{3} << 28));
         QVERIFY2(w.searchPanel()->resultLabel()->text().contains(QStringLiteral("64 sequences per step")),
                  qPrintable(w.searchPanel()->resultLabel()->text()));
+        // The (ZeRO stage, rounds) searches as the CLI lists them: the chosen one in bold, each
+        // one's time, skipped meshes and why it has no plan in the tooltip.
+        QVERIFY(plan->tried.size() > 1);
+        const QString chosen = QStringLiteral("<b>ZeRO-%1 × %2: ").arg(zeroStageOf(plan->plan().policy)).arg(plan->plan().policy.accumulation);
+        QVERIFY2(w.searchPanel()->resultLabel()->text().contains(QStringLiteral("ZeRO stage × rounds: ")) &&
+                     w.searchPanel()->resultLabel()->text().contains(chosen),
+                 qPrintable(w.searchPanel()->resultLabel()->text()));
+        QVERIFY2(w.searchPanel()->resultLabel()->toolTip().contains(QStringLiteral("Searches:<br>ZeRO-1 × 1 (searched in ")) &&
+                     w.searchPanel()->resultLabel()->toolTip().contains(QStringLiteral("no plan on")),
+                 qPrintable(w.searchPanel()->resultLabel()->toolTip()));
         QVERIFY(planMatches(*plan, *w.explorer()->analysis()));
         // A fixed count through the panel, and the usable memory as the limit.
         w.clusterPanel()->accumulationBox()->setValue(8);
