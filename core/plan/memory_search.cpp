@@ -2,10 +2,11 @@
 // segment DP engine (segment_dp.h). In order:
 //
 //  1. fastestPass        the time-only DP; the answer whenever its plan fits.
-//  2. leastMemoryPass    the memory sum alone: every plan needs at least its sum plus the largest
-//                        of the blocks' least working sets, so when that exceeds the limit nothing
-//                        fits and no constrained search runs; when its plan fits it is the
-//                        Lagrangian search's fallback.
+//  2. leastMemoryPlan    the least memory any plan needs, exactly and without a pass (memory has no
+//                        pair terms; PlanProblem::Impl::leastMemory): above the limit nothing fits
+//                        and infeasibilityReport says so with its breakdown; otherwise its plan is
+//                        the answer of last resort.
+//     leastMemoryPass    the memory sum alone: the Lagrangian searches' least-memory end.
 //  3. paretoPass         small problems: the exact Pareto DP under the limit.
 //     lagrangianHullWalk large problems whose least-memory plan fits: time passes that charge λ per
 //                        byte, walking the lower convex hull of (memory sum, time) from the fastest
@@ -14,14 +15,12 @@
 //                        until a plan fits, then bisected.
 //     cappedFastestPass  only plans with a smaller working set fit and the price on the sum finds
 //                        none: time passes under caps on the working set.
-//  4. greedySlackFill    the Lagrangian plans leave memory unused: single-block changes that make
-//                        the step faster and still fit, most time saved per byte first.
-//  5. infeasibilityReport nothing fits: the least memory any plan needs (DPs on the memory sum under
-//                        caps on the working set) and its breakdown, as plan.infeasible.
+//  4. greedySlackFill    the Lagrangian plans (and the least-memory plan) leave memory unused:
+//                        single-block changes that make the step faster and still fit, most time
+//                        saved per byte first.
 // docs/planning.md "Segment DP" explains why each pass is exact or bounded.
 
 #include <algorithm>
-#include <cassert>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -356,7 +355,6 @@ Result<SearchResult> PlanProblem::search(int64_t limit, const StrategyMask& allo
     // The least memory any plan needs, exactly (no pass). Above the limit nothing fits: said in
     // brief where another mesh or count has a plan or will be reported, else with the breakdown.
     Candidate smallest = leastMemoryPlan(dp);
-    smallest.reusedBlocks = 0;
     if (smallest.memoryBytes > limit) {
         if (smallestNeed) *smallestNeed = smallest.memoryBytes;
         if (std::isfinite(options.cutoffSeconds) || options.briefInfeasibility)
