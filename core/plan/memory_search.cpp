@@ -341,8 +341,7 @@ Result<SearchResult> PlanProblem::search(int64_t limit, const StrategyMask& allo
         // choice, pinned or not): above the limit, nothing fits, and no pass runs.
         if (const int64_t bound = P.leastMemoryBound(); bound > limit) {
             if (smallestNeed) *smallestNeed = bound;
-            return makeError("plan.infeasible", "no plan on mesh " + meshLabel + " fits in " + gib(limit) + " per device (every plan needs at least " +
-                                                    gib(bound) + ")");
+            return noPlanFits(meshLabel, limit, bound);
         }
     }
     auto fastest = fastestPass(dp);
@@ -358,8 +357,7 @@ Result<SearchResult> PlanProblem::search(int64_t limit, const StrategyMask& allo
     if (smallest.memoryBytes > limit) {
         if (smallestNeed) *smallestNeed = smallest.memoryBytes;
         if (std::isfinite(options.cutoffSeconds) || options.briefInfeasibility)
-            return makeError("plan.infeasible", "no plan on mesh " + meshLabel + " fits in " + gib(limit) + " per device (every plan needs at least " +
-                                                    gib(smallest.memoryBytes) + ")");
+            return noPlanFits(meshLabel, limit, smallest.memoryBytes);
         return infeasibilityReport(*this, smallest, limit, meshLabel);
     }
     const int64_t timeOnlyWork = dp.work();

@@ -372,8 +372,7 @@ Result<PlanOutcome> planMeshes(const Graph& graph, const Cluster& cluster, const
                 // other mesh, not worth a cut frontier.
                 wideFrontier = true;
                 if (limit > 0 && need > limit)
-                    mp = makeError("plan.infeasible", "no plan on mesh " + cand.mesh + " fits in " + gib(limit) +
-                                                          " per device (every plan needs at least " + gib(need) + ")");
+                    mp = noPlanFits(cand.mesh, limit, need);
                 else
                     wide.emplace_back(vi, out.candidates.size());
             }

@@ -825,26 +825,20 @@ Result<PlanProblem> PlanProblem::build(const Graph& graph, AnalysisReport analys
             return makeError("plan.internal", "block " + std::to_string(b.id) + " has no strategies with member factors");
     if (!measurements.calibration.empty()) p.m->modelStore->setCalibration(measurements.calibration);
     CFP_TRY(p.m->buildStates(measurements.kernels));
-    if (options.infeasibleAbove > 0) {
-        // Before the frontier's pair terms too: a mesh that cannot fit is said so at once.
-        p.m->buildNodeTerms();
+    p.m->buildNodeTerms();
+    // A mesh that cannot fit is said so before any pair term (the frontier's too).
+    if (options.infeasibleAbove > 0)
         if (const int64_t bound = p.m->leastMemoryBound(); bound > options.infeasibleAbove) {
             if (options.leastMemoryOnTooLarge) *options.leastMemoryOnTooLarge = bound;
-            return makeError("plan.infeasible", "no plan on mesh " + options.meshLabel + " fits in " + gib(options.infeasibleAbove) +
-                                                    " per device (every plan needs at least " + gib(bound) + ")");
+            return noPlanFits(options.meshLabel, options.infeasibleAbove, bound);
         }
-    }
     if (options.frontierCap > 0)
         if (Status frontier = p.m->checkFrontierPrefix(options.frontierCap, options.meshLabel); !frontier) {
             // Turned away for its frontier: what every plan here needs at least, for the caller to
             // tell a mesh that cannot fit from one worth planning with the frontier cut.
-            if (options.leastMemoryOnTooLarge) {
-                if (options.infeasibleAbove <= 0) p.m->buildNodeTerms();
-                *options.leastMemoryOnTooLarge = p.m->leastMemoryBound();
-            }
+            if (options.leastMemoryOnTooLarge) *options.leastMemoryOnTooLarge = p.m->leastMemoryBound();
             return frontier.error();
         }
-    if (options.infeasibleAbove <= 0) p.m->buildNodeTerms();
     p.m->sharePairs = options.shareRepeatedPairs;
     p.m->buildEdgeTerms();
     p.m->separatePairs();

@@ -37,6 +37,13 @@ inline std::string gib(int64_t bytes) {
     return buf;
 }
 
+// plan.infeasible said from a bound: every plan on the mesh needs at least `need` bytes, more than
+// `limit` (the build's ProblemOptions::infeasibleAbove, the search's brief infeasibility, mesh auto).
+inline Error noPlanFits(const std::string& meshLabel, int64_t limit, int64_t need) {
+    return makeError("plan.infeasible", "no plan on mesh " + meshLabel + " fits in " + gib(limit) + " per device (every plan needs at least " +
+                                            gib(need) + ")");
+}
+
 // One op under one strategy of the block that decides it.
 struct OpState {
     CompactSharding result;   // as passed on (no partial)
