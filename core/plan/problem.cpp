@@ -152,12 +152,12 @@ Status PlanProblem::Impl::buildStates(const std::vector<std::pair<uint64_t, doub
     auto consumers = [&](size_t k) { return consumerIndex.of(k); };
     std::vector<char> hasRule(n, 0);
     for (size_t k = 0; k < n; ++k) hasRule[k] = rule(k).has_value();
-    OpOwners decided = decideOwners(graph, ba, sourceLike, hasRule, consumerIndex);
-    owner = std::move(decided.owner);
-    const std::vector<int64_t> memberIndex = std::move(decided.memberIndex);
-    const std::vector<int32_t> follows = std::move(decided.follows);
-    const std::vector<std::pair<OpId, int32_t>> pulledBy = std::move(decided.pulledBy);
-    const std::vector<OpId> order = std::move(decided.order);
+    const OpOwners decided = decideOwners(graph, ba, sourceLike, hasRule, consumerIndex);
+    owner = decided.owner;
+    const std::vector<int64_t>& memberIndex = decided.memberIndex;
+    const std::vector<int32_t>& follows = decided.follows;
+    const std::vector<std::pair<OpId, int32_t>>& pulledBy = decided.pulledBy;
+    const std::vector<OpId>& order = decided.order;
     // Memory policy: which ops recompute with their block, which results are checkpoints, which
     // gradients feed the optimizer alone.
     rcEligible.assign(n, 0);
@@ -311,9 +311,16 @@ Status PlanProblem::Impl::buildStates(const std::vector<std::pair<uint64_t, doub
         level[k] = lv;
         levels = std::max(levels, lv + 1);
     }
-    std::vector<std::vector<OpId>> byLevel(static_cast<size_t>(levels));
-    for (const OpId id : order) byLevel[static_cast<size_t>(level[static_cast<size_t>(id)])].push_back(id);
-    for (const std::vector<OpId>& ops : byLevel) {
+    // Ops of repeated segments take their twins' states (opTwins): per level, the others are
+    // filled first, then the twins copied.
+    twin = shareRepeated ? opTwins(decided, readByBackward) : std::vector<OpId>{};
+    std::vector<std::vector<OpId>> byLevel(static_cast<size_t>(levels)), copiesByLevel(static_cast<size_t>(levels));
+    for (const OpId id : order) {
+        const auto lv = static_cast<size_t>(level[static_cast<size_t>(id)]);
+        (twin.empty() || twin[static_cast<size_t>(id)] == id ? byLevel : copiesByLevel)[lv].push_back(id);
+    }
+    for (size_t lv = 0; lv < byLevel.size(); ++lv) {
+        const std::vector<OpId>& ops = byLevel[lv];
         // Strided, not contiguous: members (a state per strategy) and fixed ops (one) mix evenly.
         const int ranges = parallelRanges(static_cast<int64_t>(ops.size()), threads, 256);
         CFP_TRY(parallelTry(ranges, ranges, 1, [&](int64_t, int64_t, int w) -> Status {
@@ -321,8 +328,109 @@ Status PlanProblem::Impl::buildStates(const std::vector<std::pair<uint64_t, doub
             for (auto i = static_cast<size_t>(w); i < ops.size(); i += static_cast<size_t>(ranges)) CFP_TRY(fill(ops[i], scratch));
             return {};
         }));
+        const std::vector<OpId>& copies = copiesByLevel[lv];
+        parallelFor(static_cast<int64_t>(copies.size()), threads, 1024, [&](int64_t i0, int64_t i1, int) {
+            for (auto i = static_cast<size_t>(i0); i < static_cast<size_t>(i1); ++i) {
+                const OpId id = copies[i];
+                const OpId from = twin[static_cast<size_t>(id)];
+                std::copy_n(states.begin() + static_cast<std::ptrdiff_t>(stateOffset[static_cast<size_t>(from)]), nstates(id),
+                            states.begin() + static_cast<std::ptrdiff_t>(stateOffset[static_cast<size_t>(id)]));
+            }
+        });
     }
     return {};
+}
+
+bool PlanProblem::Impl::segmentCounterparts(std::vector<int>& canon, std::vector<int>& segment) const {
+    const auto& blocks = analysis.blocks.blocks;
+    const auto& cover = analysis.cover;
+    canon.resize(blocks.size());
+    std::iota(canon.begin(), canon.end(), 0);
+    segment.assign(blocks.size(), -1);
+    for (size_t si = 0; si < cover.segments.size(); ++si) {
+        const Segment& seg = cover.segments[si];
+        if (seg.type < 0 || static_cast<size_t>(seg.type) >= cover.types.size()) return false;
+        const Segment& first = cover.segments[static_cast<size_t>(cover.types[static_cast<size_t>(seg.type)].firstSegment)];
+        if (first.blockCount != seg.blockCount) return false;
+        for (int i = 0; i < seg.blockCount; ++i) {
+            const auto b = static_cast<size_t>(seg.firstBlock + i);
+            if (b >= blocks.size()) return false;
+            canon[b] = first.firstBlock + i;
+            segment[b] = static_cast<int>(si);
+        }
+    }
+    return true;
+}
+
+std::vector<OpId> PlanProblem::Impl::opTwins(const OpOwners& d, const std::vector<char>& readByBackward) const {
+    const Graph& graph = *g;
+    const auto n = static_cast<size_t>(graph.size());
+    std::vector<OpId> out(n);
+    std::iota(out.begin(), out.end(), OpId{0});
+    std::vector<int> canon, segment;
+    if (!segmentCounterparts(canon, segment)) return out;
+    const auto& blocks = analysis.blocks.blocks;
+    // The i-th op (by id) a block decides corresponds to the i-th its counterpart decides.
+    std::vector<std::vector<OpId>> opsOf(blocks.size());
+    for (size_t k = 0; k < n; ++k)
+        if (owner[k] >= 0) opsOf[static_cast<size_t>(owner[k])].push_back(static_cast<OpId>(k));
+    // Blocks with the same member shardings and factors in every strategy (their members' input).
+    auto sameStrategies = [&](const ParallelBlock& x, const ParallelBlock& y) {
+        if (x.strategies.size() != y.strategies.size() || x.members.size() != y.members.size()) return false;
+        for (size_t s = 0; s < x.strategies.size(); ++s)
+            if (x.strategies[s].memberShardings != y.strategies[s].memberShardings || x.strategies[s].memberFactors != y.strategies[s].memberFactors)
+                return false;
+        return true;
+    };
+    std::vector<OpId> candidate(n, kNoOp);
+    std::vector<char> strategiesAlike(blocks.size(), 0);
+    for (size_t b = 0; b < blocks.size(); ++b) {
+        const auto c = static_cast<size_t>(canon[b]);
+        if (c == b || opsOf[b].size() != opsOf[c].size() || base(static_cast<int>(b)) != base(static_cast<int>(c))) continue;
+        strategiesAlike[b] = sameStrategies(blocks[b], blocks[c]);
+        for (size_t i = 0; i < opsOf[b].size(); ++i) candidate[static_cast<size_t>(opsOf[b][i])] = opsOf[c][i];
+    }
+    // Everything a state is computed from (buildStates' fill, computeOpState), compared.
+    auto sameFlags = [&](size_t k, size_t r) {
+        for (const std::vector<char>* f : {&sourceLike, &readByBackward, &checkpoint, &rcEligible, &spOps, &spScatters, &onChip, &unmaterialized,
+                                           &flashRecompute, &view, &gradToOptimizer, &gradContribution, &resident})
+            if (!f->empty() && (*f)[k] != (*f)[r]) return false;
+        return workPerElement[k] == workPerElement[r] && typeId[k] == typeId[r] && rule(k) == rule(r);
+    };
+    auto alikeOps = [&](const Op& a, const Op& b) {
+        return a.kind == b.kind && a.type == b.type && a.phase == b.phase && a.role == b.role && a.derivedOperand == b.derivedOperand &&
+               a.attrs == b.attrs && a.operands.size() == b.operands.size();
+    };
+    auto alike = [&](size_t k, size_t r) {
+        const Op& a = graph.op(static_cast<OpId>(k));
+        const Op& b = graph.op(static_cast<OpId>(r));
+        if (!alikeOps(a, b) || !sameFlags(k, r)) return false;
+        if ((a.derivedFrom == kNoOp) != (b.derivedFrom == kNoOp)) return false;
+        if (a.derivedFrom != kNoOp && !alikeOps(graph.op(a.derivedFrom), graph.op(b.derivedFrom))) return false;
+        for (size_t i = 0; i < a.operands.size(); ++i) {
+            const auto ka = static_cast<size_t>(a.operands[i]), kb = static_cast<size_t>(b.operands[i]);
+            if (graph.op(a.operands[i]).type != graph.op(b.operands[i]).type || onChip[ka] != onChip[kb] ||
+                unmaterialized[ka] != unmaterialized[kb] || view[ka] != view[kb] || sourceLike[ka] != sourceLike[kb])
+                return false;
+        }
+        // The state's input: the block's strategies, the consumer it is pulled by, or the operand it follows.
+        if (d.memberIndex[k] != d.memberIndex[r] || d.follows[k] != d.follows[r] || (d.pulledBy[k].first == kNoOp) != (d.pulledBy[r].first == kNoOp))
+            return false;
+        if (d.memberIndex[k] >= 0) return strategiesAlike[static_cast<size_t>(owner[k])] != 0;
+        if (d.pulledBy[k].first != kNoOp)
+            return d.pulledBy[k].second == d.pulledBy[r].second && out[static_cast<size_t>(d.pulledBy[k].first)] == d.pulledBy[r].first;
+        if (d.follows[k] >= 0) {
+            const auto f = static_cast<size_t>(d.follows[k]);
+            return out[static_cast<size_t>(a.operands[f])] == b.operands[f];
+        }
+        return true;
+    };
+    // In the order owners were decided: an op's input is settled before it.
+    for (const OpId id : d.order) {
+        const auto k = static_cast<size_t>(id);
+        if (candidate[k] != kNoOp && alike(k, static_cast<size_t>(candidate[k]))) out[k] = candidate[k];
+    }
+    return out;
 }
 
 void PlanProblem::Impl::buildNodeTerms() {
@@ -360,8 +468,24 @@ void PlanProblem::Impl::buildNodeTerms() {
             opsOf[static_cast<size_t>(o)].push_back(op.id);
         }
     }
-    parallelFor(static_cast<int64_t>(B), threads, 8, [&](int64_t b0, int64_t b1, int) {
-        for (auto ou = static_cast<size_t>(b0); ou < static_cast<size_t>(b1); ++ou) {
+    // A block whose every op is the twin of its counterpart's (opTwins), in the same order, has
+    // its counterpart's node terms: copied after the others are summed.
+    std::vector<int> copyFrom(B, -1);
+    if (!twin.empty()) {
+        std::vector<int> canon, segment;
+        if (segmentCounterparts(canon, segment))
+            for (size_t b = 0; b < B; ++b) {
+                const auto c = static_cast<size_t>(canon[b]);
+                bool same = c != b && opsOf[b].size() == opsOf[c].size();
+                for (size_t i = 0; same && i < opsOf[b].size(); ++i) same = twin[static_cast<size_t>(opsOf[b][i])] == opsOf[c][i];
+                if (same) copyFrom[b] = static_cast<int>(c);
+            }
+    }
+    std::vector<size_t> summed, copied;
+    for (size_t b = 0; b < B; ++b) (copyFrom[b] < 0 ? summed : copied).push_back(b);
+    parallelFor(static_cast<int64_t>(summed.size()), threads, 8, [&](int64_t b0, int64_t b1, int) {
+        for (auto bi = static_cast<size_t>(b0); bi < static_cast<size_t>(b1); ++bi) {
+            const size_t ou = summed[bi];
             const int o = static_cast<int>(ou);
             const int S = strategies(o), bo = base(o);
             // Node terms.
@@ -385,6 +509,12 @@ void PlanProblem::Impl::buildNodeTerms() {
             }
         }
     });
+    for (const size_t b : copied) {
+        const auto c = static_cast<size_t>(copyFrom[b]);
+        unaryTime[b] = unaryTime[c];
+        unaryMemSum[b] = unaryMemSum[c];
+        unaryMemMax[b] = unaryMemMax[c];
+    }
 }
 
 int64_t PlanProblem::Impl::leastMemoryBound() const {
@@ -502,7 +632,7 @@ void PlanProblem::Impl::buildEdgeTerms() {
     // pair inside its type's first segment costs when their edges join the same members (the
     // blocks are alike: the same ops, shapes, phases and strategies), so its table is copied, not
     // priced again. tst_problem_build checks the tables equal the priced ones on every built-in model.
-    const std::vector<size_t> copyFrom = sharePairs ? repeatedPairs(pairEdges) : std::vector<size_t>(pairs.size(), pairs.size());
+    const std::vector<size_t> copyFrom = shareRepeated ? repeatedPairs(pairEdges) : std::vector<size_t>(pairs.size(), pairs.size());
     std::vector<size_t> priced;
     for (size_t pi = 0; pi < pairs.size(); ++pi)
         if (copyFrom[pi] == pairs.size()) priced.push_back(pi);
@@ -526,24 +656,10 @@ void PlanProblem::Impl::buildEdgeTerms() {
 std::vector<size_t> PlanProblem::Impl::repeatedPairs(const std::vector<std::vector<std::pair<OpId, int32_t>>>& pairEdges) const {
     const Graph& graph = *g;
     const auto& blocks = analysis.blocks.blocks;
-    const auto& cover = analysis.cover;
     const size_t none = pairs.size();
     std::vector<size_t> out(pairs.size(), none);
-    // Each block's segment and its counterpart in the first segment of that type.
-    std::vector<int> canon(blocks.size()), segment(blocks.size(), -1);
-    std::iota(canon.begin(), canon.end(), 0);
-    for (size_t si = 0; si < cover.segments.size(); ++si) {
-        const Segment& seg = cover.segments[si];
-        if (seg.type < 0 || static_cast<size_t>(seg.type) >= cover.types.size()) return out;
-        const Segment& first = cover.segments[static_cast<size_t>(cover.types[static_cast<size_t>(seg.type)].firstSegment)];
-        if (first.blockCount != seg.blockCount) return out;
-        for (int i = 0; i < seg.blockCount; ++i) {
-            const auto b = static_cast<size_t>(seg.firstBlock + i);
-            if (b >= blocks.size()) return out;
-            canon[b] = first.firstBlock + i;
-            segment[b] = static_cast<int>(si);
-        }
-    }
+    std::vector<int> canon, segment;
+    if (!segmentCounterparts(canon, segment)) return out;
     // Alike blocks: as many members and the same strategies in the same order.
     auto alike = [&](int x, int y) {
         const ParallelBlock &bx = blocks[static_cast<size_t>(x)], &by = blocks[static_cast<size_t>(y)];
@@ -824,6 +940,7 @@ Result<PlanProblem> PlanProblem::build(const Graph& graph, AnalysisReport analys
         if (b.strategies.empty() || b.strategies.front().memberFactors.size() != b.members.size())
             return makeError("plan.internal", "block " + std::to_string(b.id) + " has no strategies with member factors");
     if (!measurements.calibration.empty()) p.m->modelStore->setCalibration(measurements.calibration);
+    p.m->shareRepeated = options.shareRepeatedSegments;
     CFP_TRY(p.m->buildStates(measurements.kernels));
     p.m->buildNodeTerms();
     // A mesh that cannot fit is said so before any pair term (the frontier's too).
@@ -839,7 +956,6 @@ Result<PlanProblem> PlanProblem::build(const Graph& graph, AnalysisReport analys
             if (options.leastMemoryOnTooLarge) *options.leastMemoryOnTooLarge = p.m->leastMemoryBound();
             return frontier.error();
         }
-    p.m->sharePairs = options.shareRepeatedPairs;
     p.m->buildEdgeTerms();
     p.m->separatePairs();
     p.m->cutWideFrontier(options.frontierLimit);

@@ -155,9 +155,10 @@ struct ProblemOptions {
     int64_t infeasibleAbove = 0;
     std::string meshLabel;
     int threads = 0;  // workers for the op states and cost tables (SearchOptions::threads)
-    // The pair tables of a repeated segment copied from its type's first segment where the blocks
-    // and their edges are alike (false: every pair priced; the tables are the same either way).
-    bool shareRepeatedPairs = true;
+    // A repeated segment's op states, node terms and pair tables copied from its type's first
+    // segment where the ops, blocks and edges are alike (false: every one computed; the tables are
+    // the same either way).
+    bool shareRepeatedSegments = true;
 };
 
 class PlanProblem {

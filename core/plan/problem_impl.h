@@ -16,6 +16,8 @@
 
 namespace cfp {
 
+struct OpOwners;  // plan/op_owners.h
+
 namespace plan_internal {
 
 using Clock = std::chrono::steady_clock;
@@ -57,6 +59,7 @@ struct OpState {
     int64_t memMax = 0;       // its working set
     int64_t memSumRc = 0;     // persistent bytes when its block recomputes
     int64_t actRc = 0;        // bytes it adds to its block's recomputed activations
+    bool operator==(const OpState&) const = default;
 };
 
 struct ReshardKey {
@@ -119,9 +122,23 @@ struct PlanProblem::Impl {
     };
     std::vector<Pair> pairs;
     std::map<std::pair<int, int>, size_t> pairIndex;
-    // buildEdgeTerms: tables of a repeated segment's pairs copied from its type's first segment
-    // (ProblemOptions::shareRepeatedPairs); repeatedPairs: per pair, the pair it copies (pairs.size(): none).
-    bool sharePairs = true;
+    // Repeated segments (ProblemOptions::shareRepeatedSegments): what an op, a block or a pair of
+    // blocks in a repeated segment costs is copied from its counterpart in its type's first segment
+    // where everything it is computed from is the same. segmentCounterparts: per block, that
+    // counterpart (itself in a first segment) and its segment (-1: none); false where the cover
+    // does not line up with the blocks.
+    bool shareRepeated = true;
+    bool segmentCounterparts(std::vector<int>& canon, std::vector<int>& segment) const;
+    // buildStates: per op, the op whose states it has (its own id: computed). An op a block of a
+    // repeated segment decides is the twin of the op in the same place (by id) among those the
+    // counterpart block decides when they have the same kind, types, attributes, roles (OpRoles,
+    // recomputation, sequence parallelism), rule and input: the same member factors and shardings
+    // in every strategy, or a consumer it is pulled by or an operand it follows that is itself a
+    // twin. Empty when not shared.
+    std::vector<OpId> twin;
+    std::vector<OpId> opTwins(const OpOwners& decided, const std::vector<char>& readByBackward) const;
+    // buildEdgeTerms: tables of a repeated segment's pairs copied from its type's first segment;
+    // repeatedPairs: per pair, the pair it copies (pairs.size(): none).
     size_t sharedPairs = 0;  // how many were copied
     std::vector<size_t> repeatedPairs(const std::vector<std::vector<std::pair<OpId, int32_t>>>& pairEdges) const;
     // Pair terms cut to keep the search frontier within its cap (cutWideFrontier): what is left of

@@ -1125,25 +1125,45 @@ private slots:
         QVERIFY(constrainedCases >= 1);
     }
 
-    // A repeated segment's pair tables are copied from its type's first segment: they equal the
-    // tables priced pair by pair, on every built-in family, meshes of one to three axes, with
-    // recomputation searched (two variants per block) and sequence parallelism.
-    void repeatedPairTablesEqualPricedOnes() {
-        size_t shared = 0;
+    // A repeated segment's op states, node terms and pair tables are copied from its type's first
+    // segment: they equal the ones computed op by op and pair by pair, on every built-in family,
+    // meshes of one to three axes, with recomputation searched (two variants per block) and
+    // sequence parallelism.
+    void repeatedSegmentsEqualComputedOnes() {
+        size_t shared = 0, twins = 0;
+        // The default policy, and the others that change what an op's state is computed from.
+        std::vector<std::pair<std::string, MemoryPolicy>> policies(1);
+        policies[0].second.recompute = RecomputePolicy::Auto;
+        {
+            MemoryPolicy p;
+            p.zeroStage = 3;
+            p.recompute = RecomputePolicy::Layers;
+            p.accumulation = 2;
+            policies.emplace_back(", ZeRO-3, recompute full, 2 rounds", p);
+            p = {};
+            p.zeroStage = 2;
+            p.recompute = RecomputePolicy::SelectiveOps;
+            p.attention = AttentionKernel::Eager;
+            p.fusion = KernelFusion::Eager;
+            p.crossEntropy = CrossEntropyKernel::Eager;
+            policies.emplace_back(", ZeRO-2, recompute op, eager", p);
+        }
+        for (const auto& [policyName, policy] : policies)
         for (const char* name : {"gpt3-125m", "llama2-7b", "llama3-8b", "mixtral-8x7b"})
             for (const char* meshText : {"8", "2x4", "2x2x2"})
                 for (const bool sp : {false, true}) {
+                    if (!policyName.empty() && std::string(meshText) != "2x4") continue;
                     const Graph g = preset(name, 4);
                     const Mesh mesh = must(assignLinkClasses(must(parseMesh(meshText), "mesh"), 8), "link classes");
                     auto model = must(CostModel::create(must(loadHardware("h100-sxm"), "hw"), mesh), "cost model");
                     const AnalysisReport analysis = must(analyzeGraph(g, mesh), "analysis");
                     ProblemOptions copied, priced;
-                    copied.policy.recompute = priced.policy.recompute = RecomputePolicy::Auto;
+                    copied.policy = priced.policy = policy;
                     if (sp) copied.policy.sequenceParallelAxis = priced.policy.sequenceParallelAxis = mesh.axes().back().name;
-                    priced.shareRepeatedPairs = false;
+                    priced.shareRepeatedSegments = false;
                     const PlanProblem a = must(PlanProblem::build(g, analysis, model, {}, copied), "copied");
                     const PlanProblem b = must(PlanProblem::build(g, analysis, model, {}, priced), "priced");
-                    const std::string where = std::string(name) + " on " + meshText + (sp ? " with SP" : "");
+                    const std::string where = std::string(name) + " on " + meshText + (sp ? " with SP" : "") + policyName;
                     QCOMPARE(b.impl().sharedPairs, size_t{0});
                     shared += a.impl().sharedPairs;
                     QVERIFY2(a.impl().pairs.size() == b.impl().pairs.size(), where.c_str());
@@ -1152,9 +1172,21 @@ private slots:
                         QVERIFY2(a.impl().pairs[i].cost == b.impl().pairs[i].cost, (where + ", pair " + std::to_string(i)).c_str());
                     }
                     QVERIFY2(a.impl().unaryTime == b.impl().unaryTime, where.c_str());
+                    QVERIFY2(a.impl().unaryMemSum == b.impl().unaryMemSum, where.c_str());
+                    QVERIFY2(a.impl().unaryMemMax == b.impl().unaryMemMax, where.c_str());
                     QCOMPARE(a.impl().constTime, b.impl().constTime);
+                    QVERIFY(b.impl().twin.empty());
+                    QVERIFY2(a.impl().states.size() == b.impl().states.size(), where.c_str());
+                    for (OpId id = 0; id < g.size(); ++id) {
+                        if (a.impl().twin[static_cast<size_t>(id)] != id) ++twins;
+                        const int S = a.impl().nstates(id);
+                        for (int s = 0; s < S; ++s)
+                            QVERIFY2(a.impl().st(id, s) == b.impl().st(id, s), (where + ", op " + g.op(id).name + " state " + std::to_string(s)).c_str());
+                    }
                 }
         QVERIFY(shared > 0);
+        QVERIFY(twins > 0);
+        qInfo("%zu op twins, %zu pair tables copied", twins, shared);
     }
 
     // The build lays out the first segments' frontier before the whole cost tables: a cap it
