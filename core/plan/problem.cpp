@@ -592,13 +592,10 @@ void PlanProblem::Impl::buildEdgeTerms() {
                 fixedEdges.emplace_back(v, static_cast<int32_t>(i));
             } else if (ou < 0 || ov < 0 || ou == ov) {
                 edgesOf[static_cast<size_t>(ou < 0 ? ov : ou)].emplace_back(v, static_cast<int32_t>(i));
-            } else {
-                const size_t slot = pairOf(ou, ov, pairs, pairIndex);
-                if (slot == pairEdges.size()) pairEdges.emplace_back();
-                pairEdges[slot].emplace_back(v, static_cast<int32_t>(i));
             }
         }
     }
+    collectPairEdges(static_cast<int>(B), pairs, pairIndex, pairEdges);
     std::vector<ReshardCache> caches(static_cast<size_t>(threads));
     std::vector<double> fixedCost(fixedEdges.size(), 0.0);
     parallelFor(static_cast<int64_t>(fixedEdges.size()), threads, 1024, [&](int64_t e0, int64_t e1, int w) {
@@ -628,38 +625,69 @@ void PlanProblem::Impl::buildEdgeTerms() {
             }
         }
     });
-    // Repeated segments (analysis.cover): a pair of blocks inside one segment costs what the same
-    // pair inside its type's first segment costs when their edges join the same members (the
-    // blocks are alike: the same ops, shapes, phases and strategies), so its table is copied, not
-    // priced again. tst_problem_build checks the tables equal the priced ones on every built-in model.
-    const std::vector<size_t> copyFrom = shareRepeated ? repeatedPairs(pairEdges) : std::vector<size_t>(pairs.size(), pairs.size());
+    // The first segments' pairs were priced for the frontier check (checkFrontierPrefix): taken over.
+    sharedPairs += pricePairs(pairs, pairIndex, pairEdges, caches, &prefixPairs);
+    prefixPairs = {};
+}
+
+void PlanProblem::Impl::collectPairEdges(int upTo, std::vector<Pair>& ps, std::map<std::pair<int, int>, size_t>& index, PairEdges& pairEdges) const {
+    for (const Op& op : g->ops()) {
+        const int32_t ov = owner[static_cast<size_t>(op.id)];
+        for (size_t i = 0; i < op.operands.size(); ++i) {
+            const int32_t ou = owner[static_cast<size_t>(op.operands[i])];
+            if (ou < 0 || ov < 0 || ou == ov || std::min(ou, ov) >= upTo) continue;
+            const size_t slot = pairOf(ou, ov, ps, index);
+            if (slot == pairEdges.size()) pairEdges.emplace_back();
+            pairEdges[slot].emplace_back(op.id, static_cast<int32_t>(i));
+        }
+    }
+}
+
+size_t PlanProblem::Impl::pricePairs(std::vector<Pair>& ps, const std::map<std::pair<int, int>, size_t>& index, const PairEdges& pairEdges,
+                                     std::vector<ReshardCache>& caches, std::vector<Pair>* known) const {
+    const Graph& graph = *g;
+    // Tables already priced (a pair's edges are all collected once its earlier block is reached).
+    std::vector<char> done(ps.size(), 0);
+    if (known)
+        for (Pair& k : *known)
+            if (const auto it = index.find({k.a, k.b}); it != index.end()) {
+                ps[it->second].cost = std::move(k.cost);
+                done[it->second] = 1;
+            }
+    // Repeated segments (analysis.cover): a pair of blocks costs what the pair at the same place in
+    // its type's first segment (and the segment after it) costs when their edges join twins, so its
+    // table is copied, not priced again. tst_planner repeatedSegmentsEqualComputedOnes checks the
+    // tables equal the priced ones on every built-in family.
+    const std::vector<size_t> copyFrom = shareRepeated ? repeatedPairs(ps, index, pairEdges) : std::vector<size_t>(ps.size(), ps.size());
     std::vector<size_t> priced;
-    for (size_t pi = 0; pi < pairs.size(); ++pi)
-        if (copyFrom[pi] == pairs.size()) priced.push_back(pi);
+    for (size_t pi = 0; pi < ps.size(); ++pi)
+        if (copyFrom[pi] == ps.size() && !done[pi]) priced.push_back(pi);
     parallelFor(static_cast<int64_t>(priced.size()), threads, 8, [&](int64_t p0, int64_t p1, int w) {
         ReshardCache* cache = &caches[static_cast<size_t>(w)];
         std::vector<double> scratch;
         for (auto k = static_cast<size_t>(p0); k < static_cast<size_t>(p1); ++k) {
             const size_t pi = priced[k];
             for (const auto& [v, slot] : pairEdges[pi])
-                addEdgeToPair(graph.op(v).operands[static_cast<size_t>(slot)], v, static_cast<size_t>(slot), pairs[pi], scratch, cache);
+                addEdgeToPair(graph.op(v).operands[static_cast<size_t>(slot)], v, static_cast<size_t>(slot), ps[pi], scratch, cache);
         }
     });
-    sharedPairs = 0;
-    for (size_t pi = 0; pi < pairs.size(); ++pi)
-        if (copyFrom[pi] != pairs.size()) {
-            pairs[pi].cost = pairs[copyFrom[pi]].cost;
-            ++sharedPairs;
+    size_t copied = 0;
+    for (size_t pi = 0; pi < ps.size(); ++pi)
+        if (copyFrom[pi] != ps.size() && !done[pi]) {
+            ps[pi].cost = ps[copyFrom[pi]].cost;
+            ++copied;
         }
+    return copied;
 }
 
-std::vector<size_t> PlanProblem::Impl::repeatedPairs(const std::vector<std::vector<std::pair<OpId, int32_t>>>& pairEdges) const {
+std::vector<size_t> PlanProblem::Impl::repeatedPairs(const std::vector<Pair>& ps, const std::map<std::pair<int, int>, size_t>& index,
+                                                     const PairEdges& pairEdges) const {
     const Graph& graph = *g;
     const auto& blocks = analysis.blocks.blocks;
-    const size_t none = pairs.size();
-    std::vector<size_t> out(pairs.size(), none);
+    const size_t none = ps.size();
+    std::vector<size_t> out(ps.size(), none);
     std::vector<int> canon, segment;
-    if (!segmentCounterparts(canon, segment)) return out;
+    if (twin.empty() || !segmentCounterparts(canon, segment)) return out;
     // Alike blocks: as many members and the same strategies in the same order.
     auto alike = [&](int x, int y) {
         const ParallelBlock &bx = blocks[static_cast<size_t>(x)], &by = blocks[static_cast<size_t>(y)];
@@ -668,24 +696,34 @@ std::vector<size_t> PlanProblem::Impl::repeatedPairs(const std::vector<std::vect
             if (bx.strategies[s].label != by.strategies[s].label) return false;
         return true;
     };
-    std::vector<int64_t> local(static_cast<size_t>(graph.size()), -1);
-    for (const ParallelBlock& b : blocks)
-        for (size_t i = 0; i < b.members.size(); ++i) local[static_cast<size_t>(b.members[i])] = static_cast<int64_t>(i);
-    for (size_t pi = 0; pi < pairs.size(); ++pi) {
-        const int a = pairs[pi].a, b = pairs[pi].b;
-        const int ca = canon[static_cast<size_t>(a)], cb = canon[static_cast<size_t>(b)];
-        if (segment[static_cast<size_t>(a)] < 0 || segment[static_cast<size_t>(a)] != segment[static_cast<size_t>(b)] || ca == a) continue;
-        const auto it = pairIndex.find({ca, cb});
-        if (it == pairIndex.end() || !alike(a, ca) || !alike(b, cb)) continue;
+    // The first operand slot of v that reads u (sequence parallelism gathers there only).
+    auto firstSlot = [&](OpId v, OpId u) {
+        const auto& operands = graph.op(v).operands;
+        return std::find(operands.begin(), operands.end(), u) - operands.begin();
+    };
+    for (size_t pi = 0; pi < ps.size(); ++pi) {
+        const int a = ps[pi].a, b = ps[pi].b;
+        // The counterpart: both blocks moved back by a's distance to its counterpart in its type's
+        // first segment (b may be in a later segment: the edges from one layer into the next).
+        const int shift = a - canon[static_cast<size_t>(a)];
+        if (segment[static_cast<size_t>(a)] < 0 || segment[static_cast<size_t>(b)] < 0 || shift <= 0 || b - shift < 0) continue;
+        const int ca = a - shift, cb = b - shift;
+        if (canon[static_cast<size_t>(cb)] != canon[static_cast<size_t>(b)]) continue;
+        const auto it = index.find({ca, cb});
+        if (it == index.end() || !alike(a, ca) || !alike(b, cb)) continue;
         const auto& mine = pairEdges[pi];
         const auto& theirs = pairEdges[it->second];
         bool same = mine.size() == theirs.size();
+        // Edge by edge: the same slot between ops with the same states (twins) in blocks at the
+        // same distance, read alike (uses, fusion, sequence parallelism's gather).
         for (size_t k = 0; same && k < mine.size(); ++k) {
             const auto [v, slot] = mine[k];
             const auto [w, wslot] = theirs[k];
             const OpId u = graph.op(v).operands[static_cast<size_t>(slot)], x = graph.op(w).operands[static_cast<size_t>(wslot)];
-            same = slot == wslot && local[static_cast<size_t>(v)] == local[static_cast<size_t>(w)] && local[static_cast<size_t>(u)] == local[static_cast<size_t>(x)] &&
-                   owner[static_cast<size_t>(v)] - a == owner[static_cast<size_t>(w)] - ca && owner[static_cast<size_t>(u)] - a == owner[static_cast<size_t>(x)] - ca;
+            const auto ku = static_cast<size_t>(u), kx = static_cast<size_t>(x), kv = static_cast<size_t>(v), kw = static_cast<size_t>(w);
+            same = slot == wslot && twin[kv] == twin[kw] && twin[ku] == twin[kx] && owner[kv] - a == owner[kw] - ca && owner[ku] - a == owner[kx] - ca &&
+                   uses[ku] == uses[kx] && eagerFused[ku] == eagerFused[kx] && eagerFused[kv] == eagerFused[kw] &&
+                   (spGatherer[ku] == v) == (spGatherer[kx] == w) && firstSlot(v, u) == firstSlot(w, x);
         }
         if (same) out[pi] = it->second;
     }
@@ -755,28 +793,23 @@ Status PlanProblem::Impl::layoutFrontier(const std::vector<Pair>& ps, int upTo, 
     return {};
 }
 
-Status PlanProblem::Impl::checkFrontierPrefix(int64_t maxStates, const std::string& meshLabel) const {
+Status PlanProblem::Impl::checkFrontierPrefix(int64_t maxStates, const std::string& meshLabel) {
     const auto& segs = analysis.cover.segments;
     const int B = static_cast<int>(analysis.blocks.blocks.size());
     const int upTo = segs.size() > 4 ? segs[4].firstBlock : B;
     std::vector<Pair> ps;
     std::map<std::pair<int, int>, size_t> index;
-    std::vector<double> scratch;
-    for (const Op& op : g->ops())
-        for (size_t i = 0; i < op.operands.size(); ++i) {
-            const int32_t ou = owner[static_cast<size_t>(op.operands[i])], ov = owner[static_cast<size_t>(op.id)];
-            if (ou >= 0 && ov >= 0 && ou != ov && std::min(ou, ov) < upTo) addPairEdge(op.operands[i], op.id, i, ps, index, scratch);
-        }
+    PairEdges pairEdges;
+    collectPairEdges(upTo, ps, index, pairEdges);
+    std::vector<ReshardCache> caches(static_cast<size_t>(threads));
+    sharedPairs = pricePairs(ps, index, pairEdges, caches, nullptr);
     std::vector<Pair> kept;
-    for (auto& p : ps)
-        if (!separable(p, static_cast<size_t>(strategies(p.a)), static_cast<size_t>(strategies(p.b)))) kept.push_back(std::move(p));
+    for (const auto& p : ps)
+        if (!separable(p, static_cast<size_t>(strategies(p.a)), static_cast<size_t>(strategies(p.b)))) kept.push_back(p);
+    // Kept for buildEdgeTerms, which would price the same tables again.
+    prefixPairs = std::move(ps);
     std::vector<StepPlan> plans;
     return layoutFrontier(kept, upTo, maxStates, meshLabel, plans);
-}
-
-void PlanProblem::Impl::addPairEdge(OpId u, OpId v, size_t i, std::vector<Pair>& ps, std::map<std::pair<int, int>, size_t>& index,
-                                    std::vector<double>& baseCost) const {
-    addEdgeToPair(u, v, i, ps[pairOf(owner[static_cast<size_t>(u)], owner[static_cast<size_t>(v)], ps, index)], baseCost);
 }
 
 size_t PlanProblem::Impl::pairOf(int x, int y, std::vector<Pair>& ps, std::map<std::pair<int, int>, size_t>& index) const {

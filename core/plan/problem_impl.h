@@ -138,15 +138,25 @@ struct PlanProblem::Impl {
     std::vector<OpId> twin;
     std::vector<OpId> opTwins(const OpOwners& decided, const std::vector<char>& readByBackward) const;
     // buildEdgeTerms: tables of a repeated segment's pairs copied from its type's first segment;
-    // repeatedPairs: per pair, the pair it copies (pairs.size(): none).
+    // repeatedPairs: per pair of ps, the pair it copies (ps.size(): none).
     size_t sharedPairs = 0;  // how many were copied
-    std::vector<size_t> repeatedPairs(const std::vector<std::vector<std::pair<OpId, int32_t>>>& pairEdges) const;
+    using PairEdges = std::vector<std::vector<std::pair<OpId, int32_t>>>;  // per pair: its edges (consumer, operand)
+    std::vector<size_t> repeatedPairs(const std::vector<Pair>& ps, const std::map<std::pair<int, int>, size_t>& index, const PairEdges& pairEdges) const;
+    // The pairs of blocks with an edge between them whose earlier block is before `upTo`, with their
+    // edges in op and operand order (the order their costs are summed in).
+    void collectPairEdges(int upTo, std::vector<Pair>& ps, std::map<std::pair<int, int>, size_t>& index, PairEdges& pairEdges) const;
+    // The pair tables checkFrontierPrefix priced, for buildEdgeTerms.
+    std::vector<Pair> prefixPairs;
     // Pair terms cut to keep the search frontier within its cap (cutWideFrontier): what is left of
     // each after its additive fit moved into the blocks' own terms. objective() adds them back.
     std::vector<Pair> cutPairs;
 
     using ReshardCache = std::unordered_map<ReshardKey, CommCost, ReshardKeyHash>;
     mutable ReshardCache reshardCache;  // the calling thread's; workers pass their own
+    // Prices the tables of ps (the workers' reshard caches in `caches`): those in `known` (moved
+    // out of it), then the others, copying repeated ones (repeatedPairs). Returns how many it copied.
+    size_t pricePairs(std::vector<Pair>& ps, const std::map<std::pair<int, int>, size_t>& index, const PairEdges& pairEdges,
+                      std::vector<ReshardCache>& caches, std::vector<Pair>* known) const;
 
     int base(int b) const { return static_cast<int>(analysis.blocks.blocks[static_cast<size_t>(b)].strategies.size()); }
     int strategies(int b) const { return base(b) * variants; }
@@ -277,8 +287,6 @@ struct PlanProblem::Impl {
     // Σ over cut pairs of (residual at `s` − its smallest residual): how much slower than the
     // optimum a plan the search found can be (0 without cut pairs).
     double cutGap(const std::vector<int32_t>& s) const;
-    // Adds edge u → v (operand i) between two different blocks to the pair terms.
-    void addPairEdge(OpId u, OpId v, size_t i, std::vector<Pair>& ps, std::map<std::pair<int, int>, size_t>& index, std::vector<double>& scratch) const;
     // The index of the pair of blocks x and y in ps, a new zero pair when it has none yet.
     size_t pairOf(int x, int y, std::vector<Pair>& ps, std::map<std::pair<int, int>, size_t>& index) const;
     // Adds that edge's costs to pair p (whose blocks are u's and v's owners).
@@ -312,7 +320,7 @@ struct PlanProblem::Impl {
                           std::vector<StepPlan>& plans) const;
     // The layout of the first blocks (the first four segments) from their own pair terms, before
     // the whole graph's cost tables are built: a mesh whose frontier is too large fails fast.
-    Status checkFrontierPrefix(int64_t maxStates, const std::string& meshLabel) const;
+    Status checkFrontierPrefix(int64_t maxStates, const std::string& meshLabel);
     // The cost and memory terms of op under the sharding in s (opFlops: the op's FLOPs, unsplit).
     void computeOpState(const Op& op, double opFlops, OpState& s);
 };

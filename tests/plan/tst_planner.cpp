@@ -1161,6 +1161,8 @@ private slots:
                     copied.policy = priced.policy = policy;
                     if (sp) copied.policy.sequenceParallelAxis = priced.policy.sequenceParallelAxis = mesh.axes().back().name;
                     priced.shareRepeatedSegments = false;
+                    // The first segments' tables priced for the frontier check and taken over.
+                    copied.frontierCap = int64_t{1} << 40;
                     const PlanProblem a = must(PlanProblem::build(g, analysis, model, {}, copied), "copied");
                     const PlanProblem b = must(PlanProblem::build(g, analysis, model, {}, priced), "priced");
                     const std::string where = std::string(name) + " on " + meshText + (sp ? " with SP" : "") + policyName;
