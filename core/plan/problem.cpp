@@ -188,11 +188,18 @@ Status PlanProblem::Impl::buildStates(const std::vector<std::pair<uint64_t, doub
             }
         }
     });
+    // Ops of repeated segments have their twins' states (opTwins): they share their slots, and
+    // only the others are filled.
+    twin = shareRepeated ? opTwins(decided, readByBackward) : std::vector<OpId>{};
+    auto isTwin = [&](size_t k) { return !twin.empty() && twin[k] != static_cast<OpId>(k); };
     size_t total = 0;
     for (size_t k = 0; k < n; ++k) {
+        if (isTwin(k)) continue;
         stateOffset[k] = total;
         total += static_cast<size_t>(nstates(static_cast<OpId>(k)));
     }
+    for (size_t k = 0; k < n; ++k)
+        if (isTwin(k)) stateOffset[k] = stateOffset[static_cast<size_t>(twin[k])];
     states.assign(total, OpState{});
     auto setPartial = [&](OpState& os, const CompactSharding& full) {
         for (int a = 0; a < sizes.rank; ++a)
@@ -311,16 +318,10 @@ Status PlanProblem::Impl::buildStates(const std::vector<std::pair<uint64_t, doub
         level[k] = lv;
         levels = std::max(levels, lv + 1);
     }
-    // Ops of repeated segments take their twins' states (opTwins): per level, the others are
-    // filled first, then the twins copied.
-    twin = shareRepeated ? opTwins(decided, readByBackward) : std::vector<OpId>{};
-    std::vector<std::vector<OpId>> byLevel(static_cast<size_t>(levels)), copiesByLevel(static_cast<size_t>(levels));
-    for (const OpId id : order) {
-        const auto lv = static_cast<size_t>(level[static_cast<size_t>(id)]);
-        (twin.empty() || twin[static_cast<size_t>(id)] == id ? byLevel : copiesByLevel)[lv].push_back(id);
-    }
-    for (size_t lv = 0; lv < byLevel.size(); ++lv) {
-        const std::vector<OpId>& ops = byLevel[lv];
+    std::vector<std::vector<OpId>> byLevel(static_cast<size_t>(levels));
+    for (const OpId id : order)
+        if (!isTwin(static_cast<size_t>(id))) byLevel[static_cast<size_t>(level[static_cast<size_t>(id)])].push_back(id);
+    for (const std::vector<OpId>& ops : byLevel) {
         // Strided, not contiguous: members (a state per strategy) and fixed ops (one) mix evenly.
         const int ranges = parallelRanges(static_cast<int64_t>(ops.size()), threads, 256);
         CFP_TRY(parallelTry(ranges, ranges, 1, [&](int64_t, int64_t, int w) -> Status {
@@ -328,15 +329,6 @@ Status PlanProblem::Impl::buildStates(const std::vector<std::pair<uint64_t, doub
             for (auto i = static_cast<size_t>(w); i < ops.size(); i += static_cast<size_t>(ranges)) CFP_TRY(fill(ops[i], scratch));
             return {};
         }));
-        const std::vector<OpId>& copies = copiesByLevel[lv];
-        parallelFor(static_cast<int64_t>(copies.size()), threads, 1024, [&](int64_t i0, int64_t i1, int) {
-            for (auto i = static_cast<size_t>(i0); i < static_cast<size_t>(i1); ++i) {
-                const OpId id = copies[i];
-                const OpId from = twin[static_cast<size_t>(id)];
-                std::copy_n(states.begin() + static_cast<std::ptrdiff_t>(stateOffset[static_cast<size_t>(from)]), nstates(id),
-                            states.begin() + static_cast<std::ptrdiff_t>(stateOffset[static_cast<size_t>(id)]));
-            }
-        });
     }
     return {};
 }
@@ -383,13 +375,17 @@ std::vector<OpId> PlanProblem::Impl::opTwins(const OpOwners& d, const std::vecto
         return true;
     };
     std::vector<OpId> candidate(n, kNoOp);
-    std::vector<char> strategiesAlike(blocks.size(), 0);
+    std::vector<char> counterpart(blocks.size(), 0), strategiesAlike(blocks.size(), 0);
     for (size_t b = 0; b < blocks.size(); ++b) {
         const auto c = static_cast<size_t>(canon[b]);
         if (c == b || opsOf[b].size() != opsOf[c].size() || base(static_cast<int>(b)) != base(static_cast<int>(c))) continue;
-        strategiesAlike[b] = sameStrategies(blocks[b], blocks[c]);
+        counterpart[b] = 1;
         for (size_t i = 0; i < opsOf[b].size(); ++i) candidate[static_cast<size_t>(opsOf[b][i])] = opsOf[c][i];
     }
+    parallelFor(static_cast<int64_t>(blocks.size()), threads, 8, [&](int64_t b0, int64_t b1, int) {
+        for (auto b = static_cast<size_t>(b0); b < static_cast<size_t>(b1); ++b)
+            if (counterpart[b]) strategiesAlike[b] = sameStrategies(blocks[b], blocks[static_cast<size_t>(canon[b])]);
+    });
     // Everything a state is computed from (buildStates' fill, computeOpState), compared.
     auto sameFlags = [&](size_t k, size_t r) {
         for (const std::vector<char>* f : {&sourceLike, &readByBackward, &checkpoint, &rcEligible, &spOps, &spScatters, &onChip, &unmaterialized,
