@@ -65,7 +65,7 @@ Result<AnalysisReport> planningAnalysis(const Graph& graph, const Mesh& mesh, co
 }
 
 Result<PlanProblem> planningProblem(const Graph& graph, const HardwareSpec& hardware, const Mesh& mesh, const PlannerOptions& options,
-                                    AnalysisReport analysis, int64_t frontierCap, int64_t* leastMemoryOnTooLarge, int64_t infeasibleAbove) {
+                                    std::shared_ptr<const AnalysisReport> analysis, int64_t frontierCap, int64_t* leastMemoryOnTooLarge, int64_t infeasibleAbove) {
     auto model = CostModel::create(hardware, mesh);
     if (!model) return model.error();
     ProblemOptions po;
@@ -81,13 +81,13 @@ Result<PlanProblem> planningProblem(const Graph& graph, const HardwareSpec& hard
 
 Result<MeshPlan> planOnMesh(const Graph& graph, const Cluster& cluster, const Mesh& mesh, const PlannerOptions& options, int64_t limit,
                             const std::function<Result<StrategyMask>(const PlanProblem&)>& restrict, FrontierCheck frontier,
-                            std::optional<AnalysisReport> analysis, int64_t* smallestNeed, double* fastestSeconds) {
+                            std::shared_ptr<const AnalysisReport> analysis, int64_t* smallestNeed, double* fastestSeconds) {
     if (!analysis) {
         auto fresh = planningAnalysis(graph, mesh, options);
         if (!fresh) return fresh.error();
-        analysis = std::move(*fresh);
+        analysis = std::make_shared<const AnalysisReport>(std::move(*fresh));
     }
-    auto problem = planningProblem(graph, cluster.hardware, mesh, options, std::move(*analysis),
+    auto problem = planningProblem(graph, cluster.hardware, mesh, options, std::move(analysis),
                                    frontier == FrontierCheck::FailFast ? options.search.maxStates : 0, smallestNeed,
                                    options.search.briefInfeasibility ? limit : 0);
     if (!problem) return problem.error();
@@ -115,6 +115,25 @@ SearchMemo::Bound SearchMemo::fastestBound(const std::string& mesh, const std::s
         // bound holds for ZeRO-0 only.
         if (b.rounds <= rounds && b.zeroStage <= zeroStage && (b.zeroStage > 0 || zeroStage == 0) && b.seconds > out.seconds) out = b;
     return out;
+}
+
+std::shared_ptr<const AnalysisReport> SearchMemo::analysis(const Graph* graph, const std::string& key) const {
+    if (graph != m_analysedGraph) return nullptr;
+    const auto it = m_analyses.find(key);
+    return it == m_analyses.end() ? nullptr : it->second;
+}
+
+void SearchMemo::keepAnalysis(const Graph* graph, const std::string& key, std::shared_ptr<const AnalysisReport> report) {
+    if (graph != m_analysedGraph) {
+        m_analyses.clear();
+        m_analysedGraph = graph;
+    }
+    m_analyses.insert_or_assign(key, std::move(report));
+}
+
+void SearchMemo::forgetAnalyses() {
+    m_analyses.clear();
+    m_analysedGraph = nullptr;
 }
 
 namespace {
@@ -213,7 +232,7 @@ constexpr double kSpReach = 0.2;
 // Plans every mesh of `meshes` (and its sequence-parallel variants) and keeps the fastest; `given`:
 // the analysis of meshes[0] when the caller has it.
 Result<PlanOutcome> planMeshes(const Graph& graph, const Cluster& cluster, const std::vector<Mesh>& meshes, const PlannerOptions& options,
-                               std::optional<AnalysisReport> given) {
+                               std::shared_ptr<const AnalysisReport> given) {
     const auto start = Clock::now();
     const int64_t limit = memoryLimitFor(options, cluster.hardware);
     // What is planned: every mesh, and with PlannerOptions::searchSequenceParallel each of them
@@ -233,10 +252,10 @@ Result<PlanOutcome> planMeshes(const Graph& graph, const Cluster& cluster, const
         bool near = false;
     };
     std::vector<std::optional<BaseOutcome>> baseOf(meshes.size());
-    Result<AnalysisReport> analysis = makeError("plan.internal", "no analysis");
+    Result<std::shared_ptr<const AnalysisReport>> analysis = makeError("plan.internal", "no analysis");
     size_t analysisMesh = meshes.size();
     if (given) {
-        analysis = std::move(*given);
+        analysis = std::move(given);
         analysisMesh = 0;
     }
     std::vector<Variant> variants;
@@ -332,18 +351,34 @@ Result<PlanOutcome> planMeshes(const Graph& graph, const Cluster& cluster, const
                                                        std::to_string(known.rounds) + (known.rounds == 1 ? " round" : " rounds") + " and ZeRO-" +
                                                        std::to_string(known.zeroStage) + "; more rounds and higher stages only add time)");
             }
-            // The analysis (blocks and segments) does not depend on the policy: once per mesh.
+            // The analysis (blocks and segments) does not depend on the policy: once per mesh (and
+            // once per graph and mesh for the request's other ZeRO stages: SearchMemo).
+            const std::string key = cand.mesh + "|" + options.contextParallelAxis + (options.blockCheck == BlockCheck::Run ? "|checked" : "");
             if (analysisMesh != i) {
-                analysis = planningAnalysis(graph, *mesh, options);
+                if (auto kept = options.memo ? options.memo->analysis(&graph, key) : nullptr) {
+                    analysis = std::move(kept);
+                    ++options.memo->analysesReused;
+                } else if (auto fresh = planningAnalysis(graph, *mesh, options)) {
+                    analysis = std::make_shared<const AnalysisReport>(std::move(*fresh));
+                } else {
+                    analysis = fresh.error();
+                }
                 analysisMesh = i;
             }
-            // Copied while a variant of this mesh may follow, else handed over.
-            const bool more = vi + 1 < variants.size() && variants[vi + 1].mesh == i;
-            if (!more) analysisMesh = meshes.size();
             if (!analysis) return analysis.error();
+            std::shared_ptr<const AnalysisReport> shared = *analysis;
+            // Held while a variant of this mesh may follow (the problem holds it too).
+            if (vi + 1 >= variants.size() || variants[vi + 1].mesh != i) {
+                analysisMesh = meshes.size();
+                analysis = makeError("plan.internal", "no analysis");
+            }
             auto planned = planOnMesh(graph, cluster, *mesh, meshOptions, limit, [&](const PlanProblem& p) { return p.applyPins(options.pins); }, check,
-                                      more ? *analysis : std::move(*analysis), &need, &fastest);
+                                      shared, &need, &fastest);
             if (options.memo && fastest > 0) options.memo->record(cand.mesh, cand.sequenceParallelAxis, rounds, zero, fastest);
+            // Kept for the count's later ZeRO stages unless they will skip the mesh on the bound
+            // just recorded (their cutoff is no larger than this one).
+            if (options.memo && options.memo->keepAnalyses && !(fastest > 0 && fastest >= meshOptions.search.cutoffSeconds))
+                options.memo->keepAnalysis(&graph, key, std::move(shared));
             return planned;
         };
         auto mp = search();
@@ -544,13 +579,13 @@ Result<PlanOutcome> planGraph(const Graph& graph, const Cluster& cluster, const 
         if (auto st = checkDeviceCount(choice.mesh(), devices); !st) return st.error().withContext("--mesh");
         meshes = {choice.mesh()};
     }
-    return planMeshes(graph, cluster, meshes, options, std::nullopt);
+    return planMeshes(graph, cluster, meshes, options, nullptr);
 }
 
 Result<PlanOutcome> planAnalysed(const Graph& graph, const Cluster& cluster, AnalysisReport analysis, const PlannerOptions& options) {
     const Mesh mesh = analysis.blocks.mesh;
     if (auto st = checkDeviceCount(mesh, cluster.devices()); !st) return st.error().withContext("--mesh");
-    return planMeshes(graph, cluster, {mesh}, options, std::move(analysis));
+    return planMeshes(graph, cluster, {mesh}, options, std::make_shared<const AnalysisReport>(std::move(analysis)));
 }
 
 int64_t configuredDataParallel(const RunConfig& config, const Cluster& cluster) {

@@ -63,8 +63,21 @@ public:
     // Meshes skipped on a recorded bound (for the report and the benchmarks).
     int64_t skipped = 0;
 
+    // The analyses (blocks and segments) of one graph's meshes, for the searches at the other ZeRO
+    // stages of the same round count (the analysis depends on the graph and the mesh, not the
+    // policy). runPlan sets `keepAnalyses` while a later stage of the count will search, and calls
+    // forgetAnalyses when the count (and so the graph) changes. Keyed by the graph's address and
+    // the analysis options (planMeshes).
+    bool keepAnalyses = false;
+    std::shared_ptr<const AnalysisReport> analysis(const Graph* graph, const std::string& key) const;
+    void keepAnalysis(const Graph* graph, const std::string& key, std::shared_ptr<const AnalysisReport> report);
+    void forgetAnalyses();
+    int64_t analysesReused = 0;
+
 private:
     std::map<std::pair<std::string, std::string>, std::vector<Bound>> m_seen;
+    const Graph* m_analysedGraph = nullptr;
+    std::map<std::string, std::shared_ptr<const AnalysisReport>> m_analyses;
 };
 
 struct PlannerOptions {
@@ -170,7 +183,7 @@ Result<AnalysisReport> planningAnalysis(const Graph& graph, const Mesh& mesh, co
 // where `infeasibleAbove` > 0 and every plan needs more than that (plan.infeasible,
 // ProblemOptions::infeasibleAbove).
 Result<PlanProblem> planningProblem(const Graph& graph, const HardwareSpec& hardware, const Mesh& mesh, const PlannerOptions& options,
-                                    AnalysisReport analysis, int64_t frontierCap = 0, int64_t* leastMemoryOnTooLarge = nullptr,
+                                    std::shared_ptr<const AnalysisReport> analysis, int64_t frontierCap = 0, int64_t* leastMemoryOnTooLarge = nullptr,
                                     int64_t infeasibleAbove = 0);
 
 // The per-device memory limit the options give on this hardware.

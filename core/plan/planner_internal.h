@@ -27,7 +27,7 @@ enum class FrontierCheck : uint8_t {
 // problem, restricts it (pins, or a baseline's mask) and searches it under `limit`.
 Result<MeshPlan> planOnMesh(const Graph& graph, const Cluster& cluster, const Mesh& mesh, const PlannerOptions& options, int64_t limit,
                             const std::function<Result<StrategyMask>(const PlanProblem&)>& restrict, FrontierCheck frontier,
-                            std::optional<AnalysisReport> analysis = std::nullopt, int64_t* smallestNeed = nullptr,
+                            std::shared_ptr<const AnalysisReport> analysis = nullptr, int64_t* smallestNeed = nullptr,
                             double* fastestSeconds = nullptr);
 
 // The baselines' restriction on a problem: every block's entry matmul input split on dim 0 over

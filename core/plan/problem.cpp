@@ -17,9 +17,9 @@ PlanProblem::PlanProblem(PlanProblem&&) noexcept = default;
 PlanProblem& PlanProblem::operator=(PlanProblem&&) noexcept = default;
 PlanProblem::~PlanProblem() = default;
 
-const AnalysisReport& PlanProblem::analysis() const { return m->analysis; }
+const AnalysisReport& PlanProblem::analysis() const { return *m->analysisStore; }
 const CostModel& PlanProblem::model() const { return m->model(); }
-int PlanProblem::blockCount() const { return static_cast<int>(m->analysis.blocks.blocks.size()); }
+int PlanProblem::blockCount() const { return static_cast<int>(m->analysis().blocks.blocks.size()); }
 const std::vector<BlockAssignment>& PlanProblem::choices(int block) const { return m->choiceList[static_cast<size_t>(block)]; }
 const Graph& PlanProblem::graph() const { return *m->g; }
 const MemoryPolicy& PlanProblem::policy() const { return m->policy; }
@@ -88,9 +88,9 @@ Status PlanProblem::Impl::buildStates(const std::vector<std::pair<uint64_t, doub
     for (const auto& [sig, seconds] : measured) modelStore->setMeasured(sig, seconds);
     const Graph& graph = *g;
     const auto n = static_cast<size_t>(graph.size());
-    const BlockAnalysis& ba = analysis.blocks;
+    const BlockAnalysis& ba = analysis().blocks;
     const MeshSizes& sizes = model().sizes();
-    ruleStore = analysis.blocks.rules;
+    ruleStore = analysis().blocks.rules;
     std::shared_ptr<std::vector<std::optional<OpShardingRule>>> derived;
     if (!ruleStore || ruleStore->size() != n) {
         derived = std::make_shared<std::vector<std::optional<OpShardingRule>>>(n);
@@ -334,8 +334,8 @@ Status PlanProblem::Impl::buildStates(const std::vector<std::pair<uint64_t, doub
 }
 
 bool PlanProblem::Impl::segmentCounterparts(std::vector<int>& canon, std::vector<int>& segment) const {
-    const auto& blocks = analysis.blocks.blocks;
-    const auto& cover = analysis.cover;
+    const auto& blocks = analysis().blocks.blocks;
+    const auto& cover = analysis().cover;
     canon.resize(blocks.size());
     std::iota(canon.begin(), canon.end(), 0);
     segment.assign(blocks.size(), -1);
@@ -361,7 +361,7 @@ std::vector<OpId> PlanProblem::Impl::opTwins(const OpOwners& d, const std::vecto
     std::iota(out.begin(), out.end(), OpId{0});
     std::vector<int> canon, segment;
     if (!segmentCounterparts(canon, segment)) return out;
-    const auto& blocks = analysis.blocks.blocks;
+    const auto& blocks = analysis().blocks.blocks;
     // The i-th op (by id) a block decides corresponds to the i-th its counterpart decides.
     std::vector<std::vector<OpId>> opsOf(blocks.size());
     for (size_t k = 0; k < n; ++k)
@@ -431,7 +431,7 @@ std::vector<OpId> PlanProblem::Impl::opTwins(const OpOwners& d, const std::vecto
 
 void PlanProblem::Impl::buildNodeTerms() {
     const Graph& graph = *g;
-    const size_t B = analysis.blocks.blocks.size();
+    const size_t B = analysis().blocks.blocks.size();
     unaryTime.assign(B, {});
     unaryMemSum.assign(B, {});
     unaryMemMax.assign(B, {});
@@ -574,7 +574,7 @@ int64_t PlanProblem::Impl::leastMemory(const std::function<bool(int, int)>& allo
 
 void PlanProblem::Impl::buildEdgeTerms() {
     const Graph& graph = *g;
-    const size_t B = analysis.blocks.blocks.size();
+    const size_t B = analysis().blocks.blocks.size();
     std::vector<std::vector<std::pair<OpId, int32_t>>> edgesOf(B);  // (consumer, operand)
     std::vector<std::vector<std::pair<OpId, int32_t>>> pairEdges;
     std::vector<std::pair<OpId, int32_t>> fixedEdges;  // both ends fixed: priced below, summed in op order
@@ -650,7 +650,7 @@ size_t PlanProblem::Impl::pricePairs(std::vector<Pair>& ps, const std::map<std::
                 ps[it->second].cost = std::move(k.cost);
                 done[it->second] = 1;
             }
-    // Repeated segments (analysis.cover): a pair of blocks costs what the pair at the same place in
+    // Repeated segments (analysis().cover): a pair of blocks costs what the pair at the same place in
     // its type's first segment (and the segment after it) costs when their edges join twins, so its
     // table is copied, not priced again. tst_planner repeatedSegmentsEqualComputedOnes checks the
     // tables equal the priced ones on every built-in family.
@@ -679,7 +679,7 @@ size_t PlanProblem::Impl::pricePairs(std::vector<Pair>& ps, const std::map<std::
 std::vector<size_t> PlanProblem::Impl::repeatedPairs(const std::vector<Pair>& ps, const std::map<std::pair<int, int>, size_t>& index,
                                                      const PairEdges& pairEdges) const {
     const Graph& graph = *g;
-    const auto& blocks = analysis.blocks.blocks;
+    const auto& blocks = analysis().blocks.blocks;
     const size_t none = ps.size();
     std::vector<size_t> out(ps.size(), none);
     std::vector<int> canon, segment;
@@ -728,7 +728,7 @@ std::vector<size_t> PlanProblem::Impl::repeatedPairs(const std::vector<Pair>& ps
 
 Status PlanProblem::Impl::layoutFrontier(const std::vector<Pair>& ps, int upTo, int64_t maxStates, const std::string& meshLabel,
                                          std::vector<StepPlan>& plans) const {
-    const int B = static_cast<int>(analysis.blocks.blocks.size());
+    const int B = static_cast<int>(analysis().blocks.blocks.size());
     // Pairs by their later and by their earlier block; last use of each block.
     std::vector<std::vector<const Pair*>> pairsInto(static_cast<size_t>(B)), pairsFrom(static_cast<size_t>(B));
     std::vector<int> lastUse(static_cast<size_t>(B));
@@ -790,8 +790,8 @@ Status PlanProblem::Impl::layoutFrontier(const std::vector<Pair>& ps, int upTo, 
 }
 
 Status PlanProblem::Impl::checkFrontierPrefix(int64_t maxStates, const std::string& meshLabel) {
-    const auto& segs = analysis.cover.segments;
-    const int B = static_cast<int>(analysis.blocks.blocks.size());
+    const auto& segs = analysis().cover.segments;
+    const int B = static_cast<int>(analysis().blocks.blocks.size());
     const int upTo = segs.size() > 4 ? segs[4].firstBlock : B;
     std::vector<Pair> ps;
     std::map<std::pair<int, int>, size_t> index;
@@ -898,7 +898,7 @@ void PlanProblem::Impl::separatePairs() {
 // moved into the two blocks' own terms; its residual is kept and priced afterwards.
 void PlanProblem::Impl::cutWideFrontier(int64_t maxStates) {
     if (maxStates <= 0 || pairs.empty()) return;
-    const int B = static_cast<int>(analysis.blocks.blocks.size());
+    const int B = static_cast<int>(analysis().blocks.blocks.size());
     std::vector<StepPlan> scratch;
     if (layoutFrontier(pairs, B, maxStates, std::string(), scratch)) return;
     std::vector<size_t> order(pairs.size());
@@ -956,6 +956,12 @@ double PlanProblem::Impl::cutGap(const std::vector<int32_t>& s) const {
 
 Result<PlanProblem> PlanProblem::build(const Graph& graph, AnalysisReport analysis, const CostModel& model,
                                        const Measurements& measurements, const ProblemOptions& options) {
+    return build(graph, std::make_shared<const AnalysisReport>(std::move(analysis)), model, measurements, options);
+}
+
+Result<PlanProblem> PlanProblem::build(const Graph& graph, std::shared_ptr<const AnalysisReport> analysis, const CostModel& model,
+                                       const Measurements& measurements, const ProblemOptions& options) {
+    if (!analysis) return makeError("plan.internal", "no analysis to build the problem on");
     const MemoryPolicy& policy = options.policy;
     PlanProblem p;
     p.m->g = &graph;
@@ -963,9 +969,9 @@ Result<PlanProblem> PlanProblem::build(const Graph& graph, AnalysisReport analys
     p.m->policy = policy;
     p.m->variants = policy.recompute == RecomputePolicy::Auto ? 2 : 1;
     p.m->variantRc[0] = policy.recompute == RecomputePolicy::All || recomputesByLayer(policy.recompute);
-    p.m->analysis = std::move(analysis);
+    p.m->analysisStore = std::move(analysis);
     p.m->modelStore = model;
-    for (const ParallelBlock& b : p.m->analysis.blocks.blocks)
+    for (const ParallelBlock& b : p.m->analysis().blocks.blocks)
         if (b.strategies.empty() || b.strategies.front().memberFactors.size() != b.members.size())
             return makeError("plan.internal", "block " + std::to_string(b.id) + " has no strategies with member factors");
     if (!measurements.calibration.empty()) p.m->modelStore->setCalibration(measurements.calibration);
@@ -988,7 +994,7 @@ Result<PlanProblem> PlanProblem::build(const Graph& graph, AnalysisReport analys
     p.m->buildEdgeTerms();
     p.m->separatePairs();
     p.m->cutWideFrontier(options.frontierLimit);
-    p.m->choiceList.resize(p.m->analysis.blocks.blocks.size());
+    p.m->choiceList.resize(p.m->analysis().blocks.blocks.size());
     for (int b = 0; b < static_cast<int>(p.m->choiceList.size()); ++b)
         for (int s = 0; s < p.m->strategies(b); ++s) p.m->choiceList[static_cast<size_t>(b)].push_back(p.m->choice(b, s));
     return p;
@@ -1011,7 +1017,7 @@ MemoryBreakdown PlanProblem::memoryBreakdown(const Assignment& assignment) const
     const std::vector<int32_t> strategy = P.indices(assignment);
     const Graph& graph = *P.g;
     MemoryBreakdown mb;
-    std::vector<int64_t> act(P.analysis.blocks.blocks.size(), 0);
+    std::vector<int64_t> act(P.analysis().blocks.blocks.size(), 0);
     for (const Op& op : graph.ops()) {
         const int32_t o = P.owner[static_cast<size_t>(op.id)];
         if (o >= 0 && P.recomputes(o, strategy[static_cast<size_t>(o)]))
@@ -1062,8 +1068,8 @@ Status PlanProblem::checkAssignment(const Assignment& assignment) const {
 }
 
 Result<StrategyMask> PlanProblem::applyPins(const std::vector<Pin>& pins) const {
-    const auto& blocks = m->analysis.blocks.blocks;
-    const auto& cover = m->analysis.cover;
+    const auto& blocks = m->analysis().blocks.blocks;
+    const auto& cover = m->analysis().cover;
     StrategyMask mask(blocks.size());
     for (size_t b = 0; b < blocks.size(); ++b) mask[b].assign(blocks[b].strategies.size(), 1);
     auto strategyOf = [&](int block, const std::string& text, const Pin& pin) -> Result<int> {
@@ -1134,7 +1140,7 @@ void PlanProblem::fillPlan(const Assignment& assignment, const StrategyMask& pin
     plan.mesh = mesh;
     plan.blocks.clear();
     for (int b = 0; b < blockCount(); ++b) {
-        const auto& blk = P.analysis.blocks.blocks[static_cast<size_t>(b)];
+        const auto& blk = P.analysis().blocks.blocks[static_cast<size_t>(b)];
         const int s = strategy[static_cast<size_t>(b)];
         bool isPinned = false;
         if (!pinned.empty() && !pinned[static_cast<size_t>(b)].empty()) {
@@ -1179,8 +1185,8 @@ void PlanProblem::fillPlan(const Assignment& assignment, const StrategyMask& pin
         }
     });
     plan.segments.clear();
-    for (size_t si = 0; si < P.analysis.cover.segments.size(); ++si) {
-        const Segment& seg = P.analysis.cover.segments[si];
+    for (size_t si = 0; si < P.analysis().cover.segments.size(); ++si) {
+        const Segment& seg = P.analysis().cover.segments[si];
         SegmentPlan sp;
         sp.index = static_cast<int32_t>(si);
         sp.type = seg.type;

@@ -165,6 +165,9 @@ class PlanProblem {
 public:
     static Result<PlanProblem> build(const Graph& graph, AnalysisReport analysis, const CostModel& model,
                                      const Measurements& measurements = {}, const ProblemOptions& options = {});
+    // The same on an analysis shared with others (the planner keeps a mesh's for its other searches).
+    static Result<PlanProblem> build(const Graph& graph, std::shared_ptr<const AnalysisReport> analysis, const CostModel& model,
+                                     const Measurements& measurements = {}, const ProblemOptions& options = {});
     PlanProblem(PlanProblem&&) noexcept;
     PlanProblem& operator=(PlanProblem&&) noexcept;
     ~PlanProblem();

@@ -78,7 +78,10 @@ using namespace plan_internal;
 struct PlanProblem::Impl {
     const Graph* g = nullptr;
     int threads = 1;  // workers for the cost tables (ProblemOptions::threads)
-    AnalysisReport analysis;
+    // The analysis the problem is built on, shared with the planner's other searches of the same
+    // graph and mesh (SearchMemo).
+    std::shared_ptr<const AnalysisReport> analysisStore;
+    const AnalysisReport& analysis() const { return *analysisStore; }
     std::optional<CostModel> modelStore;
     const CostModel& model() const { return *modelStore; }
     // Per op: its sharding rule (the block finder's, BlockAnalysis::rules, or derived in buildStates).
@@ -158,7 +161,7 @@ struct PlanProblem::Impl {
     size_t pricePairs(std::vector<Pair>& ps, const std::map<std::pair<int, int>, size_t>& index, const PairEdges& pairEdges,
                       std::vector<ReshardCache>& caches, std::vector<Pair>* known) const;
 
-    int base(int b) const { return static_cast<int>(analysis.blocks.blocks[static_cast<size_t>(b)].strategies.size()); }
+    int base(int b) const { return static_cast<int>(analysis().blocks.blocks[static_cast<size_t>(b)].strategies.size()); }
     int strategies(int b) const { return base(b) * variants; }
     bool recomputes(int b, int s) const { return variantRc[s / base(b)]; }
     // The search works on choice indices (0 .. strategies(b)); the public API on BlockAssignment.

@@ -85,7 +85,7 @@ Result<SegmentDp> SegmentDp::create(const PlanProblem::Impl& problem, int64_t li
                                     const SearchOptions& searchOptions, const PlanHooks& planHooks, const std::string& label) {
     SegmentDp dp;
     dp.P = &problem;
-    dp.B = static_cast<int>(problem.analysis.blocks.blocks.size());
+    dp.B = static_cast<int>(problem.analysis().blocks.blocks.size());
     dp.limit = limitBytes;
     dp.allowed = allowedMask;
     dp.options = searchOptions;
@@ -385,8 +385,8 @@ void SegmentDp::findWindows() {
         return np;
     };
     int nextFree = 1;
-    for (const RepeatRun& run : repeatRuns(P->analysis.cover)) {
-        const int length = P->analysis.cover.segments[static_cast<size_t>(run.firstSegment)].blockCount;
+    for (const RepeatRun& run : repeatRuns(P->analysis().cover)) {
+        const int length = P->analysis().cover.segments[static_cast<size_t>(run.firstSegment)].blockCount;
         if (run.count < 4 || length < 1) continue;
         const int runEnd = run.firstBlock + run.count * length;
         // The start whose matrix costs least (then the earliest), among the first two segments.

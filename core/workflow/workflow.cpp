@@ -530,9 +530,12 @@ Result<PlanRun> runPlan(const PlanRequest& request, std::shared_ptr<const Loaded
         if (!roundModel) return roundModel.error();
         std::shared_ptr<const LoadedModel> round = *roundModel;
         bool improved = false;
+        if (memo) memo->forgetAnalyses();
         for (size_t si = 0; si < stages.size(); ++si) {
             if (hooks.cancelled()) break;
             const int stage = stages[si];
+            // The meshes' analyses kept for the count's later stages (not after its last).
+            if (memo) memo->keepAnalyses = si + 1 < stages.size();
             PlannerOptions options = plannerOptionsFor(request, hooks);
             options.measurements = measured->measurements;
             options.policy.accumulation = a;
@@ -545,13 +548,14 @@ Result<PlanRun> runPlan(const PlanRequest& request, std::shared_ptr<const Loaded
                                                   si, stages.size());
             const auto tryStart = std::chrono::steady_clock::now();
             auto took = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - tryStart).count(); };
-            const int64_t skippedBefore = memo ? memo->skipped : 0;
+            const int64_t skippedBefore = memo ? memo->skipped : 0, reusedBefore = memo ? memo->analysesReused : 0;
             auto skips = [&] { return memo ? memo->skipped - skippedBefore : 0; };
+            auto reused = [&] { return memo ? memo->analysesReused - reusedBefore : 0; };
             const bool reuse = analysis && !request.mesh.isAuto() && round == model;
             Result<PlanOutcome> outcome = reuse ? planAnalysed(round->graph, *cluster, *analysis, options)
                                                 : planGraph(round->graph, *cluster, request.mesh, options);
             if (!outcome && best && outcome.error().code == "plan.dominated") {
-                tried.push_back({a, false, 0, 0, outcome.error().message, stage, took(), skips()});
+                tried.push_back({a, false, 0, 0, outcome.error().message, stage, took(), skips(), reused()});
                 continue;
             }
             if (!outcome) {
@@ -560,10 +564,10 @@ Result<PlanRun> runPlan(const PlanRequest& request, std::shared_ptr<const Loaded
                     return outcome.error();
                 }
                 if (!firstMiss || stage > firstMiss->zeroStage) firstMiss = StageError{outcome.error(), stage};
-                tried.push_back({a, false, 0, 0, outcome.error().message, stage, took(), skips()});
+                tried.push_back({a, false, 0, 0, outcome.error().message, stage, took(), skips(), reused()});
                 continue;
             }
-            tried.push_back({a, true, outcome->plan.predictedStepSeconds, outcome->plan.memory.total(), {}, stage, took(), skips()});
+            tried.push_back({a, true, outcome->plan.predictedStepSeconds, outcome->plan.memory.total(), {}, stage, took(), skips(), reused()});
             const bool shaped = outcome->memoryBound;
             if (!best || outcome->plan.predictedStepSeconds < best->outcome.plan.predictedStepSeconds) {
                 PlanRun run;
@@ -817,7 +821,7 @@ Result<PlanRun> restorePlan(const PlanRequest& request, std::shared_ptr<const Lo
     options.measurements = measured->measurements;
     auto analysis = planningAnalysis((*round)->graph, plan.mesh, options);
     if (!analysis) return analysis.error();
-    auto problem = planningProblem((*round)->graph, planned.hardware, plan.mesh, options, std::move(*analysis));
+    auto problem = planningProblem((*round)->graph, planned.hardware, plan.mesh, options, std::make_shared<const AnalysisReport>(std::move(*analysis)));
     if (!problem) return problem.error();
     if (hooks.cancelled()) return makeError("plan.cancelled", "the restore was cancelled");
     // The search's choice per block, as the plan states it, and the pins' restriction.

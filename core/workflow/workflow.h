@@ -45,6 +45,7 @@ struct AccumulationTry {
     int zeroStage = 1;        // the ZeRO stage planned at (PlanRequest::searchZero)
     double searchSeconds = 0; // how long its search took
     int64_t boundSkips = 0;   // meshes skipped on the bounds of earlier searches (SearchMemo)
+    int64_t analysesReused = 0;  // meshes whose analysis an earlier stage's search of the count made (SearchMemo)
 };
 
 struct PlanRun {

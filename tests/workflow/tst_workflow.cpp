@@ -375,7 +375,8 @@ private slots:
 
     // SearchMemo (plan/planner.h): later rounds and ZeRO stages skip the meshes whose fastest plan,
     // memory aside, at fewer rounds or a lower stage was already no faster than the best in hand.
-    // The plan and every try's outcome are those of searching each from scratch.
+    // The later stages of a count take the meshes' analyses from the first. The plan and every
+    // try's outcome are those of searching each from scratch.
     void boundsOfEarlierSearchesChangeNothing() {
         PlanRequest r;
         r.model.source = "builtin:gpt3-125m";
@@ -392,7 +393,7 @@ private slots:
         QCOMPARE(p.policy.accumulation, q.policy.accumulation);
         QCOMPARE(zeroStageOf(p.policy), zeroStageOf(q.policy));
         QCOMPARE(memo.accumulationTried.size(), scratch.accumulationTried.size());
-        int64_t skipped = 0;
+        int64_t skipped = 0, reused = 0;
         for (size_t i = 0; i < memo.accumulationTried.size(); ++i) {
             const AccumulationTry &a = memo.accumulationTried[i], &b = scratch.accumulationTried[i];
             QCOMPARE(a.steps, b.steps);
@@ -400,9 +401,12 @@ private slots:
             QCOMPARE(a.planned, b.planned);
             QCOMPARE(a.stepSeconds, b.stepSeconds);
             QCOMPARE(b.boundSkips, int64_t{0});
+            QCOMPARE(b.analysesReused, int64_t{0});
             skipped += a.boundSkips;
+            reused += a.analysesReused;
         }
         QVERIFY2(skipped > 0, "no mesh was skipped on an earlier bound");
+        QVERIFY2(reused > 0, "no analysis was taken from an earlier stage's search");
     }
 
     // Memory and step time as published for torchtitan's Llama-3.1-8B runs (pytorch/torchtitan,
