@@ -640,7 +640,7 @@ void PlanProblem::Impl::collectPairEdges(int upTo, std::vector<Pair>& ps, std::m
 }
 
 size_t PlanProblem::Impl::pricePairs(std::vector<Pair>& ps, const std::map<std::pair<int, int>, size_t>& index, const PairEdges& pairEdges,
-                                     std::vector<ReshardCache>& caches, std::vector<Pair>* known) const {
+                                     std::vector<ReshardCache>& caches, std::vector<Pair>* known) {
     const Graph& graph = *g;
     // Tables already priced (a pair's edges are all collected once its earlier block is reached).
     std::vector<char> done(ps.size(), 0);
@@ -648,6 +648,7 @@ size_t PlanProblem::Impl::pricePairs(std::vector<Pair>& ps, const std::map<std::
         for (Pair& k : *known)
             if (const auto it = index.find({k.a, k.b}); it != index.end()) {
                 ps[it->second].cost = std::move(k.cost);
+                ps[it->second].table = k.table;
                 done[it->second] = 1;
             }
     // Repeated segments (analysis().cover): a pair of blocks costs what the pair at the same place in
@@ -657,7 +658,10 @@ size_t PlanProblem::Impl::pricePairs(std::vector<Pair>& ps, const std::map<std::
     const std::vector<size_t> copyFrom = shareRepeated ? repeatedPairs(ps, index, pairEdges) : std::vector<size_t>(ps.size(), ps.size());
     std::vector<size_t> priced;
     for (size_t pi = 0; pi < ps.size(); ++pi)
-        if (copyFrom[pi] == ps.size() && !done[pi]) priced.push_back(pi);
+        if (copyFrom[pi] == ps.size() && !done[pi]) {
+            priced.push_back(pi);
+            ps[pi].table = ++tablesPriced;
+        }
     parallelFor(static_cast<int64_t>(priced.size()), threads, 8, [&](int64_t p0, int64_t p1, int w) {
         ReshardCache* cache = &caches[static_cast<size_t>(w)];
         std::vector<double> scratch;
@@ -671,6 +675,7 @@ size_t PlanProblem::Impl::pricePairs(std::vector<Pair>& ps, const std::map<std::
     for (size_t pi = 0; pi < ps.size(); ++pi)
         if (copyFrom[pi] != ps.size() && !done[pi]) {
             ps[pi].cost = ps[copyFrom[pi]].cost;
+            ps[pi].table = ps[copyFrom[pi]].table;
             ++copied;
         }
     return copied;
@@ -900,7 +905,11 @@ void PlanProblem::Impl::cutWideFrontier(int64_t maxStates) {
     if (maxStates <= 0 || pairs.empty()) return;
     const int B = static_cast<int>(analysis().blocks.blocks.size());
     std::vector<StepPlan> scratch;
-    if (layoutFrontier(pairs, B, maxStates, std::string(), scratch)) return;
+    if (layoutFrontier(pairs, B, maxStates, std::string(), scratch)) {
+        layout = std::move(scratch);
+        layoutMaxStates = maxStates;
+        return;
+    }
     std::vector<size_t> order(pairs.size());
     std::iota(order.begin(), order.end(), size_t{0});
     std::stable_sort(order.begin(), order.end(),
@@ -937,6 +946,7 @@ void PlanProblem::Impl::cutWideFrontier(int64_t maxStates) {
         for (size_t sb = 0; sb < db; ++sb) ub[sb] += col[sb];
         for (size_t sa = 0; sa < da; ++sa)
             for (size_t sb = 0; sb < db; ++sb) p.cost[sa * db + sb] -= row[sa] - mean + col[sb];
+        p.table = 0;  // its residual: no longer the table it was priced as
         cutPairs.push_back(std::move(p));
     }
     pairs = std::move(kept);

@@ -122,6 +122,7 @@ struct PlanProblem::Impl {
     struct Pair {
         int a = 0, b = 0;            // a < b
         std::vector<double> cost;    // [sa * d_b + sb]
+        uint32_t table = 0;          // pairs with the same nonzero table hold equal costs (copies: pricePairs)
     };
     std::vector<Pair> pairs;
     std::map<std::pair<int, int>, size_t> pairIndex;
@@ -159,7 +160,8 @@ struct PlanProblem::Impl {
     // Prices the tables of ps (the workers' reshard caches in `caches`): those in `known` (moved
     // out of it), then the others, copying repeated ones (repeatedPairs). Returns how many it copied.
     size_t pricePairs(std::vector<Pair>& ps, const std::map<std::pair<int, int>, size_t>& index, const PairEdges& pairEdges,
-                      std::vector<ReshardCache>& caches, std::vector<Pair>* known) const;
+                      std::vector<ReshardCache>& caches, std::vector<Pair>* known);
+    uint32_t tablesPriced = 0;  // the last Pair::table given out
 
     int base(int b) const { return static_cast<int>(analysis().blocks.blocks[static_cast<size_t>(b)].strategies.size()); }
     int strategies(int b) const { return base(b) * variants; }
@@ -317,6 +319,10 @@ struct PlanProblem::Impl {
         int64_t count = 1;                  // states after b
         std::vector<std::pair<int, const Pair*>> pb;  // pair terms into b, by position before b (ascending)
     };
+    // The frontier laid out over `pairs` by cutWideFrontier where it fits under layoutMaxStates,
+    // for the searches (SegmentDp::create) to take rather than lay out again.
+    std::vector<StepPlan> layout;
+    int64_t layoutMaxStates = 0;
     // Lays out positions 0 .. upTo-1 from the pair terms `ps` (exact there when ps holds every pair
     // that touches a block before upTo); plan.too_large when a frontier exceeds maxStates.
     Status layoutFrontier(const std::vector<Pair>& ps, int upTo, int64_t maxStates, const std::string& meshLabel,

@@ -107,7 +107,12 @@ Result<SegmentDp> SegmentDp::create(const PlanProblem::Impl& problem, int64_t li
         dp.minRemaining[static_cast<size_t>(b)] = dp.minRemaining[static_cast<size_t>(b) + 1] + best;
     }
     // The frontier before and after every block does not depend on the pass: it is laid out once.
-    CFP_TRY(P->layoutFrontier(P->pairs, B, dp.options.maxStates, dp.meshLabel, dp.m_plans));
+    // The frontier does not depend on the pass either: laid out once (the build's, where it laid it
+    // out under the same cap).
+    if (!P->layout.empty() && P->layoutMaxStates == dp.options.maxStates)
+        dp.m_plans = P->layout;
+    else
+        CFP_TRY(P->layoutFrontier(P->pairs, B, dp.options.maxStates, dp.meshLabel, dp.m_plans));
     dp.threads = resolveThreads(dp.options.threads);
     dp.m_scratch.resize(static_cast<size_t>(dp.threads));
     // A time-only step with at least options.parallelStepWork (state, choice) pairs splits its
@@ -367,8 +372,10 @@ void SegmentDp::findWindows() {
         const StepPlan& y = m_plans[cu];
         if (x.posInNext != y.posInNext || x.bPos != y.bPos || x.count != y.count || x.pb.size() != y.pb.size()) return false;
         if (!sameClassList(classesBefore(b), classesBefore(c)) || !sameClassList(x.nextClasses, y.nextClasses)) return false;
-        for (size_t i = 0; i < x.pb.size(); ++i)
-            if (x.pb[i].first != y.pb[i].first || x.pb[i].second->cost != y.pb[i].second->cost) return false;
+        for (size_t i = 0; i < x.pb.size(); ++i) {
+            const PlanProblem::Impl::Pair &px = *x.pb[i].second, &py = *y.pb[i].second;
+            if (x.pb[i].first != y.pb[i].first || ((px.table == 0 || px.table != py.table) && px.cost != py.cost)) return false;
+        }
         return true;
     };
     // Leading frontier positions before `start` that no step of [start, start + length) reads or changes.
@@ -395,6 +402,9 @@ void SegmentDp::findWindows() {
         while (failures < 2 && pos + 3 * length <= std::min(B, runEnd + length)) {
             std::optional<Window> best;
             double bestWork = 0;
+            // The candidate starts' windows; the row work of those worth measuring is measured in
+            // parallel (a DP over one stretch from one state each, on its worker's scratch).
+            std::vector<Window> candidates;
             for (int start = pos; start < pos + length && start + 3 * length <= B; ++start) {
                 Window w{start, length, 1, 1, 1, 1, 0};
                 while (start + (w.repeats + 1) * length <= B) {
@@ -419,9 +429,16 @@ void SegmentDp::findWindows() {
                 // reuse must save at least half of the plain passes' work. The matrix holds
                 // local × localEnd labels: at most 2^20 of them.
                 if (w.repeats < 3 || w.local * w.localEnd > (int64_t{1} << 20)) continue;
-                int64_t rowWork = 0;
-                stretchFrom(w, 0, DpPass::fastest(), nullptr, 0, rowWork);
-                const double matrixWork = static_cast<double>(w.local) * static_cast<double>(rowWork) +
+                candidates.push_back(w);
+            }
+            std::vector<int64_t> rowWork(candidates.size(), 0);
+            parallelFor(static_cast<int64_t>(candidates.size()), threads, 1, [&](int64_t c0, int64_t c1, int worker) {
+                for (auto c = static_cast<size_t>(c0); c < static_cast<size_t>(c1); ++c)
+                    stretchFrom(candidates[c], 0, DpPass::fastest(), nullptr, worker, rowWork[c]);
+            });
+            for (size_t c = 0; c < candidates.size(); ++c) {
+                const Window& w = candidates[c];
+                const double matrixWork = static_cast<double>(w.local) * static_cast<double>(rowWork[c]) +
                                           static_cast<double>(w.repeats) * static_cast<double>(w.passengerStates * w.local * w.localEnd);
                 if (2 * matrixWork > static_cast<double>(w.repeats) * static_cast<double>(w.plainWork)) continue;
                 if (!best || matrixWork < bestWork || (matrixWork == bestWork && w.repeats > best->repeats)) {

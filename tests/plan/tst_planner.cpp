@@ -1131,6 +1131,7 @@ private slots:
     // sequence parallelism.
     void repeatedSegmentsEqualComputedOnes() {
         size_t shared = 0, twins = 0;
+        int64_t reusedBlocks = 0;
         // The default policy, and the others that change what an op's state is computed from.
         std::vector<std::pair<std::string, MemoryPolicy>> policies(1);
         policies[0].second.recompute = RecomputePolicy::Auto;
@@ -1153,7 +1154,7 @@ private slots:
             for (const char* meshText : {"8", "2x4", "2x2x2"})
                 for (const bool sp : {false, true}) {
                     if (!policyName.empty() && std::string(meshText) != "2x4") continue;
-                    const Graph g = preset(name, 4);
+                    const Graph g = preset(name, 6);  // five repeats of a layer: a stretch the search reuses
                     const Mesh mesh = must(assignLinkClasses(must(parseMesh(meshText), "mesh"), 8), "link classes");
                     auto model = must(CostModel::create(must(loadHardware("h100-sxm"), "hw"), mesh), "cost model");
                     const AnalysisReport analysis = must(analyzeGraph(g, mesh), "analysis");
@@ -1161,8 +1162,10 @@ private slots:
                     copied.policy = priced.policy = policy;
                     if (sp) copied.policy.sequenceParallelAxis = priced.policy.sequenceParallelAxis = mesh.axes().back().name;
                     priced.shareRepeatedSegments = false;
-                    // The first segments' tables priced for the frontier check and taken over.
+                    // The first segments' tables priced for the frontier check and taken over, and
+                    // the frontier laid out by the build kept for the search.
                     copied.frontierCap = int64_t{1} << 40;
+                    copied.frontierLimit = priced.frontierLimit = SearchOptions{}.maxStates;
                     const PlanProblem a = must(PlanProblem::build(g, analysis, model, {}, copied), "copied");
                     const PlanProblem b = must(PlanProblem::build(g, analysis, model, {}, priced), "priced");
                     const std::string where = std::string(name) + " on " + meshText + (sp ? " with SP" : "") + policyName;
@@ -1183,15 +1186,28 @@ private slots:
                         if (a.impl().twin[static_cast<size_t>(id)] != id) ++mine;
                         const int S = a.impl().nstates(id);
                         for (int s = 0; s < S; ++s)
-                            QVERIFY2(a.impl().st(id, s) == b.impl().st(id, s), (where + ", op " + g.op(id).name + " state " + std::to_string(s)).c_str());
+                            if (!(a.impl().st(id, s) == b.impl().st(id, s)))
+                                QFAIL((where + ", op " + g.op(id).name + " state " + std::to_string(s) + " differs").c_str());
                     }
+                    // The same plan either way: the first search takes the build's layout (and its
+                    // repeated windows compare copied tables by their Pair::table), the second,
+                    // under another cap, lays the frontier out again.
+                    QVERIFY2(!a.impl().layout.empty() || !a.impl().cutPairs.empty(), where.c_str());
+                    SearchOptions again;
+                    again.maxStates += 1;
+                    const SearchResult ra = must(a.search(0, {}, SearchOptions{}), "search copied");
+                    const SearchResult rb = must(b.search(0, {}, again), "search priced");
+                    QVERIFY2(ra.assignment == rb.assignment && ra.objectiveSeconds == rb.objectiveSeconds, where.c_str());
+                    QVERIFY2(ra.reusedBlocks == rb.reusedBlocks, where.c_str());
+                    reusedBlocks += ra.reusedBlocks;
                     // Twins hold no states of their own.
                     QVERIFY2(mine == 0 ? a.impl().states.size() == b.impl().states.size() : a.impl().states.size() < b.impl().states.size(), where.c_str());
                     twins += mine;
                 }
         QVERIFY(shared > 0);
         QVERIFY(twins > 0);
-        qInfo("%zu op twins, %zu pair tables copied", twins, shared);
+        QVERIFY(reusedBlocks > 0);
+        qInfo("%zu op twins, %zu pair tables copied, %lld blocks in reused stretches", twins, shared, static_cast<long long>(reusedBlocks));
     }
 
     // The build lays out the first segments' frontier before the whole cost tables: a cap it
