@@ -402,8 +402,9 @@ void SegmentDp::findWindows() {
         while (failures < 2 && pos + 3 * length <= std::min(B, runEnd + length)) {
             std::optional<Window> best;
             double bestWork = 0;
-            // The candidate starts' windows; the row work of those worth measuring is measured in
-            // parallel (a DP over one stretch from one state each, on its worker's scratch).
+            // The candidate starts' windows, then the row work of those worth measuring (a DP over
+            // one stretch from one state each; in parallel it is slower: the second worker's
+            // scratch is sized for the whole frontier first).
             std::vector<Window> candidates;
             for (int start = pos; start < pos + length && start + 3 * length <= B; ++start) {
                 Window w{start, length, 1, 1, 1, 1, 0};
@@ -432,10 +433,7 @@ void SegmentDp::findWindows() {
                 candidates.push_back(w);
             }
             std::vector<int64_t> rowWork(candidates.size(), 0);
-            parallelFor(static_cast<int64_t>(candidates.size()), threads, 1, [&](int64_t c0, int64_t c1, int worker) {
-                for (auto c = static_cast<size_t>(c0); c < static_cast<size_t>(c1); ++c)
-                    stretchFrom(candidates[c], 0, DpPass::fastest(), nullptr, worker, rowWork[c]);
-            });
+            for (size_t c = 0; c < candidates.size(); ++c) stretchFrom(candidates[c], 0, DpPass::fastest(), nullptr, 0, rowWork[c]);
             for (size_t c = 0; c < candidates.size(); ++c) {
                 const Window& w = candidates[c];
                 const double matrixWork = static_cast<double>(w.local) * static_cast<double>(rowWork[c]) +
