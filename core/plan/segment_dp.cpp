@@ -33,12 +33,12 @@ void groupMinimum(size_t n, double lt, int64_t lm, int64_t lmx, int64_t x, const
     }
 }
 
-// terms[j] += row[j] for j < n (a pair cost row added to the strategies' terms).
+// out[j] = terms[j] + row[j] for j < n (a pair cost row added to the strategies' terms).
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
 __attribute__((target_clones("avx2", "default")))
 #endif
-void addRow(size_t n, const double* __restrict row, double* __restrict terms) {
-    for (size_t j = 0; j < n; ++j) terms[j] += row[j];
+void addRow(size_t n, const double* __restrict terms, const double* __restrict row, double* __restrict out) {
+    for (size_t j = 0; j < n; ++j) out[j] = terms[j] + row[j];
 }
 
 }  // namespace
@@ -173,18 +173,36 @@ int64_t SegmentDp::step(int b, const Layer& cur, Layer& nxt, const DpPass& mode,
     };
     // Per live strategy: its own term plus its pair costs with the frontier's strategies in
     // assign, summed pair by pair (the same order per strategy as one by one; the memory
-    // objective has no pair terms).
+    // objective has no pair terms). The running sums of the last state are kept (RowSums): a
+    // state that reads the same rows for its first k pairs starts from the k-th (the same
+    // additions in the same order), which states taken in ascending order mostly do.
     const size_t npb = mode.memoryObjective ? 0 : sp.pb.size();
-    auto termsOf = [&](const int* assign, double* terms) {
-        std::copy(own.begin(), own.end(), terms);
-        for (size_t k = 0; k < npb; ++k) {
-            const double* row =
-                sp.pb[k].second->cost.data() + static_cast<size_t>(assign[static_cast<size_t>(sp.pb[k].first)]) * static_cast<size_t>(db);
+    struct RowSums {
+        std::vector<std::vector<double>> partial;  // [k]: own + the rows of pairs 0 .. k-1 at `at`
+        std::vector<int> at;                       // per pair: the strategy its row was read at (-1: none)
+    };
+    auto rowSums = [&] {
+        RowSums rs;
+        rs.partial.assign(npb + 1, std::vector<double>(live.size()));
+        rs.partial[0] = own;
+        rs.at.assign(npb, -1);
+        return rs;
+    };
+    auto termsOf = [&](const int* assign, RowSums& rs) -> const double* {
+        size_t k = 0;
+        while (k < npb && rs.at[k] == assign[static_cast<size_t>(sp.pb[k].first)]) ++k;
+        for (; k < npb; ++k) {
+            const int a = assign[static_cast<size_t>(sp.pb[k].first)];
+            rs.at[k] = a;
+            const double* row = sp.pb[k].second->cost.data() + static_cast<size_t>(a) * static_cast<size_t>(db);
+            const double* before = rs.partial[k].data();
+            double* after = rs.partial[k + 1].data();
             if (allLive)
-                addRow(live.size(), row, terms);
+                addRow(live.size(), before, row, after);
             else
-                for (size_t j = 0; j < live.size(); ++j) terms[j] += row[static_cast<size_t>(live[j])];
+                for (size_t j = 0; j < live.size(); ++j) after[j] = before[j] + row[static_cast<size_t>(live[j])];
         }
+        return rs.partial[npb].data();
     };
     // Time-only steps (one label per state: every layer of a time-only pass holds one): the states
     // grouped by the part of the next state they keep. The states of a group compete for the
@@ -212,14 +230,14 @@ int64_t SegmentDp::step(int b, const Layer& cur, Layer& nxt, const DpPass& mode,
         } else {
             std::sort(keys.begin(), keys.end());
         }
-        std::vector<double> terms(nLive), gT(nLive);
+        RowSums rows = rowSums();
+        std::vector<double> gT(nLive);
         std::vector<int64_t> gM(nLive), gMx(nLive), gX(nLive);
         // Raw pointers: the list's growth would otherwise make the compiler reload every
         // vector's data on each strategy.
         DpLabel* const best = sc.bestOf.data();
         const int64_t *const sum = liveSum.data(), *const most = liveMax.data(), *const slotOf = slotY.data();
         const int* const strategy = live.data();
-        double* const term = terms.data();
         auto put = [&](size_t j, int64_t baseY, double t, int64_t m, int64_t mx, int32_t x) {
             const auto y = static_cast<uint32_t>(baseY + slotOf[j]);
             DpLabel& slot = best[y];
@@ -236,7 +254,7 @@ int64_t SegmentDp::step(int b, const Layer& cur, Layer& nxt, const DpPass& mode,
                 const auto i = static_cast<size_t>(keys[g0].second);
                 const auto x = static_cast<int32_t>(cur.id[i]);
                 const DpLabel l = cur.labels[cur.offset[i]];
-                termsOf(assigns.data() + (i - static_cast<size_t>(i0)) * nf, term);
+                const double* const term = termsOf(assigns.data() + (i - static_cast<size_t>(i0)) * nf, rows);
                 for (size_t j = 0; j < nLive; ++j) put(j, baseY, l.t + term[j], l.m + sum[j], std::max(l.mx, most[j]), x);
             } else {
                 std::fill(gT.begin(), gT.end(), kEmpty);
@@ -245,7 +263,7 @@ int64_t SegmentDp::step(int b, const Layer& cur, Layer& nxt, const DpPass& mode,
                 for (size_t k = g0; k < g1; ++k) {
                     const auto i = static_cast<size_t>(keys[k].second);
                     const DpLabel l = cur.labels[cur.offset[i]];
-                    termsOf(assigns.data() + (i - static_cast<size_t>(i0)) * nf, term);
+                    const double* const term = termsOf(assigns.data() + (i - static_cast<size_t>(i0)) * nf, rows);
                     groupMinimum(nLive, l.t, l.m, l.mx, cur.id[i], term, sum, most, gT.data(), gM.data(), gMx.data(), gX.data());
                 }
                 for (size_t j = 0; j < nLive; ++j)
@@ -258,12 +276,12 @@ int64_t SegmentDp::step(int b, const Layer& cur, Layer& nxt, const DpPass& mode,
     // label per state: relaxSingle).
     auto relax = [&](int64_t i0, int64_t i1, Scratch& sc, bool& ex) {
         std::vector<int> assign(std::max<size_t>(1, frontierClasses.size()));
-        std::vector<double> terms(live.size());  // per live strategy: own term plus its pair costs
+        RowSums rows = rowSums();  // per live strategy: own term plus its pair costs
         for (auto i = static_cast<size_t>(i0); i < static_cast<size_t>(i1); ++i) {
             const size_t x = cur.id[i];
             const uint32_t l0 = cur.offset[i], l1 = cur.offset[i + 1];
             const int64_t baseY = decode(static_cast<int64_t>(x), assign.data());
-            termsOf(assign.data(), terms.data());
+            const double* const terms = termsOf(assign.data(), rows);
             for (size_t j = 0; j < live.size(); ++j) {
                 const int s = live[j];
                 const auto su = static_cast<size_t>(s);
