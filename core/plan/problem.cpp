@@ -466,7 +466,8 @@ void PlanProblem::Impl::buildNodeTerms() {
     }
     // A block whose every op is the twin of its counterpart's (opTwins), in the same order, has
     // its counterpart's node terms: copied after the others are summed.
-    std::vector<int> copyFrom(B, -1);
+    std::vector<int>& copyFrom = nodeTermsFrom;
+    copyFrom.assign(B, -1);
     if (!twin.empty()) {
         std::vector<int> canon, segment;
         if (segmentCounterparts(canon, segment))
@@ -601,10 +602,52 @@ void PlanProblem::Impl::buildEdgeTerms() {
         }
     });
     for (const double c : fixedCost) constTime += c;
+    // A block that took its counterpart's node terms takes its edge terms too where its edges are
+    // the counterpart's, edge by edge: the same slot, twins (or the same fixed op) at both ends,
+    // read alike. Its terms are then copied after the others are summed.
+    auto firstSlot = [&](OpId v, OpId u) {
+        const auto& operands = graph.op(v).operands;
+        return std::find(operands.begin(), operands.end(), u) - operands.begin();
+    };
+    // Two fixed ops (one state each) price an edge alike when they are the same op, or alike ops
+    // in the same state with the same roles (a per-layer constant broadcast, say).
+    auto fixedAlike = [&](OpId a, OpId b) {
+        if (a == b) return true;
+        const auto ka = static_cast<size_t>(a), kb = static_cast<size_t>(b);
+        const Op &x = graph.op(a), &y = graph.op(b);
+        if (x.kind != y.kind || x.type != y.type || x.phase != y.phase || x.role != y.role || !(x.attrs == y.attrs) || x.operands.size() != y.operands.size())
+            return false;
+        for (const std::vector<char>* f : {&sourceLike, &onChip, &unmaterialized, &view, &eagerFused, &spOps, &spScatters, &rcEligible})
+            if ((*f)[ka] != (*f)[kb]) return false;
+        return uses[ka] == uses[kb] && typeId[ka] == typeId[kb] && rule(ka) == rule(kb) && st(a, 0) == st(b, 0);
+    };
+    auto sameEnd = [&](OpId a, OpId b) {
+        const auto ka = static_cast<size_t>(a), kb = static_cast<size_t>(b);
+        return owner[ka] < 0 ? owner[kb] < 0 && fixedAlike(a, b) : owner[kb] >= 0 && twin[ka] == twin[kb];
+    };
+    std::vector<char> edgesCopied(B, 0);
+    for (size_t b = 0; b < B && !twin.empty(); ++b) {
+        if (nodeTermsFrom.size() != B || nodeTermsFrom[b] < 0) continue;
+        const auto c = static_cast<size_t>(nodeTermsFrom[b]);
+        const auto &mine = edgesOf[b], &theirs = edgesOf[c];
+        bool same = mine.size() == theirs.size();
+        for (size_t k = 0; same && k < mine.size(); ++k) {
+            const auto [v, slot] = mine[k];
+            const auto [w, wslot] = theirs[k];
+            const OpId u = graph.op(v).operands[static_cast<size_t>(slot)], x = graph.op(w).operands[static_cast<size_t>(wslot)];
+            const auto ku = static_cast<size_t>(u), kx = static_cast<size_t>(x), kv = static_cast<size_t>(v), kw = static_cast<size_t>(w);
+            same = slot == wslot && sameEnd(v, w) && sameEnd(u, x) && (owner[ku] == static_cast<int32_t>(b)) == (owner[kx] == static_cast<int32_t>(c)) &&
+                   (owner[kv] == static_cast<int32_t>(b)) == (owner[kw] == static_cast<int32_t>(c)) && uses[ku] == uses[kx] &&
+                   eagerFused[ku] == eagerFused[kx] && eagerFused[kv] == eagerFused[kw] && (spGatherer[ku] == v) == (spGatherer[kx] == w) &&
+                   firstSlot(v, u) == firstSlot(w, x);
+        }
+        edgesCopied[b] = same;
+    }
     parallelFor(static_cast<int64_t>(B), threads, 8, [&](int64_t b0, int64_t b1, int w) {
         ReshardCache* cache = &caches[static_cast<size_t>(w)];
         std::vector<double> baseE;
         for (auto ou = static_cast<size_t>(b0); ou < static_cast<size_t>(b1); ++ou) {
+            if (edgesCopied[ou]) continue;
             const int S = strategies(static_cast<int>(ou)), bo = base(static_cast<int>(ou));
             // Edge terms: priced once per base strategy, then per recomputation variant.
             for (const auto& [v, slot] : edgesOf[ou]) {
@@ -621,6 +664,11 @@ void PlanProblem::Impl::buildEdgeTerms() {
             }
         }
     });
+    for (size_t b = 0; b < B; ++b)
+        if (edgesCopied[b]) {
+            unaryTime[b] = unaryTime[static_cast<size_t>(nodeTermsFrom[b])];
+            ++sharedEdgeBlocks;
+        }
     // The first segments' pairs were priced for the frontier check (checkFrontierPrefix): taken over.
     sharedPairs += pricePairs(pairs, pairIndex, pairEdges, caches, &prefixPairs);
     prefixPairs = {};

@@ -140,6 +140,10 @@ struct PlanProblem::Impl {
     // in every strategy, or a consumer it is pulled by or an operand it follows that is itself a
     // twin. Empty when not shared.
     std::vector<OpId> twin;
+    // buildNodeTerms: per block, the counterpart whose node terms it took (-1: summed its own);
+    // buildEdgeTerms takes its edge terms the same way where its edges are the counterpart's.
+    std::vector<int> nodeTermsFrom;
+    size_t sharedEdgeBlocks = 0;  // blocks whose edge terms were copied too
     std::vector<OpId> opTwins(const OpOwners& decided, const std::vector<char>& readByBackward) const;
     // buildEdgeTerms: tables of a repeated segment's pairs copied from its type's first segment;
     // repeatedPairs: per pair of ps, the pair it copies (ps.size(): none).

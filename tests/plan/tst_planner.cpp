@@ -1130,7 +1130,7 @@ private slots:
     // meshes of one to three axes, with recomputation searched (two variants per block) and
     // sequence parallelism.
     void repeatedSegmentsEqualComputedOnes() {
-        size_t shared = 0, twins = 0;
+        size_t shared = 0, twins = 0, edgeBlocks = 0;
         int64_t reusedBlocks = 0;
         // The default policy, and the others that change what an op's state is computed from.
         std::vector<std::pair<std::string, MemoryPolicy>> policies(1);
@@ -1170,6 +1170,8 @@ private slots:
                     const PlanProblem b = must(PlanProblem::build(g, analysis, model, {}, priced), "priced");
                     const std::string where = std::string(name) + " on " + meshText + (sp ? " with SP" : "") + policyName;
                     QCOMPARE(b.impl().sharedPairs, size_t{0});
+                    QCOMPARE(b.impl().sharedEdgeBlocks, size_t{0});
+                    edgeBlocks += a.impl().sharedEdgeBlocks;
                     shared += a.impl().sharedPairs;
                     QVERIFY2(a.impl().pairs.size() == b.impl().pairs.size(), where.c_str());
                     for (size_t i = 0; i < a.impl().pairs.size(); ++i) {
@@ -1207,7 +1209,9 @@ private slots:
         QVERIFY(shared > 0);
         QVERIFY(twins > 0);
         QVERIFY(reusedBlocks > 0);
-        qInfo("%zu op twins, %zu pair tables copied, %lld blocks in reused stretches", twins, shared, static_cast<long long>(reusedBlocks));
+        QVERIFY(edgeBlocks > 0);
+        qInfo("%zu op twins, %zu pair tables copied, %zu blocks' edge terms copied, %lld blocks in reused stretches", twins, shared, edgeBlocks,
+              static_cast<long long>(reusedBlocks));
     }
 
     // The build lays out the first segments' frontier before the whole cost tables: a cap it
