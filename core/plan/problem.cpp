@@ -605,10 +605,6 @@ void PlanProblem::Impl::buildEdgeTerms() {
     // A block that took its counterpart's node terms takes its edge terms too where its edges are
     // the counterpart's, edge by edge: the same slot, twins (or the same fixed op) at both ends,
     // read alike. Its terms are then copied after the others are summed.
-    auto firstSlot = [&](OpId v, OpId u) {
-        const auto& operands = graph.op(v).operands;
-        return std::find(operands.begin(), operands.end(), u) - operands.begin();
-    };
     // Two fixed ops (one state each) price an edge alike when they are the same op, or alike ops
     // in the same state with the same roles (a per-layer constant broadcast, say).
     auto fixedAlike = [&](OpId a, OpId b) {
@@ -629,19 +625,11 @@ void PlanProblem::Impl::buildEdgeTerms() {
     for (size_t b = 0; b < B && !twin.empty(); ++b) {
         if (nodeTermsFrom.size() != B || nodeTermsFrom[b] < 0) continue;
         const auto c = static_cast<size_t>(nodeTermsFrom[b]);
-        const auto &mine = edgesOf[b], &theirs = edgesOf[c];
-        bool same = mine.size() == theirs.size();
-        for (size_t k = 0; same && k < mine.size(); ++k) {
-            const auto [v, slot] = mine[k];
-            const auto [w, wslot] = theirs[k];
-            const OpId u = graph.op(v).operands[static_cast<size_t>(slot)], x = graph.op(w).operands[static_cast<size_t>(wslot)];
+        const auto ob = static_cast<int32_t>(b), oc = static_cast<int32_t>(c);
+        edgesCopied[b] = edgesAlike(edgesOf[b], edgesOf[c], [&](OpId v, OpId w, OpId u, OpId x) {
             const auto ku = static_cast<size_t>(u), kx = static_cast<size_t>(x), kv = static_cast<size_t>(v), kw = static_cast<size_t>(w);
-            same = slot == wslot && sameEnd(v, w) && sameEnd(u, x) && (owner[ku] == static_cast<int32_t>(b)) == (owner[kx] == static_cast<int32_t>(c)) &&
-                   (owner[kv] == static_cast<int32_t>(b)) == (owner[kw] == static_cast<int32_t>(c)) && uses[ku] == uses[kx] &&
-                   eagerFused[ku] == eagerFused[kx] && eagerFused[kv] == eagerFused[kw] && (spGatherer[ku] == v) == (spGatherer[kx] == w) &&
-                   firstSlot(v, u) == firstSlot(w, x);
-        }
-        edgesCopied[b] = same;
+            return sameEnd(v, w) && sameEnd(u, x) && (owner[ku] == ob) == (owner[kx] == oc) && (owner[kv] == ob) == (owner[kw] == oc);
+        });
     }
     parallelFor(static_cast<int64_t>(B), threads, 8, [&](int64_t b0, int64_t b1, int w) {
         ReshardCache* cache = &caches[static_cast<size_t>(w)];
@@ -729,9 +717,28 @@ size_t PlanProblem::Impl::pricePairs(std::vector<Pair>& ps, const std::map<std::
     return copied;
 }
 
+bool PlanProblem::Impl::edgesAlike(const std::vector<std::pair<OpId, int32_t>>& mine, const std::vector<std::pair<OpId, int32_t>>& theirs,
+                                   const std::function<bool(OpId, OpId, OpId, OpId)>& ends) const {
+    if (mine.size() != theirs.size()) return false;
+    // The first operand slot of v that reads u (sequence parallelism gathers there only).
+    auto firstSlot = [&](OpId v, OpId u) {
+        const auto& operands = g->op(v).operands;
+        return std::find(operands.begin(), operands.end(), u) - operands.begin();
+    };
+    for (size_t k = 0; k < mine.size(); ++k) {
+        const auto [v, slot] = mine[k];
+        const auto [w, wslot] = theirs[k];
+        const OpId u = g->op(v).operands[static_cast<size_t>(slot)], x = g->op(w).operands[static_cast<size_t>(wslot)];
+        const auto ku = static_cast<size_t>(u), kx = static_cast<size_t>(x), kv = static_cast<size_t>(v), kw = static_cast<size_t>(w);
+        if (slot != wslot || uses[ku] != uses[kx] || eagerFused[ku] != eagerFused[kx] || eagerFused[kv] != eagerFused[kw] ||
+            (spGatherer[ku] == v) != (spGatherer[kx] == w) || firstSlot(v, u) != firstSlot(w, x) || !ends(v, w, u, x))
+            return false;
+    }
+    return true;
+}
+
 std::vector<size_t> PlanProblem::Impl::repeatedPairs(const std::vector<Pair>& ps, const std::map<std::pair<int, int>, size_t>& index,
                                                      const PairEdges& pairEdges) const {
-    const Graph& graph = *g;
     const auto& blocks = analysis().blocks.blocks;
     const size_t none = ps.size();
     std::vector<size_t> out(ps.size(), none);
@@ -745,11 +752,6 @@ std::vector<size_t> PlanProblem::Impl::repeatedPairs(const std::vector<Pair>& ps
             if (bx.strategies[s].label != by.strategies[s].label) return false;
         return true;
     };
-    // The first operand slot of v that reads u (sequence parallelism gathers there only).
-    auto firstSlot = [&](OpId v, OpId u) {
-        const auto& operands = graph.op(v).operands;
-        return std::find(operands.begin(), operands.end(), u) - operands.begin();
-    };
     for (size_t pi = 0; pi < ps.size(); ++pi) {
         const int a = ps[pi].a, b = ps[pi].b;
         // The counterpart: both blocks moved back by a's distance to its counterpart in its type's
@@ -760,20 +762,11 @@ std::vector<size_t> PlanProblem::Impl::repeatedPairs(const std::vector<Pair>& ps
         if (canon[static_cast<size_t>(cb)] != canon[static_cast<size_t>(b)]) continue;
         const auto it = index.find({ca, cb});
         if (it == index.end() || !alike(a, ca) || !alike(b, cb)) continue;
-        const auto& mine = pairEdges[pi];
-        const auto& theirs = pairEdges[it->second];
-        bool same = mine.size() == theirs.size();
-        // Edge by edge: the same slot between ops with the same states (twins) in blocks at the
-        // same distance, read alike (uses, fusion, sequence parallelism's gather).
-        for (size_t k = 0; same && k < mine.size(); ++k) {
-            const auto [v, slot] = mine[k];
-            const auto [w, wslot] = theirs[k];
-            const OpId u = graph.op(v).operands[static_cast<size_t>(slot)], x = graph.op(w).operands[static_cast<size_t>(wslot)];
+        // Edge by edge: ops with the same states (twins) in blocks at the same distance.
+        const bool same = edgesAlike(pairEdges[pi], pairEdges[it->second], [&](OpId v, OpId w, OpId u, OpId x) {
             const auto ku = static_cast<size_t>(u), kx = static_cast<size_t>(x), kv = static_cast<size_t>(v), kw = static_cast<size_t>(w);
-            same = slot == wslot && twin[kv] == twin[kw] && twin[ku] == twin[kx] && owner[kv] - a == owner[kw] - ca && owner[ku] - a == owner[kx] - ca &&
-                   uses[ku] == uses[kx] && eagerFused[ku] == eagerFused[kx] && eagerFused[kv] == eagerFused[kw] &&
-                   (spGatherer[ku] == v) == (spGatherer[kx] == w) && firstSlot(v, u) == firstSlot(w, x);
-        }
+            return twin[kv] == twin[kw] && twin[ku] == twin[kx] && owner[kv] - a == owner[kw] - ca && owner[ku] - a == owner[kx] - ca;
+        });
         if (same) out[pi] = it->second;
     }
     return out;

@@ -150,6 +150,11 @@ struct PlanProblem::Impl {
     size_t sharedPairs = 0;  // how many were copied
     using PairEdges = std::vector<std::vector<std::pair<OpId, int32_t>>>;  // per pair: its edges (consumer, operand)
     std::vector<size_t> repeatedPairs(const std::vector<Pair>& ps, const std::map<std::pair<int, int>, size_t>& index, const PairEdges& pairEdges) const;
+    // Whether two edge lists (consumer, operand) price alike edge by edge: the same slots, read
+    // alike (uses, fusion, sequence parallelism's gather), and `ends(v, w, u, x)` for each edge
+    // u → v of `mine` and x → w of `theirs` (the caller's condition on the ops at the ends).
+    bool edgesAlike(const std::vector<std::pair<OpId, int32_t>>& mine, const std::vector<std::pair<OpId, int32_t>>& theirs,
+                    const std::function<bool(OpId, OpId, OpId, OpId)>& ends) const;
     // The pairs of blocks with an edge between them whose earlier block is before `upTo`, with their
     // edges in op and operand order (the order their costs are summed in).
     void collectPairEdges(int upTo, std::vector<Pair>& ps, std::map<std::pair<int, int>, size_t>& index, PairEdges& pairEdges) const;
