@@ -190,6 +190,10 @@ Status PlanProblem::Impl::buildStates(const std::vector<std::pair<uint64_t, doub
     });
     // Ops of repeated segments have their twins' states (opTwins): they share their slots, and
     // only the others are filled.
+    if (!shareRepeated || !segmentCounterparts(blockCounterpart, blockSegment)) {
+        blockCounterpart.clear();
+        blockSegment.clear();
+    }
     twin = shareRepeated ? opTwins(decided, readByBackward) : std::vector<OpId>{};
     auto isTwin = [&](size_t k) { return !twin.empty() && twin[k] != static_cast<OpId>(k); };
     size_t total = 0;
@@ -359,8 +363,8 @@ std::vector<OpId> PlanProblem::Impl::opTwins(const OpOwners& d, const std::vecto
     const auto n = static_cast<size_t>(graph.size());
     std::vector<OpId> out(n);
     std::iota(out.begin(), out.end(), OpId{0});
-    std::vector<int> canon, segment;
-    if (!segmentCounterparts(canon, segment)) return out;
+    if (blockCounterpart.empty()) return out;
+    const std::vector<int>& canon = blockCounterpart;
     const auto& blocks = analysis().blocks.blocks;
     // The i-th op (by id) a block decides corresponds to the i-th its counterpart decides.
     std::vector<std::vector<OpId>> opsOf(blocks.size());
@@ -468,16 +472,13 @@ void PlanProblem::Impl::buildNodeTerms() {
     // its counterpart's node terms: copied after the others are summed.
     std::vector<int>& copyFrom = nodeTermsFrom;
     copyFrom.assign(B, -1);
-    if (!twin.empty()) {
-        std::vector<int> canon, segment;
-        if (segmentCounterparts(canon, segment))
-            for (size_t b = 0; b < B; ++b) {
-                const auto c = static_cast<size_t>(canon[b]);
-                bool same = c != b && opsOf[b].size() == opsOf[c].size();
-                for (size_t i = 0; same && i < opsOf[b].size(); ++i) same = twin[static_cast<size_t>(opsOf[b][i])] == opsOf[c][i];
-                if (same) copyFrom[b] = static_cast<int>(c);
-            }
-    }
+    if (!twin.empty() && blockCounterpart.size() == B)
+        for (size_t b = 0; b < B; ++b) {
+            const auto c = static_cast<size_t>(blockCounterpart[b]);
+            bool same = c != b && opsOf[b].size() == opsOf[c].size();
+            for (size_t i = 0; same && i < opsOf[b].size(); ++i) same = twin[static_cast<size_t>(opsOf[b][i])] == opsOf[c][i];
+            if (same) copyFrom[b] = static_cast<int>(c);
+        }
     std::vector<size_t> summed, copied;
     for (size_t b = 0; b < B; ++b) (copyFrom[b] < 0 ? summed : copied).push_back(b);
     parallelFor(static_cast<int64_t>(summed.size()), threads, 8, [&](int64_t b0, int64_t b1, int) {
@@ -742,8 +743,8 @@ std::vector<size_t> PlanProblem::Impl::repeatedPairs(const std::vector<Pair>& ps
     const auto& blocks = analysis().blocks.blocks;
     const size_t none = ps.size();
     std::vector<size_t> out(ps.size(), none);
-    std::vector<int> canon, segment;
-    if (twin.empty() || !segmentCounterparts(canon, segment)) return out;
+    if (twin.empty() || blockCounterpart.size() != blocks.size()) return out;
+    const std::vector<int>&canon = blockCounterpart, &segment = blockSegment;
     // Alike blocks: as many members and the same strategies in the same order.
     auto alike = [&](int x, int y) {
         const ParallelBlock &bx = blocks[static_cast<size_t>(x)], &by = blocks[static_cast<size_t>(y)];

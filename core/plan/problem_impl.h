@@ -133,6 +133,9 @@ struct PlanProblem::Impl {
     // does not line up with the blocks.
     bool shareRepeated = true;
     bool segmentCounterparts(std::vector<int>& canon, std::vector<int>& segment) const;
+    // Those of the problem's blocks, found once by buildStates (empty: not shared, or the cover
+    // does not line up).
+    std::vector<int> blockCounterpart, blockSegment;
     // buildStates: per op, the op whose states it has (its own id: computed). An op a block of a
     // repeated segment decides is the twin of the op in the same place (by id) among those the
     // counterpart block decides when they have the same kind, types, attributes, roles (OpRoles,

@@ -420,10 +420,6 @@ void SegmentDp::findWindows() {
         while (failures < 2 && pos + 3 * length <= std::min(B, runEnd + length)) {
             std::optional<Window> best;
             double bestWork = 0;
-            // The candidate starts' windows, then the row work of those worth measuring (a DP over
-            // one stretch from one state each; in parallel it is slower: the second worker's
-            // scratch is sized for the whole frontier first).
-            std::vector<Window> candidates;
             for (int start = pos; start < pos + length && start + 3 * length <= B; ++start) {
                 Window w{start, length, 1, 1, 1, 1, 0};
                 while (start + (w.repeats + 1) * length <= B) {
@@ -448,13 +444,9 @@ void SegmentDp::findWindows() {
                 // reuse must save at least half of the plain passes' work. The matrix holds
                 // local × localEnd labels: at most 2^20 of them.
                 if (w.repeats < 3 || w.local * w.localEnd > (int64_t{1} << 20)) continue;
-                candidates.push_back(w);
-            }
-            std::vector<int64_t> rowWork(candidates.size(), 0);
-            for (size_t c = 0; c < candidates.size(); ++c) stretchFrom(candidates[c], 0, DpPass::fastest(), nullptr, 0, rowWork[c]);
-            for (size_t c = 0; c < candidates.size(); ++c) {
-                const Window& w = candidates[c];
-                const double matrixWork = static_cast<double>(w.local) * static_cast<double>(rowWork[c]) +
+                int64_t rowWork = 0;
+                stretchFrom(w, 0, DpPass::fastest(), nullptr, 0, rowWork);
+                const double matrixWork = static_cast<double>(w.local) * static_cast<double>(rowWork) +
                                           static_cast<double>(w.repeats) * static_cast<double>(w.passengerStates * w.local * w.localEnd);
                 if (2 * matrixWork > static_cast<double>(w.repeats) * static_cast<double>(w.plainWork)) continue;
                 if (!best || matrixWork < bestWork || (matrixWork == bestWork && w.repeats > best->repeats)) {
