@@ -170,7 +170,7 @@ void printPlan(const PlanOutcome& o, const Graph& graph) {
                   << "), fullest rank " << pl.fullestRank << "\n";
     }
     std::cout << "  search objective " << ms(p.predictedStepSeconds) << (p.pipeline ? " for every layer on one stage's devices" : "") << " (compute " << ms(p.step.computeSeconds) << ", collectives "
-              << ms(p.step.collectiveSeconds) << ", resharding " << ms(p.step.reshardSeconds) << "; overlapped collectives at their contention)"
+              << ms(p.step.collectiveSeconds) << ", resharding " << ms(p.step.reshardSeconds) << "; overlapped collectives at their contention and what their layer's compute cannot hide)"
               << searchExactness(p) << "\n";
     if (const auto b = planBatch(p, graph))
         std::cout << "  batch            " << b->global() << " sequences per step = " << b->accumulation << " round"

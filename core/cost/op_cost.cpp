@@ -4,6 +4,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "stats/graph_stats.h"
 #include "util/max_flow.h"
 
 namespace cfp {
@@ -560,20 +561,84 @@ double ownCollectiveRepeats(const Op& op, bool gradToOptimizer, const MemoryPoli
     return gradToOptimizer && zeroStageOf(policy) < 2 ? 1.0 : kernelRepeats(op, policy);
 }
 
-double gradReduceCharge(const CostModel& model, const MemoryPolicy& policy) {
-    return policy.overlapGradReduce ? model.hardware().overlapSlowdown : 1.0;
+void CommCost::add(const CostModel& model, size_t axis, double seconds) {
+    total += seconds;
+    if (intraNodeAxis(model, axis)) intra += seconds;
 }
 
-double weightGatherCharge(const CostModel& model, const MemoryPolicy& policy) {
-    return policy.overlapParamGather ? model.hardware().overlapSlowdown : 1.0;
+double coalescedSeconds(const CostModel& model, const OpCollective& o, const MemoryPolicy& policy) {
+    const int64_t bucket = policy.bucketBytes > 0 ? policy.bucketBytes : kDefaultBucketBytes;
+    if (o.bytes >= bucket) return model.collectiveSeconds(o.kind, o.axis, o.bytes);
+    return model.collectiveSeconds(o.kind, o.axis, bucket) * (static_cast<double>(o.bytes) / static_cast<double>(bucket));
 }
 
-CommCost ownCollectiveCost(const CostModel& model, uint32_t partialMask, int64_t localResultBytes, uint32_t scatterMask) {
+double overlappedCharge(const CostModel& model, const CommCost& c, double cover, bool overlapped) {
+    if (!overlapped) return c.total;
+    const double s = model.hardware().overlapSlowdown;
+    auto channel = [&](double seconds) {
+        const double hidden = std::min(seconds, std::max(0.0, cover));
+        return seconds - hidden + s * hidden;
+    };
+    return channel(c.intra) + channel(c.total - c.intra);
+}
+
+std::vector<double> overlapCover(const Graph& graph, const OpRoles& roles, const CostModel& model, const MemoryPolicy& policy) {
+    const auto n = static_cast<size_t>(graph.size());
+    std::vector<double> cover(n, 0.0);
+    if (!policy.overlapGradReduce && !policy.overlapParamGather) return cover;
+    const MeshSizes& sizes = model.sizes();
+    double devices = 1;
+    for (int a = 0; a < sizes.rank; ++a) devices *= static_cast<double>(sizes.size[static_cast<size_t>(a)]);
+    // Per pool (a layer, or the ops outside layers: the last): forward and backward compute of one
+    // round at the ideal split, and the bytes of the weights gathered and gradients reduced.
+    const std::vector<int32_t> unit = layerUnits(graph);
+    const auto pools = static_cast<size_t>(layerCount(unit)) + 1;
+    auto poolOf = [&](size_t k) { return unit[k] >= 0 ? static_cast<size_t>(unit[k]) : pools - 1; };
+    std::vector<double> forward(pools, 0.0), backward(pools, 0.0), weightBytes(pools, 0.0), gradBytes(pools, 0.0);
+    const int zero = zeroStageOf(policy);
+    auto gathered = [&](const Op& op) {
+        return policy.overlapParamGather && policy.optimizerSharding && op.kind == OpKind::Parameter && op.role == ParamRole::Trainable;
+    };
+    auto reduced = [&](size_t k) { return policy.overlapGradReduce && roles.gradContribution[k]; };
+    for (const Op& op : graph.ops()) {
+        const auto k = static_cast<size_t>(op.id);
+        const size_t p = poolOf(k);
+        if (gathered(op)) weightBytes[p] += static_cast<double>(op.type.bytes());
+        if (reduced(k)) gradBytes[p] += static_cast<double>(op.type.bytes());
+        if (roles.sourceLike[k] || roles.view[k] || (op.phase != Phase::Forward && op.phase != Phase::Backward)) continue;
+        const double flops = opFlops(graph, op) / devices;
+        double seconds = 0;
+        if (roles.onChip[k]) {
+            seconds = model.onChipSeconds(op.kind, op.type.dtype, flops);
+        } else {
+            double bytes = static_cast<double>(op.type.bytes());
+            for (OpId o : op.operands)
+                if (!roles.onChip[static_cast<size_t>(o)]) bytes += static_cast<double>(graph.op(o).type.bytes());
+            seconds = model.kernelSeconds(op.kind, op.type.dtype, flops, bytes / devices);
+        }
+        (op.phase == Phase::Forward ? forward : backward)[p] += seconds;
+    }
+    const double rounds = static_cast<double>(std::max<int64_t>(1, policy.accumulation));
+    for (const Op& op : graph.ops()) {
+        const auto k = static_cast<size_t>(op.id);
+        const size_t p = poolOf(k);
+        const double bytes = static_cast<double>(op.type.bytes());
+        if (gathered(op) && weightBytes[p] > 0) {
+            const double under = zero >= 3 ? rounds * (forward[p] + 0.5 * backward[p]) : forward[p];
+            cover[k] = under * bytes / weightBytes[p];
+        } else if (reduced(k) && gradBytes[p] > 0) {
+            const double under = zero >= 3 ? rounds * 0.5 * backward[p] : zero == 2 ? rounds * backward[p] : backward[p];
+            cover[k] = under * bytes / gradBytes[p];
+        }
+    }
+    return cover;
+}
+
+CommCost ownCollectiveCost(const CostModel& model, uint32_t partialMask, int64_t localResultBytes, uint32_t scatterMask,
+                           const MemoryPolicy* coalesced) {
     CommCost c;
     forEachOwnCollective(model.sizes(), partialMask, localResultBytes, scatterMask, [&](const OpCollective& o) {
-        const double t = model.collectiveSeconds(o.kind, o.axis, o.bytes);
-        c.total += t;
-        if (intraNodeAxis(model, o.axis)) c.intra += t;
+        c.add(model, o.axis, coalesced ? coalescedSeconds(model, o, *coalesced) : model.collectiveSeconds(o.kind, o.axis, o.bytes));
     });
     return c;
 }
@@ -619,13 +684,14 @@ double ownCollectiveSeconds(const CostModel& model, uint32_t partialMask, int64_
     return t;
 }
 
-double weightGatherSeconds(const CostModel& model, const Op& param, uint32_t replicaAxes, int64_t localBytes, const MemoryPolicy& policy) {
-    double t = 0;
+CommCost weightGatherCost(const CostModel& model, const Op& param, uint32_t replicaAxes, int64_t localBytes, const MemoryPolicy& policy) {
+    CommCost c;
     forEachWeightGather(model.sizes(), param, replicaAxes, localBytes, policy,
-                        [&](const OpCollective& c) { t += model.collectiveSeconds(c.kind, c.axis, c.bytes); });
-    return t * weightGatherRepeats(policy);
+                        [&](const OpCollective& o) {
+                            c.add(model, o.axis, policy.overlapParamGather ? coalescedSeconds(model, o, policy) : model.collectiveSeconds(o.kind, o.axis, o.bytes));
+                        });
+    return c.times(weightGatherRepeats(policy));
 }
-
 std::vector<char> stepResidentWeights(const Graph& graph, const MemoryPolicy& policy) {
     if (zeroStageOf(policy) < 3) return {};
     const std::vector<int32_t> unit = layerUnits(graph);

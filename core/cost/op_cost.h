@@ -298,16 +298,6 @@ void forEachWeightGather(const MeshSizes& sizes, const Op& param, uint32_t repli
 double kernelRepeats(const Op& op, const MemoryPolicy& policy, bool flashRecompute = false);
 double ownCollectiveRepeats(const Op& op, bool gradToOptimizer, const MemoryPolicy& policy);
 
-// What the search's objective (and the evaluator's sum) charges per second of a collective the
-// step overlaps with compute (plan/step_sim.h): the compute it slows, HardwareSpec::overlapSlowdown;
-// 1 where the policy leaves it on the critical path. Gradient reductions (an op whose result only
-// the optimizer reads) and weight all-gathers are overlapped under MemoryPolicy::overlapGradReduce
-// and overlapParamGather. The step time shown is the simulator's, which also charges what an
-// overlapped collective cannot hide (the reduction of the last bucket, a gather the first layer
-// waits for, communication longer than the compute beside it).
-double gradReduceCharge(const CostModel& model, const MemoryPolicy& policy);
-double weightGatherCharge(const CostModel& model, const MemoryPolicy& policy);
-
 // Tensor-parallel communication beside its GEMM (MemoryPolicy::overlapTensorParallel, Megatron-LM
 // --tp-comm-overlap; the step simulator's computeBeside): the resharding into a matmul and the
 // matmul's own collectives (not a gradient's reduction) on intra-node axes run beside it, in
@@ -325,14 +315,18 @@ bool intraNodeAxis(const CostModel& model, size_t axis);
 // How many times per step a weight's gathers run: once (ZeRO-1/2), 2 × rounds (ZeRO-3).
 double weightGatherRepeats(const MemoryPolicy& policy);
 
-// Seconds of an op's own collectives and of a weight's gathers (one time each), summed in the order above.
+// Seconds of an op's own collectives (one time each), summed in the order above.
 double ownCollectiveSeconds(const CostModel& model, uint32_t partialMask, int64_t localResultBytes, uint32_t scatterMask);
 // Communication seconds, and the part of them on intra-node axes (communicatesBeside).
 struct CommCost {
     double total = 0, intra = 0;
+    void add(const CostModel& model, size_t axis, double seconds);
+    CommCost times(double k) const { return {total * k, intra * k}; }
 };
-// An op's own collectives (ownCollectiveSeconds) and a resharding's steps, so split.
-CommCost ownCollectiveCost(const CostModel& model, uint32_t partialMask, int64_t localResultBytes, uint32_t scatterMask);
+// An op's own collectives (ownCollectiveSeconds) and a resharding's steps, so split; an overlapped
+// gradient's reductions `coalesced` (coalescedSeconds) where the policy is given.
+CommCost ownCollectiveCost(const CostModel& model, uint32_t partialMask, int64_t localResultBytes, uint32_t scatterMask,
+                           const MemoryPolicy* coalesced = nullptr);
 CommCost reshardCost(const CostModel& model, const ReshardPlan& plan);
 // What the objective charges for `c` per run of op `op` whose kernel takes `gemm` seconds per
 // run: its intra-node part beside the kernel (besideGemmCharge) where the op communicatesBeside,
@@ -342,7 +336,38 @@ double chargedComm(const CostModel& model, const Op& op, const MemoryPolicy& pol
 // accumulation count), once for the optimizer.
 double runsPerStep(const Op& op, const MemoryPolicy& policy);
 double ownCollectiveSeconds(const CostModel&, uint32_t, int64_t, bool) = delete;  // a mask, not a flag
-double weightGatherSeconds(const CostModel& model, const Op& param, uint32_t replicaAxes, int64_t localBytes, const MemoryPolicy& policy);
+// A weight's gathers per step (weightGatherRepeats), coalesced (coalescedSeconds) where overlapped.
+CommCost weightGatherCost(const CostModel& model, const Op& param, uint32_t replicaAxes, int64_t localBytes, const MemoryPolicy& policy);
+// Overlapped gradient reductions and weight gathers travel coalesced, in buckets of MemoryPolicy::bucketBytes
+// (80 MB by default; FSDP: a layer's weights) as the step simulator runs them: a collective of
+// fewer bytes is priced at its share of a bucket's time (NCCL's bus bandwidth at the bucket's size,
+// its latency shared), a larger one on its own.
+double coalescedSeconds(const CostModel& model, const OpCollective& o, const MemoryPolicy& policy);
+
+// Overlapped collectives: gradient reductions (an op whose result only the optimizer reads) under
+// MemoryPolicy::overlapGradReduce and weight all-gathers under overlapParamGather run beside the
+// compute of their layer (plan/step_sim.h). The search's objective (and the evaluator's sum)
+// charges each op's overlapped collectives, per channel (intra-node and inter-node links run side
+// by side), the part its `cover` seconds of compute hide at the contention factor
+// (HardwareSpec::overlapSlowdown) and the rest in full, each priced coalesced (coalescedSeconds).
+// Where the communication fits under the compute this is the contention charge alone; where it
+// does not (a 64-way ZeRO-3 group across nodes at one sequence per rank) the objective pays the
+// excess as the simulated step does. Not overlapped: all of it.
+//
+// The cover (overlapCover, per op): the compute of the op's layer (layerUnits; the ops outside
+// layers are one more pool) at the ideal split (each kernel's flops and bytes over all devices),
+// shared among the layer's overlapped collectives by the bytes of their tensors:
+//   weight gathers — ZeRO-1/2: the layer's forward of one round (the gathers after the update run
+//     under the next step's first forward); ZeRO-3: every round's forward and half its backward;
+//   gradient reductions — the layer's backward of each round that reduces: the last under
+//     ZeRO-0/1, every round under ZeRO-2, half of every round's backward under ZeRO-3 (the other
+//     half hides the backward's gathers).
+// Example: a layer whose weights' gathers take 34 ms per round on the inter-node channel beside a
+// 5.3 ms forward is charged 34 - 5.3 + 0.1 x 5.3 ms for them, not 3.4 ms.
+std::vector<double> overlapCover(const Graph& graph, const OpRoles& roles, const CostModel& model, const MemoryPolicy& policy);
+// The charge for overlapped communication `c` (per channel, as CommCost splits it) beside `cover`
+// seconds of compute; `c` in full where `overlapped` is false.
+double overlappedCharge(const CostModel& model, const CommCost& c, double cover, bool overlapped);
 
 // What a parameter op holds per device: a trainable weight itself and a gradient buffer like it
 // (each split over its `replicas` from ZeRO-3 and ZeRO-2 on); optimizer state split over its

@@ -130,6 +130,7 @@ Result<Evaluation> evaluatePlan(const Graph& graph, const Plan& plan, const Cost
     }));
 
     const OpRoles roles = opRoles(graph, policy.attention, policy.crossEntropy, policy.fusion);
+    const std::vector<double> cover = overlapCover(graph, roles, model, policy);
     const std::vector<char> resident = stepResidentWeights(graph, policy);
     const std::vector<char>& onChip = roles.onChip;  // flash attention cores (cost/op_cost.h)
     const std::vector<char>& sourceLike = roles.sourceLike;
@@ -249,11 +250,14 @@ Result<Evaluation> evaluatePlan(const Graph& graph, const Plan& plan, const Cost
         workBytes[k] = roles.workPerElement[k] >= 0 ? workOfElements(resultBytes, op.type.dtype, roles.workPerElement[k])
                                                : (roles.unmaterialized[k] ? 0 : resultBytes) + operandWork;
         // An updated weight is all-gathered back from its 1/r pieces (optimizer-state sharding).
+        // Charged (op_cost.h: overlappedCharge), the timeline's are whole.
         forEachWeightGather(sizes, op, replicaMask(t.result, mesh), resultBytes, policy, [&](const OpCollective& c) {
-            const double seconds = model.collectiveSeconds(c.kind, c.axis, c.bytes) * weightGatherRepeats(policy);
-            ownCollectives[k].push_back({c, seconds});
-            ownSeconds[k] += seconds * weightGatherCharge(model, policy);  // charged (op_cost.h), the timeline's is whole
+            ownCollectives[k].push_back({c, model.collectiveSeconds(c.kind, c.axis, c.bytes) * weightGatherRepeats(policy)});
         });
+        if (!ownCollectives[k].empty()) {
+            const CommCost gathers = weightGatherCost(model, op, replicaMask(t.result, mesh), resultBytes, policy);
+            ownSeconds[k] += overlappedCharge(model, gathers, cover[k], policy.overlapParamGather);
+        }
         if (sourceLike[k]) return {};
         const int64_t z = zeroSplit(op);
         // Mesh axes the op's result, operands or own collectives use (validated above: all known).
@@ -304,11 +308,12 @@ Result<Evaluation> evaluatePlan(const Graph& graph, const Plan& plan, const Cost
         forEachOwnCollective(sizes, partialMask, resultBytes, scatterMask, [&](const OpCollective& c) {
             const double seconds = model.collectiveSeconds(c.kind, c.axis, c.bytes);
             ownCollectives[k].push_back({c, seconds * ownRepeats});
-            own.total += seconds;
-            if (intraNodeAxis(model, c.axis)) own.intra += seconds;
+            const bool coalesced = roles.gradContribution[k] && policy.overlapGradReduce;  // an overlapped gradient's reduction
+            own.add(model, c.axis, coalesced ? coalescedSeconds(model, c, policy) : seconds);
         });
-        const double ownRun = roles.gradContribution[k] ? own.total : chargedComm(model, op, policy, own, kernel[k] / runsPerStep(op, policy));
-        ownSeconds[k] += ownRun * ownRepeats * (roles.gradContribution[k] ? gradReduceCharge(model, policy) : 1.0);
+        ownSeconds[k] += roles.gradContribution[k]
+                             ? overlappedCharge(model, own.times(ownRepeats), cover[k], policy.overlapGradReduce)
+                             : chargedComm(model, op, policy, own, kernel[k] / runsPerStep(op, policy)) * ownRepeats;
         return {};
     }));
     // Summed in op order.

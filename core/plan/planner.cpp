@@ -531,8 +531,9 @@ Result<PlanOutcome> planMeshes(const Graph& graph, const Cluster& cluster, const
         return makeError("plan.dominated", "no plan on " + meshesTried() + " is faster than " + memory_passes::millis(options.search.cutoffSeconds) +
                                                "; the last: " + lastError.message);
     if (!best) return lastError;
-    // Re-ranking: the objective is a sum (overlapped collectives at their contention); the step
-    // shown is simulated. Among the best mesh's plan and the close ones, the fastest simulated wins.
+    // Re-ranking: the objective is a sum (overlapped collectives at their contention and what their
+    // layer's compute cannot hide: cost/op_cost.h overlappedCharge); the step shown is simulated.
+    // Among the best mesh's plan and the close ones, the fastest simulated wins.
     if (!close.empty() && !out.stopped) {
         auto simulated = [&](const MeshPlan& mp) -> std::optional<double> {
             Plan p;

@@ -30,7 +30,8 @@ void PlanProblem::Impl::computeOpState(const Op& op, double opFlops, OpState& s)
     const int64_t own = local(op.id, s.result);
     if (op.kind == OpKind::Parameter) {
         s.memSum = parameterMemory(op, own, replicas(s.result), policy, !resident.empty() && resident[k]).total();
-        s.own = weightGatherSeconds(model(), op, replicaMask(s.result), own, policy) * weightGatherCharge(model(), policy);
+        const CommCost gathers = weightGatherCost(model(), op, replicaMask(s.result), own, policy);
+        s.own = overlappedCharge(model(), gathers, overlapCovers[k], policy.overlapParamGather);
         s.memSumRc = s.memSum;
         return;
     }
@@ -79,9 +80,11 @@ void PlanProblem::Impl::computeOpState(const Op& op, double opFlops, OpState& s)
     // Per step: micro-batch rounds (cost/op_cost.h).
     s.kernel *= kernelRepeats(op, policy, flashRecompute[k]);
     const uint32_t scatterMask = ownScatterMask(s.partialMask, scattersOwnResult(gradToOptimizer[k], policy), spAxis, spScatters[k]);
-    const CommCost oc = ownCollectiveCost(model(), s.partialMask, own, scatterMask);
-    const double ownRun = gradContribution[k] ? oc.total : chargedComm(model(), op, policy, oc, s.kernel / runsPerStep(op, policy));
-    s.own = ownRun * ownCollectiveRepeats(op, gradContribution[k], policy) * (gradContribution[k] ? gradReduceCharge(model(), policy) : 1.0);
+    const CommCost oc = ownCollectiveCost(model(), s.partialMask, own, scatterMask,
+                                          gradContribution[k] && policy.overlapGradReduce ? &policy : nullptr);
+    const double repeats = ownCollectiveRepeats(op, gradContribution[k], policy);
+    s.own = gradContribution[k] ? overlappedCharge(model(), oc.times(repeats), overlapCovers[k], policy.overlapGradReduce)
+                                : chargedComm(model(), op, policy, oc, s.kernel / runsPerStep(op, policy)) * repeats;
 }
 
 Status PlanProblem::Impl::buildStates(const std::vector<std::pair<uint64_t, double>>& measured) {
@@ -120,6 +123,7 @@ Status PlanProblem::Impl::buildStates(const std::vector<std::pair<uint64_t, doub
     };
     std::unordered_map<TensorType, uint32_t, TypeHash> types;  // TensorType::operator== compares dtype and dims
     OpRoles roles = opRoles(graph, policy.attention, policy.crossEntropy, policy.fusion);
+    overlapCovers = overlapCover(graph, roles, model(), policy);
     onChip = std::move(roles.onChip);
     unmaterialized = std::move(roles.unmaterialized);
     workPerElement = std::move(roles.workPerElement);
@@ -395,7 +399,7 @@ std::vector<OpId> PlanProblem::Impl::opTwins(const OpOwners& d, const std::vecto
         for (const std::vector<char>* f : {&sourceLike, &readByBackward, &checkpoint, &rcEligible, &spOps, &spScatters, &onChip, &unmaterialized,
                                            &flashRecompute, &view, &gradToOptimizer, &gradContribution, &resident})
             if (!f->empty() && (*f)[k] != (*f)[r]) return false;
-        return workPerElement[k] == workPerElement[r] && typeId[k] == typeId[r] && rule(k) == rule(r);
+        return workPerElement[k] == workPerElement[r] && overlapCovers[k] == overlapCovers[r] && typeId[k] == typeId[r] && rule(k) == rule(r);
     };
     auto alikeOps = [&](const Op& a, const Op& b) {
         return a.kind == b.kind && a.type == b.type && a.phase == b.phase && a.role == b.role && a.derivedOperand == b.derivedOperand &&

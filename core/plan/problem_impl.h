@@ -105,6 +105,7 @@ struct PlanProblem::Impl {
     std::vector<char> onChip;           // in a flash attention core (cost/op_cost.h)
     std::vector<char> unmaterialized;   // never in HBM: no working set (cost/op_cost.h)
     std::vector<int32_t> workPerElement;  // a kernel's working set per result element (cost/op_cost.h)
+    std::vector<double> overlapCovers;    // compute the op's overlapped collectives hide behind (overlapCover)
     std::vector<char> resident;           // ZeRO-3 weights gathered for the whole step (stepResidentWeights)
     std::vector<char> flashRecompute;   // on chip in the forward: runs again in the backward
     std::vector<char> view;             // an eager view: no kernel (cost/op_cost.h)

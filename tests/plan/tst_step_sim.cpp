@@ -308,6 +308,48 @@ private slots:
         QVERIFY(close(serial.seconds, 4 * a + 34 * kMs));
     }
 
+    // What the objective charges for overlapped communication (cost/op_cost.h overlappedCharge):
+    // per channel, the part the cover hides at the contention factor and the rest in full.
+    void overlappedCommunicationBeyondItsCover() {
+        const CostModel model = modelOf(0.1);
+        const CommCost c{10 * kMs, 6 * kMs};  // 6 ms intra-node, 4 ms inter-node
+        // 5 ms of compute: all 4 ms across nodes hidden (0.4), 5 of the 6 within (1 + 0.5).
+        QVERIFY(close(overlappedCharge(model, c, 5 * kMs, true), 1.9 * kMs));
+        QVERIFY(close(overlappedCharge(model, c, 100 * kMs, true), 1.0 * kMs));  // the contention alone
+        QVERIFY(close(overlappedCharge(model, c, 0.0, true), 10 * kMs));
+        QVERIFY(close(overlappedCharge(model, c, 5 * kMs, false), 10 * kMs));  // not overlapped: in full
+        // Coalesced: a quarter of a bucket costs a quarter of the bucket's collective; a larger one its own.
+        MemoryPolicy p;
+        p.bucketBytes = 64 << 20;
+        const OpCollective quarter{CollectiveKind::AllGather, 0, 16 << 20}, twice{CollectiveKind::AllGather, 0, 128 << 20};
+        QVERIFY(close(coalescedSeconds(model, quarter, p), model.collectiveSeconds(CollectiveKind::AllGather, 0, 64 << 20) / 4));
+        QVERIFY(close(coalescedSeconds(model, twice, p), model.collectiveSeconds(CollectiveKind::AllGather, 0, 128 << 20)));
+        QVERIFY(coalescedSeconds(model, quarter, p) < model.collectiveSeconds(CollectiveKind::AllGather, 0, 16 << 20));
+    }
+
+    // The cover of a layer's weight gathers and gradient reductions (overlapCover): ZeRO-1 the
+    // layer's forward and backward of one round; ZeRO-3 over r rounds each round's forward and half
+    // its backward, and the other half — the layer's compute of every round, once.
+    void overlapCoverSharesTheLayersCompute() {
+        const TwoLayers m;
+        const CostModel model = modelOf(0.1);
+        const OpRoles roles = opRoles(m.g, AttentionKernel::Flash);
+        MemoryPolicy p = zero1(0);
+        const std::vector<double> one = overlapCover(m.g, roles, model, p);
+        const auto k = [](OpId v) { return static_cast<size_t>(v); };
+        QVERIFY(one[k(m.w0)] > 0 && one[k(m.g0)] > 0);
+        QCOMPARE(one[k(m.f0)], 0.0);  // no overlapped collective of its own
+        p.zeroStage = 3;
+        p.accumulation = 2;
+        const std::vector<double> three = overlapCover(m.g, roles, model, p);
+        QVERIFY(close(three[k(m.w0)], 2 * one[k(m.w0)] + one[k(m.g0)]));
+        QVERIFY(close(three[k(m.g0)], one[k(m.g0)]));
+        QVERIFY(close(three[k(m.w1)], 2 * one[k(m.w1)] + one[k(m.g1)]));
+        // Without overlap nothing is hidden.
+        p.overlapGradReduce = p.overlapParamGather = false;
+        for (double v : overlapCover(m.g, roles, model, p)) QCOMPARE(v, 0.0);
+    }
+
     // Accumulation: under ZeRO-1 the reduction runs once, in the last round; the rounds are
     // simulated one after another.
     void reductionInTheLastRoundOnly() {
