@@ -157,9 +157,11 @@ void checkMipResult(const PipeMipResult& r, const QString& what) {
     QVERIFY2(back->actions == r.schedule.actions, qPrintable(what));
     // Replayed, the MIP's schedule takes at most the MIP's makespan (as soon as possible in its
     // order closes any slack a solution cut short by the time limit has), and exactly that when
-    // the MIP proved it optimal.
+    // the MIP's own solution is the proven optimum. (A solution cut short can replay down to the
+    // bound, which proves the result optimal but not the MIP's makespan: seen under a sanitizer
+    // build on a loaded machine, replay 20.5 for a makespan of 22.5.)
     QVERIFY2(r.replay.seconds <= r.mipMakespanSeconds + 1e-9, qPrintable(what));
-    if (r.exactGrid && r.status == PipeMipStatus::Optimal)
+    if (r.exactGrid && r.status == PipeMipStatus::Optimal && r.mipMakespanSeconds <= r.boundSeconds + 1e-9)
         QVERIFY2(close(r.replay.seconds, r.mipMakespanSeconds),
                  qPrintable(what + QString(": replay %1, the MIP's makespan %2").arg(r.replay.seconds).arg(r.mipMakespanSeconds)));
 }
