@@ -338,10 +338,11 @@ double runsPerStep(const Op& op, const MemoryPolicy& policy);
 double ownCollectiveSeconds(const CostModel&, uint32_t, int64_t, bool) = delete;  // a mask, not a flag
 // A weight's gathers per step (weightGatherRepeats), coalesced (coalescedSeconds) where overlapped.
 CommCost weightGatherCost(const CostModel& model, const Op& param, uint32_t replicaAxes, int64_t localBytes, const MemoryPolicy& policy);
-// Overlapped gradient reductions and weight gathers travel coalesced, in buckets of MemoryPolicy::bucketBytes
-// (80 MB by default; FSDP: a layer's weights) as the step simulator runs them: a collective of
+// Overlapped gradient reductions and weight gathers travel coalesced, in buckets of
+// MemoryPolicy::bucketBytes (80 MB by default) as the step simulator runs them: a collective of
 // fewer bytes is priced at its share of a bucket's time (NCCL's bus bandwidth at the bucket's size,
-// its latency shared), a larger one on its own.
+// its latency shared), a larger one on its own. (FSDP gathers a layer's weights at once, often more
+// than a bucket: priced at the bucket's rate, a little dearer than the simulator's.)
 double coalescedSeconds(const CostModel& model, const OpCollective& o, const MemoryPolicy& policy);
 
 // Overlapped collectives: gradient reductions (an op whose result only the optimizer reads) under
