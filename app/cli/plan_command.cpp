@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -13,6 +14,7 @@
 
 #include "cli_common.h"
 #include "commands.h"
+#include "io/atomic_file.h"
 #include "plan_report.h"
 #include "plan/plan_json.h"
 #include "plan/planner.h"
@@ -100,7 +102,36 @@ Result<PlanRequest> requestFromArgs(const ParsedArgs& args) {
     if (auto v = args.value("--schedule")) {
         auto kind = parsePlannedScheduleKind(*v);
         if (!kind) return makeError("cli.usage", "--schedule: " + kind.error().message);
+        if (*kind == PipeScheduleKind::Custom && !args.value("--schedule-csv"))
+            return makeError("cli.usage", "--schedule custom reads its actions from --schedule-csv FILE");
         r.pipeline.schedule = *kind;
+    }
+    if (auto v = args.value("--schedule-time-limit")) {
+        if (r.pipeline.schedule != PipeScheduleKind::Mip) return makeError("cli.usage", "--schedule-time-limit is for --schedule mip");
+        char* end = nullptr;
+        const double seconds = std::strtod(v->c_str(), &end);
+        if (end == v->c_str() || *end != '\0' || !(seconds > 0) || seconds > 86400)
+            return makeError("cli.usage", "--schedule-time-limit: '" + *v + "' is not a number of seconds from 0 to 86400");
+        r.pipeline.optimiserSeconds = seconds;
+    }
+    if (args.value("--placement") && !args.value("--schedule-csv")) return makeError("cli.usage", "--placement is for --schedule-csv FILE");
+    if (auto file = args.value("--schedule-csv")) {
+        if (args.value("--schedule") && r.pipeline.schedule != PipeScheduleKind::Custom)
+            return makeError("cli.usage", "--schedule-csv runs the file's schedule: leave out --schedule (or give custom)");
+        if (r.pipeline.stages < 2) return makeError("cli.usage", "--schedule-csv needs --pp P > 1");
+        if (r.pipeline.chunksPerRank == PipelineSettings::kSearchedChunks) return makeError("cli.usage", "--schedule-csv needs --vp V, not auto");
+        auto placement = parsePipePlacement(args.value("--placement").value_or("looped"));
+        if (!placement) return placement.error().withContext("--placement");
+        if (*placement == PipePlacement::Bidirectional)
+            return makeError("cli.usage", "--placement bidirectional: DualPipe's two copies of the parameters are replayed by cfp schedule only");
+        auto text = readFileLimited(*file, 64 << 20);
+        if (!text) return text.error();
+        auto read = scheduleFromCsv(*text, r.pipeline.stages, r.pipeline.chunksPerRank, *placement);
+        if (!read) return read.error().withContext(*file);
+        r.pipeline.schedule = PipeScheduleKind::Custom;
+        r.pipeline.placement = *placement;
+        r.pipeline.actions = std::move(read->actions);
+        r.pipeline.scheduleOrigin = "read from " + std::filesystem::path(*file).filename().string();
     }
     if (auto v = args.value("--pp-split")) {
         // "9,3": layers per chunk, in model order.
@@ -127,7 +158,8 @@ int cmdPlan(const std::vector<std::string>& argv) {
     OptionSpec spec = modelOptionSpec();
     spec.valued.insert({"--hardware", "--nodes", "--mesh", "--pin", "--memory-limit", "--memory-reserve", "--accumulation", "--attention", "--cross-entropy", "--fusion", "--zero", "--config", "--recompute",
                         "--optimizer-sharding", "--overlap", "--bucket-mb", "--sequence-parallel", "-o", "--output",
-                        "--db", "--db-fingerprint", "--threads", "--pp", "--vp", "--schedule", "--pp-split"});
+                        "--db", "--db-fingerprint", "--threads", "--pp", "--vp", "--schedule", "--pp-split", "--schedule-csv",
+                        "--schedule-time-limit", "--placement"});
     spec.flags.insert({"--json", "--no-baselines", "--quiet", "--check-blocks"});
     auto args = cli::parseArgs(argv, spec);
     if (!args) return fail(args.error());
@@ -191,7 +223,14 @@ int cmdPlan(const std::vector<std::string>& argv) {
                      "  --vp V|auto        model chunks per pipeline rank (interleaved 1F1B; default 1); auto: 1\n"
                      "                     and every V with pp x V dividing the layers, the fastest kept\n"
                      "  --schedule S       1f1b (default), interleaved (with --vp > 1), gpipe, zb-h1, zb-h2,\n"
-                     "                     zb-v or dualpipe-v (with --vp 2: two chunks per rank in a V)\n"
+                     "                     zb-v or dualpipe-v (with --vp 2: two chunks per rank in a V), or mip:\n"
+                     "                     the plan searched with 1f1b (interleaved with --vp > 1), then its\n"
+                     "                     schedule optimised by CBC at its stages' times, as many micro-batches\n"
+                     "                     in flight per rank as fit (cfp schedule --schedule mip)\n"
+                     "  --schedule-time-limit S  mip: seconds for the schedule optimiser (default 20)\n"
+                     "  --schedule-csv FILE run the pipeline schedule of FILE (PyTorch action strings, one line\n"
+                     "                     per rank: 0F0,0I0,0W0,...; its micro-batches are the rounds)\n"
+                     "  --placement L      --schedule-csv: looped (default: stage s on rank s mod P) or v\n"
                      "  --pp-split L,L,... layers per chunk in model order (default: searched: the even cut and\n"
                      "                     first and last stages with other counts, the fastest that fits)\n"
                      "  --config C         also price the configuration you run today (keys as cfp estimate:\n"

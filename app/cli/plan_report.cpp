@@ -70,7 +70,9 @@ Json planSummaryJson(const PlanOutcome& o, const Graph& graph) {
         j["pipeline"] = {{"stages", pl.stages}, {"chunks_per_rank", pl.chunksPerRank}, {"schedule", std::string(pipeScheduleName(pl.schedule))},
                          {"micro_batches", pl.microBatches}, {"bubble_seconds", pl.bubbleSeconds}, {"transfer_seconds", pl.transferSeconds},
                          {"transfer_bytes", pl.transferBytes}, {"slowest_rank", pl.slowestRank}, {"fullest_rank", pl.fullestRank},
-                         {"ranks", ranks}, {"chunks", chunks}};
+                         {"ranks", ranks}, {"chunks", chunks}, {"placement", std::string(pipePlacementName(pl.placement))}};
+        if (!pl.scheduleOrigin.empty()) j["pipeline"]["schedule_origin"] = pl.scheduleOrigin;
+        if (auto schedule = pipelineSchedule(pl)) j["pipeline"]["actions_csv"] = schedule->toCsv();
         j["devices"] = p.mesh.deviceCount() * pl.stages;
     }
     j["memory_breakdown_bytes"] = {{"weights", p.memory.weights},
@@ -168,6 +170,7 @@ void printPlan(const PlanOutcome& o, const Graph& graph) {
                   << ms(c.inputGradSeconds + c.weightGradSeconds) << "; transfer " << cli::humanBytes(static_cast<double>(pl.transferBytes)) << " in "
                   << ms(pl.transferSeconds) << "; slowest rank " << pl.slowestRank << " (tail " << ms(pl.ranks[static_cast<size_t>(pl.slowestRank)].tailSeconds)
                   << "), fullest rank " << pl.fullestRank << "\n";
+        if (!pl.scheduleOrigin.empty()) std::cout << "  pipe schedule    " << pipeScheduleName(pl.schedule) << ": " << pl.scheduleOrigin << "\n";
     }
     std::cout << "  search objective " << ms(p.predictedStepSeconds) << (p.pipeline ? " for every layer on one stage's devices" : "") << " (compute " << ms(p.step.computeSeconds) << ", collectives "
               << ms(p.step.collectiveSeconds) << ", resharding " << ms(p.step.reshardSeconds) << "; overlapped collectives at their contention and what their layer's compute cannot hide)"

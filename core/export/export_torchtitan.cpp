@@ -9,6 +9,7 @@
 
 #include "export/export_internal.h"
 #include "plan/pipeline.h"
+#include "plan/pipeline_plan.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -27,9 +28,17 @@ constexpr std::string_view kTorchtitanCommit = "238fa9953e4aec2a62582121564273d7
 Error unsupported(const std::string& why) { return makeError("export.unsupported", why); }
 
 // The schedules PyTorch has no class for that a torchtitan job runs from a CSV of their actions
-// (exportScheduleCsv): generated again from the plan.
+// (exportScheduleCsv): zb-h1 and zb-h2 generated again from the plan, custom and mip the plan's
+// own actions (pipelineSchedule).
 bool runsFromCsv(const Plan& plan) {
-    return plan.pipeline && (plan.pipeline->schedule == PipeScheduleKind::ZeroBubbleH1 || plan.pipeline->schedule == PipeScheduleKind::ZeroBubbleH2);
+    if (!plan.pipeline) return false;
+    switch (plan.pipeline->schedule) {
+        case PipeScheduleKind::ZeroBubbleH1:
+        case PipeScheduleKind::ZeroBubbleH2:
+        case PipeScheduleKind::Custom:
+        case PipeScheduleKind::Mip: return true;
+        default: return false;
+    }
 }
 
 // A TOML basic string: JSON's escapes are TOML's (quotes, backslashes, control characters as
@@ -388,7 +397,7 @@ namespace cfp {
 Result<std::optional<std::string>> exportScheduleCsv(const Plan& plan) {
     if (!exporting::runsFromCsv(plan)) return std::optional<std::string>{};
     const PipelinePlan& pl = *plan.pipeline;
-    auto schedule = makeSchedule(pl.schedule, pl.stages, pl.chunksPerRank, pl.microBatches);
+    auto schedule = pipelineSchedule(pl);
     if (!schedule) return schedule.error().withContext("plan pipeline");
     return std::optional<std::string>{schedule->toCsv()};
 }

@@ -70,20 +70,20 @@ bool plannerPricesSchedule(PipeScheduleKind k) {
         case PipeScheduleKind::ZeroBubbleH1:
         case PipeScheduleKind::ZeroBubbleH2:
         case PipeScheduleKind::ZeroBubbleV:
-        case PipeScheduleKind::DualPipeV: return true;
-        case PipeScheduleKind::DualPipe:
+        case PipeScheduleKind::DualPipeV:
         case PipeScheduleKind::Custom:
-        case PipeScheduleKind::Mip: return false;
+        case PipeScheduleKind::Mip: return true;
+        case PipeScheduleKind::DualPipe: return false;
     }
     return false;
 }
 
 Result<PipeScheduleKind> parsePlannedScheduleKind(std::string_view name) {
-    auto kind = parsePipeScheduleKind(name);
+    auto kind = name == "custom" ? Result<PipeScheduleKind>(PipeScheduleKind::Custom) : parsePipeScheduleKind(name);
     if (!kind) return kind.error();
     if (!plannerPricesSchedule(*kind))
-        return makeError("schedule.unsupported", "the planner prices gpipe, 1f1b, interleaved, zb-h1, zb-h2, zb-v and dualpipe-v; " +
-                                                     std::string(name) + " is replayed only by cfp schedule");
+        return makeError("schedule.unsupported", "the planner prices gpipe, 1f1b, interleaved, zb-h1, zb-h2, zb-v, dualpipe-v, mip and custom "
+                                                 "(a CSV); " + std::string(name) + " is replayed only by cfp schedule");
     return kind;
 }
 

@@ -131,11 +131,12 @@ Result<PipeScheduleKind> parsePipeScheduleKind(std::string_view name);
 // Whether the planner (plan/pipeline_plan.h) prices schedules of `kind`: those that hold one copy
 // of the parameters, each chunk on the rank the schedule places it (gpipe, 1f1b, interleaved,
 // zb-h1, zb-h2 looped; zb-v and dualpipe-v in a V, two chunks per rank, the first and the last on
-// rank 0; a dualpipe-v pair priced F + B, as PipeOverlap::Serial). dualpipe — DualPipe's second
-// copy of the parameters — is replayed by `cfp schedule` only, as is mip.
+// rank 0; a dualpipe-v pair priced F + B, as PipeOverlap::Serial), and custom and mip schedules of
+// those placements, given their actions (a CSV; the schedule optimiser run on the plan's stage
+// times). dualpipe — DualPipe's second copy of the parameters — is replayed by `cfp schedule` only.
 bool plannerPricesSchedule(PipeScheduleKind k);
-// parsePipeScheduleKind for the planner's inputs. Errors: schedule.unknown, schedule.unsupported
-// (a schedule only `cfp schedule` replays, saying so in one line).
+// parsePipeScheduleKind for the planner's inputs, "custom" too. Errors: schedule.unknown,
+// schedule.unsupported (a schedule only `cfp schedule` replays, saying so in one line).
 Result<PipeScheduleKind> parsePlannedScheduleKind(std::string_view name);
 
 enum class PipePlacement : uint8_t { Looped, VShape, Bidirectional };

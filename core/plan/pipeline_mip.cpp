@@ -651,9 +651,14 @@ Result<PipeMipResult> optimizePipeSchedule(const PipeMipRequest& req, const Pipe
     }
     const double weight = req.memoryWeightSeconds;
     auto objective = [&](const PipeReplay& r) { return r.seconds + weight * peakOf(r); };
+    // The best objective; of equal ones (within rounding) the one that holds the fewest stages.
     const Candidate* warm = nullptr;
-    for (const Candidate& c : candidates)
-        if (c.peak <= limit && (!warm || objective(c.replay) < objective(warm->replay))) warm = &c;
+    for (const Candidate& c : candidates) {
+        if (c.peak > limit) continue;
+        const double a = objective(c.replay), b = warm ? objective(warm->replay) : 0.0;
+        const double eps = 1e-9 * std::max(1.0, std::abs(b));
+        if (!warm || a < b - eps || (a <= b + eps && c.peak < warm->peak)) warm = &c;
+    }
     if (!warm) return makeError("schedule.internal", "no warm start keeps to the memory limit");
     result.warmStart = warm->name;
     result.warmStartSeconds = warm->replay.seconds;

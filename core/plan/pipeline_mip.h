@@ -50,7 +50,8 @@
 // zb-h2, zb-h1, 1f1b, gpipe; looped with more: interleaved; v: zb-v, dualpipe-v; bidirectional:
 // dualpipe), its full backwards split into I then W and its overlapped pairs into F, I, W, and a
 // greedy list schedule that admits a micro-batch only when every rank can reserve room for all of
-// its stages there; the fastest that keeps to the limit. The default limit is DualPipeV's peak
+// its stages there; the fastest that keeps to the limit (of equally fast ones, the one that holds
+// the fewest stage activations). The default limit is DualPipeV's peak
 // (v), DualPipe's (bidirectional), otherwise the fastest generated schedule's.
 //
 // Lower bound: over ranks, the earliest start of any of its actions plus all its work (F = I = W:

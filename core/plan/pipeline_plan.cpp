@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdio>
 #include <map>
 
 #include "cost/op_cost.h"
@@ -19,6 +20,34 @@ Error splitError(const std::string& message) { return makeError("pipeline.split"
 Status checkPriced(PipeScheduleKind kind) {
     if (plannerPricesSchedule(kind)) return {};
     return parsePlannedScheduleKind(pipeScheduleName(kind)).error().withContext("--config");
+}
+
+// The schedule of a pipeline of `pp` ranks, `v` chunks each and `m` micro-batches: `actions`
+// (custom, mip) checked as a schedule of that shape, or the kind's generated.
+Result<PipeSchedule> scheduleFor(PipeScheduleKind kind, PipePlacement placement, const std::vector<std::vector<PipeAction>>& actions, int32_t pp,
+                                 int32_t v, int32_t m) {
+    CFP_TRY(checkPriced(kind));
+    if (actions.empty()) {
+        if (kind == PipeScheduleKind::Custom || kind == PipeScheduleKind::Mip)
+            return makeError("schedule.shape", "a " + std::string(pipeScheduleName(kind)) + " schedule needs its actions", "--schedule");
+        return makeSchedule(kind, pp, v, m);
+    }
+    if (placement == PipePlacement::Bidirectional)
+        return makeError("schedule.unsupported", "a bidirectional schedule holds two copies of the parameters (DualPipe's): cfp schedule replays it",
+                         "--schedule");
+    PipeSchedule given;
+    given.ranks = pp;
+    given.chunks = v;
+    given.actions = actions;
+    auto checked = scheduleFromCsv(given.toCsv(), pp, v, placement);
+    if (!checked) return checked.error();
+    if (checked->microBatches != m)
+        return makeError("schedule.shape",
+                         "the schedule runs " + std::to_string(checked->microBatches) + " micro-batches; the plan's step runs " + std::to_string(m) +
+                             " (its gradient-accumulation rounds)",
+                         "--schedule");
+    checked->kind = kind;
+    return checked;
 }
 
 }  // namespace
@@ -89,15 +118,25 @@ Status applyPipeline(const Graph& graph, Plan& plan, const Evaluation& ev, const
 
     // The schedule (its placement: the rank of every chunk).
     const int32_t microBatches = static_cast<int32_t>(std::max<int64_t>(1, plan.policy.accumulation));
-    auto schedule = makeSchedule(settings.schedule, pp, v, microBatches);
+    auto schedule = scheduleFor(settings.schedule, settings.placement, settings.actions, pp, v, microBatches);
     if (!schedule) return schedule.error().withContext("--config");
     auto rankOf = [&](int32_t c) { return schedule->rankOf(c); };
 
-    // Backward ops whose results reach only weight gradients (W), in reverse op order.
+    // The weight-gradient work (W): backward ops whose results reach only weight gradients and the
+    // optimizer, in reverse op order — but never a gradient that flows to an activation (an
+    // operand of its forward op that is not a parameter: the input-gradient chain, I), even where
+    // it ends in a weight's gradient only (the first layer's input gradient ends in the
+    // embedding's). Graphs without that provenance (derivedFrom) by the reach alone.
+    auto activationGradient = [&](const Op& op) {
+        if (op.derivedFrom == kNoOp || op.derivedOperand < 0) return false;
+        const Op& forward = graph.op(op.derivedFrom);
+        const auto k = static_cast<size_t>(op.derivedOperand);
+        return k < forward.operands.size() && graph.op(forward.operands[k]).kind != OpKind::Parameter;
+    };
     std::vector<char> weightOnly(n, 0), hasConsumer(n, 0), blocked(n, 0);
     for (size_t i = n; i-- > 0;) {
         const Op& op = graph.ops()[i];
-        weightOnly[i] = op.phase == Phase::Backward && hasConsumer[i] && !blocked[i];
+        weightOnly[i] = op.phase == Phase::Backward && hasConsumer[i] && !blocked[i] && !activationGradient(op);
         for (OpId o : op.operands) {
             hasConsumer[static_cast<size_t>(o)] = 1;
             if (op.phase != Phase::Optimizer && !weightOnly[i]) blocked[static_cast<size_t>(o)] = 1;
@@ -108,6 +147,9 @@ Status applyPipeline(const Graph& graph, Plan& plan, const Evaluation& ev, const
     out.stages = pp;
     out.chunksPerRank = v;
     out.schedule = settings.schedule;
+    out.placement = schedule->placement;
+    out.actions = settings.actions;
+    out.scheduleOrigin = settings.scheduleOrigin;
     out.microBatches = microBatches;
     out.chunks.assign(static_cast<size_t>(chunks), PipelineChunk{});
     for (int32_t c = 0, first = 0; c < chunks; first += split[static_cast<size_t>(c)], ++c) {
@@ -283,11 +325,18 @@ std::string splitText(const PipelinePlan& pl) {
     return out;
 }
 
-int32_t chunkRank(const PipelinePlan& pl, int32_t chunk) { return pipeRankOf(pipeSchedulePlacement(pl.schedule), pl.stages, chunk); }
+namespace {
+
+// A generated schedule's placement is its kind's; stored actions carry theirs.
+PipePlacement placementOf(const PipelinePlan& pl) { return pl.actions.empty() ? pipeSchedulePlacement(pl.schedule) : pl.placement; }
+
+}  // namespace
+
+int32_t chunkRank(const PipelinePlan& pl, int32_t chunk) { return pipeRankOf(placementOf(pl), pl.stages, chunk); }
 
 std::vector<std::vector<int32_t>> unevenSplits(const PipelinePlan& even, int32_t keep) {
     const auto p = static_cast<int32_t>(even.chunks.size());
-    const PipePlacement placement = pipeSchedulePlacement(even.schedule);
+    const PipePlacement placement = placementOf(even);
     if (!(even.chunksPerRank == 1 || (placement == PipePlacement::VShape && even.chunksPerRank == 2)) || p < 2 || keep <= 0) return {};
     const int32_t ranks = even.stages;
     const int32_t per = even.chunks.front().layers, layers = per * p;
@@ -334,14 +383,80 @@ std::vector<std::vector<int32_t>> unevenSplits(const PipelinePlan& even, int32_t
     return out;
 }
 
-Result<PipeReplay> replayPipeline(const PipelinePlan& pl) {
-    if (auto priced = checkPriced(pl.schedule); !priced) return priced.error();
-    auto schedule = makeSchedule(pl.schedule, pl.stages, pl.chunksPerRank, pl.microBatches);
-    if (!schedule) return schedule.error();
+Result<PipeSchedule> pipelineSchedule(const PipelinePlan& pl) {
+    return scheduleFor(pl.schedule, pl.placement, pl.actions, pl.stages, pl.chunksPerRank, pl.microBatches);
+}
+
+namespace {
+
+std::vector<StageTimes> chunkTimes(const PipelinePlan& pl) {
     std::vector<StageTimes> times;
     for (const PipelineChunk& c : pl.chunks)
         times.push_back({c.forwardSeconds, c.inputGradSeconds, c.weightGradSeconds, static_cast<double>(c.activationBytes)});
-    return replaySchedule(*schedule, times, pl.transferSeconds);
+    return times;
+}
+
+}  // namespace
+
+Result<PipeReplay> replayPipeline(const PipelinePlan& pl) {
+    auto schedule = pipelineSchedule(pl);
+    if (!schedule) return schedule.error();
+    return replaySchedule(*schedule, chunkTimes(pl), pl.transferSeconds);
+}
+
+Result<PipelineReschedule> reschedulePipeline(const Graph& graph, Plan& plan, const Evaluation& ev, const CostModel& model,
+                                             const PipelineSettings& settings, int64_t limit, const PipeMipOptions& options) {
+    if (!plan.pipeline) return makeError("schedule.shape", "the plan has no pipeline to schedule", "--schedule");
+    const PipelinePlan& pl = *plan.pipeline;
+    auto generated = replayPipeline(pl);
+    if (!generated) return generated.error();
+    PipeMipRequest request;
+    request.placement = placementOf(pl);
+    request.ranks = pl.stages;
+    request.chunks = pl.chunksPerRank;
+    request.microBatches = pl.microBatches;
+    request.times = chunkTimes(pl);
+    request.transferSeconds = pl.transferSeconds;
+    // As many stage activations in flight on every rank as fit beside what the rank holds
+    // throughout (its parameters, gradients, optimizer state and working set), each its largest
+    // chunk's; no fewer than the placement needs, no more than the step has.
+    int32_t allowed = pl.microBatches * pl.chunksPerRank;
+    for (int32_t r = 0; r < pl.stages; ++r) {
+        const MemoryBreakdown& m = pl.ranks[static_cast<size_t>(r)].memory;
+        int64_t largest = 1;
+        for (int32_t c = 0; c < static_cast<int32_t>(pl.chunks.size()); ++c)
+            if (chunkRank(pl, c) == r) largest = std::max(largest, pl.chunks[static_cast<size_t>(c)].activationBytes);
+        const int64_t room = limit - (m.total() - m.activations);
+        allowed = static_cast<int32_t>(std::min<int64_t>(allowed, std::max<int64_t>(0, room / largest)));
+    }
+    request.memoryLimit = std::max(allowed, minimumPipeMemoryLimit(request.placement, pl.stages, pl.chunksPerRank));
+    for (const StageTimes& t : request.times)
+        if (!(t.forward > 0 && t.inputGrad > 0 && t.weightGrad > 0))
+            return makeError("schedule.shape", "a chunk of the pipeline has no forward, input-gradient or weight-gradient work to schedule", "--schedule");
+    PipelineReschedule out;
+    out.generated = pl.schedule;
+    out.generatedSeconds = pl.seconds;
+    auto mip = optimizePipeSchedule(request, options);
+    if (!mip) return mip.error().withContext("--schedule mip");
+    out.mip = std::move(*mip);
+    PipelineSettings applied = settings;
+    applied.schedule = PipeScheduleKind::Mip;
+    applied.placement = request.placement;
+    applied.actions = out.mip.schedule.actions;
+    applied.chunkLayers = chunkLayers(pl);
+    char origin[240];
+    std::snprintf(origin, sizeof origin,
+                  "schedule optimiser (CBC, %s after %.1f s; warm start %s; at most %d stage activations per rank, what fits; %.1f%% above its "
+                  "bound)",
+                  pipeMipStatusName(out.mip.status), out.mip.solveSeconds, out.mip.warmStart.c_str(), out.mip.memoryLimit, 100 * out.mip.gap());
+    applied.scheduleOrigin = origin;
+    Plan candidate = plan;
+    if (auto ok = applyPipeline(graph, candidate, ev, model, applied); !ok) return ok.error();
+    // Kept where it fits and is no slower than the generated schedule (a limit below what that
+    // one holds on its fullest rank can make it slower).
+    out.kept = candidate.memory.total() <= limit && candidate.pipeline->seconds <= pl.seconds;
+    if (out.kept) plan = std::move(candidate);
+    return out;
 }
 
 std::vector<TimelineEvent> pipelineTimeline(const PipelinePlan& pl, const PipeReplay& replay) {

@@ -29,6 +29,7 @@
 #include "cost/cost_model.h"
 #include "ir/graph.h"
 #include "plan/pipeline.h"
+#include "plan/pipeline_mip.h"
 #include "plan/plan.h"  // PipelinePlan
 
 namespace cfp {
@@ -49,8 +50,20 @@ struct PipelineSettings {
     // chunks). runPipelinedPlan tries first and last stages with fewer or more layers than the
     // others (unevenSplits), as Megatron-LM's --decoder-first/last-pipeline-num-layers run them.
     std::vector<int32_t> chunkLayers;
+    // custom: the schedule's actions per rank (a CSV: scheduleFromCsv) and their placement (looped
+    // or v); mip: filled by reschedulePipeline. Empty for the generated kinds.
+    std::vector<std::vector<PipeAction>> actions;
+    PipePlacement placement = PipePlacement::Looped;
+    std::string scheduleOrigin;  // PipelinePlan::scheduleOrigin
+    // mip: the schedule optimiser's time limit (PipeMipOptions::timeLimitSeconds).
+    double optimiserSeconds = 20;
     bool operator==(const PipelineSettings&) const = default;
 };
+
+// The schedule a pipeline runs: its stored actions (custom, mip) or its kind's generated again.
+// Errors: makeSchedule's; schedule.csv where stored actions are not a schedule of the pipeline's
+// shape (scheduleFromCsv's checks).
+Result<PipeSchedule> pipelineSchedule(const PipelinePlan& pipeline);
 
 // A split (layers per chunk) that `chunks` chunks of `layers` layers can run: one count per chunk,
 // each at least 1, summing to the layers; pipeline.split otherwise.
@@ -79,9 +92,31 @@ std::vector<std::vector<int32_t>> unevenSplits(const PipelinePlan& even, int32_t
 // simulated step (seconds the pipeline's; compute, communication and contention of the slowest
 // rank over every round) and the memory of the fullest rank. Errors: pipeline.split (layers do not
 // divide into the chunks; no layers), schedule.* (the schedule's own, e.g. interleaved with rounds
-// not a multiple of pp; schedule.unsupported for zb-v, dualpipe-v and dualpipe, whose V or
-// bidirectional placement this cut does not price: plannerPricesSchedule); the plan is unchanged then.
+// not a multiple of pp; schedule.unsupported for dualpipe, whose bidirectional placement this cut
+// does not price: plannerPricesSchedule; schedule.csv and schedule.shape for custom and mip actions
+// that are not a schedule of this pipeline); the plan is unchanged then. A custom or mip schedule
+// runs settings.actions in settings.placement.
 Status applyPipeline(const Graph& graph, Plan& plan, const Evaluation& ev, const CostModel& model, const PipelineSettings& settings);
+
+// What reschedulePipeline found, for the report.
+struct PipelineReschedule {
+    PipeMipResult mip;             // the optimiser's answer (its replay in the chunks' times)
+    PipeScheduleKind generated{};  // the schedule the plan was searched with
+    double generatedSeconds = 0;   // that plan's step
+    bool kept = false;             // the optimiser's schedule replaced it (false: it needed more than the limit)
+};
+
+// The schedule of `plan`'s pipeline (applied by applyPipeline with a generated schedule, the
+// plan's `ev` and `model`) searched again by the schedule optimiser (plan/pipeline_mip.h): its
+// chunks' forward, input-gradient and weight-gradient times and the transfer, and on every rank as
+// many stage activations in flight as fit in `limit` beside what the rank holds throughout (each
+// its largest chunk's), warm-started from the generated schedules of the placement. The answer is
+// applied as a schedule of kind mip with the same split where its fullest rank fits in `limit`
+// and its step is no slower than the generated schedule's (plan unchanged otherwise: kept false).
+// Errors: the optimiser's (schedule.no_mip_solver without CBC, schedule.too_large, schedule.shape
+// for a chunk without weight-gradient work).
+Result<PipelineReschedule> reschedulePipeline(const Graph& graph, Plan& plan, const Evaluation& ev, const CostModel& model,
+                                             const PipelineSettings& settings, int64_t limit, const PipeMipOptions& options);
 
 // The pipeline's schedule replayed again from its chunks' times (for charts and the trace).
 Result<PipeReplay> replayPipeline(const PipelinePlan& pipeline);

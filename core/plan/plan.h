@@ -117,6 +117,12 @@ struct PipelinePlan {
     int32_t stages = 1;        // pp
     int32_t chunksPerRank = 1; // v
     PipeScheduleKind schedule = PipeScheduleKind::OneFOneB;
+    // custom (read from a CSV) and mip (found by the schedule optimiser): the actions of every rank,
+    // in order, and the placement of the chunks; the generated kinds leave them empty and the
+    // placement theirs (their actions are made again: pipelineSchedule).
+    PipePlacement placement = PipePlacement::Looped;
+    std::vector<std::vector<PipeAction>> actions;
+    std::string scheduleOrigin;     // how a custom or mip schedule was found, one line; empty otherwise
     int32_t microBatches = 1;
     double transferSeconds = 0;     // one activation (or gradient) between neighbouring stages
     int64_t transferBytes = 0;

@@ -566,7 +566,11 @@ Status PlanReader::readHardware(const Json& j) {
 
 Status PlanReader::readPipeline(const Json& j) {
     const std::string ptr = "/pipeline";
-    CFP_TRY(expectObject(j, ptr,
+    // placement, actions, schedule_origin: optional (plans before custom and mip schedules).
+    Json required = j;
+    if (required.is_object())
+        for (const char* key : {"placement", "actions", "schedule_origin"}) required.erase(key);
+    CFP_TRY(expectObject(required, ptr,
                          {"stages", "chunks_per_rank", "schedule", "micro_batches", "seconds", "bubble_seconds", "transfer_seconds",
                           "transfer_bytes", "slowest_rank", "fullest_rank", "chunks", "ranks"}));
     PipelinePlan pl;
@@ -578,6 +582,28 @@ Status PlanReader::readPipeline(const Json& j) {
     if (!kind) return formatError(kind.error().message, ptr + "/schedule");
     pl.schedule = *kind;
     CFP_PLAN_ASSIGN(pl.microBatches, int32Field(j, ptr, "micro_batches", 1));
+    // Optional (plans before custom and mip schedules): the generated kind's placement, no actions.
+    pl.placement = pipeSchedulePlacement(pl.schedule);
+    if (j.contains("placement")) {
+        std::string placement;
+        CFP_PLAN_ASSIGN(placement, stringField(j, ptr, "placement"));
+        auto parsed = parsePipePlacement(placement);
+        if (!parsed) return formatError(parsed.error().message, ptr + "/placement");
+        pl.placement = *parsed;
+    }
+    if (j.contains("schedule_origin")) CFP_PLAN_ASSIGN(pl.scheduleOrigin, stringField(j, ptr, "schedule_origin"));
+    if (j.contains("actions")) {
+        std::string csv;
+        CFP_PLAN_ASSIGN(csv, stringField(j, ptr, "actions"));
+        auto read = scheduleFromCsv(csv, pl.stages, pl.chunksPerRank, pl.placement);
+        if (!read) return formatError(read.error().message + (read.error().where.empty() ? "" : " (" + read.error().where + ")"), ptr + "/actions");
+        if (read->microBatches != pl.microBatches)
+            return formatError("the actions run " + std::to_string(read->microBatches) + " micro-batches; micro_batches is " + std::to_string(pl.microBatches),
+                               ptr + "/actions");
+        pl.actions = std::move(read->actions);
+    }
+    if ((pl.schedule == PipeScheduleKind::Custom || pl.schedule == PipeScheduleKind::Mip) && pl.actions.empty())
+        return formatError("a " + schedule + " schedule needs its actions", ptr + "/actions");
     CFP_PLAN_ASSIGN(pl.seconds, doubleField(j, ptr, "seconds"));
     CFP_PLAN_ASSIGN(pl.bubbleSeconds, doubleField(j, ptr, "bubble_seconds"));
     CFP_PLAN_ASSIGN(pl.transferSeconds, doubleField(j, ptr, "transfer_seconds"));
@@ -948,6 +974,13 @@ OJson headerJson(const Plan& plan, const Graph& graph) {
         pj["stages"] = pl.stages;
         pj["chunks_per_rank"] = pl.chunksPerRank;
         pj["schedule"] = std::string(pipeScheduleName(pl.schedule));
+        pj["placement"] = std::string(pipePlacementName(pl.placement));
+        if (!pl.actions.empty()) {
+            PipeSchedule actions;
+            actions.actions = pl.actions;
+            pj["actions"] = actions.toCsv();
+        }
+        if (!pl.scheduleOrigin.empty()) pj["schedule_origin"] = pl.scheduleOrigin;
         pj["micro_batches"] = pl.microBatches;
         pj["seconds"] = number(pl.seconds);
         pj["bubble_seconds"] = number(pl.bubbleSeconds);

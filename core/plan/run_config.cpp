@@ -60,6 +60,13 @@ Result<RunConfig> RunConfig::parse(std::string_view text) {
             if (!kind && kind.error().code == "schedule.unsupported")
                 return makeError(kind.error().code, "schedule=" + std::string(v) + ": " + kind.error().message, "--config");
             if (!kind) return syntax("schedule=" + std::string(v) + ": expected 1f1b, interleaved, gpipe, zb-h1, zb-h2, zb-v or dualpipe-v");
+            // A configuration runs a schedule a framework generates; the optimiser's and a CSV's
+            // are cfp plan's (--schedule mip, --schedule-csv).
+            if (*kind == PipeScheduleKind::Mip || *kind == PipeScheduleKind::Custom)
+                return makeError("schedule.unsupported",
+                                 "schedule=" + std::string(v) + ": a configuration runs a generated schedule; cfp plan --pp P --schedule mip "
+                                 "optimises one and --schedule-csv FILE reads one",
+                                 "--config");
             c.schedule = *kind;
         } else if (key == "zero") {
             auto n = positive(key, v, 0);

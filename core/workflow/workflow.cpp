@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <functional>
 #include <map>
 
@@ -233,19 +234,42 @@ Result<PlanRun> runPipelinedPlan(const PlanRequest& request, const std::shared_p
     if (!all) return all.error();
     // The schedule's shape (zb-v and dualpipe-v: two chunks per rank), then the counts it runs
     // (interleaved: multiples of P; dualpipe-v: at least 2P), at least P where the batch allows.
+    // mip: the plan is searched with Megatron-LM's schedule for the chunks, then its schedule
+    // optimised (reschedulePipeline, below). custom: the CSV's micro-batches are the rounds.
     const int32_t v = std::max<int32_t>(1, settings.chunksPerRank);
-    if (auto shape = makeSchedule(settings.schedule, static_cast<int32_t>(pp), v, static_cast<int32_t>(4 * pp)); !shape)
-        return makeError(shape.error().code, shape.error().message, "--schedule");
+    const bool optimised = settings.schedule == PipeScheduleKind::Mip;
+    if (optimised) {
+        settings.schedule = defaultPipeSchedule(v);
+        settings.actions.clear();
+    }
+    std::optional<int64_t> csvRounds;
+    if (settings.schedule == PipeScheduleKind::Custom) {
+        PipeSchedule given;
+        given.actions = settings.actions;
+        auto read = scheduleFromCsv(given.toCsv(), static_cast<int32_t>(pp), v, settings.placement);
+        if (!read) return makeError(read.error().code, read.error().message + (read.error().where.empty() ? "" : " (" + read.error().where + ")"), "--schedule-csv");
+        csvRounds = read->microBatches;
+    }
+    auto shapeAt = [&](int64_t a) -> Status {
+        if (csvRounds) {
+            if (a == *csvRounds) return {};
+            return makeError("schedule.shape", "the schedule CSV runs " + std::to_string(*csvRounds) + " micro-batches");
+        }
+        auto shaped = makeSchedule(settings.schedule, static_cast<int32_t>(pp), v, static_cast<int32_t>(a));
+        if (!shaped) return shaped.error();
+        return {};
+    };
+    if (!csvRounds)
+        if (auto shape = shapeAt(4 * pp); !shape) return makeError(shape.error().code, shape.error().message, "--schedule");
     std::vector<int64_t> counts, runnable;
     std::optional<Error> shapeError;
     for (int64_t a : *all) {
-        auto shaped = makeSchedule(settings.schedule, static_cast<int32_t>(pp), v, static_cast<int32_t>(a));
-        if (!shaped) {
+        if (auto shaped = shapeAt(a); !shaped) {
             shapeError = shaped.error();
             continue;
         }
         runnable.push_back(a);
-        if (a >= pp) counts.push_back(a);
+        if (a >= pp || csvRounds) counts.push_back(a);
     }
     if (runnable.empty())
         return makeError(shapeError->code,
@@ -276,7 +300,7 @@ Result<PlanRun> runPipelinedPlan(const PlanRequest& request, const std::shared_p
         // one micro-batch of every layer's activations, which 1F1B's first rank holds too.
         options.policy.pipelineStages = pp;
         options.memoryLimitBytes = limit;
-        options.hooks.progress = shares.share(calls++, counts.size() + 1, a, [&] { return best ? best->outcome.plan.stepSeconds() : 0.0; });
+        options.hooks.progress = shares.share(calls++, counts.size() + (optimised ? 2 : 1), a, [&] { return best ? best->outcome.plan.stepSeconds() : 0.0; });
         std::optional<PlanOutcome> fitted;
         std::string why;
         for (int attempt = 0; attempt < 5 && !fitted; ++attempt) {
@@ -379,6 +403,29 @@ Result<PlanRun> runPipelinedPlan(const PlanRequest& request, const std::shared_p
         e.message += ")";
         return e;
     }
+    if (optimised && !hooks.cancelled()) {
+        // The best plan's schedule searched again by the schedule optimiser (at its stage times).
+        if (auto report = shares.share(calls++, counts.size() + 2, bestCount, [&] { return best->outcome.plan.stepSeconds(); })) {
+            PlanProgress p;
+            p.stage = "schedule optimiser";
+            p.mesh = best->outcome.plan.mesh.toString();
+            report(p);
+        }
+        PipeMipOptions mip;
+        mip.timeLimitSeconds = request.pipeline.optimiserSeconds;
+        mip.cancel = hooks.cancel;
+        Plan& plan = best->outcome.plan;
+        const PipeScheduleKind generated = plan.pipeline->schedule;
+        auto found = reschedulePipeline(best->model->graph, plan, best->outcome.evaluation, best->outcome.problem->model(), settings, limit, mip);
+        if (!found) return found.error();
+        if (!found->kept) {
+            // Said in the plan: what the optimiser found and why the generated schedule stands.
+            char why[200];
+            std::snprintf(why, sizeof why, "the schedule optimiser's (%.1f ms replayed, %s) was no faster or did not fit: %s kept",
+                          found->mip.replay.seconds * 1e3, pipeMipStatusName(found->mip.status), std::string(pipeScheduleName(generated)).c_str());
+            plan.pipeline->scheduleOrigin = why;
+        }
+    }
     std::sort(tried.begin(), tried.end(), [](const AccumulationTry& x, const AccumulationTry& y) { return x.steps < y.steps; });
     return finishRun(std::move(*best), std::move(measured->profile), std::move(tried), start, request, hooks);
 }
@@ -456,6 +503,11 @@ Result<PlanRun> runStagesSearch(const PlanRequest& request, const std::shared_pt
         return makeError("request.pipeline", "a split names the layers of a fixed number of stages: give --pp P with it", "--pp-split");
     if (request.pipeline.chunksPerRank == PipelineSettings::kSearchedChunks)
         return makeError("request.pipeline", "the chunks per rank are searched for a fixed number of stages: give --pp P with --vp auto", "--vp");
+    if (request.pipeline.schedule == PipeScheduleKind::Mip || request.pipeline.schedule == PipeScheduleKind::Custom)
+        return makeError("request.pipeline",
+                         "a " + std::string(pipeScheduleName(request.pipeline.schedule)) +
+                             " schedule is made for a fixed number of stages: give --pp P with it",
+                         "--schedule");
     auto cluster = requestedCluster(request);
     if (!cluster) return cluster.error();
     const int64_t devices = cluster->devices();
