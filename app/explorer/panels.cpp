@@ -31,6 +31,7 @@
 
 #include "charts.h"
 #include "hardware/hardware.h"
+#include "io/atomic_file.h"
 #include "models.h"
 #include "profiler/profile_db.h"
 #include "profiler/profiler.h"
@@ -240,16 +241,53 @@ ClusterPanel::ClusterPanel(Explorer* explorer, QWidget* parent) : QWidget(parent
                                PipeScheduleKind::ZeroBubbleH1, PipeScheduleKind::ZeroBubbleH2, PipeScheduleKind::ZeroBubbleV,
                                PipeScheduleKind::DualPipeV})
         if (plannerPricesSchedule(k)) m_schedule->addItem(qs(std::string(pipeScheduleName(k))), qs(std::string(pipeScheduleName(k))));
+    m_schedule->addItem(tr("mip (schedule optimiser)"), QStringLiteral("mip"));
+    m_schedule->addItem(tr("custom (schedule CSV)"), QStringLiteral("custom"));
     m_schedule->setToolTip(tr("The pipeline schedule the plan is priced with (cfp plan --schedule): 1F1B, interleaved 1F1B "
-                              "(vp > 1), GPipe, the zero-bubble ZB-H1 and ZB-H2 (more micro-batches in flight, less bubble), or "
-                              "ZB-V and DualPipeV with vp 2 (the chunks in a V: the first and the last on rank 0). "
-                              "DualPipe (two copies of the model) and the MIP optimiser are replayed by cfp schedule only"));
+                              "(vp > 1), GPipe, the zero-bubble ZB-H1 and ZB-H2 (more micro-batches in flight, less bubble), "
+                              "ZB-V and DualPipeV with vp 2 (the chunks in a V: the first and the last on rank 0), mip (the plan "
+                              "searched with 1F1B, then its schedule optimised by CBC at its stages' times, as many micro-batches in "
+                              "flight as fit; up to 20 s more) or custom (the actions of a schedule CSV). "
+                              "DualPipe (two copies of the model) is replayed by cfp schedule only"));
     form->addRow(tr("Pipe schedule"), m_schedule);
-    const auto pipelined = [this] {
+    m_scheduleCsv = new QLineEdit(this);
+    m_scheduleCsv->setObjectName(QStringLiteral("scheduleCsvEdit"));
+    m_scheduleCsv->setPlaceholderText(tr("schedule.csv (custom)"));
+    m_scheduleCsv->setToolTip(tr("A schedule CSV for the custom schedule (cfp plan --schedule-csv): one line per rank of PyTorch "
+                                 "action strings such as 0F0,0I0,0W0; its micro-batches are the step's rounds. Chunks placed "
+                                 "looped, or in a V where that is the only reading with vp 2"));
+    auto* browseCsv = new QToolButton(this);
+    browseCsv->setText(QStringLiteral("…"));
+    browseCsv->setToolTip(tr("Choose a schedule CSV"));
+    connect(browseCsv, &QToolButton::clicked, this, [this] {
+        const QString file = QFileDialog::getOpenFileName(this, tr("Schedule CSV"), m_scheduleCsv->text(), tr("Schedule CSV (*.csv);;All files (*)"));
+        if (file.isEmpty()) return;
+        m_scheduleCsv->setText(file);
+        m_schedule->setCurrentIndex(m_schedule->findData(QStringLiteral("custom")));
+    });
+    auto* csvRow = new QHBoxLayout;
+    csvRow->addWidget(m_scheduleCsv, 1);
+    csvRow->addWidget(browseCsv);
+    form->addRow(tr("Schedule CSV"), csvRow);
+    m_optimiserSeconds = new QDoubleSpinBox(this);
+    m_optimiserSeconds->setObjectName(QStringLiteral("optimiserSecondsBox"));
+    m_optimiserSeconds->setRange(1, 3600);
+    m_optimiserSeconds->setDecimals(0);
+    m_optimiserSeconds->setSuffix(tr(" s"));
+    m_optimiserSeconds->setValue(PipelineSettings{}.optimiserSeconds);
+    m_optimiserSeconds->setToolTip(tr("mip: seconds for the schedule optimiser (cfp plan --schedule-time-limit); it stops with the best "
+                                      "schedule found, never slower than the generated ones"));
+    form->addRow(tr("MIP time limit"), m_optimiserSeconds);
+    const auto pipelined = [this, browseCsv] {
         m_schedule->setEnabled(m_stages->value() != 1);
         m_split->setEnabled(m_stages->value() > 1);
+        const bool custom = m_stages->value() > 1 && m_schedule->currentData().toString() == QLatin1String("custom");
+        m_scheduleCsv->setEnabled(custom);
+        browseCsv->setEnabled(m_stages->value() > 1);
+        m_optimiserSeconds->setEnabled(m_stages->value() > 1 && m_schedule->currentData().toString() == QLatin1String("mip"));
     };
     connect(m_stages, &QSpinBox::valueChanged, this, pipelined);
+    connect(m_schedule, &QComboBox::currentIndexChanged, this, pipelined);
     pipelined();
 
     auto* apply = new QPushButton(tr("Apply and analyse"), this);
@@ -279,6 +317,7 @@ ClusterPanel::ClusterPanel(Explorer* explorer, QWidget* parent) : QWidget(parent
     for (QComboBox* box : findChildren<QComboBox*>()) connect(box, &QComboBox::currentTextChanged, this, edited);
     for (QCheckBox* box : findChildren<QCheckBox*>()) connect(box, &QCheckBox::toggled, this, edited);
     connect(m_split, &QLineEdit::textEdited, this, edited);
+    connect(m_scheduleCsv, &QLineEdit::textChanged, this, edited);
 
     connect(m_hardware, &QComboBox::currentTextChanged, this, &ClusterPanel::updateMeshChoices);
     connect(m_nodes, &QSpinBox::valueChanged, this, &ClusterPanel::updateMeshChoices);
@@ -329,6 +368,7 @@ void ClusterPanel::refresh() {
     m_split->setText(split.join(QLatin1Char(',')));
     const bool chosen = p.pipeline.stages != 1 && p.pipeline.schedule != defaultPipeSchedule(p.pipeline.chunksPerRank);
     m_schedule->setCurrentIndex(std::max(0, chosen ? m_schedule->findData(qs(std::string(pipeScheduleName(p.pipeline.schedule)))) : 0));
+    m_optimiserSeconds->setValue(p.pipeline.optimiserSeconds);
     m_refreshing = false;
 }
 
@@ -404,8 +444,28 @@ void ClusterPanel::apply() {
         QMessageBox::warning(this, tr("Invalid pipeline"), tr("vp auto searches the chunks per rank of a fixed number of stages: set pp to 2 or more"));
         return;
     }
-    if (auto k = parsePipeScheduleKind(m_schedule->currentData().toString().toStdString()); k && c.pipeline.stages != 1)
+    if (auto k = parsePlannedScheduleKind(m_schedule->currentData().toString().toStdString()); k && c.pipeline.stages != 1)
         c.pipeline.schedule = *k;
+    c.pipeline.optimiserSeconds = m_optimiserSeconds->value();
+    c.pipeline.actions.clear();
+    c.pipeline.scheduleOrigin.clear();
+    c.pipeline.placement = PipePlacement::Looped;
+    if (c.pipeline.schedule == PipeScheduleKind::Custom) {
+        // The file's actions, checked now (a bad file is said here, not after a search).
+        const QString file = m_scheduleCsv->text().trimmed();
+        auto fail = [&](const QString& why) { QMessageBox::warning(this, tr("Invalid schedule CSV"), why); };
+        if (c.pipeline.stages < 2 || c.pipeline.chunksPerRank < 1) return fail(tr("A custom schedule needs fixed pp > 1 and vp (not auto)"));
+        if (file.isEmpty()) return fail(tr("Choose the schedule CSV of the custom schedule"));
+        auto text = readFileLimited(file.toStdString(), 64 << 20);
+        if (!text) return fail(qs(text.error().toString()));
+        auto read = scheduleFromCsv(*text, c.pipeline.stages, c.pipeline.chunksPerRank, PipePlacement::Looped);
+        if (!read && c.pipeline.chunksPerRank == 2)
+            if (auto v = scheduleFromCsv(*text, c.pipeline.stages, 2, PipePlacement::VShape)) read = std::move(v);
+        if (!read) return fail(tr("%1: %2").arg(QFileInfo(file).fileName(), qs(read.error().toString())));
+        c.pipeline.actions = std::move(read->actions);
+        c.pipeline.placement = read->placement;
+        c.pipeline.scheduleOrigin = "read from " + QFileInfo(file).fileName().toStdString();
+    }
     if (c.pipeline.stages == 1 && c.pipeline.chunksPerRank > 1) {
         QMessageBox::warning(this, tr("Invalid pipeline"), tr("vp %1 needs pp > 1").arg(c.pipeline.chunksPerRank));
         return;

@@ -57,6 +57,8 @@ public:
     QSpinBox* chunksBox() const { return m_chunks; }
     QLineEdit* splitEdit() const { return m_split; }
     QComboBox* scheduleBox() const { return m_schedule; }
+    QLineEdit* scheduleCsvEdit() const { return m_scheduleCsv; }
+    QDoubleSpinBox* optimiserSecondsBox() const { return m_optimiserSeconds; }
 
 signals:
     void openModelRequested();
@@ -92,6 +94,8 @@ private:
     QSpinBox* m_chunks = nullptr;
     QLineEdit* m_split = nullptr;  // layers per chunk, "9,3" (empty: searched)
     QComboBox* m_schedule = nullptr;
+    QLineEdit* m_scheduleCsv = nullptr;  // the custom schedule's CSV file (cfp plan --schedule-csv)
+    QDoubleSpinBox* m_optimiserSeconds = nullptr;  // mip: the schedule optimiser's time limit
     QLabel* m_hardwareInfo = nullptr;
 };
 

@@ -115,7 +115,8 @@ QString pipelineText(const Plan& p) {
     const PipelineChunk& c = pl.chunks.front();
     const std::string_view schedule = pipeScheduleName(pl.schedule);
     const bool uneven = std::any_of(pl.chunks.begin(), pl.chunks.end(), [&](const PipelineChunk& x) { return x.layers != c.layers; });
-    return QStringLiteral("pipeline: %1 stages%2, %3, %4, %5 micro-batches · bubble %6 (rank %7) · transfer %8 in %9")
+    const QString origin = pl.scheduleOrigin.empty() ? QString() : QStringLiteral(" · %1: %2").arg(QString::fromUtf8(schedule.data(), static_cast<qsizetype>(schedule.size())), QString::fromStdString(pl.scheduleOrigin));
+    return QStringLiteral("pipeline: %1 stages%2, %3, %4, %5 micro-batches · bubble %6 (rank %7) · transfer %8 in %9%10")
         .arg(pl.stages)
         .arg(pl.chunksPerRank > 1 ? QStringLiteral(" × %1 chunks per rank").arg(pl.chunksPerRank) : QString())
         .arg(uneven ? QStringLiteral("layers per chunk %1").arg(QString::fromStdString(splitText(pl)))
@@ -124,7 +125,7 @@ QString pipelineText(const Plan& p) {
         .arg(pl.microBatches)
         .arg(formatSeconds(pl.bubbleSeconds))
         .arg(pl.slowestRank)
-        .arg(formatBytes(static_cast<double>(pl.transferBytes)), formatSeconds(pl.transferSeconds));
+        .arg(formatBytes(static_cast<double>(pl.transferBytes)), formatSeconds(pl.transferSeconds), origin);
 }
 
 QString estimateText(const QString& config, const Plan& e, const Graph& roundGraph, double planSeconds) {

@@ -68,6 +68,14 @@ std::string requestToJson(const PlanRequest& r) {
                                                                                                             : nlohmann::ordered_json(r.pipeline.chunksPerRank)},
                          {"schedule", std::string(pipeScheduleName(r.pipeline.schedule))}};
     if (r.pipeline.stages != 1 && !r.pipeline.chunkLayers.empty()) j["pipeline"]["split"] = r.pipeline.chunkLayers;
+    if (r.pipeline.stages != 1 && !r.pipeline.actions.empty()) {
+        PipeSchedule actions;
+        actions.actions = r.pipeline.actions;
+        j["pipeline"]["actions"] = actions.toCsv();
+        j["pipeline"]["placement"] = std::string(pipePlacementName(r.pipeline.placement));
+        j["pipeline"]["schedule_origin"] = r.pipeline.scheduleOrigin;
+    }
+    if (r.pipeline.stages != 1) j["pipeline"]["optimiser_seconds"] = r.pipeline.optimiserSeconds;
     j["pins"] = pinTexts(r.pins);
     j["profile_db"] = r.profile ? r.profile->database : std::string();
     j["profile_fingerprint"] = r.profile ? r.profile->fingerprint : std::string();
@@ -301,6 +309,23 @@ Result<PlanRequest> requestFromDoc(const nlohmann::json& j, const std::string& o
                 if (!searched && p.at("stages").get<int64_t>() < 2)
                     return located(makeError("request.format", "a pipeline split needs stages ≥ 2", "/pipeline/split"));
                 for (const auto& n : split) r.pipeline.chunkLayers.push_back(static_cast<int32_t>(n.get<int64_t>()));
+            }
+            // Optional: a custom schedule's actions (a CSV), their placement and where they came from.
+            if (p.contains("actions")) {
+                if (searched || chunksSearched || !p.at("actions").is_string())
+                    return located(makeError("request.format", "pipeline actions must be a schedule CSV for fixed stages and chunks", "/pipeline/actions"));
+                auto placement = parsePipePlacement(p.contains("placement") && p.at("placement").is_string() ? p.at("placement").get<std::string>() : "looped");
+                if (!placement) return located(makeError("request.format", placement.error().message, "/pipeline/placement"));
+                auto read = scheduleFromCsv(p.at("actions").get<std::string>(), r.pipeline.stages, r.pipeline.chunksPerRank, *placement);
+                if (!read) return located(makeError("request.format", read.error().message, "/pipeline/actions"));
+                r.pipeline.actions = std::move(read->actions);
+                r.pipeline.placement = *placement;
+                if (p.contains("schedule_origin") && p.at("schedule_origin").is_string()) r.pipeline.scheduleOrigin = p.at("schedule_origin").get<std::string>();
+            }
+            if (p.contains("optimiser_seconds")) {
+                if (!p.at("optimiser_seconds").is_number() || !(p.at("optimiser_seconds").get<double>() > 0))
+                    return located(makeError("request.format", "optimiser_seconds must be a number of seconds > 0", "/pipeline/optimiser_seconds"));
+                r.pipeline.optimiserSeconds = p.at("optimiser_seconds").get<double>();
             }
         }
     }

@@ -828,6 +828,68 @@ private slots:
         QCOMPARE(out.exitCode, 1);
         QVERIFY2(out.err.contains("write the export to a file") && out.err.contains("[export.unsupported]"), out.err.constData());
     }
+    // `cfp plan --schedule-csv FILE`: the plan runs the file's schedule (its micro-batches the
+    // rounds), the plan file keeps it and the torchtitan export writes it back; `--schedule mip`
+    // optimises the plan's schedule and says how; bad files and misused options fail in one line.
+    void planPipelineScheduleFromCsvAndMip() {
+        QTemporaryDir dir;
+        const QString model = QStringLiteral(CFP_TEST_DATA_DIR "/export/llama_tiny_config.json");
+        const QStringList base{"plan", model, "--batch", "16", "--seq", "64", "--pp", "2", "--mesh", "4", "--quiet", "--no-baselines"};
+        // 1F1B on 2 ranks with its backward split, rank 1 deferring nothing: 4 micro-batches.
+        const QByteArray given = "0F0,0F1,0I0,0W0,0F2,0I1,0W1,0F3,0I2,0W2,0I3,0W3\n1F0,1I0,1W0,1F1,1I1,1W1,1F2,1I2,1W2,1F3,1I3,1W3\n";
+        const QString csv = dir.filePath("given.csv");
+        {
+            QFile f(csv);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(given);
+        }
+        const QString plan = dir.filePath("plan.json");
+        Run r = cfp(base + QStringList{"--schedule-csv", csv, "-o", plan});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        QVERIFY2(r.out.contains("pipe schedule    custom: read from given.csv"), r.out.constData());
+        QVERIFY2(r.out.contains("4 micro-batches"), r.out.constData());
+        const QJsonObject pipeline = parseJson(slurp(plan)).object()["pipeline"].toObject();
+        QCOMPARE(pipeline["schedule"].toString(), QString("custom"));
+        QCOMPARE(pipeline["actions"].toString().toUtf8(), given);
+        Run e = cfp({"export", plan, "--format", "torchtitan", "-o", dir.filePath("job.toml")});
+        QVERIFY2(e.exitCode == 0, e.err.constData());
+        QCOMPARE(slurp(dir.filePath("job.schedule.csv")), given);
+        QVERIFY(slurp(dir.filePath("job.toml")).contains("pipeline_parallel_schedule_csv = \"job.schedule.csv\""));
+
+        Run mip = cfp(base + QStringList{"--schedule", "mip", "--schedule-time-limit", "5", "--json"});
+        if (!mip.err.contains("[schedule.no_mip_solver]")) {  // a build without CBC says so instead
+            QVERIFY2(mip.exitCode == 0, mip.err.constData());
+            const QJsonObject j = parseJson(mip.out).object()["pipeline"].toObject();
+            QCOMPARE(j["schedule"].toString(), QString("mip"));
+            QVERIFY(j["schedule_origin"].toString().startsWith("schedule optimiser (CBC"));
+            QVERIFY(j["actions_csv"].toString().count('\n') == 2);
+        }
+
+        // Errors: a missing file, a cell that is no action (its file and line named), options
+        // without what they belong to.
+        struct Bad {
+            QStringList args;
+            int exit;
+            QByteArray needle;
+        };
+        const QString broken = dir.filePath("broken.csv");
+        {
+            QFile f(broken);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write("0F0,0X1\n1F0\n");
+        }
+        for (const Bad& b : {Bad{{"--schedule-csv", dir.filePath("none.csv")}, 1, "none.csv"},
+                             Bad{{"--schedule-csv", broken}, 1, "line 1"},
+                             Bad{{"--schedule-time-limit", "5"}, 2, "--schedule mip"},
+                             Bad{{"--schedule", "custom"}, 2, "--schedule-csv"},
+                             Bad{{"--placement", "v"}, 2, "--schedule-csv"}}) {
+            Run bad = cfp(base + b.args);
+            QVERIFY2(bad.exitCode == b.exit, (b.args.join(' ') + ": " + QString::fromUtf8(bad.err)).toUtf8().constData());
+            CHECK_ONE_LINE_ERROR(bad);
+            QVERIFY2(bad.err.contains(b.needle), bad.err.constData());
+        }
+    }
+
     void exportMegatronOfTheSearchedPlan() {
         // Flags when the plan is a uniform Megatron layout, else exit 1 and one line saying why.
         Run r = cfp({"export", planPath_, "--format", "megatron", "-o", "-"});

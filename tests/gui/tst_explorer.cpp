@@ -902,6 +902,72 @@ private slots:
         QVERIFY(!cfp::test::must(requestFromJson(requestToJson(w.explorer()->request()), "project"), "project").searchSequenceParallel);
     }
 
+    // The schedule optimiser and a schedule CSV from the cluster panel: mip plans with its actions
+    // shown in the Pipeline chart (F, I and W per rank and micro-batch); the same actions written
+    // to a CSV and chosen as custom plan to the same step; a broken CSV is refused with a dialog
+    // before any search, the request unchanged.
+    void pipelineScheduleOptimisedAndFromCsv() {
+        if (!pipeMipSolverAvailable()) QSKIP("no CBC in this build");
+        MainWindow w(smallModel());
+        QVERIFY(waitAnalysis(w));
+        ClusterPanel* c = w.clusterPanel();
+        c->stagesBox()->setValue(2);
+        c->meshBox()->setCurrentText(QStringLiteral("4"));
+        QVERIFY(!c->optimiserSecondsBox()->isEnabled());
+        c->scheduleBox()->setCurrentIndex(c->scheduleBox()->findData(QStringLiteral("mip")));
+        QVERIFY(c->optimiserSecondsBox()->isEnabled());
+        QVERIFY(!c->scheduleCsvEdit()->isEnabled());
+        c->optimiserSecondsBox()->setValue(3);
+        c->findChild<QPushButton*>(QStringLiteral("applyButton"))->click();
+        QVERIFY(waitIdle(w));
+        QCOMPARE(w.explorer()->request().pipeline.schedule, PipeScheduleKind::Mip);
+        QCOMPARE(w.explorer()->request().pipeline.optimiserSeconds, 3.0);
+        QVERIFY(searchAndWait(w));
+        const Plan mip = w.explorer()->plan()->plan();
+        QVERIFY(mip.pipeline);
+        QCOMPARE(mip.pipeline->schedule, PipeScheduleKind::Mip);
+        QCOMPARE(w.pipelineChart()->actionCount(), 2 * 3 * mip.pipeline->microBatches);
+        const QString summary = w.planPanel()->findChild<QLabel*>(QStringLiteral("planSummary"))->text();
+        QVERIFY2(summary.contains(QStringLiteral("schedule optimiser")), qPrintable(summary));
+        // Its actions as a custom schedule.
+        QTemporaryDir dir;
+        const QString csv = dir.filePath("mip.csv");
+        {
+            QFile f(csv);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(QByteArray::fromStdString(cfp::test::must(pipelineSchedule(*mip.pipeline), "actions").toCsv()));
+        }
+        c->scheduleBox()->setCurrentIndex(c->scheduleBox()->findData(QStringLiteral("custom")));
+        QVERIFY(c->scheduleCsvEdit()->isEnabled());
+        c->scheduleCsvEdit()->setText(csv);
+        c->findChild<QPushButton*>(QStringLiteral("applyButton"))->click();
+        QVERIFY(waitIdle(w));
+        QCOMPARE(w.explorer()->request().pipeline.schedule, PipeScheduleKind::Custom);
+        QCOMPARE(w.explorer()->request().pipeline.actions, mip.pipeline->actions);
+        QVERIFY(searchAndWait(w));
+        const Plan& custom = w.explorer()->plan()->plan();
+        QCOMPARE(custom.pipeline->schedule, PipeScheduleKind::Custom);
+        QVERIFY(std::abs(custom.stepSeconds() - mip.stepSeconds()) <= 1e-9 * mip.stepSeconds());
+        // A broken file: a dialog, nothing applied.
+        const QString broken = dir.filePath("broken.csv");
+        {
+            QFile f(broken);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write("0F0,0Q1\n1F0\n");
+        }
+        c->scheduleCsvEdit()->setText(broken);
+        QString said;
+        QTimer::singleShot(0, [&said] {
+            if (auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget())) {
+                said = box->text();
+                box->accept();
+            }
+        });
+        c->findChild<QPushButton*>(QStringLiteral("applyButton"))->click();
+        QVERIFY2(said.contains(QStringLiteral("broken.csv")) && said.contains(QStringLiteral("line 1")), qPrintable(said));
+        QCOMPARE(w.explorer()->request().pipeline.actions, mip.pipeline->actions);
+    }
+
     // Pipeline stages from the cluster panel: the mesh choices are one stage's, the search plans it
     // and schedules it; the plan summary, the parallelism line and the Pipeline chart show it.
     void pipelineFromTheClusterPanel() {

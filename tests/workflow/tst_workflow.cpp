@@ -11,7 +11,9 @@
 #include "hardware/hardware.h"
 #include "approx.h"
 #include "must.h"
+#include "export/export.h"
 #include "plan/evaluator.h"
+#include "plan/pipeline_mip.h"
 #include "plan/pipeline_plan.h"
 #include "plan/plan_json.h"
 #include "plan/run_config.h"
@@ -699,6 +701,83 @@ private slots:
         bad = runPlan(few);
         QVERIFY(!bad.ok());
         QVERIFY2(bad.error().message.find("at least 2P micro-batches") != std::string::npos, bad.error().toString().c_str());
+    }
+
+    // A pipeline's backward split into input-gradient (I) and weight-gradient (W) work: both are a
+    // real share of every chunk's backward (the dX and the dW GEMMs of each linear layer, the
+    // attention's backward all I). Every gradient flows on to the embedding's weight gradient, so
+    // "reaches only weight gradients" alone made the whole backward W (I was 0 on every chunk).
+    void pipelineBackwardSplitsIntoInputAndWeightGradients() {
+        const PlanRun run = must(runEstimate(gpt125m(64), must(RunConfig::parse("tp=2,pp=4,zero=1,mbs=2,schedule=zb-h1"), "config")), "zb-h1");
+        const PipelinePlan& pl = *run.outcome.plan.pipeline;
+        for (const PipelineChunk& c : pl.chunks) {
+            const double backward = c.inputGradSeconds + c.weightGradSeconds;
+            QVERIFY2(c.inputGradSeconds > 0.3 * backward && c.weightGradSeconds > 0.1 * backward,
+                     qPrintable(QString("chunk at layer %1: I %2 ms, W %3 ms").arg(c.firstLayer).arg(c.inputGradSeconds * 1e3).arg(c.weightGradSeconds * 1e3)));
+        }
+    }
+
+    // `cfp plan --schedule mip`: the plan searched with 1F1B, its schedule then optimised at its
+    // stages' times (plan/pipeline_plan.h reschedulePipeline): a plan of kind mip that is no slower
+    // than 1F1B and the zero-bubble schedules of the same request, fits, replays to its step, keeps
+    // its actions through the plan file and exports them as the torchtitan schedule CSV. The same
+    // actions given as a custom schedule (--schedule-csv) plan to the same step.
+    void pipelineScheduleOptimisedAndGiven() {
+        if (!pipeMipSolverAvailable()) QSKIP("no CBC in this build");
+        PlanRequest r = gpt125m(64);
+        r.mesh = must(MeshChoice::parse("2"), "mesh");
+        r.searchSequenceParallel = false;
+        r.pipeline.stages = 4;
+        r.pipeline.optimiserSeconds = 10;
+        auto stepOf = [&](PipeScheduleKind kind) {
+            PlanRequest k = r;
+            k.pipeline.schedule = kind;
+            return must(runPlan(k), pipeScheduleName(kind).data()).outcome.plan.stepSeconds();
+        };
+        const double oneF = stepOf(PipeScheduleKind::OneFOneB), h1 = stepOf(PipeScheduleKind::ZeroBubbleH1);
+        r.pipeline.schedule = PipeScheduleKind::Mip;
+        const PlanRun mip = must(runPlan(r), "mip");
+        const Plan& plan = mip.outcome.plan;
+        const PipelinePlan& pl = *plan.pipeline;
+        QCOMPARE(pl.schedule, PipeScheduleKind::Mip);
+        QCOMPARE(pl.actions.size(), size_t{4});
+        QVERIFY2(plan.stepSeconds() <= std::min(oneF, h1) * (1 + 1e-9),
+                 qPrintable(QString("mip %1 ms, 1f1b %2 ms, zb-h1 %3 ms").arg(plan.stepSeconds() * 1e3).arg(oneF * 1e3).arg(h1 * 1e3)));
+        QVERIFY(plan.stepSeconds() < oneF * 0.99);  // the zero-bubble orders pay here
+        QVERIFY(plan.memory.total() <= plan.memoryLimitBytes);
+        QVERIFY2(pl.scheduleOrigin.find("schedule optimiser (CBC") == 0, pl.scheduleOrigin.c_str());
+        const PipeReplay replay = must(replayPipeline(pl), "replay");
+        double end = 0;
+        for (size_t k = 0; k < pl.ranks.size(); ++k) end = std::max(end, replay.endSeconds[k] + pl.ranks[k].tailSeconds);
+        QCOMPARE(plan.stepSeconds(), end);
+        const Plan back = must(planFromJson(planToText(plan, mip.model->graph), "mip plan"), "read back");
+        QVERIFY(*back.pipeline == pl);
+        const std::string csv = must(pipelineSchedule(pl), "schedule").toCsv();
+        const auto exported = must(exportScheduleCsv(back), "schedule csv");
+        QVERIFY(exported);
+        QCOMPARE(*exported, csv);
+        // The same actions as a custom schedule: the same step, its rounds the CSV's micro-batches.
+        PlanRequest custom = r;
+        custom.pipeline.schedule = PipeScheduleKind::Custom;
+        custom.pipeline.actions = pl.actions;
+        custom.pipeline.chunkLayers = chunkLayers(pl);
+        const PlanRun given = must(runPlan(custom), "custom");
+        QCOMPARE(given.outcome.plan.pipeline->schedule, PipeScheduleKind::Custom);
+        QVERIFY(close(given.outcome.plan.stepSeconds(), plan.stepSeconds()));
+        const PlanRequest customBack = must(requestFromJson(requestToJson(custom), "request"), "request back");
+        QVERIFY(customBack == custom);
+        // A CSV of another micro-batch count than the batch allows, and mip with the stages searched.
+        PlanRequest odd = custom;
+        odd.pipeline.actions = must(makeSchedule(PipeScheduleKind::OneFOneB, 4, 1, 7), "1f1b").actions;
+        auto bad = runPlan(odd);
+        QVERIFY(!bad);
+        QVERIFY2(bad.error().message.find("runs 7 micro-batches") != std::string::npos, bad.error().toString().c_str());
+        PlanRequest searched = r;
+        searched.mesh = MeshChoice::automatic();
+        searched.pipeline.stages = PipelineSettings::kSearchedStages;
+        bad = runPlan(searched);
+        QVERIFY(!bad);
+        QCOMPARE(QString::fromStdString(bad.error().where), QString("--schedule"));
     }
 
     void pipelineSplitLightensTheHead() {
