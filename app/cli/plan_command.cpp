@@ -114,7 +114,15 @@ Result<PlanRequest> requestFromArgs(const ParsedArgs& args) {
             return makeError("cli.usage", "--schedule-time-limit: '" + *v + "' is not a number of seconds from 0 to 86400");
         r.pipeline.optimiserSeconds = seconds;
     }
-    if (args.value("--placement") && !args.value("--schedule-csv")) return makeError("cli.usage", "--placement is for --schedule-csv FILE");
+    if (args.value("--placement") && !args.value("--schedule-csv") && r.pipeline.schedule != PipeScheduleKind::Mip)
+        return makeError("cli.usage", "--placement is for --schedule-csv FILE and --schedule mip");
+    if (auto v = args.value("--placement"); v && r.pipeline.schedule == PipeScheduleKind::Mip) {
+        auto placement = parsePipePlacement(*v);
+        if (!placement) return placement.error().withContext("--placement");
+        if (*placement == PipePlacement::Bidirectional)
+            return makeError("cli.usage", "--placement bidirectional: DualPipe's two copies of the parameters are replayed by cfp schedule only");
+        r.pipeline.placement = *placement;
+    }
     if (auto file = args.value("--schedule-csv")) {
         if (args.value("--schedule") && r.pipeline.schedule != PipeScheduleKind::Custom)
             return makeError("cli.usage", "--schedule-csv runs the file's schedule: leave out --schedule (or give custom)");
@@ -230,7 +238,8 @@ int cmdPlan(const std::vector<std::string>& argv) {
                      "  --schedule-time-limit S  mip: seconds for the schedule optimiser (default 20)\n"
                      "  --schedule-csv FILE run the pipeline schedule of FILE (PyTorch action strings, one line\n"
                      "                     per rank: 0F0,0I0,0W0,...; its micro-batches are the rounds)\n"
-                     "  --placement L      --schedule-csv: looped (default: stage s on rank s mod P) or v\n"
+                     "  --placement L      --schedule-csv and mip: looped (default: stage s on rank s mod P) or v\n"
+                     "                     (with --vp 2: the chunks in a V, mip searched from zb-v)\n"
                      "  --pp-split L,L,... layers per chunk in model order (default: searched: the even cut and\n"
                      "                     first and last stages with other counts, the fastest that fits)\n"
                      "  --config C         also price the configuration you run today (keys as cfp estimate:\n"

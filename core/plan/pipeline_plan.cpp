@@ -417,18 +417,43 @@ Result<PipelineReschedule> reschedulePipeline(const Graph& graph, Plan& plan, co
     request.microBatches = pl.microBatches;
     request.times = chunkTimes(pl);
     request.transferSeconds = pl.transferSeconds;
-    // As many stage activations in flight on every rank as fit beside what the rank holds
-    // throughout (its parameters, gradients, optimizer state and working set), each its largest
-    // chunk's; no fewer than the placement needs, no more than the step has.
+    // The stage activations in flight a rank may hold: as many as the fastest generated schedule
+    // of the placement holds on its fullest rank among those whose every rank fits in `limit` (the
+    // optimiser then searches for a faster order at the memory a framework's schedule would use,
+    // not for a sliver of time at many times the memory); never more than fit beside what the rank
+    // holds throughout (parameters, gradients, optimizer state, working set), each its largest
+    // chunk's; no fewer than the placement needs.
+    std::vector<int64_t> fixed(static_cast<size_t>(pl.stages));
     int32_t allowed = pl.microBatches * pl.chunksPerRank;
     for (int32_t r = 0; r < pl.stages; ++r) {
         const MemoryBreakdown& m = pl.ranks[static_cast<size_t>(r)].memory;
+        fixed[static_cast<size_t>(r)] = m.total() - m.activations;
         int64_t largest = 1;
         for (int32_t c = 0; c < static_cast<int32_t>(pl.chunks.size()); ++c)
             if (chunkRank(pl, c) == r) largest = std::max(largest, pl.chunks[static_cast<size_t>(c)].activationBytes);
-        const int64_t room = limit - (m.total() - m.activations);
-        allowed = static_cast<int32_t>(std::min<int64_t>(allowed, std::max<int64_t>(0, room / largest)));
+        allowed = static_cast<int32_t>(std::min<int64_t>(allowed, std::max<int64_t>(0, (limit - fixed[static_cast<size_t>(r)]) / largest)));
     }
+    std::vector<PipeScheduleKind> generators;
+    if (request.placement == PipePlacement::VShape) generators = {PipeScheduleKind::ZeroBubbleV, PipeScheduleKind::DualPipeV};
+    else if (pl.chunksPerRank > 1) generators = {PipeScheduleKind::Interleaved};
+    else generators = {PipeScheduleKind::OneFOneB, PipeScheduleKind::ZeroBubbleH1, PipeScheduleKind::ZeroBubbleH2};
+    double fastest = 0;
+    int32_t reference = 0;
+    for (PipeScheduleKind k : generators) {
+        auto s = makeSchedule(k, pl.stages, pl.chunksPerRank, pl.microBatches);
+        if (!s) continue;
+        auto r = replaySchedule(*s, request.times, request.transferSeconds);
+        if (!r) continue;
+        bool fits = true;
+        for (int32_t rank = 0; rank < pl.stages; ++rank)
+            fits = fits && fixed[static_cast<size_t>(rank)] + static_cast<int64_t>(r->peakActivation[static_cast<size_t>(rank)]) <= limit;
+        const int32_t peak = *std::max_element(r->peakInFlight.begin(), r->peakInFlight.end());
+        if (fits && (reference == 0 || r->seconds < fastest || (r->seconds == fastest && peak < reference))) {
+            fastest = r->seconds;
+            reference = peak;
+        }
+    }
+    if (reference > 0) allowed = std::min(allowed, reference);
     request.memoryLimit = std::max(allowed, minimumPipeMemoryLimit(request.placement, pl.stages, pl.chunksPerRank));
     for (const StageTimes& t : request.times)
         if (!(t.forward > 0 && t.inputGrad > 0 && t.weightGrad > 0))
@@ -446,8 +471,8 @@ Result<PipelineReschedule> reschedulePipeline(const Graph& graph, Plan& plan, co
     applied.chunkLayers = chunkLayers(pl);
     char origin[240];
     std::snprintf(origin, sizeof origin,
-                  "schedule optimiser (CBC, %s after %.1f s; warm start %s; at most %d stage activations per rank, what fits; %.1f%% above its "
-                  "bound)",
+                  "schedule optimiser (CBC, %s after %.1f s; warm start %s; at most %d stage activations per rank, as the fastest generated "
+                  "schedule that fits; %.1f%% above its bound)",
                   pipeMipStatusName(out.mip.status), out.mip.solveSeconds, out.mip.warmStart.c_str(), out.mip.memoryLimit, 100 * out.mip.gap());
     applied.scheduleOrigin = origin;
     Plan candidate = plan;

@@ -109,8 +109,9 @@ struct PipelineReschedule {
 // The schedule of `plan`'s pipeline (applied by applyPipeline with a generated schedule, the
 // plan's `ev` and `model`) searched again by the schedule optimiser (plan/pipeline_mip.h): its
 // chunks' forward, input-gradient and weight-gradient times and the transfer, and on every rank as
-// many stage activations in flight as fit in `limit` beside what the rank holds throughout (each
-// its largest chunk's), warm-started from the generated schedules of the placement. The answer is
+// many stage activations in flight as the fastest generated schedule of the placement whose ranks
+// all fit in `limit` holds on its fullest rank (at most what fits beside what a rank holds
+// throughout, each its largest chunk's), warm-started from those generated schedules. The answer is
 // applied as a schedule of kind mip with the same split where its fullest rank fits in `limit`
 // and its step is no slower than the generated schedule's (plan unchanged otherwise: kept false).
 // Errors: the optimiser's (schedule.no_mip_solver without CBC, schedule.too_large, schedule.shape

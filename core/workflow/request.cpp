@@ -76,6 +76,8 @@ std::string requestToJson(const PlanRequest& r) {
         j["pipeline"]["schedule_origin"] = r.pipeline.scheduleOrigin;
     }
     if (r.pipeline.stages != 1) j["pipeline"]["optimiser_seconds"] = r.pipeline.optimiserSeconds;
+    if (r.pipeline.stages != 1 && r.pipeline.actions.empty() && r.pipeline.placement != PipePlacement::Looped)
+        j["pipeline"]["placement"] = std::string(pipePlacementName(r.pipeline.placement));
     j["pins"] = pinTexts(r.pins);
     j["profile_db"] = r.profile ? r.profile->database : std::string();
     j["profile_fingerprint"] = r.profile ? r.profile->fingerprint : std::string();
@@ -321,6 +323,11 @@ Result<PlanRequest> requestFromDoc(const nlohmann::json& j, const std::string& o
                 r.pipeline.actions = std::move(read->actions);
                 r.pipeline.placement = *placement;
                 if (p.contains("schedule_origin") && p.at("schedule_origin").is_string()) r.pipeline.scheduleOrigin = p.at("schedule_origin").get<std::string>();
+            } else if (p.contains("placement")) {
+                // mip in a V (the placement the optimiser searches).
+                auto placement = parsePipePlacement(p.at("placement").is_string() ? p.at("placement").get<std::string>() : "");
+                if (!placement) return located(makeError("request.format", placement.error().message, "/pipeline/placement"));
+                r.pipeline.placement = *placement;
             }
             if (p.contains("optimiser_seconds")) {
                 if (!p.at("optimiser_seconds").is_number() || !(p.at("optimiser_seconds").get<double>() > 0))

@@ -239,7 +239,10 @@ Result<PlanRun> runPipelinedPlan(const PlanRequest& request, const std::shared_p
     const int32_t v = std::max<int32_t>(1, settings.chunksPerRank);
     const bool optimised = settings.schedule == PipeScheduleKind::Mip;
     if (optimised) {
-        settings.schedule = defaultPipeSchedule(v);
+        // In a V (two chunks per rank, PipelineSettings::placement): searched with ZB-V.
+        if (settings.placement == PipePlacement::VShape && v != 2)
+            return makeError("schedule.shape", "a V places 2 chunks on every rank: give --vp 2 with it", "--placement");
+        settings.schedule = settings.placement == PipePlacement::VShape ? PipeScheduleKind::ZeroBubbleV : defaultPipeSchedule(v);
         settings.actions.clear();
     }
     std::optional<int64_t> csvRounds;

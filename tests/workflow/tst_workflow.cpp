@@ -745,6 +745,10 @@ private slots:
                  qPrintable(QString("mip %1 ms, 1f1b %2 ms, zb-h1 %3 ms").arg(plan.stepSeconds() * 1e3).arg(oneF * 1e3).arg(h1 * 1e3)));
         QVERIFY(plan.stepSeconds() < oneF * 0.99);  // the zero-bubble orders pay here
         QVERIFY(plan.memory.total() <= plan.memoryLimitBytes);
+        // No more stage activations in flight than the fastest generated schedule that fits holds
+        // (ZB-H2's 2P − 1 at most), though all 4 × 16 would fit here.
+        const PipeReplay held = must(replayPipeline(pl), "replay");
+        QVERIFY(*std::max_element(held.peakInFlight.begin(), held.peakInFlight.end()) <= 2 * 4 - 1);
         QVERIFY2(pl.scheduleOrigin.find("schedule optimiser (CBC") == 0, pl.scheduleOrigin.c_str());
         const PipeReplay replay = must(replayPipeline(pl), "replay");
         double end = 0;
@@ -766,6 +770,20 @@ private slots:
         QVERIFY(close(given.outcome.plan.stepSeconds(), plan.stepSeconds()));
         const PlanRequest customBack = must(requestFromJson(requestToJson(custom), "request"), "request back");
         QVERIFY(customBack == custom);
+        // In a V (two chunks per rank): searched from ZB-V, no slower than it, its placement kept.
+        PlanRequest v = r;
+        v.mesh = must(MeshChoice::parse("4"), "mesh");
+        v.pipeline.stages = 2;  // 2 × 2 chunks of 3 layers
+        v.pipeline.chunksPerRank = 2;
+        v.pipeline.placement = PipePlacement::VShape;
+        v.pipeline.optimiserSeconds = 5;
+        const PlanRun inV = must(runPlan(v), "mip in a V");
+        QCOMPARE(inV.outcome.plan.pipeline->placement, PipePlacement::VShape);
+        QCOMPARE(inV.outcome.plan.pipeline->schedule, PipeScheduleKind::Mip);
+        PlanRequest zbv = v;
+        zbv.pipeline.schedule = PipeScheduleKind::ZeroBubbleV;
+        QVERIFY(inV.outcome.plan.stepSeconds() <= must(runPlan(zbv), "zb-v").outcome.plan.stepSeconds() * (1 + 1e-9));
+        QVERIFY(must(requestFromJson(requestToJson(v), "request"), "request back") == v);
         // A CSV of another micro-batch count than the batch allows, and mip with the stages searched.
         PlanRequest odd = custom;
         odd.pipeline.actions = must(makeSchedule(PipeScheduleKind::OneFOneB, 4, 1, 7), "1f1b").actions;
