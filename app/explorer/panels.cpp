@@ -242,6 +242,7 @@ ClusterPanel::ClusterPanel(Explorer* explorer, QWidget* parent) : QWidget(parent
                                PipeScheduleKind::DualPipeV})
         if (plannerPricesSchedule(k)) m_schedule->addItem(qs(std::string(pipeScheduleName(k))), qs(std::string(pipeScheduleName(k))));
     m_schedule->addItem(tr("mip (schedule optimiser)"), QStringLiteral("mip"));
+    m_schedule->addItem(tr("mip in a V (vp 2, from zb-v)"), QStringLiteral("mip-v"));
     m_schedule->addItem(tr("custom (schedule CSV)"), QStringLiteral("custom"));
     m_schedule->setToolTip(tr("The pipeline schedule the plan is priced with (cfp plan --schedule): 1F1B, interleaved 1F1B "
                               "(vp > 1), GPipe, the zero-bubble ZB-H1 and ZB-H2 (more micro-batches in flight, less bubble), "
@@ -284,7 +285,7 @@ ClusterPanel::ClusterPanel(Explorer* explorer, QWidget* parent) : QWidget(parent
         const bool custom = m_stages->value() > 1 && m_schedule->currentData().toString() == QLatin1String("custom");
         m_scheduleCsv->setEnabled(custom);
         browseCsv->setEnabled(m_stages->value() > 1);
-        m_optimiserSeconds->setEnabled(m_stages->value() > 1 && m_schedule->currentData().toString() == QLatin1String("mip"));
+        m_optimiserSeconds->setEnabled(m_stages->value() > 1 && m_schedule->currentData().toString().startsWith(QLatin1String("mip")));
     };
     connect(m_stages, &QSpinBox::valueChanged, this, pipelined);
     connect(m_schedule, &QComboBox::currentIndexChanged, this, pipelined);
@@ -367,7 +368,8 @@ void ClusterPanel::refresh() {
     for (int32_t l : p.pipeline.chunkLayers) split << QString::number(l);
     m_split->setText(split.join(QLatin1Char(',')));
     const bool chosen = p.pipeline.stages != 1 && p.pipeline.schedule != defaultPipeSchedule(p.pipeline.chunksPerRank);
-    m_schedule->setCurrentIndex(std::max(0, chosen ? m_schedule->findData(qs(std::string(pipeScheduleName(p.pipeline.schedule)))) : 0));
+    const bool mipInV = p.pipeline.schedule == PipeScheduleKind::Mip && p.pipeline.placement == PipePlacement::VShape;
+    m_schedule->setCurrentIndex(std::max(0, chosen ? m_schedule->findData(mipInV ? QStringLiteral("mip-v") : qs(std::string(pipeScheduleName(p.pipeline.schedule)))) : 0));
     m_optimiserSeconds->setValue(p.pipeline.optimiserSeconds);
     m_refreshing = false;
 }
@@ -444,12 +446,22 @@ void ClusterPanel::apply() {
         QMessageBox::warning(this, tr("Invalid pipeline"), tr("vp auto searches the chunks per rank of a fixed number of stages: set pp to 2 or more"));
         return;
     }
-    if (auto k = parsePlannedScheduleKind(m_schedule->currentData().toString().toStdString()); k && c.pipeline.stages != 1)
+    // "mip-v": the schedule optimiser in a V (cfp plan --schedule mip --placement v).
+    const QString chosenSchedule = m_schedule->currentData().toString();
+    const bool mipInV = chosenSchedule == QLatin1String("mip-v");
+    if (auto k = parsePlannedScheduleKind(mipInV ? std::string("mip") : chosenSchedule.toStdString()); k && c.pipeline.stages != 1)
         c.pipeline.schedule = *k;
     c.pipeline.optimiserSeconds = m_optimiserSeconds->value();
     c.pipeline.actions.clear();
     c.pipeline.scheduleOrigin.clear();
     c.pipeline.placement = PipePlacement::Looped;
+    if (mipInV && c.pipeline.stages != 1) {
+        if (c.pipeline.chunksPerRank != 2) {
+            QMessageBox::warning(this, tr("Invalid pipeline"), tr("A V places 2 chunks on every rank: set vp to 2 for mip in a V"));
+            return;
+        }
+        c.pipeline.placement = PipePlacement::VShape;
+    }
     if (c.pipeline.schedule == PipeScheduleKind::Custom) {
         // The file's actions, checked now (a bad file is said here, not after a search).
         const QString file = m_scheduleCsv->text().trimmed();

@@ -966,6 +966,24 @@ private slots:
         c->findChild<QPushButton*>(QStringLiteral("applyButton"))->click();
         QVERIFY2(said.contains(QStringLiteral("broken.csv")) && said.contains(QStringLiteral("line 1")), qPrintable(said));
         QCOMPARE(w.explorer()->request().pipeline.actions, mip.pipeline->actions);
+        // mip in a V (two chunks per rank): the request's placement; refused with one chunk per rank.
+        c->scheduleBox()->setCurrentIndex(c->scheduleBox()->findData(QStringLiteral("mip-v")));
+        QVERIFY(c->optimiserSecondsBox()->isEnabled());
+        said.clear();
+        QTimer::singleShot(0, [&said] {
+            if (auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget())) {
+                said = box->text();
+                box->accept();
+            }
+        });
+        c->findChild<QPushButton*>(QStringLiteral("applyButton"))->click();
+        QVERIFY2(said.contains(QStringLiteral("vp to 2")), qPrintable(said));
+        c->chunksBox()->setValue(2);
+        c->findChild<QPushButton*>(QStringLiteral("applyButton"))->click();
+        QVERIFY(waitIdle(w));
+        QCOMPARE(w.explorer()->request().pipeline.schedule, PipeScheduleKind::Mip);
+        QCOMPARE(w.explorer()->request().pipeline.placement, PipePlacement::VShape);
+        QCOMPARE(c->scheduleBox()->currentData().toString(), QStringLiteral("mip-v"));  // refresh keeps it
     }
 
     // Pipeline stages from the cluster panel: the mesh choices are one stage's, the search plans it
