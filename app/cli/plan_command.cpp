@@ -3,7 +3,6 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <filesystem>
 #include <iostream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -14,7 +13,6 @@
 
 #include "cli_common.h"
 #include "commands.h"
-#include "io/atomic_file.h"
 #include "plan_report.h"
 #include "plan/plan_json.h"
 #include "plan/planner.h"
@@ -128,18 +126,15 @@ Result<PlanRequest> requestFromArgs(const ParsedArgs& args) {
             return makeError("cli.usage", "--schedule-csv runs the file's schedule: leave out --schedule (or give custom)");
         if (r.pipeline.stages < 2) return makeError("cli.usage", "--schedule-csv needs --pp P > 1");
         if (r.pipeline.chunksPerRank == PipelineSettings::kSearchedChunks) return makeError("cli.usage", "--schedule-csv needs --vp V, not auto");
-        auto placement = parsePipePlacement(args.value("--placement").value_or("looped"));
-        if (!placement) return placement.error().withContext("--placement");
-        if (*placement == PipePlacement::Bidirectional)
-            return makeError("cli.usage", "--placement bidirectional: DualPipe's two copies of the parameters are replayed by cfp schedule only");
-        auto text = readFileLimited(*file, 64 << 20);
-        if (!text) return text.error();
-        auto read = scheduleFromCsv(*text, r.pipeline.stages, r.pipeline.chunksPerRank, *placement);
-        if (!read) return read.error().withContext(*file);
-        r.pipeline.schedule = PipeScheduleKind::Custom;
-        r.pipeline.placement = *placement;
-        r.pipeline.actions = std::move(read->actions);
-        r.pipeline.scheduleOrigin = "read from " + std::filesystem::path(*file).filename().string();
+        std::optional<PipePlacement> placement;
+        if (auto v = args.value("--placement")) {
+            auto parsed = parsePipePlacement(*v);
+            if (!parsed) return parsed.error().withContext("--placement");
+            if (*parsed == PipePlacement::Bidirectional)
+                return makeError("cli.usage", "--placement bidirectional: DualPipe's two copies of the parameters are replayed by cfp schedule only");
+            placement = *parsed;
+        }
+        CFP_TRY(loadScheduleCsv(*file, placement, r.pipeline));
     }
     if (auto v = args.value("--pp-split")) {
         // "9,3": layers per chunk, in model order.
@@ -233,12 +228,13 @@ int cmdPlan(const std::vector<std::string>& argv) {
                      "  --schedule S       1f1b (default), interleaved (with --vp > 1), gpipe, zb-h1, zb-h2,\n"
                      "                     zb-v or dualpipe-v (with --vp 2: two chunks per rank in a V), or mip:\n"
                      "                     the plan searched with 1f1b (interleaved with --vp > 1), then its\n"
-                     "                     schedule optimised by CBC at its stages' times, as many micro-batches\n"
-                     "                     in flight per rank as fit (cfp schedule --schedule mip)\n"
+                     "                     schedule optimised by CBC at its stages' times, holding no more\n"
+                     "                     micro-batches than the fastest generated schedule that fits\n"
                      "  --schedule-time-limit S  mip: seconds for the schedule optimiser (default 20)\n"
                      "  --schedule-csv FILE run the pipeline schedule of FILE (PyTorch action strings, one line\n"
                      "                     per rank: 0F0,0I0,0W0,...; its micro-batches are the rounds)\n"
-                     "  --placement L      --schedule-csv and mip: looped (default: stage s on rank s mod P) or v\n"
+                     "  --placement L      --schedule-csv and mip: looped (default: stage s on rank s mod P; a\n"
+                     "                     CSV that reads only in a V with --vp 2: v) or v\n"
                      "                     (with --vp 2: the chunks in a V, mip searched from zb-v)\n"
                      "  --pp-split L,L,... layers per chunk in model order (default: searched: the even cut and\n"
                      "                     first and last stages with other counts, the fastest that fits)\n"

@@ -31,7 +31,6 @@
 
 #include "charts.h"
 #include "hardware/hardware.h"
-#include "io/atomic_file.h"
 #include "models.h"
 #include "profiler/profile_db.h"
 #include "profiler/profiler.h"
@@ -247,8 +246,8 @@ ClusterPanel::ClusterPanel(Explorer* explorer, QWidget* parent) : QWidget(parent
     m_schedule->setToolTip(tr("The pipeline schedule the plan is priced with (cfp plan --schedule): 1F1B, interleaved 1F1B "
                               "(vp > 1), GPipe, the zero-bubble ZB-H1 and ZB-H2 (more micro-batches in flight, less bubble), "
                               "ZB-V and DualPipeV with vp 2 (the chunks in a V: the first and the last on rank 0), mip (the plan "
-                              "searched with 1F1B, then its schedule optimised by CBC at its stages' times, as many micro-batches in "
-                              "flight as fit; up to 20 s more) or custom (the actions of a schedule CSV). "
+                              "searched with 1F1B, then its schedule optimised by CBC at its stages' times, holding no more "
+                              "micro-batches than the fastest generated schedule that fits; up to its time limit more) or custom (the actions of a schedule CSV). "
                               "DualPipe (two copies of the model) is replayed by cfp schedule only"));
     form->addRow(tr("Pipe schedule"), m_schedule);
     m_scheduleCsv = new QLineEdit(this);
@@ -468,15 +467,7 @@ void ClusterPanel::apply() {
         auto fail = [&](const QString& why) { QMessageBox::warning(this, tr("Invalid schedule CSV"), why); };
         if (c.pipeline.stages < 2 || c.pipeline.chunksPerRank < 1) return fail(tr("A custom schedule needs fixed pp > 1 and vp (not auto)"));
         if (file.isEmpty()) return fail(tr("Choose the schedule CSV of the custom schedule"));
-        auto text = readFileLimited(file.toStdString(), 64 << 20);
-        if (!text) return fail(qs(text.error().toString()));
-        auto read = scheduleFromCsv(*text, c.pipeline.stages, c.pipeline.chunksPerRank, PipePlacement::Looped);
-        if (!read && c.pipeline.chunksPerRank == 2)
-            if (auto v = scheduleFromCsv(*text, c.pipeline.stages, 2, PipePlacement::VShape)) read = std::move(v);
-        if (!read) return fail(tr("%1: %2").arg(QFileInfo(file).fileName(), qs(read.error().toString())));
-        c.pipeline.actions = std::move(read->actions);
-        c.pipeline.placement = read->placement;
-        c.pipeline.scheduleOrigin = "read from " + QFileInfo(file).fileName().toStdString();
+        if (auto loaded = loadScheduleCsv(file.toStdString(), std::nullopt, c.pipeline); !loaded) return fail(qs(loaded.error().toString()));
     }
     if (c.pipeline.stages == 1 && c.pipeline.chunksPerRank > 1) {
         QMessageBox::warning(this, tr("Invalid pipeline"), tr("vp %1 needs pp > 1").arg(c.pipeline.chunksPerRank));

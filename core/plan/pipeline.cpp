@@ -135,7 +135,9 @@ bool PipeSchedule::runsOn(int32_t stage, int32_t microBatch) const {
     return (stage < ranks) == (microBatch < microBatches / 2);
 }
 
-std::string PipeSchedule::toCsv() const {
+std::string PipeSchedule::toCsv() const { return pipeActionsCsv(actions); }
+
+std::string pipeActionsCsv(const std::vector<std::vector<PipeAction>>& actions) {
     std::string out;
     for (const auto& rank : actions) {
         for (size_t i = 0; i < rank.size(); ++i) out += (i ? "," : "") + rank[i].toString();

@@ -170,8 +170,10 @@ struct PipeSchedule {
     // Whether `microBatch` runs on `stage`: always, but in a bidirectional pipeline (micro-batches
     // below M/2 on stages 0..P−1, the others on P..2P−1).
     bool runsOn(int32_t stage, int32_t microBatch) const;
-    std::string toCsv() const;  // one line per rank
+    std::string toCsv() const;  // one line per rank: pipeActionsCsv(actions)
 };
+// Actions per rank as CSV, one line per rank (what scheduleFromCsv reads).
+std::string pipeActionsCsv(const std::vector<std::vector<PipeAction>>& actions);
 
 // Errors: schedule.shape (P, V or M < 1; interleaved with V < 2 or M not a multiple of P, as
 // Megatron-LM requires; gpipe, 1f1b, zb-h1 and zb-h2 with V > 1; zb-v, dualpipe-v and dualpipe

@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <array>
 #include <cstdio>
+#include <filesystem>
 #include <map>
 
 #include "cost/op_cost.h"
+#include "io/atomic_file.h"
 #include "plan/evaluator.h"
 
 namespace cfp {
@@ -35,11 +37,7 @@ Result<PipeSchedule> scheduleFor(PipeScheduleKind kind, PipePlacement placement,
     if (placement == PipePlacement::Bidirectional)
         return makeError("schedule.unsupported", "a bidirectional schedule holds two copies of the parameters (DualPipe's): cfp schedule replays it",
                          "--schedule");
-    PipeSchedule given;
-    given.ranks = pp;
-    given.chunks = v;
-    given.actions = actions;
-    auto checked = scheduleFromCsv(given.toCsv(), pp, v, placement);
+    auto checked = scheduleFromCsv(pipeActionsCsv(actions), pp, v, placement);
     if (!checked) return checked.error();
     if (checked->microBatches != m)
         return makeError("schedule.shape",
@@ -383,6 +381,23 @@ std::vector<std::vector<int32_t>> unevenSplits(const PipelinePlan& even, int32_t
     return out;
 }
 
+Status loadScheduleCsv(const std::string& path, std::optional<PipePlacement> placement, PipelineSettings& settings) {
+    if (placement == PipePlacement::Bidirectional)
+        return makeError("schedule.unsupported", "a bidirectional schedule holds two copies of the parameters (DualPipe's): cfp schedule replays it",
+                         path);
+    auto text = readFileLimited(path, 64 << 20);
+    if (!text) return text.error();
+    auto read = scheduleFromCsv(*text, settings.stages, settings.chunksPerRank, placement.value_or(PipePlacement::Looped));
+    if (!read && !placement && settings.chunksPerRank == 2)
+        if (auto v = scheduleFromCsv(*text, settings.stages, 2, PipePlacement::VShape)) read = std::move(v);
+    if (!read) return read.error().withContext(path);
+    settings.schedule = PipeScheduleKind::Custom;
+    settings.placement = read->placement;
+    settings.actions = std::move(read->actions);
+    settings.scheduleOrigin = "read from " + std::filesystem::path(path).filename().string();
+    return {};
+}
+
 Result<PipeSchedule> pipelineSchedule(const PipelinePlan& pl) {
     return scheduleFor(pl.schedule, pl.placement, pl.actions, pl.stages, pl.chunksPerRank, pl.microBatches);
 }
@@ -408,8 +423,6 @@ Result<PipelineReschedule> reschedulePipeline(const Graph& graph, Plan& plan, co
                                              const PipelineSettings& settings, int64_t limit, const PipeMipOptions& options) {
     if (!plan.pipeline) return makeError("schedule.shape", "the plan has no pipeline to schedule", "--schedule");
     const PipelinePlan& pl = *plan.pipeline;
-    auto generated = replayPipeline(pl);
-    if (!generated) return generated.error();
     PipeMipRequest request;
     request.placement = placementOf(pl);
     request.ranks = pl.stages;
@@ -459,8 +472,6 @@ Result<PipelineReschedule> reschedulePipeline(const Graph& graph, Plan& plan, co
         if (!(t.forward > 0 && t.inputGrad > 0 && t.weightGrad > 0))
             return makeError("schedule.shape", "a chunk of the pipeline has no forward, input-gradient or weight-gradient work to schedule", "--schedule");
     PipelineReschedule out;
-    out.generated = pl.schedule;
-    out.generatedSeconds = pl.seconds;
     auto mip = optimizePipeSchedule(request, options);
     if (!mip) return mip.error().withContext("--schedule mip");
     out.mip = std::move(*mip);

@@ -23,6 +23,7 @@
 // evenly into pp × v chunks (else pipeline.split).
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -59,6 +60,12 @@ struct PipelineSettings {
     double optimiserSeconds = 20;
     bool operator==(const PipelineSettings&) const = default;
 };
+
+// Reads the schedule CSV at `path` into `settings` as a custom schedule for its stages and chunks:
+// the actions, their placement — `placement` where given, else looped, or a V where only that
+// reading holds (two chunks per rank) — and the origin "read from NAME" (`cfp plan
+// --schedule-csv`, the explorer's Schedule CSV). Errors: io.* and schedule.csv, at the file.
+Status loadScheduleCsv(const std::string& path, std::optional<PipePlacement> placement, PipelineSettings& settings);
 
 // The schedule a pipeline runs: its stored actions (custom, mip) or its kind's generated again.
 // Errors: makeSchedule's; schedule.csv where stored actions are not a schedule of the pipeline's
@@ -100,10 +107,8 @@ Status applyPipeline(const Graph& graph, Plan& plan, const Evaluation& ev, const
 
 // What reschedulePipeline found, for the report.
 struct PipelineReschedule {
-    PipeMipResult mip;             // the optimiser's answer (its replay in the chunks' times)
-    PipeScheduleKind generated{};  // the schedule the plan was searched with
-    double generatedSeconds = 0;   // that plan's step
-    bool kept = false;             // the optimiser's schedule replaced it (false: it needed more than the limit)
+    PipeMipResult mip;  // the optimiser's answer (its replay in the chunks' times)
+    bool kept = false;  // it replaced the generated schedule (false: it did not fit or was slower)
 };
 
 // The schedule of `plan`'s pipeline (applied by applyPipeline with a generated schedule, the

@@ -975,11 +975,7 @@ OJson headerJson(const Plan& plan, const Graph& graph) {
         pj["chunks_per_rank"] = pl.chunksPerRank;
         pj["schedule"] = std::string(pipeScheduleName(pl.schedule));
         pj["placement"] = std::string(pipePlacementName(pl.placement));
-        if (!pl.actions.empty()) {
-            PipeSchedule actions;
-            actions.actions = pl.actions;
-            pj["actions"] = actions.toCsv();
-        }
+        if (!pl.actions.empty()) pj["actions"] = pipeActionsCsv(pl.actions);
         if (!pl.scheduleOrigin.empty()) pj["schedule_origin"] = pl.scheduleOrigin;
         pj["micro_batches"] = pl.microBatches;
         pj["seconds"] = number(pl.seconds);

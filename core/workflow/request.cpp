@@ -69,9 +69,7 @@ std::string requestToJson(const PlanRequest& r) {
                          {"schedule", std::string(pipeScheduleName(r.pipeline.schedule))}};
     if (r.pipeline.stages != 1 && !r.pipeline.chunkLayers.empty()) j["pipeline"]["split"] = r.pipeline.chunkLayers;
     if (r.pipeline.stages != 1 && !r.pipeline.actions.empty()) {
-        PipeSchedule actions;
-        actions.actions = r.pipeline.actions;
-        j["pipeline"]["actions"] = actions.toCsv();
+        j["pipeline"]["actions"] = pipeActionsCsv(r.pipeline.actions);
         j["pipeline"]["placement"] = std::string(pipePlacementName(r.pipeline.placement));
         j["pipeline"]["schedule_origin"] = r.pipeline.scheduleOrigin;
     }

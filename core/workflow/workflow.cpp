@@ -247,9 +247,7 @@ Result<PlanRun> runPipelinedPlan(const PlanRequest& request, const std::shared_p
     }
     std::optional<int64_t> csvRounds;
     if (settings.schedule == PipeScheduleKind::Custom) {
-        PipeSchedule given;
-        given.actions = settings.actions;
-        auto read = scheduleFromCsv(given.toCsv(), static_cast<int32_t>(pp), v, settings.placement);
+        auto read = scheduleFromCsv(pipeActionsCsv(settings.actions), static_cast<int32_t>(pp), v, settings.placement);
         if (!read) return makeError(read.error().code, read.error().message + (read.error().where.empty() ? "" : " (" + read.error().where + ")"), "--schedule-csv");
         csvRounds = read->microBatches;
     }
