@@ -541,7 +541,9 @@ SearchPanel::SearchPanel(Explorer* explorer, QWidget* parent) : QWidget(parent),
     m_config->setObjectName(QStringLiteral("configEdit"));
     m_config->setPlaceholderText(QStringLiteral("tp=8,dp=16,zero=1,mbs=1,recompute=full"));
     m_config->setToolTip(tr("A parallel configuration as you run it (Megatron-LM or torchtitan style): tp, dp, zero 0–3, mbs, "
-                            "recompute none|selective|full|op (torchtitan's per-op checkpointing), sp on|off (sequence parallelism over tp); "
+                            "recompute none|selective|full|op (torchtitan's per-op checkpointing), sp on|off (sequence parallelism over tp), "
+                            "pp, vp, schedule, cp (context parallelism) with cp_comm p2p|all_gather (keys and values in a ring beside the "
+                            "attention, Megatron-LM's default, or gathered before it), overlap, bucket; "
                             "keys left out are chosen (the fastest completion that fits; the result says which). "
                             "Priced with the same cost model and evaluator as the plan (cfp estimate)"));
     configRow->addWidget(m_config, 1);

@@ -1,4 +1,5 @@
 #include "cost/cost_model.h"
+#include "cost/step_policy.h"
 
 #include <algorithm>
 #include <cmath>
@@ -123,6 +124,7 @@ Result<CostModel> CostModel::create(const HardwareSpec& hardware, const Mesh& me
         }
         m.m_axisBytesPerSecond[i] = bw;
         stride *= a.size;
+        if (a.name == kContextParallelAxis) m.m_contextAxis = static_cast<int>(i);
     }
     return m;
 }

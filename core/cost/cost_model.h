@@ -184,6 +184,8 @@ public:
     // Bandwidth per device of one group of mesh axis `axis` (the β⁻¹ of its collectives): the
     // link's, or for an inter-node axis with m > 1 members per node, m rails (see the header).
     double axisBytesPerSecond(size_t axis) const { return m_axisBytesPerSecond.at(axis); }
+    // The index of the mesh axis named kContextParallelAxis (step_policy.h), -1 when there is none.
+    int contextAxis() const { return m_contextAxis; }
 
     void setMeasured(uint64_t signature, double seconds);
     // Measured seconds for this signature, or nullptr.
@@ -204,6 +206,7 @@ private:
     std::unordered_map<uint64_t, double> m_measured;
     CostCalibration m_calibration;
     std::vector<double> m_axisBytesPerSecond;  // per mesh axis
+    int m_contextAxis = -1;
     const CollectiveFit* findFit(CollectiveKind kind, size_t axis) const;
 };
 

@@ -564,6 +564,7 @@ double ownCollectiveRepeats(const Op& op, bool gradToOptimizer, const MemoryPoli
 void CommCost::add(const CostModel& model, size_t axis, double seconds) {
     total += seconds;
     if (intraNodeAxis(model, axis)) intra += seconds;
+    if (model.contextAxis() == static_cast<int>(axis)) context += seconds;
 }
 
 double coalescedSeconds(const CostModel& model, const OpCollective& o, const MemoryPolicy& policy) {
@@ -646,15 +647,36 @@ CommCost ownCollectiveCost(const CostModel& model, uint32_t partialMask, int64_t
 CommCost reshardCost(const CostModel& model, const ReshardPlan& plan) {
     CommCost c;
     c.total = model.reshardSeconds(plan);
-    for (const CollectiveStep& step : plan.steps)
-        if (auto a = model.mesh().axisIndex(step.axis); a && intraNodeAxis(model, *a))
-            c.intra += model.collectiveSeconds(step.kind, *a, step.messageBytes);
+    for (const CollectiveStep& step : plan.steps) {
+        auto a = model.mesh().axisIndex(step.axis);
+        if (!a) continue;
+        if (intraNodeAxis(model, *a)) c.intra += model.collectiveSeconds(step.kind, *a, step.messageBytes);
+        if (model.contextAxis() == static_cast<int>(*a)) c.context += model.collectiveSeconds(step.kind, *a, step.messageBytes);
+    }
     return c;
 }
 
-double chargedComm(const CostModel& model, const Op& op, const MemoryPolicy& policy, const CommCost& c, double gemm) {
-    if (!communicatesBeside(op, policy)) return c.total;
-    return c.total - c.intra + besideGemmCharge(model, c.intra, gemm);
+double chargedComm(const CostModel& model, const Op& op, const MemoryPolicy& policy, const CommCost& c, double gemm, bool attention) {
+    const bool tp = communicatesBeside(op, policy);
+    const bool ring = attention && policy.contextRing && model.contextAxis() >= 0;
+    if (!tp && !ring) return c.total;
+    double beside = tp ? c.intra : 0.0;
+    // The context axis's part, unless the intra-node part already holds it.
+    if (ring && !(tp && intraNodeAxis(model, static_cast<size_t>(model.contextAxis())))) beside += c.context;
+    return c.total - beside + besideGemmCharge(model, beside, gemm);
+}
+
+bool attentionMatmul(const Op& op, const std::vector<char>& onChip) {
+    if (op.kind != OpKind::Dot) return false;
+    if (onChip[static_cast<size_t>(op.id)]) return true;
+    for (OpId u : op.operands)
+        if (onChip[static_cast<size_t>(u)]) return true;
+    return false;
+}
+
+bool runsBeside(const CostModel& model, const Op& op, const MemoryPolicy& policy, size_t axis, bool attention) {
+    if (communicatesBeside(op, policy) && intraNodeAxis(model, axis)) return true;
+    return attention && policy.contextRing && model.contextAxis() == static_cast<int>(axis);
 }
 
 double runsPerStep(const Op& op, const MemoryPolicy& policy) {

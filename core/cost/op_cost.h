@@ -309,6 +309,21 @@ double ownCollectiveRepeats(const Op& op, bool gradToOptimizer, const MemoryPoli
 // occur; the Megatron layouts have one of them per matmul.
 bool communicatesBeside(const Op& op, const MemoryPolicy& policy);
 double besideGemmCharge(const CostModel& model, double beside, double gemm);
+// Ring context parallelism (MemoryPolicy::contextRing, Megatron-LM --cp-comm-type p2p): the
+// matmuls of an attention core — those with an on-chip operand or result (OpRoles::onChip: Q·Kᵀ,
+// P·V and their backward dots; none under eager attention) — receive the keys and values, and send
+// their gradients on, over the context-parallel axis chunk by chunk while they compute on the
+// chunk in hand. Their communication on that axis (a resharding into them, their own collectives)
+// runs beside their kernel and is charged as tensor-parallel communication beside a GEMM is
+// (besideGemmCharge): what the kernel hides at the contention factor, the rest in full. The bytes
+// are those of the all-gather (a ring all-gather passes the same chunks); a gradient's partial
+// sum over cp is still priced as an all-reduce (the ring passes half of that: the estimate errs on
+// the slow side). attentionMatmul: whether op is such a matmul.
+bool attentionMatmul(const Op& op, const std::vector<char>& onChip);
+// Whether communication on mesh axis `axis` into op (a resharding) or of op (its own collectives,
+// not a gradient's reduction) runs beside op's kernel: tensor-parallel communication beside a
+// GEMM on an intra-node axis, or the context ring into an attention matmul (`attention`).
+bool runsBeside(const CostModel& model, const Op& op, const MemoryPolicy& policy, size_t axis, bool attention);
 // Whether mesh axis `axis` joins devices of one node (the simulator's compute-side channel).
 bool intraNodeAxis(const CostModel& model, size_t axis);
 
@@ -318,10 +333,11 @@ double weightGatherRepeats(const MemoryPolicy& policy);
 // Seconds of an op's own collectives (one time each), summed in the order above.
 double ownCollectiveSeconds(const CostModel& model, uint32_t partialMask, int64_t localResultBytes, uint32_t scatterMask);
 // Communication seconds, and the part of them on intra-node axes (communicatesBeside).
+// `context`: the part on the context-parallel axis (CostModel::contextAxis; the context ring).
 struct CommCost {
-    double total = 0, intra = 0;
+    double total = 0, intra = 0, context = 0;
     void add(const CostModel& model, size_t axis, double seconds);
-    CommCost times(double k) const { return {total * k, intra * k}; }
+    CommCost times(double k) const { return {total * k, intra * k, context * k}; }
 };
 // An op's own collectives (ownCollectiveSeconds) and a resharding's steps, so split; an overlapped
 // gradient's reductions `coalesced` (coalescedSeconds) where the policy is given.
@@ -329,9 +345,10 @@ CommCost ownCollectiveCost(const CostModel& model, uint32_t partialMask, int64_t
                            const MemoryPolicy* coalesced = nullptr);
 CommCost reshardCost(const CostModel& model, const ReshardPlan& plan);
 // What the objective charges for `c` per run of op `op` whose kernel takes `gemm` seconds per
-// run: its intra-node part beside the kernel (besideGemmCharge) where the op communicatesBeside,
-// else all of it.
-double chargedComm(const CostModel& model, const Op& op, const MemoryPolicy& policy, const CommCost& c, double gemm);
+// run: the part that runsBeside the kernel charged by besideGemmCharge (its intra-node part where
+// the op communicatesBeside; its context-parallel part where it is an attention matmul under the
+// context ring), the rest in full.
+double chargedComm(const CostModel& model, const Op& op, const MemoryPolicy& policy, const CommCost& c, double gemm, bool attention);
 // Runs of an op per step that its communication is charged against: a micro-batch round's (the
 // accumulation count), once for the optimizer.
 double runsPerStep(const Op& op, const MemoryPolicy& policy);

@@ -121,12 +121,21 @@ struct MemoryPolicy {
     // --tp-comm-overlap: the all-gather into a column-parallel GEMM and the reduce-scatter or
     // all-reduce out of a row-parallel one run in chunks beside the GEMM; step_sim.h).
     bool overlapTensorParallel = false;
+    // Context parallelism's keys and values passed around the ranks of the context-parallel axis
+    // (the mesh axis named kContextParallelAxis) in a ring, beside the attention kernels, as
+    // Megatron-LM's --cp-comm-type p2p runs them (cost/op_cost.h contextRingBeside); false: they
+    // are all-gathered before the attention and their gradients reduced after it, on the critical
+    // path (--cp-comm-type all_gather). No effect on a mesh without that axis.
+    bool contextRing = false;
     int64_t bucketBytes = 0;
     // Pipeline stages the program is cut into (plan/pipeline_plan.h): a rank holds about 1/P of
     // the layers, so the parameters, gradients and optimizer state a device holds are counted
     // 1/P (parameterMemory); the search's memory terms then approximate a rank's. 1: no pipeline.
     int64_t pipelineStages = 1;
 };
+
+// The mesh axis context parallelism splits the sequence over (`cfp estimate --config cp=C`).
+inline constexpr const char* kContextParallelAxis = "cp";
 
 // Gradient bucket size when a policy states none: Megatron-LM's distributed-optimizer bucket,
 // 40,000,000 parameters (at least), in bf16 (PyTorch DDP's default is 25 MiB).

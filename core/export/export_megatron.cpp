@@ -389,10 +389,13 @@ Result<std::string> exportMegatron(const Context& ctx) {
         return notUniform(target, "the plan splits the sequence over " + layout->cpAxis + " and has pipeline stages; cfp does not plan both", {});
     std::string flags = "--tensor-model-parallel-size " + std::to_string(tpSize) + " --pipeline-model-parallel-size " +
                         std::to_string(ppSize) + virtualFlag;
-    // Context parallelism as the plan prices it: Megatron-LM's all_gather exchange ("all-gather to
-    // get full sequence of KV before attention … cannot be overlapped", TransformerConfig); its
-    // default, p2p, moves the same bytes in a ring beside the attention.
-    if (layout->cpSize > 1) flags += " --context-parallel-size " + std::to_string(layout->cpSize) + " --cp-comm-type all_gather";
+    // Context parallelism as the plan prices it: Megatron-LM's p2p exchange (its default: the keys
+    // and values passed in a ring beside the attention; MemoryPolicy::contextRing) or all_gather
+    // ("all-gather to get full sequence of KV before attention … cannot be overlapped",
+    // TransformerConfig).
+    if (layout->cpSize > 1)
+        flags += " --context-parallel-size " + std::to_string(layout->cpSize) + " --cp-comm-type " +
+                 (ctx.plan.policy.contextRing ? "p2p" : "all_gather");
     // Sequence parallelism: the norms' values split along the sequence over tp in the shardings, or
     // the plan's policy (cost/op_cost.h prices it over tp without changing the shardings).
     if (layout->sequenceParallel || (!tp.empty() && ctx.plan.policy.sequenceParallelAxis == tp)) flags += " --sequence-parallel";

@@ -288,8 +288,14 @@ Result<std::string> exportTorchtitan(const Context& ctx) {
     }
     t += "context_parallel_degree = " + std::to_string(cp) + "\n";
     if (cp > 1) {
-        t += commentLines("The plan all-gathers the keys and values over the context-parallel ranks, as torchtitan's allgather rotation does");
-        t += "context_parallel_rotate_method = \"allgather\"\n";
+        if (policy.contextRing) {
+            t += commentLines("The plan passes the keys and values around the context-parallel ranks chunk by chunk beside the attention, "
+                              "as the alltoall rotation of PyTorch's ring attention does");
+            t += "context_parallel_rotate_method = \"alltoall\"\n";
+        } else {
+            t += commentLines("The plan all-gathers the keys and values over the context-parallel ranks, as torchtitan's allgather rotation does");
+            t += "context_parallel_rotate_method = \"allgather\"\n";
+        }
     }
     if (const auto& pl = plan.pipeline) {
         const bool csv = runsFromCsv(plan);

@@ -30,9 +30,9 @@ namespace cfp {
 // gather's [B, S] token ids) — is split over that axis as well, and the other data operand only
 // where its dim is paired with that one (contracted with it, as in a weight gradient): the keys
 // and values an attention matmul reads stay whole along their sequence, so the search gathers
-// them over the axis: all-gather context parallelism, as Llama 3 was trained (Megatron-LM's ring
-// exchange, `--cp-comm-type p2p`, moves the same bytes beside the attention; that overlap is not
-// modelled). Blocks without a sequence to split keep the strategies without it.
+// them over the axis (all-gather context parallelism, as Llama 3 was trained; under the ring,
+// MemoryPolicy::contextRing, the same bytes are charged beside the attention kernels: cost/op_cost.h
+// attentionMatmul). Blocks without a sequence to split keep the strategies without it.
 StrategyMask baselineMask(const PlanProblem& problem, const std::vector<std::string>& batchAxes,
                           const std::string& weightAxis, std::string& note, const std::string& seqAxis) {
     const Graph& graph = problem.graph();

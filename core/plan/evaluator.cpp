@@ -133,6 +133,10 @@ Result<Evaluation> evaluatePlan(const Graph& graph, const Plan& plan, const Cost
     const std::vector<double> cover = overlapCover(graph, roles, model, policy);
     const std::vector<char> resident = stepResidentWeights(graph, policy);
     const std::vector<char>& onChip = roles.onChip;  // flash attention cores (cost/op_cost.h)
+    // The context ring's matmuls (cost/op_cost.h attentionMatmul).
+    std::vector<char> attention(n, 0);
+    if (policy.contextRing && model.contextAxis() >= 0)
+        for (const Op& op : graph.ops()) attention[static_cast<size_t>(op.id)] = attentionMatmul(op, onChip) ? 1 : 0;
     const std::vector<char>& sourceLike = roles.sourceLike;
     const std::vector<int32_t>& uses = roles.uses;
     const std::vector<char>& readByBackward = roles.readByBackward;
@@ -313,7 +317,7 @@ Result<Evaluation> evaluatePlan(const Graph& graph, const Plan& plan, const Cost
         });
         ownSeconds[k] += roles.gradContribution[k]
                              ? overlappedCharge(model, own.times(ownRepeats), cover[k], policy.overlapGradReduce)
-                             : chargedComm(model, op, policy, own, kernel[k] / runsPerStep(op, policy)) * ownRepeats;
+                             : chargedComm(model, op, policy, own, kernel[k] / runsPerStep(op, policy), attention[k]) * ownRepeats;
         return {};
     }));
     // Summed in op order.
@@ -375,7 +379,7 @@ Result<Evaluation> evaluatePlan(const Graph& graph, const Plan& plan, const Cost
             auto rp = have == need ? Result<ReshardPlan>(ReshardPlan{have, need, {}}) : planReshard(have, need, mesh, producer.type);
             if (!rp) return rp.error().withContext("edge " + producer.name + " -> " + op.name);
             if (gather) rp->steps.push_back(sequenceParallelGatherStep(have, mesh, static_cast<size_t>(spAxis), shardBytes(producer.type, have, mesh)));
-            const double run = chargedComm(model, op, policy, reshardCost(model, *rp), kernel[k] / runsPerStep(op, policy));
+            const double run = chargedComm(model, op, policy, reshardCost(model, *rp), kernel[k] / runsPerStep(op, policy), attention[k]);
             e.seconds = run * kernelRepeats(op, policy) * (rc[k] ? 2.0 : 1.0);
             e.counted = e.seconds > 0 || !rp->isNoCommunication();
             if (!rp->steps.empty()) reshardInto[k].push_back({u, std::move(*rp), e.seconds});
@@ -432,6 +436,7 @@ Result<Evaluation> evaluatePlan(const Graph& graph, const Plan& plan, const Cost
                     SimTask t{SimTaskKind::Blocking, op.id, perRound, d, step.kind, static_cast<int>(*a), step.messageBytes};
                     t.again = again;
                     t.reshard = true;
+                    t.beside = runsBeside(model, op, policy, *a, attention[k]);
                     t.from = e.producer;
                     tasks.push_back(t);
                 }
@@ -447,6 +452,7 @@ Result<Evaluation> evaluatePlan(const Graph& graph, const Plan& plan, const Cost
                 } else {
                     SimTask t{SimTaskKind::Blocking, op.id, perRound, c.seconds / runs, c.c.kind, static_cast<int>(c.c.axis), c.c.bytes};
                     t.again = again;
+                    t.beside = runsBeside(model, op, policy, c.c.axis, attention[k]);
                     tasks.push_back(t);
                 }
             }

@@ -157,7 +157,11 @@ std::string parallelismSummary(const Plan& plan, const Graph& graph, bool withPo
         // (sequence, heads) and at most a few weights.
         if (std::find(sequenceAxes.begin(), sequenceAxes.end(), axis.name) != sequenceAxes.end() && pct < 50)
             parts.push_back("context parallel " + std::to_string(axis.size) + " (" + axis.name + ": the sequence split" +
-                            (pct > 0 ? ", and " + std::to_string(pct) + "% of the weights)" : std::string(")")));
+                            (pct > 0 ? ", and " + std::to_string(pct) + "% of the weights" : std::string()) +
+                            (axis.name == kContextParallelAxis ? (plan.policy.contextRing ? "; keys and values in a ring beside the attention"
+                                                                                           : "; keys and values all-gathered")
+                                                               : std::string()) +
+                            ")");
         else if (pct >= 50)
             parts.push_back("tensor parallel " + std::to_string(axis.size) + " (" + axis.name + ", " + std::to_string(pct) + "% of the weights)");
         else

@@ -425,7 +425,7 @@ Status PlanReader::read(const Json& doc) {
             // overlapped, the default bucket, fused, compiled).
             Json base = p;
             if (base.is_object())
-                for (const char* k : {"sequence_parallel", "overlap", "bucket_bytes", "cross_entropy", "fusion"}) base.erase(k);
+                for (const char* k : {"sequence_parallel", "overlap", "bucket_bytes", "cross_entropy", "fusion", "context_parallel_comm"}) base.erase(k);
             CFP_TRY(expectObject(base, "/memory_policy", {"optimizer_sharding", "recompute", "accumulation_steps", "attention", "zero_stage"}));
             if (p.contains("sequence_parallel")) {
                 CFP_PLAN_ASSIGN(m_plan.policy.sequenceParallelAxis, stringField(p, "/memory_policy", "sequence_parallel"));
@@ -440,6 +440,17 @@ Status PlanReader::read(const Json& doc) {
                     return formatError("overlap is '" + word + "', expected all, on, grad, param or off", "/memory_policy/overlap");
             }
             if (p.contains("bucket_bytes")) CFP_PLAN_ASSIGN(m_plan.policy.bucketBytes, intField(p, "/memory_policy", "bucket_bytes", 0, kInt64Max));
+            // Context parallelism's exchange (left out: all_gather, as files before the ring priced it).
+            if (p.contains("context_parallel_comm")) {
+                std::string word;
+                CFP_PLAN_ASSIGN(word, stringField(p, "/memory_policy", "context_parallel_comm"));
+                if (word != "p2p" && word != "all_gather")
+                    return formatError("context_parallel_comm is '" + word + "', expected p2p or all_gather", "/memory_policy/context_parallel_comm");
+                if (word == "p2p" && !m_plan.mesh.axisIndex(kContextParallelAxis))
+                    return formatError("context_parallel_comm is p2p but the mesh has no axis " + std::string(kContextParallelAxis),
+                                       "/memory_policy/context_parallel_comm");
+                m_plan.policy.contextRing = word == "p2p";
+            }
             int64_t stage = 1;
             CFP_PLAN_ASSIGN(stage, intField(p, "/memory_policy", "zero_stage", 0, 3));
             m_plan.policy.zeroStage = static_cast<int>(stage);
@@ -952,6 +963,7 @@ OJson headerJson(const Plan& plan, const Graph& graph) {
     if (!plan.policy.sequenceParallelAxis.empty()) policy["sequence_parallel"] = plan.policy.sequenceParallelAxis;
     policy["overlap"] = overlapWord(plan.policy);
     policy["bucket_bytes"] = plan.policy.bucketBytes;
+    if (plan.mesh.axisIndex(kContextParallelAxis)) policy["context_parallel_comm"] = plan.policy.contextRing ? "p2p" : "all_gather";
     doc["memory_policy"] = std::move(policy);
     doc["pins"] = stringArray(pinTexts(plan.pins));
     doc["predicted_step_seconds"] = number(plan.predictedStepSeconds);

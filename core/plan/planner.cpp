@@ -678,7 +678,9 @@ Result<PlanOutcome> planConfigured(const Graph& graph, const Cluster& cluster, c
     if (config.bucketMb) o.policy.bucketBytes = *config.bucketMb * 1'000'000;
     o.baselines = Baselines::Skip;
     o.pins.clear();
-    o.contextParallelAxis = cp > 1 ? "cp" : "";
+    o.contextParallelAxis = cp > 1 ? kContextParallelAxis : "";
+    // The keys and values around a ring beside the attention unless cp_comm=all_gather.
+    o.policy.contextRing = cp > 1 && config.cpRing.value_or(true);
     const int64_t limit = memoryLimitFor(options, cluster.hardware);
     std::vector<std::string> batchAxes;
     if (dp > 1) batchAxes.push_back("dp");

@@ -68,6 +68,9 @@ Result<RunConfig> RunConfig::parse(std::string_view text) {
                                  "optimises one and --schedule-csv FILE reads one",
                                  "--config");
             c.schedule = *kind;
+        } else if (key == "cp_comm") {
+            if (v != "p2p" && v != "all_gather") return syntax("cp_comm=" + std::string(v) + ": expected p2p or all_gather");
+            c.cpRing = v == "p2p";
         } else if (key == "zero") {
             auto n = positive(key, v, 0);
             if (!n) return n.error();
@@ -91,7 +94,7 @@ Result<RunConfig> RunConfig::parse(std::string_view text) {
             else if (v == "op") c.recompute = RecomputeMode::Op;
             else return syntax("recompute=" + std::string(v) + ": expected none, selective, full or op");
         } else {
-            return syntax("unknown key '" + std::string(key) + "'; expected tp, dp, pp, vp, pp_first, pp_last, schedule, cp, zero, mbs, recompute, sp, overlap or bucket");
+            return syntax("unknown key '" + std::string(key) + "'; expected tp, dp, pp, vp, pp_first, pp_last, schedule, cp, cp_comm, zero, mbs, recompute, sp, overlap or bucket");
         }
         if (end == text.size()) break;
     }
@@ -109,6 +112,7 @@ std::string RunConfig::toString() const {
     if (ppLast) add("pp_last", std::to_string(*ppLast));
     if (schedule) add("schedule", std::string(pipeScheduleName(*schedule)));
     if (cp) add("cp", std::to_string(*cp));
+    if (cpRing) add("cp_comm", *cpRing ? "p2p" : "all_gather");
     if (zero) add("zero", std::to_string(*zero));
     if (microBatch) add("mbs", std::to_string(*microBatch));
     if (recompute) add("recompute", std::string(recomputeModeName(*recompute)));

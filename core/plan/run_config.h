@@ -15,8 +15,11 @@
 //   schedule  1f1b (Megatron-LM's default) | interleaved (with vp > 1) | gpipe | zb-h1 | zb-h2
 //             default: interleaved when vp > 1, else 1f1b (zb-v, dualpipe-v and dualpipe:
 //             schedule.unsupported, replayed only by `cfp schedule`)
-//   cp  context-parallel degree: the sequence split over cp ranks, keys and values all-gathered
+//   cp  context-parallel degree: the sequence split over cp ranks, keys and values exchanged
 //       for the attention (baselines.cpp; not with pp > 1)                default 1
+//   cp_comm  p2p: keys and values passed around the cp ranks in a ring beside the attention
+//            kernels (Megatron-LM's default --cp-comm-type p2p) | all_gather: gathered before
+//            the attention, on the critical path (--cp-comm-type all_gather)   default p2p
 //   zero  ZeRO stage: 0 none, 1 optimizer state, 2 and gradients, 3 and weights sharded over dp (FSDP)   default 1
 //   mbs   micro-batch per data-parallel rank                              default: the fewest rounds that fit
 //   recompute  none | selective (the attention core: what flash attention recomputes; with
@@ -54,6 +57,7 @@ struct RunConfig {
     std::optional<RecomputeMode> recompute;
     std::optional<std::string> overlap;  // "on", "grad", "param" or "off" (setOverlapWord)
     std::optional<int64_t> bucketMb;
+    std::optional<bool> cpRing;  // cp_comm: true p2p, false all_gather
 
     // Errors: config.syntax ("tp=8,dp=x": which key, what was expected), schedule.unsupported.
     static Result<RunConfig> parse(std::string_view text);

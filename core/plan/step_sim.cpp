@@ -301,8 +301,7 @@ StepSimulation simulateStep(const Graph& graph, const std::vector<SimTask>& task
             ++next;
         };
         bool inBackward = false;
-        // --tp-comm-overlap: communication waiting for the next GEMM to run beside it.
-        const bool tpOverlap = policy.overlapTensorParallel;
+        // Communication waiting for the next kernel to run beside it (SimTask::beside).
         std::vector<std::pair<size_t, double>> pendingTp;  // (task, seconds)
         if (fsdp && policy.overlapParamGather) issueUnit(fwdUnits, fEnd, fNext);
         OpId gradOp = kNoOp;
@@ -353,13 +352,13 @@ StepSimulation simulateStep(const Graph& graph, const std::vector<SimTask>& task
                                 if (policy.overlapParamGather) issueUnit(bwdUnits, bEnd, bNext);
                             }
                     }
-                    if (tpOverlap && graph.op(t.op).kind == OpKind::Dot) {
-                        // The GEMM's own tensor-parallel collectives (after a row-parallel GEMM)
-                        // run beside it too.
+                    {
+                        // The kernel's own collectives that run beside it (after a row-parallel
+                        // GEMM; an attention matmul's gradient passed on around the context ring).
                         const size_t kernelTask = roundTasks[pos];
                         while (pos + 1 < roundTasks.size()) {
                             const SimTask& n = tasks[roundTasks[pos + 1]];
-                            if (n.kind != SimTaskKind::Blocking || n.reshard || n.op != t.op || !sim.intraNode(n.axis)) break;
+                            if (n.kind != SimTaskKind::Blocking || n.reshard || n.op != t.op || !n.beside) break;
                             pendingTp.emplace_back(roundTasks[pos + 1], n.seconds);
                             ++pos;
                         }
@@ -367,14 +366,11 @@ StepSimulation simulateStep(const Graph& graph, const std::vector<SimTask>& task
                         pendingTp.clear();
                         break;
                     }
-                    for (const auto& [task, d] : pendingTp) sim.block(d, task);
-                    pendingTp.clear();
-                    sim.compute(t.seconds, ready, roundTasks[pos]);
-                    break;
                 }
                 case SimTaskKind::Blocking:
-                    // Into a GEMM (the all-gather of a column-parallel layer's input): beside it.
-                    if (tpOverlap && t.reshard && sim.intraNode(t.axis) && graph.op(t.op).kind == OpKind::Dot) {
+                    // Into a kernel it runs beside (the all-gather of a column-parallel layer's
+                    // input, keys and values around the context ring): beside it.
+                    if (t.reshard && t.beside) {
                         pendingTp.emplace_back(roundTasks[pos], t.seconds);
                         break;
                     }

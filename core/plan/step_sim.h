@@ -24,7 +24,10 @@
 //   - with OverlapPolicy::overlapTensorParallel (Megatron-LM --tp-comm-overlap), a GEMM's
 //     resharding into it and its own collectives on an intra-node axis run beside the GEMM in
 //     chunks: the pair takes the GEMM plus what of the communication outlasts it (the hidden part
-//     counts as overlapped and slows the GEMM by the contention factor);
+//     counts as overlapped and slows the GEMM by the contention factor); likewise, under ring
+//     context parallelism (MemoryPolicy::contextRing), an attention matmul's keys and values
+//     arriving over the context-parallel axis and its gradients' reduction there run beside it
+//     (the tasks' `beside` flag, cost/op_cost.h runsBeside);
 //   - contention: compute that runs while overlapped communication is in flight is slowed by
 //     HardwareSpec::overlapSlowdown × the overlapped time (NCCL's kernels take SMs and HBM
 //     bandwidth from the compute kernels).
@@ -67,6 +70,9 @@ struct SimTask {
     bool again = false;
     bool reshard = false;
     OpId from = kNoOp;
+    // A Blocking task that runs beside its op's kernel (cost/op_cost.h runsBeside: tensor-parallel
+    // communication under --tp-comm-overlap, the context ring into an attention matmul).
+    bool beside = false;
 };
 
 // Where the simulator put things (simulateStep's `placed`), for the timeline: every task of the

@@ -766,6 +766,7 @@ std::vector<RunConfig> completions(const RunConfig& c, const Cluster& cluster) {
                     x.sequenceParallel = sp;
                     x.zero = zero;
                     x.recompute = rc;
+                    if (c.cp.value_or(1) > 1) x.cpRing = c.cpRing.value_or(true);  // the ring unless told
                     out.push_back(x);
                 }
             }

@@ -336,8 +336,19 @@ private slots:
         Run cp = cfp({"estimate", "builtin:gpt3-125m", "--seq", "128", "--global-batch", "32", "--config", "tp=2,dp=2,cp=2,mbs=2,sp=off,zero=1", "--json"});
         QVERIFY2(cp.exitCode == 0, cp.err.constData());
         const QJsonObject cpj = parseJson(cp.out).object();
-        QVERIFY2(cpj["parallelism"].toString().contains("context parallel 2 (cp: the sequence split)"), cp.out.constData());
-        QCOMPARE(cpj["estimated_config"].toString(), QStringLiteral("tp=2,dp=2,cp=2,zero=1,mbs=2,recompute=none,sp=off"));
+        QVERIFY2(cpj["parallelism"].toString().contains("context parallel 2 (cp: the sequence split; keys and values in a ring beside the attention)"),
+                 cp.out.constData());
+        QCOMPARE(cpj["estimated_config"].toString(), QStringLiteral("tp=2,dp=2,cp=2,cp_comm=p2p,zero=1,mbs=2,recompute=none,sp=off"));
+        // All-gather context parallelism, asked for: said so, and slower than the ring.
+        Run cpGather = cfp({"estimate", "builtin:gpt3-125m", "--seq", "128", "--global-batch", "32", "--config",
+                            "tp=2,dp=2,cp=2,mbs=2,sp=off,zero=1,cp_comm=all_gather", "--json"});
+        QVERIFY2(cpGather.exitCode == 0, cpGather.err.constData());
+        const QJsonObject cpg = parseJson(cpGather.out).object();
+        QVERIFY2(cpg["parallelism"].toString().contains("keys and values all-gathered"), cpGather.out.constData());
+        QVERIFY(cpg["step_seconds"].toDouble() > cpj["step_seconds"].toDouble());
+        Run cpBad = cfp({"estimate", "builtin:gpt3-125m", "--config", "cp=2,cp_comm=ring"});
+        QVERIFY(cpBad.exitCode != 0);
+        QVERIFY2(cpBad.err.contains("cp_comm=ring: expected p2p or all_gather"), cpBad.err.constData());
         QVERIFY(cpj["memory_breakdown_bytes"].toObject()["activations"].toInteger() < j["memory_breakdown_bytes"].toObject()["activations"].toInteger());
         // Eager kernels (--fusion eager): said in JSON and text, slower and holding more than the
         // compiled default; the plan file carries it; a wrong word is a usage error.

@@ -1082,16 +1082,21 @@ private slots:
         const std::string toml = torchtitanOk(run);
         const auto e = tomlEntries(toml);
         QCOMPARE(e.at("parallelism.context_parallel_degree"), std::string("2"));
-        QCOMPARE(e.at("parallelism.context_parallel_rotate_method"), std::string("\"allgather\""));
+        QCOMPARE(e.at("parallelism.context_parallel_rotate_method"), std::string("\"alltoall\""));  // the ring, by default
         QCOMPARE(e.at("parallelism.tensor_parallel_degree"), std::string("2"));
         QCOMPARE(e.at("parallelism.data_parallel_shard_degree"), std::string("2"));
         QCOMPARE(e.at("training.local_batch_size"), std::string("1"));
         QVERIFY2(contains(toml, "as the plan is"), toml.c_str());  // sequence parallel over tp beside cp
         auto m = exportPlan(run.model->graph, run.outcome.plan, ExportFormat::Megatron, {}, &*run.model->config);
         QVERIFY2(m.ok(), m.ok() ? "" : m.error().toString().c_str());
-        QVERIFY2(contains(*m, "--tensor-model-parallel-size 2 --pipeline-model-parallel-size 1 --context-parallel-size 2 --cp-comm-type all_gather --sequence-parallel "
+        QVERIFY2(contains(*m, "--tensor-model-parallel-size 2 --pipeline-model-parallel-size 1 --context-parallel-size 2 --cp-comm-type p2p --sequence-parallel "
                                  "--use-distributed-optimizer"),
                  m->c_str());
+        // All-gather context parallelism: allgather rotation, --cp-comm-type all_gather.
+        const PlanRun gathered = estimated("builtin:llama3-8b", 8, 2048, "tp=2,dp=2,cp=2,cp_comm=all_gather,zero=1,mbs=1,recompute=none,sp=on");
+        QCOMPARE(tomlEntries(torchtitanOk(gathered)).at("parallelism.context_parallel_rotate_method"), std::string("\"allgather\""));
+        auto mg = exportPlan(gathered.model->graph, gathered.outcome.plan, ExportFormat::Megatron, {}, &*gathered.model->config);
+        QVERIFY2(mg.ok() && contains(*mg, "--context-parallel-size 2 --cp-comm-type all_gather"), mg.ok() ? mg->c_str() : "");
         // Without context parallelism neither says so.
         const PlanRun plain = estimated("builtin:llama3-8b", 8, 2048, "tp=2,dp=4,zero=1,mbs=1,recompute=none,sp=on");
         // A plan priced with eager kernels: the Megatron-LM export says its fused kernels differ.

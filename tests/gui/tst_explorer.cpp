@@ -705,6 +705,18 @@ private slots:
         QVERIFY(!pj.isEmpty());
         QCOMPARE(pj["step_seconds"].toDouble(), piped->outcome.plan.stepSeconds());
         QCOMPARE(pj["pipeline"].toObject()["bubble_seconds"].toDouble(), piped->outcome.plan.pipeline->bubbleSeconds);
+        // Context parallelism: the ring by default (said in the priced configuration), all-gather
+        // when asked, each priced as cfp estimate prices it.
+        for (const QString& cp : {QStringLiteral("tp=2,cp=2,mbs=1"), QStringLiteral("tp=2,cp=2,cp_comm=all_gather,mbs=1")}) {
+            const Plan priced = estimateFromPanel(w, cp);
+            const bool ring = !cp.contains(QStringLiteral("all_gather"));
+            QCOMPARE(priced.policy.contextRing, ring);
+            const QString label = panel->estimateLabel()->text();
+            QVERIFY2(label.contains(ring ? QStringLiteral("cp_comm=p2p") : QStringLiteral("cp_comm=all_gather")), qPrintable(label));
+            const QJsonObject cj = cliEstimate(cp);
+            QVERIFY(!cj.isEmpty());
+            QCOMPARE(cj["step_seconds"].toDouble(), priced.stepSeconds());
+        }
 
         QSignalSpy failed(w.explorer(), &Explorer::failed);
         panel->configEdit()->setText(QStringLiteral("tp=3"));

@@ -115,16 +115,21 @@ private slots:
         const OpId d = b.matmul(x, w);
         const OpId e = b.neg(d);
         const CostModel model = modelOf(0.1);
-        SimTask in{SimTaskKind::Blocking, d, true, 2 * kMs, CollectiveKind::AllGather, 0, 1 << 20};
-        in.reshard = true;
-        in.from = x;
-        const SimTask out{SimTaskKind::Blocking, d, true, 4 * kMs, CollectiveKind::ReduceScatter, 0, 1 << 20};
-        const std::vector<SimTask> tasks{in, kernel(d, 3 * kMs), out, kernel(e, 1 * kMs)};
+        // The evaluator marks what runs beside a kernel (cost/op_cost.h runsBeside).
+        auto tasksFor = [&](const CostModel& m, const MemoryPolicy& policy) {
+            SimTask in{SimTaskKind::Blocking, d, true, 2 * kMs, CollectiveKind::AllGather, 0, 1 << 20};
+            in.reshard = true;
+            in.from = x;
+            SimTask out{SimTaskKind::Blocking, d, true, 4 * kMs, CollectiveKind::ReduceScatter, 0, 1 << 20};
+            in.beside = out.beside = runsBeside(m, g.op(d), policy, 0, false);
+            return std::vector<SimTask>{in, kernel(d, 3 * kMs), out, kernel(e, 1 * kMs)};
+        };
         MemoryPolicy p;
-        const StepSimulation serial = simulateStep(g, tasks, model, p);
+        const StepSimulation serial = simulateStep(g, tasksFor(model, p), model, p);
         QVERIFY(close(serial.seconds, 10 * kMs));
         QVERIFY(setOverlapWord(p, "all"));
         QCOMPARE(QString::fromStdString(overlapWord(p)), QString("all"));
+        const std::vector<SimTask> tasks = tasksFor(model, p);
         const StepSimulation beside = simulateStep(g, tasks, model, p);
         QVERIFY2(close(beside.seconds, 7.3 * kMs), qPrintable(QString::number(beside.seconds)));
         QVERIFY(close(beside.contentionSeconds, 0.3 * kMs));
@@ -148,7 +153,53 @@ private slots:
         QCOMPARE(besideGemm, 2);
         // Across nodes (not tensor-parallel links): on the critical path as before.
         const CostModel across = must(CostModel::create(h100(0.1), must(assignLinkClasses(must(parseMesh("16"), "mesh"), 8), "links")), "model");
-        QVERIFY(close(simulateStep(g, tasks, across, p).seconds, 10 * kMs));
+        QVERIFY(close(simulateStep(g, tasksFor(across, p), across, p).seconds, 10 * kMs));
+    }
+
+    // Ring context parallelism (cp_comm=p2p): the keys' all-gather over cp into an attention
+    // matmul (5 ms) runs beside its kernel (4 ms) on any link, as does the matmul's gradient
+    // reduction over cp (2 ms): 4 + (7 - 4) + 0.1 × 4 ms; a matmul that is not in an attention core,
+    // and communication over the other axis, stay on the critical path; all-gather context
+    // parallelism pays 5 + 4 + 2 ms.
+    void contextRingBesideTheAttention() {
+        Graph g("ring");
+        GraphBuilder b(g);
+        const OpId q = b.parameter("q", TensorType{DType::BF16, {64, 64}}, ParamRole::Input);
+        const OpId k = b.parameter("k", TensorType{DType::BF16, {64, 64}}, ParamRole::Input);
+        const OpId s = b.matmul(q, k);
+        const OpId e = b.neg(s);
+        const Mesh mesh = must(assignLinkClasses(must(parseMesh("cp=2,tp=8"), "mesh"), 8), "links");
+        const CostModel model = must(CostModel::create(h100(0.1), mesh), "model");
+        QCOMPARE(model.contextAxis(), 0);
+        std::vector<char> onChip(static_cast<size_t>(g.size()), 0);
+        QVERIFY(!attentionMatmul(g.op(s), onChip));
+        onChip[static_cast<size_t>(s)] = 1;  // the scores: an attention core's
+        QVERIFY(attentionMatmul(g.op(s), onChip));
+        QVERIFY(!attentionMatmul(g.op(e), onChip));
+        auto tasksFor = [&](const MemoryPolicy& policy, int axis) {
+            SimTask in{SimTaskKind::Blocking, s, true, 5 * kMs, CollectiveKind::AllGather, axis, 1 << 20};
+            in.reshard = true;
+            in.from = k;
+            SimTask out{SimTaskKind::Blocking, s, true, 2 * kMs, CollectiveKind::AllReduce, axis, 1 << 20};
+            in.beside = out.beside = runsBeside(model, g.op(s), policy, static_cast<size_t>(axis), attentionMatmul(g.op(s), onChip));
+            return std::vector<SimTask>{in, kernel(s, 4 * kMs), out, kernel(e, 1 * kMs)};
+        };
+        MemoryPolicy gathered, ring;
+        ring.contextRing = true;
+        QVERIFY(close(simulateStep(g, tasksFor(gathered, 0), model, gathered).seconds, 12 * kMs));
+        const StepSimulation r = simulateStep(g, tasksFor(ring, 0), model, ring);
+        QVERIFY2(close(r.seconds, 8.4 * kMs), qPrintable(QString::number(r.seconds)));
+        QVERIFY(close(r.overlappedCommSeconds, 4 * kMs));
+        QVERIFY(close(r.exposedCommSeconds, 3 * kMs));
+        // Over tp the ring changes nothing.
+        QVERIFY(close(simulateStep(g, tasksFor(ring, 1), model, ring).seconds, 12 * kMs));
+        // The search's charge (chargedComm) for the two taken together equals the simulated step.
+        CommCost c;
+        c.add(model, 0, 7 * kMs);
+        QVERIFY(close(c.context, 7 * kMs));
+        QVERIFY(close(4 * kMs + chargedComm(model, g.op(s), ring, c, 4 * kMs, true) + 1 * kMs, r.seconds));
+        QVERIFY(close(chargedComm(model, g.op(s), gathered, c, 4 * kMs, true), 7 * kMs));
+        QVERIFY(close(chargedComm(model, g.op(s), ring, c, 4 * kMs, false), 7 * kMs));
     }
 
     // W1's reduction (c) runs beside b0 and g0; W0's is the last and the optimizer waits for it.
