@@ -679,8 +679,14 @@ Result<PlanOutcome> planConfigured(const Graph& graph, const Cluster& cluster, c
     o.baselines = Baselines::Skip;
     o.pins.clear();
     o.contextParallelAxis = cp > 1 ? kContextParallelAxis : "";
-    // The keys and values around a ring beside the attention unless cp_comm=all_gather.
-    o.policy.contextRing = cp > 1 && config.cpRing.value_or(true);
+    // The keys and values around a ring beside the attention unless cp_comm=all_gather; the ring
+    // runs inside fused (flash) attention kernels, so eager attention all-gathers them.
+    o.policy.contextRing = cp > 1 && config.cpRing.value_or(o.policy.attention == AttentionKernel::Flash);
+    if (o.policy.contextRing && o.policy.attention != AttentionKernel::Flash)
+        return makeError("config.unsupported",
+                         "cp_comm=p2p passes the keys and values around the ring inside fused (flash) attention kernels; "
+                         "use --attention flash, or cp_comm=all_gather with eager attention",
+                         "--config");
     const int64_t limit = memoryLimitFor(options, cluster.hardware);
     std::vector<std::string> batchAxes;
     if (dp > 1) batchAxes.push_back("dp");

@@ -740,7 +740,8 @@ Result<PlanRun> estimateOne(const PlanRequest& request, const std::shared_ptr<co
 // dp (tp over the divisors of a node's GPUs that divide the devices), the ZeRO stage 0–3,
 // recomputation none, per op and full (in that order: each slower and leaner than the one
 // before), sequence parallelism off and on where tp > 1. mbs is left to the rounds search.
-std::vector<RunConfig> completions(const RunConfig& c, const Cluster& cluster) {
+// `flash`: the request's attention is flash (context parallelism's ring by default, else all-gather).
+std::vector<RunConfig> completions(const RunConfig& c, const Cluster& cluster, bool flash) {
     // tp and dp share what the pipeline stages and the context-parallel ranks leave: devices / (pp · cp).
     const int64_t groups = c.pp.value_or(1) * c.cp.value_or(1);  // stages × context-parallel ranks
     const int64_t devices = cluster.devices() % groups == 0 ? cluster.devices() / groups : cluster.devices();
@@ -766,7 +767,7 @@ std::vector<RunConfig> completions(const RunConfig& c, const Cluster& cluster) {
                     x.sequenceParallel = sp;
                     x.zero = zero;
                     x.recompute = rc;
-                    if (c.cp.value_or(1) > 1) x.cpRing = c.cpRing.value_or(true);  // the ring unless told
+                    if (c.cp.value_or(1) > 1) x.cpRing = c.cpRing.value_or(flash);  // the ring unless told, or eager
                     out.push_back(x);
                 }
             }
@@ -787,7 +788,7 @@ Result<PlanRun> runEstimate(const PlanRequest& request, const RunConfig& config,
     // least memory. Along one recomputation chain (none, op, full) the first that fits is the
     // fastest that does.
     const auto start = std::chrono::steady_clock::now();
-    const std::vector<RunConfig> tries = completions(config, *cluster);
+    const std::vector<RunConfig> tries = completions(config, *cluster, request.policy.attention == AttentionKernel::Flash);
     std::optional<PlanRun> best;
     std::optional<Error> firstError;
     RoundModels rounds;

@@ -346,6 +346,16 @@ private slots:
         const QJsonObject cpg = parseJson(cpGather.out).object();
         QVERIFY2(cpg["parallelism"].toString().contains("keys and values all-gathered"), cpGather.out.constData());
         QVERIFY(cpg["step_seconds"].toDouble() > cpj["step_seconds"].toDouble());
+        // The ring runs inside flash attention kernels: eager attention all-gathers by default and
+        // refuses p2p.
+        Run cpEager = cfp({"estimate", "builtin:gpt3-125m", "--seq", "128", "--global-batch", "32", "--attention", "eager", "--config",
+                           "tp=2,dp=2,cp=2,mbs=2,sp=off,zero=1", "--json"});
+        QVERIFY2(cpEager.exitCode == 0, cpEager.err.constData());
+        QVERIFY(parseJson(cpEager.out).object()["estimated_config"].toString().contains(QStringLiteral("cp_comm=all_gather")));
+        Run cpEagerRing = cfp({"estimate", "builtin:gpt3-125m", "--seq", "128", "--global-batch", "32", "--attention", "eager", "--config",
+                               "tp=2,dp=2,cp=2,cp_comm=p2p,mbs=2,sp=off,zero=1"});
+        QVERIFY(cpEagerRing.exitCode != 0);
+        QVERIFY2(cpEagerRing.err.contains("use --attention flash, or cp_comm=all_gather"), cpEagerRing.err.constData());
         Run cpBad = cfp({"estimate", "builtin:gpt3-125m", "--config", "cp=2,cp_comm=ring"});
         QVERIFY(cpBad.exitCode != 0);
         QVERIFY2(cpBad.err.contains("cp_comm=ring: expected p2p or all_gather"), cpBad.err.constData());
