@@ -16,7 +16,8 @@
 //             default: interleaved when vp > 1, else 1f1b (zb-v, dualpipe-v and dualpipe:
 //             schedule.unsupported, replayed only by `cfp schedule`)
 //   cp  context-parallel degree: the sequence split over cp ranks, keys and values exchanged
-//       for the attention (baselines.cpp; not with pp > 1)                default 1
+//       for the attention (baselines.cpp; not with pp > 1)                default 1, or (cfp
+//       estimate, pp 1) the fewest of 2, 4, 8, … ranks at which a completion fits where none does without
 //   cp_comm  p2p: keys and values passed around the cp ranks in a ring beside the attention
 //            kernels (Megatron-LM's default --cp-comm-type p2p) | all_gather: gathered before
 //            the attention, on the critical path (--cp-comm-type all_gather)   default p2p

@@ -776,6 +776,12 @@ std::vector<RunConfig> completions(const RunConfig& c, const Cluster& cluster, b
 
 }  // namespace
 
+namespace {
+Status priceCompletions(const PlanRequest& request, const std::shared_ptr<const LoadedModel>& model, const Cluster& cluster,
+                        const RequestMeasurements& measured, const std::vector<RunConfig>& tries, const PlanHooks& hooks, RoundModels& rounds,
+                        std::optional<PlanRun>& best, std::optional<Error>& firstError);
+}  // namespace
+
 Result<PlanRun> runEstimate(const PlanRequest& request, const RunConfig& config, const PlanHooks& hooks) {
     auto loadedModel = loadRequestedModel(request.model);
     if (!loadedModel) return loadedModel.error();
@@ -788,10 +794,35 @@ Result<PlanRun> runEstimate(const PlanRequest& request, const RunConfig& config,
     // least memory. Along one recomputation chain (none, op, full) the first that fits is the
     // fastest that does.
     const auto start = std::chrono::steady_clock::now();
-    const std::vector<RunConfig> tries = completions(config, *cluster, request.policy.attention == AttentionKernel::Flash);
+    const bool flash = request.policy.attention == AttentionKernel::Flash;
     std::optional<PlanRun> best;
     std::optional<Error> firstError;
     RoundModels rounds;
+    auto bestFits = [&] { return best && best->outcome.plan.memory.total() <= best->outcome.plan.memoryLimitBytes; };
+    // The configuration as given (cp left out: 1); then, where cp was left out, nothing fits and
+    // there are no pipeline stages, context parallelism at 2, 4, 8, … ranks (the sequence split,
+    // the keys and values in a ring), up to the first degree at which a completion fits.
+    CFP_TRY(priceCompletions(request, model, *cluster, *measured, completions(config, *cluster, flash), hooks, rounds, best, firstError));
+    if (!config.cp && config.pp.value_or(1) == 1)
+        for (int64_t cp = 2; cp <= std::min<int64_t>(cluster->devices(), 64) && !bestFits() && !hooks.cancelled(); cp *= 2) {
+            if (cluster->devices() % cp != 0) break;
+            RunConfig withCp = config;
+            withCp.cp = cp;
+            CFP_TRY(priceCompletions(request, model, *cluster, *measured, completions(withCp, *cluster, flash), hooks, rounds, best, firstError));
+        }
+    if (!best) return *firstError;
+    best->outcome.plan.searchSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return std::move(*best);
+}
+
+namespace {
+
+// Prices each of `tries` (completions) and keeps the preferable in `best` (the first error in
+// `firstError`). Along one recomputation chain (none, op, full) the first that fits is the fastest
+// that does.
+Status priceCompletions(const PlanRequest& request, const std::shared_ptr<const LoadedModel>& model, const Cluster& cluster,
+                        const RequestMeasurements& measured, const std::vector<RunConfig>& tries, const PlanHooks& hooks, RoundModels& rounds,
+                        std::optional<PlanRun>& best, std::optional<Error>& firstError) {
     bool chainFits = false;
     for (size_t i = 0; i < tries.size(); ++i) {
         const RunConfig& c = tries[i];
@@ -800,7 +831,7 @@ Result<PlanRun> runEstimate(const PlanRequest& request, const RunConfig& config,
         if (chainStart) chainFits = false;
         if (chainFits) continue;
         if (hooks.cancelled()) return makeError("plan.cancelled", "the estimate was cancelled");
-        auto run = estimateOne(request, model, *cluster, *measured, c, hooks, rounds);
+        auto run = estimateOne(request, model, cluster, measured, c, hooks, rounds);
         if (!run) {
             if (run.error().code == "plan.cancelled") return run.error();
             if (!firstError) firstError = run.error();
@@ -815,10 +846,10 @@ Result<PlanRun> runEstimate(const PlanRequest& request, const RunConfig& config,
         if (best && !preferable(p, best->outcome.plan)) continue;
         best = std::move(*run);
     }
-    if (!best) return *firstError;
-    best->outcome.plan.searchSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    return std::move(*best);
+    return {};
 }
+
+}  // namespace
 
 Result<PlanRun> runPlan(const PlanRequest& request, const PlanHooks& hooks) {
     auto model = loadRequestedModel(request.model);

@@ -356,6 +356,14 @@ private slots:
                                "tp=2,dp=2,cp=2,cp_comm=p2p,mbs=2,sp=off,zero=1"});
         QVERIFY(cpEagerRing.exitCode != 0);
         QVERIFY2(cpEagerRing.err.contains("use --attention flash, or cp_comm=all_gather"), cpEagerRing.err.constData());
+        // cp left out and nothing fits without it: the estimate splits the sequence (2, 4, … ranks)
+        // until a completion fits, said in the configuration it priced.
+        Run cpChosen = cfp({"estimate", "builtin:gpt3-125m", "--seq", "2048", "--global-batch", "4", "--memory-limit", "560MiB", "--config", "tp=2",
+                            "--json"});
+        QVERIFY2(cpChosen.exitCode == 0, cpChosen.err.constData());
+        const QJsonObject cpc = parseJson(cpChosen.out).object();
+        QVERIFY2(cpc["estimated_config"].toString().startsWith(QStringLiteral("tp=2,dp=2,cp=2,cp_comm=p2p,")), cpChosen.out.constData());
+        QVERIFY(cpc["fits"].toBool());
         Run cpBad = cfp({"estimate", "builtin:gpt3-125m", "--config", "cp=2,cp_comm=ring"});
         QVERIFY(cpBad.exitCode != 0);
         QVERIFY2(cpBad.err.contains("cp_comm=ring: expected p2p or all_gather"), cpBad.err.constData());
