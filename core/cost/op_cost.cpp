@@ -646,13 +646,8 @@ CommCost ownCollectiveCost(const CostModel& model, uint32_t partialMask, int64_t
 
 CommCost reshardCost(const CostModel& model, const ReshardPlan& plan) {
     CommCost c;
-    c.total = model.reshardSeconds(plan);
-    for (const CollectiveStep& step : plan.steps) {
-        auto a = model.mesh().axisIndex(step.axis);
-        if (!a) continue;
-        if (intraNodeAxis(model, *a)) c.intra += model.collectiveSeconds(step.kind, *a, step.messageBytes);
-        if (model.contextAxis() == static_cast<int>(*a)) c.context += model.collectiveSeconds(step.kind, *a, step.messageBytes);
-    }
+    for (const CollectiveStep& step : plan.steps)
+        if (auto a = model.mesh().axisIndex(step.axis)) c.add(model, *a, model.collectiveSeconds(step.kind, *a, step.messageBytes));
     return c;
 }
 
@@ -672,6 +667,13 @@ bool attentionMatmul(const Op& op, const std::vector<char>& onChip) {
     for (OpId u : op.operands)
         if (onChip[static_cast<size_t>(u)]) return true;
     return false;
+}
+
+std::vector<char> contextRingMatmuls(const Graph& graph, const std::vector<char>& onChip, const MemoryPolicy& policy, const CostModel& model) {
+    std::vector<char> out(static_cast<size_t>(graph.size()), 0);
+    if (policy.contextRing && model.contextAxis() >= 0)
+        for (const Op& op : graph.ops()) out[static_cast<size_t>(op.id)] = attentionMatmul(op, onChip) ? 1 : 0;
+    return out;
 }
 
 bool runsBeside(const CostModel& model, const Op& op, const MemoryPolicy& policy, size_t axis, bool attention) {

@@ -320,6 +320,9 @@ double besideGemmCharge(const CostModel& model, double beside, double gemm);
 // sum over cp is still priced as an all-reduce (the ring passes half of that: the estimate errs on
 // the slow side). attentionMatmul: whether op is such a matmul.
 bool attentionMatmul(const Op& op, const std::vector<char>& onChip);
+// Per op of `graph`: whether it is an attention matmul the context ring runs beside (all 0 unless
+// the policy runs the ring on a mesh with the context-parallel axis).
+std::vector<char> contextRingMatmuls(const Graph& graph, const std::vector<char>& onChip, const MemoryPolicy& policy, const CostModel& model);
 // Whether communication on mesh axis `axis` into op (a resharding) or of op (its own collectives,
 // not a gradient's reduction) runs beside op's kernel: tensor-parallel communication beside a
 // GEMM on an intra-node axis, or the context ring into an attention matmul (`attention`).

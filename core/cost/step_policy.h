@@ -123,7 +123,7 @@ struct MemoryPolicy {
     bool overlapTensorParallel = false;
     // Context parallelism's keys and values passed around the ranks of the context-parallel axis
     // (the mesh axis named kContextParallelAxis) in a ring, beside the attention kernels, as
-    // Megatron-LM's --cp-comm-type p2p runs them (cost/op_cost.h contextRingBeside); false: they
+    // Megatron-LM's --cp-comm-type p2p runs them (cost/op_cost.h runsBeside); false: they
     // are all-gathered before the attention and their gradients reduced after it, on the critical
     // path (--cp-comm-type all_gather). No effect on a mesh without that axis.
     bool contextRing = false;

@@ -133,10 +133,7 @@ Result<Evaluation> evaluatePlan(const Graph& graph, const Plan& plan, const Cost
     const std::vector<double> cover = overlapCover(graph, roles, model, policy);
     const std::vector<char> resident = stepResidentWeights(graph, policy);
     const std::vector<char>& onChip = roles.onChip;  // flash attention cores (cost/op_cost.h)
-    // The context ring's matmuls (cost/op_cost.h attentionMatmul).
-    std::vector<char> attention(n, 0);
-    if (policy.contextRing && model.contextAxis() >= 0)
-        for (const Op& op : graph.ops()) attention[static_cast<size_t>(op.id)] = attentionMatmul(op, onChip) ? 1 : 0;
+    const std::vector<char> attention = contextRingMatmuls(graph, onChip, policy, model);  // cost/op_cost.h
     const std::vector<char>& sourceLike = roles.sourceLike;
     const std::vector<int32_t>& uses = roles.uses;
     const std::vector<char>& readByBackward = roles.readByBackward;

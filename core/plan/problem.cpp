@@ -84,7 +84,7 @@ void PlanProblem::Impl::computeOpState(const Op& op, double opFlops, OpState& s)
                                           gradContribution[k] && policy.overlapGradReduce ? &policy : nullptr);
     const double repeats = ownCollectiveRepeats(op, gradContribution[k], policy);
     s.own = gradContribution[k] ? overlappedCharge(model(), oc.times(repeats), overlapCovers[k], policy.overlapGradReduce)
-                                : chargedComm(model(), op, policy, oc, s.kernel / runsPerStep(op, policy), attentionAt(k)) * repeats;
+                                : chargedComm(model(), op, policy, oc, s.kernel / runsPerStep(op, policy), attention[k] != 0) * repeats;
 }
 
 Status PlanProblem::Impl::buildStates(const std::vector<std::pair<uint64_t, double>>& measured) {
@@ -125,12 +125,7 @@ Status PlanProblem::Impl::buildStates(const std::vector<std::pair<uint64_t, doub
     OpRoles roles = opRoles(graph, policy.attention, policy.crossEntropy, policy.fusion);
     overlapCovers = overlapCover(graph, roles, model(), policy);
     onChip = std::move(roles.onChip);
-    // The context ring's matmuls (cost/op_cost.h attentionMatmul), where the policy runs it.
-    attention.clear();
-    if (policy.contextRing && model().contextAxis() >= 0) {
-        attention.assign(n, 0);
-        for (const Op& op : graph.ops()) attention[static_cast<size_t>(op.id)] = attentionMatmul(op, onChip) ? 1 : 0;
-    }
+    attention = contextRingMatmuls(graph, onChip, policy, model());
     unmaterialized = std::move(roles.unmaterialized);
     workPerElement = std::move(roles.workPerElement);
     resident = stepResidentWeights(graph, policy);

@@ -104,8 +104,7 @@ struct PlanProblem::Impl {
     std::vector<char> gradContribution; // and those summed into one (reduced once per step: OpRoles)
     std::vector<char> onChip;           // in a flash attention core (cost/op_cost.h)
     std::vector<char> unmaterialized;   // never in HBM: no working set (cost/op_cost.h)
-    std::vector<char> attention;        // the context ring's matmuls (attentionMatmul); empty: no ring
-    bool attentionAt(size_t k) const { return !attention.empty() && attention[k]; }
+    std::vector<char> attention;        // the context ring's matmuls (contextRingMatmuls)
     std::vector<int32_t> workPerElement;  // a kernel's working set per result element (cost/op_cost.h)
     std::vector<double> overlapCovers;    // compute the op's overlapped collectives hide behind (overlapCover)
     std::vector<char> resident;           // ZeRO-3 weights gathered for the whole step (stepResidentWeights)
@@ -252,7 +251,7 @@ struct PlanProblem::Impl {
     double edgeRun(OpId v, int sv, const CommCost& r, double gather) const {
         const CommCost c{r.total + gather, r.intra + (gather > 0 && intraNodeAxis(model(), static_cast<size_t>(spAxis)) ? gather : 0.0),
                          r.context + (gather > 0 && spAxis == model().contextAxis() ? gather : 0.0)};
-        return chargedComm(model(), g->op(v), policy, c, kernelRun(v, sv), attentionAt(static_cast<size_t>(v)));
+        return chargedComm(model(), g->op(v), policy, c, kernelRun(v, sv), attention[static_cast<size_t>(v)] != 0);
     }
 
     // Sequence parallelism's all-gather on edge u → v (operand i), seconds per run of v (cost/op_cost.h).

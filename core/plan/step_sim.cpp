@@ -352,20 +352,18 @@ StepSimulation simulateStep(const Graph& graph, const std::vector<SimTask>& task
                                 if (policy.overlapParamGather) issueUnit(bwdUnits, bEnd, bNext);
                             }
                     }
-                    {
-                        // The kernel's own collectives that run beside it (after a row-parallel
-                        // GEMM; an attention matmul's gradient passed on around the context ring).
-                        const size_t kernelTask = roundTasks[pos];
-                        while (pos + 1 < roundTasks.size()) {
-                            const SimTask& n = tasks[roundTasks[pos + 1]];
-                            if (n.kind != SimTaskKind::Blocking || n.reshard || n.op != t.op || !n.beside) break;
-                            pendingTp.emplace_back(roundTasks[pos + 1], n.seconds);
-                            ++pos;
-                        }
-                        sim.computeBeside(t.seconds, pendingTp, ready, kernelTask);
-                        pendingTp.clear();
-                        break;
+                    // The kernel's own collectives that run beside it (after a row-parallel GEMM;
+                    // an attention matmul's gradient passed on around the context ring).
+                    const size_t kernelTask = roundTasks[pos];
+                    while (pos + 1 < roundTasks.size()) {
+                        const SimTask& n = tasks[roundTasks[pos + 1]];
+                        if (n.kind != SimTaskKind::Blocking || n.reshard || n.op != t.op || !n.beside) break;
+                        pendingTp.emplace_back(roundTasks[pos + 1], n.seconds);
+                        ++pos;
                     }
+                    sim.computeBeside(t.seconds, pendingTp, ready, kernelTask);
+                    pendingTp.clear();
+                    break;
                 }
                 case SimTaskKind::Blocking:
                     // Into a kernel it runs beside (the all-gather of a column-parallel layer's

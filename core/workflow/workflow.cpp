@@ -774,49 +774,6 @@ std::vector<RunConfig> completions(const RunConfig& c, const Cluster& cluster, b
     return out;
 }
 
-}  // namespace
-
-namespace {
-Status priceCompletions(const PlanRequest& request, const std::shared_ptr<const LoadedModel>& model, const Cluster& cluster,
-                        const RequestMeasurements& measured, const std::vector<RunConfig>& tries, const PlanHooks& hooks, RoundModels& rounds,
-                        std::optional<PlanRun>& best, std::optional<Error>& firstError);
-}  // namespace
-
-Result<PlanRun> runEstimate(const PlanRequest& request, const RunConfig& config, const PlanHooks& hooks) {
-    auto loadedModel = loadRequestedModel(request.model);
-    if (!loadedModel) return loadedModel.error();
-    auto model = std::make_shared<const LoadedModel>(std::move(*loadedModel));
-    auto cluster = requestedCluster(request);
-    if (!cluster) return cluster.error();
-    auto measured = requestedMeasurements(request);
-    if (!measured) return measured.error();
-    // Keys left out are chosen: the fastest completion that fits, else the one that needs the
-    // least memory. Along one recomputation chain (none, op, full) the first that fits is the
-    // fastest that does.
-    const auto start = std::chrono::steady_clock::now();
-    const bool flash = request.policy.attention == AttentionKernel::Flash;
-    std::optional<PlanRun> best;
-    std::optional<Error> firstError;
-    RoundModels rounds;
-    auto bestFits = [&] { return best && best->outcome.plan.memory.total() <= best->outcome.plan.memoryLimitBytes; };
-    // The configuration as given (cp left out: 1); then, where cp was left out, nothing fits and
-    // there are no pipeline stages, context parallelism at 2, 4, 8, … ranks (the sequence split,
-    // the keys and values in a ring), up to the first degree at which a completion fits.
-    CFP_TRY(priceCompletions(request, model, *cluster, *measured, completions(config, *cluster, flash), hooks, rounds, best, firstError));
-    if (!config.cp && config.pp.value_or(1) == 1)
-        for (int64_t cp = 2; cp <= std::min<int64_t>(cluster->devices(), 64) && !bestFits() && !hooks.cancelled(); cp *= 2) {
-            if (cluster->devices() % cp != 0) break;
-            RunConfig withCp = config;
-            withCp.cp = cp;
-            CFP_TRY(priceCompletions(request, model, *cluster, *measured, completions(withCp, *cluster, flash), hooks, rounds, best, firstError));
-        }
-    if (!best) return *firstError;
-    best->outcome.plan.searchSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    return std::move(*best);
-}
-
-namespace {
-
 // Prices each of `tries` (completions) and keeps the preferable in `best` (the first error in
 // `firstError`). Along one recomputation chain (none, op, full) the first that fits is the fastest
 // that does.
@@ -850,6 +807,39 @@ Status priceCompletions(const PlanRequest& request, const std::shared_ptr<const 
 }
 
 }  // namespace
+
+Result<PlanRun> runEstimate(const PlanRequest& request, const RunConfig& config, const PlanHooks& hooks) {
+    auto loadedModel = loadRequestedModel(request.model);
+    if (!loadedModel) return loadedModel.error();
+    auto model = std::make_shared<const LoadedModel>(std::move(*loadedModel));
+    auto cluster = requestedCluster(request);
+    if (!cluster) return cluster.error();
+    auto measured = requestedMeasurements(request);
+    if (!measured) return measured.error();
+    // Keys left out are chosen: the fastest completion that fits, else the one that needs the
+    // least memory (priceCompletions).
+    const auto start = std::chrono::steady_clock::now();
+    const bool flash = request.policy.attention == AttentionKernel::Flash;
+    std::optional<PlanRun> best;
+    std::optional<Error> firstError;
+    RoundModels rounds;
+    auto bestFits = [&] { return best && best->outcome.plan.memory.total() <= best->outcome.plan.memoryLimitBytes; };
+    // The configuration as given (cp left out: 1); then, where cp was left out, nothing fits and
+    // there are no pipeline stages, context parallelism at 2, 4, 8, … ranks (the sequence split,
+    // the keys and values in a ring), up to the first degree at which a completion fits.
+    CFP_TRY(priceCompletions(request, model, *cluster, *measured, completions(config, *cluster, flash), hooks, rounds, best, firstError));
+    if (!config.cp && config.pp.value_or(1) == 1)
+        for (int64_t cp = 2; cp <= std::min<int64_t>(cluster->devices(), 64) && !bestFits() && !hooks.cancelled(); cp *= 2) {
+            if (cluster->devices() % cp != 0) break;
+            RunConfig withCp = config;
+            withCp.cp = cp;
+            CFP_TRY(priceCompletions(request, model, *cluster, *measured, completions(withCp, *cluster, flash), hooks, rounds, best, firstError));
+        }
+    if (!best) return *firstError;
+    best->outcome.plan.searchSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return std::move(*best);
+}
+
 
 Result<PlanRun> runPlan(const PlanRequest& request, const PlanHooks& hooks) {
     auto model = loadRequestedModel(request.model);

@@ -88,6 +88,19 @@ std::vector<SimTask> dataParallelTasks(const TwoLayers& m, int64_t bytes) {
             kernel(m.b0, 5 * kMs),  kernel(m.g0, 1 * kMs),  reduce(m.g0, bytes),  once(m.u1, 1 * kMs),   once(m.u0, 1 * kMs)};
 }
 
+// A matmul `op` with a resharding of `in` seconds into it (from `from`), its kernel, its own
+// collective of `out` seconds and a 1 ms kernel `after`, on mesh axis `axis`; the collectives
+// marked beside the kernel as the evaluator marks them (cost/op_cost.h runsBeside).
+std::vector<SimTask> besideTasks(const Graph& g, const CostModel& model, const MemoryPolicy& policy, bool attention, OpId from, OpId op,
+                                 OpId after, int axis, double in, double kernelSeconds, CollectiveKind outKind, double out) {
+    SimTask into{SimTaskKind::Blocking, op, true, in, CollectiveKind::AllGather, axis, 1 << 20};
+    into.reshard = true;
+    into.from = from;
+    SimTask own{SimTaskKind::Blocking, op, true, out, outKind, axis, 1 << 20};
+    into.beside = own.beside = runsBeside(model, g.op(op), policy, static_cast<size_t>(axis), attention);
+    return {into, kernel(op, kernelSeconds), own, kernel(after, 1 * kMs)};
+}
+
 // A reduce-scatter's seconds on the mesh's one axis.
 double reduceSeconds(const CostModel& model, int64_t bytes) { return model.collectiveSeconds(CollectiveKind::ReduceScatter, 0, bytes); }
 
@@ -115,14 +128,8 @@ private slots:
         const OpId d = b.matmul(x, w);
         const OpId e = b.neg(d);
         const CostModel model = modelOf(0.1);
-        // The evaluator marks what runs beside a kernel (cost/op_cost.h runsBeside).
         auto tasksFor = [&](const CostModel& m, const MemoryPolicy& policy) {
-            SimTask in{SimTaskKind::Blocking, d, true, 2 * kMs, CollectiveKind::AllGather, 0, 1 << 20};
-            in.reshard = true;
-            in.from = x;
-            SimTask out{SimTaskKind::Blocking, d, true, 4 * kMs, CollectiveKind::ReduceScatter, 0, 1 << 20};
-            in.beside = out.beside = runsBeside(m, g.op(d), policy, 0, false);
-            return std::vector<SimTask>{in, kernel(d, 3 * kMs), out, kernel(e, 1 * kMs)};
+            return besideTasks(g, m, policy, false, x, d, e, 0, 2 * kMs, 3 * kMs, CollectiveKind::ReduceScatter, 4 * kMs);
         };
         MemoryPolicy p;
         const StepSimulation serial = simulateStep(g, tasksFor(model, p), model, p);
@@ -177,12 +184,7 @@ private slots:
         QVERIFY(attentionMatmul(g.op(s), onChip));
         QVERIFY(!attentionMatmul(g.op(e), onChip));
         auto tasksFor = [&](const MemoryPolicy& policy, int axis) {
-            SimTask in{SimTaskKind::Blocking, s, true, 5 * kMs, CollectiveKind::AllGather, axis, 1 << 20};
-            in.reshard = true;
-            in.from = k;
-            SimTask out{SimTaskKind::Blocking, s, true, 2 * kMs, CollectiveKind::AllReduce, axis, 1 << 20};
-            in.beside = out.beside = runsBeside(model, g.op(s), policy, static_cast<size_t>(axis), attentionMatmul(g.op(s), onChip));
-            return std::vector<SimTask>{in, kernel(s, 4 * kMs), out, kernel(e, 1 * kMs)};
+            return besideTasks(g, model, policy, attentionMatmul(g.op(s), onChip), k, s, e, axis, 5 * kMs, 4 * kMs, CollectiveKind::AllReduce, 2 * kMs);
         };
         MemoryPolicy gathered, ring;
         ring.contextRing = true;
