@@ -114,6 +114,7 @@ Json planSummaryJson(const PlanOutcome& o, const Graph& graph) {
     for (const MeshCandidate& c : o.candidates)
         cands.push_back({{"mesh", c.mesh},
                          {"sequence_parallel", c.sequenceParallelAxis.empty() ? Json(nullptr) : Json(c.sequenceParallelAxis)},
+                         {"context_ring", c.contextRing},
                          {"planned", c.planned},
                          {"step_seconds", c.planned ? Json(c.stepSeconds) : Json(nullptr)},
                          {"simulated_step_seconds", c.simulatedSeconds > 0 ? Json(c.simulatedSeconds) : Json(nullptr)},
@@ -237,7 +238,8 @@ void printPlan(const PlanOutcome& o, const Graph& graph) {
     if (o.candidates.size() > 1) {
         std::cout << "\n  meshes tried (search objective; simulated step where re-ranked):\n";
         for (const MeshCandidate& c : o.candidates)
-            std::cout << "    " << c.mesh << (c.sequenceParallelAxis.empty() ? "" : ", sequence parallel over " + c.sequenceParallelAxis) << ": "
+            std::cout << "    " << c.mesh << (c.sequenceParallelAxis.empty() ? "" : ", sequence parallel over " + c.sequenceParallelAxis)
+                      << (c.contextRing ? ", keys and values in a ring over cp" : "") << ": "
                       << (c.planned ? ms(c.stepSeconds) + (c.simulatedSeconds > 0 ? ", simulated " + ms(c.simulatedSeconds) : std::string())
                                     : "skipped — " + c.note)
                       << "\n";

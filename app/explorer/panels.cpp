@@ -631,10 +631,11 @@ void SearchPanel::showPlan() {
         QStringList parts;
         for (const MeshCandidate& c : o.candidates) {
             // A sequence-parallel variant that was not planned: only in the tooltip.
-            const bool quietVariant = !c.planned && !c.sequenceParallelAxis.empty();
+            const bool quietVariant = !c.planned && (!c.sequenceParallelAxis.empty() || c.contextRing);
             auto m = parseMesh(c.mesh);
             const QString name = (m ? qs(meshShapeText(*m)) : qs(c.mesh)) +
-                                 (c.sequenceParallelAxis.empty() ? QString() : tr(" +SP %1").arg(qs(c.sequenceParallelAxis)));
+                                 (c.sequenceParallelAxis.empty() ? QString() : tr(" +SP %1").arg(qs(c.sequenceParallelAxis))) +
+                                 (c.contextRing ? tr(" +ring") : QString());
             if (!quietVariant)
                 parts << (c.planned ? QStringLiteral("%1: %2%3")
                                       .arg(name, formatSeconds(c.stepSeconds),

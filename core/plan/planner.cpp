@@ -55,7 +55,10 @@ Result<AnalysisReport> planningAnalysis(const Graph& graph, const Mesh& mesh, co
     analysisOptions.threads = options.search.threads;
     analysisOptions.check = options.blockCheck == BlockCheck::Run;
     analysisOptions.searchSpace = options.blockCheck == BlockCheck::Run;
-    analysisOptions.sequenceAxis = options.contextParallelAxis;
+    // A mesh axis named "cp" is the context axis whoever made the mesh (estimate, the search's ring
+    // variants, the user, a plan file being restored).
+    analysisOptions.sequenceAxis = options.contextParallelAxis.empty() && mesh.findAxis(kContextParallelAxis) ? kContextParallelAxis
+                                                                                                            : options.contextParallelAxis;
     auto analysis = analyzeGraph(graph, mesh, analysisOptions);
     if (!analysis) return analysis.error();
     if (analysis->check.checked && !analysis->check.pass)
@@ -202,23 +205,44 @@ Result<PlanOutcome> finishPlan(const Graph& graph, const Cluster& cluster, const
     return out;
 }
 
-// The mesh axes the plan of `mp` splits at least half of the trainable weights' bytes over: its
-// tensor-parallel axes.
-std::vector<std::string> weightAxes(const Graph& graph, const MeshPlan& mp) {
+// What a mesh's plan splits: the axes it splits at least half of the trainable weights' bytes over
+// (its tensor-parallel axes), and the other axes that split the token inputs' sequence (dim 1 of
+// [B, S]: context parallelism, as parallelismSummary says it).
+struct PlanAxes {
+    std::vector<std::string> weights;
+    std::vector<std::string> sequence;
+};
+
+PlanAxes planAxes(const Graph& graph, const MeshPlan& mp) {
     Plan p;
     mp.problem->fillPlan(mp.result.assignment, mp.mask, p);
     std::map<std::string, int64_t> split;
     int64_t total = 0;
+    PlanAxes out;
     for (const Op& op : graph.ops()) {
-        if (op.kind != OpKind::Parameter || op.role != ParamRole::Trainable) continue;
+        if (op.kind != OpKind::Parameter) continue;
+        const TensorSharding& held = p.tensors[static_cast<size_t>(op.id)].result;
+        if (op.role == ParamRole::Input && op.type.rank() >= 2)
+            for (const std::string& a : held.dimAxes(1))
+                if (std::find(out.sequence.begin(), out.sequence.end(), a) == out.sequence.end()) out.sequence.push_back(a);
+        if (op.role != ParamRole::Trainable) continue;
         total += op.type.bytes();
-        for (const auto& axes : p.tensors[static_cast<size_t>(op.id)].result.dims())
+        for (const auto& axes : held.dims())
             for (const std::string& a : axes) split[a] += op.type.bytes();
     }
-    std::vector<std::string> out;
     for (const auto& [axis, bytes] : split)
-        if (2 * bytes >= total) out.push_back(axis);
+        if (2 * bytes >= total) out.weights.push_back(axis);
+    std::erase_if(out.sequence, [&](const std::string& a) { return std::find(out.weights.begin(), out.weights.end(), a) != out.weights.end(); });
     return out;
+}
+
+// `mesh` with its axis `from` named kContextParallelAxis (size and link class kept): the axis the
+// keys and values go around in a ring (MemoryPolicy::contextRing).
+Result<Mesh> withContextAxis(const Mesh& mesh, const std::string& from) {
+    std::vector<MeshAxis> axes = mesh.axes();
+    for (MeshAxis& a : axes)
+        if (a.name == from) a.name = kContextParallelAxis;
+    return Mesh::create(std::move(axes));
 }
 
 // Re-ranking by the simulated step (planGraph): planned meshes within 5% of the best objective, at
@@ -240,9 +264,16 @@ Result<PlanOutcome> planMeshes(const Graph& graph, const Cluster& cluster, const
     // A variant is planned only where the mesh's own plan splits at least half of the weights over
     // the axis (tensor parallelism for sequence parallelism to extend) or the mesh had no plan that
     // fits.
+    // Then, with flash attention, each planned one again with an axis its plan splits the token
+    // sequence over (and not the weights) as the context-parallel axis "cp": the keys and values
+    // go around a ring beside the attention (MemoryPolicy::contextRing) where the plan without it
+    // gathers them on the critical path. Only where that plan was at most kSpReach slower than the
+    // best so far: the ring takes at most the keys' and values' exposed transfers off it.
     struct Variant {
         size_t mesh;
         std::string spAxis;
+        std::string cpAxis;  // the mesh's axis named kContextParallelAxis in this variant, empty: none
+        double parentSeconds = 0;  // a ring variant: the objective of the plan it was made from
     };
     // Also where the mesh's fastest plan, memory aside, was at most kSpReach slower than the best
     // so far (sequence parallelism takes work and memory off the norms and residuals).
@@ -252,20 +283,36 @@ Result<PlanOutcome> planMeshes(const Graph& graph, const Cluster& cluster, const
         bool near = false;
     };
     std::vector<std::optional<BaseOutcome>> baseOf(meshes.size());
+    // A variant's mesh (link classes bound, its context axis named) and the axis matmuls may split
+    // their input's sequence over (AnalysisOptions::sequenceAxis): "cp" where the mesh has one.
+    auto meshOf = [&](const Variant& v) -> Result<Mesh> {
+        auto linked = assignLinkClasses(meshes[v.mesh], cluster.hardware.gpusPerNode);
+        if (!linked || v.cpAxis.empty()) return linked;
+        return withContextAxis(*linked, v.cpAxis);
+    };
+    auto contextOf = [&](const Mesh& m) { return m.findAxis(kContextParallelAxis) ? std::string(kContextParallelAxis) : options.contextParallelAxis; };
+    // The analysis (blocks and segments) does not depend on the policy: once per mesh and context
+    // axis (and once per graph for the request's other ZeRO stages: SearchMemo).
+    auto analysisKey = [&](const Mesh& m) {
+        return m.toString() + "|" + contextOf(m) + (options.blockCheck == BlockCheck::Run ? "|checked" : "");
+    };
+    const bool ringVariants = options.contextParallelAxis.empty() && options.policy.attention == AttentionKernel::Flash;
     Result<std::shared_ptr<const AnalysisReport>> analysis = makeError("plan.internal", "no analysis");
-    size_t analysisMesh = meshes.size();
-    if (given) {
-        analysis = std::move(given);
-        analysisMesh = 0;
+    std::string heldKey;  // whose analysis `analysis` holds
+    if (given && !meshes.empty()) {
+        if (auto m0 = meshOf({0, {}, {}, 0})) {
+            analysis = std::move(given);
+            heldKey = analysisKey(*m0);
+        }
     }
     std::vector<Variant> variants;
     for (size_t i = 0; i < meshes.size(); ++i) {
-        variants.push_back({i, options.policy.sequenceParallelAxis});
+        variants.push_back({i, options.policy.sequenceParallelAxis, {}, 0});
         if (!options.searchSequenceParallel || !options.policy.sequenceParallelAxis.empty()) continue;
         auto linked = assignLinkClasses(meshes[i], cluster.hardware.gpusPerNode);
         if (!linked) continue;
         for (const MeshAxis& axis : linked->axes())
-            if (axis.size > 1 && axis.link == LinkClass::IntraNode) variants.push_back({i, axis.name});
+            if (axis.size > 1 && axis.link == LinkClass::IntraNode) variants.push_back({i, axis.name, {}, 0});
     }
     PlanOutcome out;
     std::optional<MeshPlan> best;
@@ -319,11 +366,18 @@ Result<PlanOutcome> planMeshes(const Graph& graph, const Cluster& cluster, const
         const auto t0 = Clock::now();
         const size_t i = variants[vi].mesh;
         MeshCandidate cand;
-        auto mesh = assignLinkClasses(meshes[i], cluster.hardware.gpusPerNode);
+        auto mesh = meshOf(variants[vi]);
         if (!mesh) return mesh.error().withContext("--mesh");
         cand.mesh = mesh->toString();
         cand.sequenceParallelAxis = variants[vi].spAxis;
+        cand.contextRing = !variants[vi].cpAxis.empty();
+        const bool isBase = variants[vi].spAxis == options.policy.sequenceParallelAxis && variants[vi].cpAxis.empty();
         PlannerOptions meshOptions = options;
+        // A mesh axis named "cp" (a ring variant's, or the caller's mesh's) is the context axis:
+        // the keys and values in a ring beside flash attention, else gathered.
+        meshOptions.contextParallelAxis = contextOf(*mesh);
+        if (options.contextParallelAxis.empty() && !meshOptions.contextParallelAxis.empty())
+            meshOptions.policy.contextRing = options.policy.attention == AttentionKernel::Flash;
         meshOptions.hooks.progress =
             progressFor(vi, cand.mesh + (cand.sequenceParallelAxis.empty() ? "" : ", sequence parallel over " + cand.sequenceParallelAxis));
         if (meshOptions.hooks.progress) {
@@ -351,25 +405,23 @@ Result<PlanOutcome> planMeshes(const Graph& graph, const Cluster& cluster, const
                                                        std::to_string(known.rounds) + (known.rounds == 1 ? " round" : " rounds") + " and ZeRO-" +
                                                        std::to_string(known.zeroStage) + "; more rounds and higher stages only add time)");
             }
-            // The analysis (blocks and segments) does not depend on the policy: once per mesh (and
-            // once per graph and mesh for the request's other ZeRO stages: SearchMemo).
-            const std::string key = cand.mesh + "|" + options.contextParallelAxis + (options.blockCheck == BlockCheck::Run ? "|checked" : "");
-            if (analysisMesh != i) {
+            const std::string key = analysisKey(*mesh);
+            if (heldKey != key) {
                 if (auto kept = options.memo ? options.memo->analysis(&graph, key) : nullptr) {
                     analysis = std::move(kept);
                     ++options.memo->analysesReused;
-                } else if (auto fresh = planningAnalysis(graph, *mesh, options)) {
+                } else if (auto fresh = planningAnalysis(graph, *mesh, meshOptions)) {
                     analysis = std::make_shared<const AnalysisReport>(std::move(*fresh));
                 } else {
                     analysis = fresh.error();
                 }
-                analysisMesh = i;
+                heldKey = key;
             }
             if (!analysis) return analysis.error();
             std::shared_ptr<const AnalysisReport> shared = *analysis;
-            // Held while a variant of this mesh may follow (the problem holds it too).
-            if (vi + 1 >= variants.size() || variants[vi + 1].mesh != i) {
-                analysisMesh = meshes.size();
+            // Held while a variant of this mesh on the same axes may follow (the problem holds it too).
+            if (vi + 1 >= variants.size() || variants[vi + 1].mesh != i || variants[vi + 1].cpAxis != variants[vi].cpAxis) {
+                heldKey.clear();
                 analysis = makeError("plan.internal", "no analysis");
             }
             auto planned = planOnMesh(graph, cluster, *mesh, meshOptions, limit, [&](const PlanProblem& p) { return p.applyPins(options.pins); }, check,
@@ -384,7 +436,7 @@ Result<PlanOutcome> planMeshes(const Graph& graph, const Cluster& cluster, const
         auto mp = search();
         cand.seconds = since(t0);
         if (!mp && mp.error().code == "plan.dominated" && (best || variants.size() > 1)) {
-            if (variants[vi].spAxis.empty() && best && fastest > 0 && fastest <= best->result.objectiveSeconds * (1 + kSpReach))
+            if (isBase && best && fastest > 0 && fastest <= best->result.objectiveSeconds * (1 + kSpReach))
                 baseOf[i] = BaseOutcome{false, {}, true};
             cand.note = mp.error().message;
             if (!best) lastError = mp.error();
@@ -413,7 +465,7 @@ Result<PlanOutcome> planMeshes(const Graph& graph, const Cluster& cluster, const
             }
             cand.note = mp.error().message;
             lastError = mp.error();
-            if (variants[vi].spAxis.empty() && mp.error().code == "plan.infeasible") baseOf[i] = BaseOutcome{true, {}};
+            if (isBase && mp.error().code == "plan.infeasible") baseOf[i] = BaseOutcome{true, {}};
             if (mp.error().code == "plan.infeasible" && need > 0 && need < closestNeed) {
                 closestNeed = need;
                 closest = mp.error();
@@ -433,10 +485,23 @@ Result<PlanOutcome> planMeshes(const Graph& graph, const Cluster& cluster, const
         // an axis that is not tensor-parallel it is not that (the plan is the mesh's own plan, or
         // it trades a gradient's all-reduce for its halves), and a framework would not run it.
         const bool variant = variants[vi].spAxis != options.policy.sequenceParallelAxis;  // one of ours, not the caller's policy
-        const std::vector<std::string> split = variant || variants.size() > meshes.size() ? weightAxes(graph, *mp) : std::vector<std::string>{};
-        if (!variant) {
+        const PlanAxes axes = variant || variants.size() > meshes.size() || ringVariants ? planAxes(graph, *mp) : PlanAxes{};
+        const std::vector<std::string>& split = axes.weights;
+        // Its ring variants (above), planned after the mesh's other variants.
+        const double reach = std::min(best ? best->result.objectiveSeconds : mp->result.objectiveSeconds, mp->result.objectiveSeconds) * (1 + kSpReach);
+        if (ringVariants && variants[vi].cpAxis.empty() && !mesh->findAxis(kContextParallelAxis) && mp->result.objectiveSeconds <= reach) {
+            size_t at = vi + 1;
+            while (at < variants.size() && variants[at].mesh == i) ++at;
+            for (const std::string& a : axes.sequence) {
+                if (a == variants[vi].spAxis || mesh->axisSize(a).value_or(1) <= 1) continue;
+                const Variant ring{i, variants[vi].spAxis, a, mp->result.objectiveSeconds};
+                if (std::none_of(variants.begin(), variants.end(), [&](const Variant& v) { return v.mesh == ring.mesh && v.spAxis == ring.spAxis && v.cpAxis == ring.cpAxis; }))
+                    variants.insert(variants.begin() + static_cast<std::ptrdiff_t>(at++), ring);
+            }
+        }
+        if (isBase) {
             baseOf[i] = BaseOutcome{false, split};
-        } else if (std::find(split.begin(), split.end(), cand.sequenceParallelAxis) == split.end()) {
+        } else if (variant && std::find(split.begin(), split.end(), cand.sequenceParallelAxis) == split.end()) {
             cand.note = "less than half of the weights are split over " + cand.sequenceParallelAxis +
                         " (no tensor parallelism for sequence parallelism to extend)";
             out.candidates.push_back(cand);
@@ -462,7 +527,8 @@ Result<PlanOutcome> planMeshes(const Graph& graph, const Cluster& cluster, const
         return true;
     };
     for (size_t i = 0; i < variants.size(); ++i) {
-        if (!variants[i].spAxis.empty() && variants[i].spAxis != options.policy.sequenceParallelAxis) {
+        if (!variants[i].cpAxis.empty() && best && variants[i].parentSeconds > best->result.objectiveSeconds * (1 + kSpReach)) continue;
+        if (variants[i].cpAxis.empty() && !variants[i].spAxis.empty() && variants[i].spAxis != options.policy.sequenceParallelAxis) {
             const std::optional<BaseOutcome>& base = baseOf[variants[i].mesh];
             if (!base || (!base->infeasible && !base->near &&
                           std::find(base->weightAxes.begin(), base->weightAxes.end(), variants[i].spAxis) == base->weightAxes.end()))
@@ -498,7 +564,8 @@ Result<PlanOutcome> planMeshes(const Graph& graph, const Cluster& cluster, const
             if (b.need >= closestNeed || options.hooks.cancelled()) break;
             const size_t vi = b.variant;
             std::erase_if(out.candidates, [&](const MeshCandidate& c) { return c.mesh == b.mesh && c.sequenceParallelAxis == variants[vi].spAxis; });
-            analysisMesh = meshes.size();
+            heldKey.clear();
+            analysis = makeError("plan.internal", "no analysis");
             auto go = tryMesh(vi, FrontierCheck::Skip);
             if (!go) return go.error();
         }
@@ -510,10 +577,14 @@ Result<PlanOutcome> planMeshes(const Graph& graph, const Cluster& cluster, const
     // "the 22 meshes (and 18 sequence-parallel variants)": what was searched, for the reports below.
     auto meshesTried = [&] {
         const auto tried = std::count_if(out.candidates.begin(), out.candidates.end(), [&](const MeshCandidate& c) {
-            return c.sequenceParallelAxis != options.policy.sequenceParallelAxis;
+            return !c.contextRing && c.sequenceParallelAxis != options.policy.sequenceParallelAxis;
         });
+        const auto rings = std::count_if(out.candidates.begin(), out.candidates.end(), [](const MeshCandidate& c) { return c.contextRing; });
+        std::vector<std::string> more;
+        if (tried > 0) more.push_back(std::to_string(tried) + " sequence-parallel variant" + (tried == 1 ? "" : "s"));
+        if (rings > 0) more.push_back(std::to_string(rings) + " context-ring variant" + (rings == 1 ? "" : "s"));
         return "the " + std::to_string(meshes.size()) + " meshes" +
-               (tried > 0 ? " (and " + std::to_string(tried) + " sequence-parallel variant" + (tried == 1 ? ")" : "s)") : std::string());
+               (more.empty() ? std::string() : " (and " + more.front() + (more.size() > 1 ? ", " + more.back() : std::string()) + ")");
     };
     const bool cutoff = std::isfinite(options.search.cutoffSeconds);
     if (!best && closest) {

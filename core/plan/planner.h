@@ -110,6 +110,7 @@ struct PlannerOptions {
 struct MeshCandidate {
     std::string mesh;            // printed form with link classes
     std::string sequenceParallelAxis;  // the axis sequence parallelism splits over, empty: none
+    bool contextRing = false;    // a ring variant: an axis of the mesh named "cp" by the search (planMeshes)
     bool planned = false;        // a plan that fits was found
     double stepSeconds = 0;      // the search's objective (a sum)
     double simulatedSeconds = 0; // its plan's simulated step, where it was re-ranked (else 0)

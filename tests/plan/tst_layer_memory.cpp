@@ -209,6 +209,61 @@ private slots:
         QVERIFY(beside >= 4);  // keys and values into the two layers' attention, and their backward
     }
 
+    // The planner's own search (cfp plan --mesh auto) tries the ring too: where a mesh's plan
+    // splits the token sequence over an axis that does not hold the weights, the same mesh again
+    // with that axis named "cp" (keys and values in a ring beside flash attention). Llama-2 7B cut
+    // to 2 layers, one sequence of 8192 tokens on 8 H100: every device splits the sequence, and
+    // the ring variant of {x=8} is faster than {x=8}, which gathers the keys on the critical path.
+    static Graph longSequence() {
+        ModelConfig c = must(presetConfig("llama2-7b"), "preset");
+        c.numLayers = 2;
+        c.maxPositions = 8192;
+        BuildOptions b;
+        b.batch = 1;
+        b.seq = 8192;
+        return must(buildTrainingStep(c, b), "build").graph;
+    }
+    void planSearchTriesTheContextRing() {
+        const Graph g = longSequence();
+        PlannerOptions o;
+        o.searchSequenceParallel = true;
+        o.baselines = Baselines::Skip;
+        const PlanOutcome out = must(planGraph(g, oneNode(), MeshChoice::automatic(), o), "plan");
+        const MeshCandidate* plain = nullptr;
+        const MeshCandidate* ring = nullptr;
+        for (const MeshCandidate& c : out.candidates) {
+            if (c.mesh == "{x=8 (intra)}") plain = &c;
+            if (c.mesh == "{cp=8 (intra)}") ring = &c;
+            // A ring variant's mesh names its context axis; no other does.
+            QCOMPARE(c.contextRing, c.mesh.find("cp=") != std::string::npos);
+        }
+        QVERIFY(plain && ring);
+        QVERIFY(plain->planned && ring->planned);
+        QVERIFY2(ring->stepSeconds < plain->stepSeconds, (std::to_string(ring->stepSeconds) + " vs " + std::to_string(plain->stepSeconds)).c_str());
+        // The plan chosen is a ring's, priced as one: its keys split over cp, the objective the
+        // evaluator's sum.
+        QVERIFY(out.plan.mesh.findAxis("cp"));
+        QVERIFY(out.plan.policy.contextRing);
+        QVERIFY(std::abs(out.plan.predictedStepSeconds - out.plan.evaluatorStepSeconds) <= 1e-9 * out.plan.evaluatorStepSeconds);
+        // Eager attention has no ring (it runs inside fused kernels): no such variant.
+        o.policy.attention = AttentionKernel::Eager;
+        o.memoryLimitBytes = int64_t{1} << 40;
+        const PlanOutcome eager = must(planGraph(g, oneNode(), MeshChoice::automatic(), o), "eager plan");
+        for (const MeshCandidate& c : eager.candidates) QVERIFY2(!c.contextRing, c.mesh.c_str());
+    }
+    // A mesh the user gives with an axis named cp is planned as context parallel over it, the ring
+    // with flash attention.
+    void givenContextAxisIsTheRing() {
+        const Graph g = longSequence();
+        PlannerOptions o;
+        o.baselines = Baselines::Skip;
+        const PlanOutcome out = must(planGraph(g, oneNode(), must(MeshChoice::parse("dp=2,cp=4"), "mesh"), o), "plan");
+        QVERIFY(out.plan.policy.contextRing);
+        QCOMPARE(out.candidates.size(), size_t{1});
+        QVERIFY(!out.candidates.front().contextRing);  // the user's mesh, not a variant
+        QVERIFY(std::abs(out.plan.predictedStepSeconds - out.plan.evaluatorStepSeconds) <= 1e-9 * out.plan.evaluatorStepSeconds);
+    }
+
     void llamaLayerMatchesTheSameCount_data() {
         QTest::addColumn<int>("tp");
         for (int t : {1, 8}) QTest::newRow(("tp=" + std::to_string(t)).c_str()) << t;
