@@ -684,6 +684,12 @@ Result<PlanOutcome> planConfigured(const Graph& graph, const Cluster& cluster, c
     const int64_t tp = config.tp.value_or(1), dp = configuredDataParallel(config, cluster), cp = config.cp.value_or(1);
     if (config.sequenceParallel.value_or(false) && tp == 1)
         return makeError("config.unsupported", "sp=on needs tp > 1: sequence parallelism splits what tensor parallelism leaves whole", "--config");
+    if (config.cp && cp == 1 && config.cpRing)
+        return makeError("config.unsupported",
+                         std::string("cp_comm=") + (*config.cpRing ? "p2p" : "all_gather") +
+                             " needs cp > 1: it says how context parallelism passes the keys and values (leave cp out and the estimate "
+                             "chooses it where nothing fits without it)",
+                         "--config");
     if (cp > 1 && pp > 1) return unsupported("context parallelism with pipeline stages (cp=" + std::to_string(cp) + ", pp=" + std::to_string(pp) + ")");
     if (tp * dp * pp * cp != cluster.devices()) {
         std::string names = "dp × tp", values = std::to_string(dp) + " × " + std::to_string(tp);

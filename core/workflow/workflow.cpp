@@ -768,6 +768,7 @@ std::vector<RunConfig> completions(const RunConfig& c, const Cluster& cluster, b
                     x.zero = zero;
                     x.recompute = rc;
                     if (c.cp.value_or(1) > 1) x.cpRing = c.cpRing.value_or(flash);  // the ring unless told, or eager
+                    else if (!c.cp) x.cpRing.reset();  // no context parallelism chosen (yet): nothing to pass
                     out.push_back(x);
                 }
             }

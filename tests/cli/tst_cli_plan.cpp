@@ -364,6 +364,17 @@ private slots:
         const QJsonObject cpc = parseJson(cpChosen.out).object();
         QVERIFY2(cpc["estimated_config"].toString().startsWith(QStringLiteral("tp=2,dp=2,cp=2,cp_comm=p2p,")), cpChosen.out.constData());
         QVERIFY(cpc["fits"].toBool());
+        // The chosen cp keeps the exchange the user named; where none is needed, none is said.
+        Run cpChosenGathered = cfp({"estimate", "builtin:gpt3-125m", "--seq", "2048", "--global-batch", "4", "--memory-limit", "560MiB", "--config",
+                                    "tp=2,cp_comm=all_gather", "--json"});
+        QVERIFY2(parseJson(cpChosenGathered.out).object()["estimated_config"].toString().startsWith(QStringLiteral("tp=2,dp=2,cp=2,cp_comm=all_gather,")),
+                 cpChosenGathered.out.constData());
+        Run cpUnneeded = cfp({"estimate", "builtin:gpt3-125m", "--seq", "2048", "--global-batch", "4", "--config", "tp=2,cp_comm=p2p", "--json"});
+        QVERIFY2(cpUnneeded.exitCode == 0, cpUnneeded.err.constData());
+        QVERIFY2(!parseJson(cpUnneeded.out).object()["estimated_config"].toString().contains(QStringLiteral("cp")), cpUnneeded.out.constData());
+        Run cpOne = cfp({"estimate", "builtin:gpt3-125m", "--config", "tp=2,cp=1,cp_comm=p2p"});
+        QVERIFY(cpOne.exitCode != 0);
+        QVERIFY2(cpOne.err.contains("cp_comm=p2p needs cp > 1"), cpOne.err.constData());
         Run cpBad = cfp({"estimate", "builtin:gpt3-125m", "--config", "cp=2,cp_comm=ring"});
         QVERIFY(cpBad.exitCode != 0);
         QVERIFY2(cpBad.err.contains("cp_comm=ring: expected p2p or all_gather"), cpBad.err.constData());

@@ -1000,7 +1000,8 @@ private slots:
                               Case{"vp=2", "config.unsupported"}, Case{"pp=3", "config.devices"}, Case{"pp=2,vp=5", "pipeline.split"},
                               Case{"pp=4,mbs=1,schedule=interleaved", "schedule.shape"},
                               Case{"tp=1,sp=on", "config.unsupported"}, Case{"dp=8,mbs=3", "config.batch"},
-                              Case{"tp=2,dp=4,cp=2", "config.devices"}, Case{"cp=2,pp=2", "config.unsupported"}}) {
+                              Case{"tp=2,dp=4,cp=2", "config.devices"}, Case{"cp=2,pp=2", "config.unsupported"},
+                              Case{"tp=2,dp=4,cp=1,cp_comm=p2p", "config.unsupported"}}) {
             auto e = runEstimate(r, must(RunConfig::parse(c.config), c.config));
             QVERIFY2(!e, c.config);
             QCOMPARE(QString::fromStdString(e.error().code), QString(c.code));
