@@ -296,7 +296,10 @@ Result<PlanOutcome> planMeshes(const Graph& graph, const Cluster& cluster, const
     auto analysisKey = [&](const Mesh& m) {
         return m.toString() + "|" + contextOf(m) + (options.blockCheck == BlockCheck::Run ? "|checked" : "");
     };
-    const bool ringVariants = options.contextParallelAxis.empty() && options.policy.attention == AttentionKernel::Flash;
+    // Only among the meshes of --mesh auto (a mesh the user names keeps its axes' names) and
+    // without pins (they name the axes of the mesh they were made on).
+    const bool ringVariants =
+        meshes.size() > 1 && options.pins.empty() && options.contextParallelAxis.empty() && options.policy.attention == AttentionKernel::Flash;
     Result<std::shared_ptr<const AnalysisReport>> analysis = makeError("plan.internal", "no analysis");
     std::string heldKey;  // whose analysis `analysis` holds
     if (given && !meshes.empty()) {

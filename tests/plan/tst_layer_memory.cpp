@@ -262,6 +262,12 @@ private slots:
         QCOMPARE(out.candidates.size(), size_t{1});
         QVERIFY(!out.candidates.front().contextRing);  // the user's mesh, not a variant
         QVERIFY(std::abs(out.plan.predictedStepSeconds - out.plan.evaluatorStepSeconds) <= 1e-9 * out.plan.evaluatorStepSeconds);
+        // A mesh the user names without cp keeps its axes: no ring variant renames one (its plan
+        // splits the sequence over x all the same).
+        o.searchSequenceParallel = true;
+        const PlanOutcome named = must(planGraph(g, oneNode(), must(MeshChoice::parse("8"), "mesh"), o), "plan on 8");
+        QVERIFY(!named.plan.mesh.findAxis("cp"));
+        for (const MeshCandidate& c : named.candidates) QVERIFY2(!c.contextRing, c.mesh.c_str());
     }
 
     void llamaLayerMatchesTheSameCount_data() {
