@@ -102,6 +102,16 @@ std::string throughputText(const PlanThroughput& t) {
     return out + mfu;
 }
 
+std::vector<std::string> tokenSequenceAxes(const Plan& plan, const Graph& graph) {
+    std::vector<std::string> axes;
+    if (plan.tensors.size() != static_cast<size_t>(graph.size())) return axes;
+    for (const Op& op : graph.ops())
+        if (op.kind == OpKind::Parameter && op.role == ParamRole::Input && op.type.rank() >= 2)
+            for (const std::string& a : plan.tensors[static_cast<size_t>(op.id)].result.dimAxes(1))
+                if (std::find(axes.begin(), axes.end(), a) == axes.end()) axes.push_back(a);
+    return axes;
+}
+
 std::string parallelismSummary(const Plan& plan, const Graph& graph, bool withPolicy) {
     const Mesh& mesh = plan.mesh;
     const std::optional<PlanBatch> batch = planBatch(plan, graph);
@@ -128,13 +138,7 @@ std::string parallelismSummary(const Plan& plan, const Graph& graph, bool withPo
         for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + v[i];
         return s;
     };
-    // Axes that split the token inputs' sequence (dim 1 of [B, S]): context parallelism.
-    std::vector<std::string> sequenceAxes;
-    if (plan.tensors.size() == static_cast<size_t>(graph.size()))
-        for (const Op& op : graph.ops())
-            if (op.kind == OpKind::Parameter && op.role == ParamRole::Input && op.type.rank() >= 2)
-                for (const std::string& a : plan.tensors[static_cast<size_t>(op.id)].result.dimAxes(1))
-                    if (std::find(sequenceAxes.begin(), sequenceAxes.end(), a) == sequenceAxes.end()) sequenceAxes.push_back(a);
+    const std::vector<std::string> sequenceAxes = tokenSequenceAxes(plan, graph);
     std::vector<std::string> parts;
     std::vector<std::string> dpAxes;
     for (const std::string& a : batchAxes)

@@ -189,6 +189,9 @@ std::optional<PlanBatch> planBatch(const Plan& plan, const Graph& graph);
 // inputs' sequence and few weights is "context parallel 2 (cp: the sequence split)". Axes of size
 // 1 are left out. `withPolicy` false: the axes (and pipeline) only, without ZeRO and micro-batch.
 std::string parallelismSummary(const Plan& plan, const Graph& graph, bool withPolicy = true);
+// The mesh axes that split the token inputs' sequence (dim 1 of [B, S]): context parallelism, as
+// parallelismSummary says it. Empty when the plan has no per-op shardings.
+std::vector<std::string> tokenSequenceAxes(const Plan& plan, const Graph& graph);
 
 // What a plan's step does per second, as training logs report it. Model FLOPs are the matrix
 // multiplications of the forward and backward passes as the graph writes them (one round, times

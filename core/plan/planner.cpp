@@ -50,15 +50,23 @@ int64_t memoryLimitFor(const PlannerOptions& options, const HardwareSpec& hardwa
     return hardware.memoryBytes - options.memoryReserveBytes.value_or(hardware.memoryReserveBytes);
 }
 
+namespace {
+
+// The axis matmuls may also split their input's sequence over (AnalysisOptions::sequenceAxis): the
+// caller's, else a mesh axis named "cp" whoever made the mesh (the search's ring variants, the
+// user, a plan file being restored).
+std::string contextAxisOf(const Mesh& mesh, const std::string& given) {
+    return given.empty() && mesh.findAxis(kContextParallelAxis) ? std::string(kContextParallelAxis) : given;
+}
+
+}  // namespace
+
 Result<AnalysisReport> planningAnalysis(const Graph& graph, const Mesh& mesh, const PlannerOptions& options) {
     AnalysisOptions analysisOptions;
     analysisOptions.threads = options.search.threads;
     analysisOptions.check = options.blockCheck == BlockCheck::Run;
     analysisOptions.searchSpace = options.blockCheck == BlockCheck::Run;
-    // A mesh axis named "cp" is the context axis whoever made the mesh (estimate, the search's ring
-    // variants, the user, a plan file being restored).
-    analysisOptions.sequenceAxis = options.contextParallelAxis.empty() && mesh.findAxis(kContextParallelAxis) ? kContextParallelAxis
-                                                                                                            : options.contextParallelAxis;
+    analysisOptions.sequenceAxis = contextAxisOf(mesh, options.contextParallelAxis);
     auto analysis = analyzeGraph(graph, mesh, analysisOptions);
     if (!analysis) return analysis.error();
     if (analysis->check.checked && !analysis->check.pass)
@@ -219,15 +227,11 @@ PlanAxes planAxes(const Graph& graph, const MeshPlan& mp) {
     std::map<std::string, int64_t> split;
     int64_t total = 0;
     PlanAxes out;
+    out.sequence = tokenSequenceAxes(p, graph);
     for (const Op& op : graph.ops()) {
-        if (op.kind != OpKind::Parameter) continue;
-        const TensorSharding& held = p.tensors[static_cast<size_t>(op.id)].result;
-        if (op.role == ParamRole::Input && op.type.rank() >= 2)
-            for (const std::string& a : held.dimAxes(1))
-                if (std::find(out.sequence.begin(), out.sequence.end(), a) == out.sequence.end()) out.sequence.push_back(a);
-        if (op.role != ParamRole::Trainable) continue;
+        if (op.kind != OpKind::Parameter || op.role != ParamRole::Trainable) continue;
         total += op.type.bytes();
-        for (const auto& axes : held.dims())
+        for (const auto& axes : p.tensors[static_cast<size_t>(op.id)].result.dims())
             for (const std::string& a : axes) split[a] += op.type.bytes();
     }
     for (const auto& [axis, bytes] : split)
@@ -283,18 +287,16 @@ Result<PlanOutcome> planMeshes(const Graph& graph, const Cluster& cluster, const
         bool near = false;
     };
     std::vector<std::optional<BaseOutcome>> baseOf(meshes.size());
-    // A variant's mesh (link classes bound, its context axis named) and the axis matmuls may split
-    // their input's sequence over (AnalysisOptions::sequenceAxis): "cp" where the mesh has one.
+    // A variant's mesh: link classes bound, its ring axis named "cp".
     auto meshOf = [&](const Variant& v) -> Result<Mesh> {
         auto linked = assignLinkClasses(meshes[v.mesh], cluster.hardware.gpusPerNode);
         if (!linked || v.cpAxis.empty()) return linked;
         return withContextAxis(*linked, v.cpAxis);
     };
-    auto contextOf = [&](const Mesh& m) { return m.findAxis(kContextParallelAxis) ? std::string(kContextParallelAxis) : options.contextParallelAxis; };
     // The analysis (blocks and segments) does not depend on the policy: once per mesh and context
     // axis (and once per graph for the request's other ZeRO stages: SearchMemo).
     auto analysisKey = [&](const Mesh& m) {
-        return m.toString() + "|" + contextOf(m) + (options.blockCheck == BlockCheck::Run ? "|checked" : "");
+        return m.toString() + "|" + contextAxisOf(m, options.contextParallelAxis) + (options.blockCheck == BlockCheck::Run ? "|checked" : "");
     };
     // Only among the meshes of --mesh auto (a mesh the user names keeps its axes' names) and
     // without pins (they name the axes of the mesh they were made on).
@@ -378,7 +380,7 @@ Result<PlanOutcome> planMeshes(const Graph& graph, const Cluster& cluster, const
         PlannerOptions meshOptions = options;
         // A mesh axis named "cp" (a ring variant's, or the caller's mesh's) is the context axis:
         // the keys and values in a ring beside flash attention, else gathered.
-        meshOptions.contextParallelAxis = contextOf(*mesh);
+        meshOptions.contextParallelAxis = contextAxisOf(*mesh, options.contextParallelAxis);
         if (options.contextParallelAxis.empty() && !meshOptions.contextParallelAxis.empty())
             meshOptions.policy.contextRing = options.policy.attention == AttentionKernel::Flash;
         meshOptions.hooks.progress =
