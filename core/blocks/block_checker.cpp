@@ -41,12 +41,14 @@ struct Checker {
     const BlockAnalysis& a;
     BlockCheckReport report;
     std::vector<char> m_static;
+    std::vector<char> m_data;  // isStepData (op_rules.h), as the finder has it
     std::vector<char> m_manual;  // in a manual region: re-derived from the graph (op_rules.h)
     MeshSizes m_sizes;
     std::vector<CompactSharding> m_stored;  // a.shardings in compact form (for the comparison only)
 
     void prepare() {
         m_static.assign(static_cast<size_t>(g.size()), 0);
+        m_data.assign(static_cast<size_t>(g.size()), 0);
         m_manual = manualRegionOps(g);
         for (const Op& op : g.ops()) {
             bool st;
@@ -63,6 +65,8 @@ struct Checker {
                 for (OpId o : op.operands) st = st && m_static[static_cast<size_t>(o)];
             }
             m_static[static_cast<size_t>(op.id)] = st;
+            m_data[static_cast<size_t>(op.id)] = !st && !isSourcePinned(op, partitioningOf(m_manual, op.id)) &&
+                                                 isStepData(g, op, [&](OpId o) { return m_static[static_cast<size_t>(o)] || m_data[static_cast<size_t>(o)]; });
         }
         auto sizes = meshSizes(a.mesh);
         if (!sizes) {
@@ -137,11 +141,13 @@ struct Checker {
         // A member is derived forward when some operand is a member, or it is the entry or a
         // paired backward dot; otherwise backward from a consuming member.
         // Sources and static values (derived only from weights, optimizer state, constants, iota)
-        // take the sharding their consumers need; everything else follows its operands.
+        // take the sharding their consumers need; everything else follows its operands — but a
+        // broadcast of a computed value, which can make any slice of its new dims locally, takes
+        // what its first consuming member needs where that member cannot follow it (below).
         std::vector<char> forwardType(n, 0);
         for (size_t k = 0; k < n; ++k) {
             const Op& op = g.op(b.members[k]);
-            const bool pulled = isSourceKind(op.kind) || m_static[static_cast<size_t>(op.id)];
+            const bool pulled = isSourceKind(op.kind) || m_static[static_cast<size_t>(op.id)] || m_data[static_cast<size_t>(op.id)];
             forwardType[k] = op.id == b.entry || pairs[k] ||
                              (!pulled && std::any_of(operandIndex[k].begin(), operandIndex[k].end(), [](int64_t p) { return p >= 0; }));
         }
@@ -291,7 +297,44 @@ struct Checker {
                             if (hasDerived[static_cast<size_t>(p)]) in[i] = &derived[static_cast<size_t>(p)];
                         }
                         FactorAssignment fa;
-                        if (!assignFromOperands(rule, in, m_sizes, fa, &why)) {
+                        bool ok = assignFromOperands(rule, in, m_sizes, fa, &why);
+                        if (!ok) {
+                            // Broadcast operands no other member has read yet adapt to this one.
+                            std::vector<size_t> adapting;
+                            for (size_t i = 0; i < op.operands.size(); ++i) {
+                                const int64_t p = operandIndex[k][i];
+                                if (p < 0 || !hasDerived[static_cast<size_t>(p)] || g.op(b.members[static_cast<size_t>(p)]).kind != OpKind::Broadcast ||
+                                    m_static[static_cast<size_t>(b.members[static_cast<size_t>(p)])])
+                                    continue;
+                                const auto& readers = consumers[static_cast<size_t>(p)];
+                                if (std::any_of(readers.begin(), readers.end(), [&](const auto& r) { return r.first != k && hasDerived[r.first]; })) continue;
+                                in[i] = nullptr;
+                                adapting.push_back(i);
+                            }
+                            std::string retryWhy;
+                            ok = !adapting.empty() && assignFromOperands(rule, in, m_sizes, fa, &retryWhy);
+                            for (size_t i : ok ? adapting : std::vector<size_t>{}) {
+                                const auto p = static_cast<size_t>(operandIndex[k][i]);
+                                const CompactSharding need = normalized(projectOperand(rule, fa, i));
+                                FactorAssignment bfa;
+                                if (!assignFromResult(rules[p], need, m_sizes, bfa, &retryWhy)) {
+                                    ok = false;
+                                    break;
+                                }
+                                const Op& bop = g.op(b.members[p]);
+                                for (size_t j = 0; j < bop.operands.size() && ok; ++j) {
+                                    const int64_t q = operandIndex[p][j];
+                                    if (q >= 0 && !(normalized(projectOperand(rules[p], bfa, j)) == derived[static_cast<size_t>(q)])) {
+                                        retryWhy = "broadcast " + bop.name + " would need its operand resharded";
+                                        ok = false;
+                                    }
+                                }
+                                if (!ok) break;
+                                factors[p] = bfa;
+                                derived[p] = need;
+                            }
+                        }
+                        if (!ok) {
                             fail(where() + ": " + op.name + " cannot be derived from its operands in the block: " + why);
                             return;
                         }

@@ -193,7 +193,38 @@ private:
         const OpKind k = m_g.op(id).kind;
         return k == OpKind::Parameter || k == OpKind::Constant || k == OpKind::Iota;
     }
-    bool pullable(OpId id) const { return m_static[static_cast<size_t>(id)] || isSource(id); }
+    // Sources and ops computed from them only adapt to what their reader needs; so does a
+    // broadcast, which can make any slice of its new dims from what it reads (a row maximum
+    // broadcast over a vocabulary its reader holds split: vocabulary-parallel cross-entropy).
+    bool pullable(OpId id) const { return fixedPullable(id) || adaptive(id); }
+    bool fixedPullable(OpId id) const { return m_static[static_cast<size_t>(id)] || m_data[static_cast<size_t>(id)] || isSource(id); }
+    // A broadcast of a computed value: it joins a block through the op that reads it, taking its
+    // operand's sharding where that reader can follow it, else what the reader needs.
+    bool adaptive(OpId id) const { return m_g.op(id).kind == OpKind::Broadcast && !fixedPullable(id); }
+    // Whether `o` adapts to what a reader in block b needs: a source or static value, or an adaptive
+    // broadcast of no other block's result (one of another block's is that block's edge).
+    bool pullableFor(const Growing& b, OpId o) const {
+        if (fixedPullable(o)) return true;
+        if (!adaptive(o)) return false;
+        for (OpId x : m_g.op(o).operands)
+            if (m_owner[static_cast<size_t>(x)] != b.id && !fixedPullable(x)) return false;
+        return true;
+    }
+    // The sharding an adaptive broadcast `o` has from its operands under strategy s (false when an
+    // operand is not a member or it cannot follow them).
+    bool forwardShard(const Growing& b, OpId o, int s, CompactSharding& out) const {
+        const Op& op = m_g.op(o);
+        std::vector<const CompactSharding*> in(op.operands.size(), nullptr);
+        for (size_t i = 0; i < op.operands.size(); ++i) {
+            if (m_owner[static_cast<size_t>(op.operands[i])] != b.id) return false;
+            in[i] = &memberShard(b, op.operands[i], s);
+        }
+        FactorAssignment fa;
+        if (!assignFromOperands(rule(o), in, m_sizes, fa, nullptr)) return false;
+        uint8_t mask = 0;
+        finishResult(rule(o), fa, out, mask);
+        return mask == 0;
+    }
     // Operand i of a paired backward dot is the very operand its forward dot shares (dX reads the
     // forward's operand 1, dW its operand 0); outside the block it is read as the forward reads it.
     bool sharesForwardOperand(const DotPair& pair, size_t i) const {
@@ -241,6 +272,7 @@ private:
     std::vector<char> m_manual;                       // in a manual region (op_rules.h)
     std::vector<std::optional<FactorAssignment>> m_pins;  // source-pinned ops: their one assignment
     std::vector<uint8_t> m_static;
+    std::vector<uint8_t> m_data;  // isStepData: made locally from the step's inputs and static values
     std::vector<int32_t> m_userStart, m_users;  // CSR
     std::vector<int32_t> m_owner, m_local;
     std::vector<int32_t> m_pairOf;               // backward dot → index into m_pairs, or -1
@@ -359,7 +391,7 @@ void BlockFinder::enumerateStrategies(OpId dot, std::vector<FactorAssignment>& o
 bool BlockFinder::pull(Growing& b, OpId o, int s, const CompactSharding& required, std::vector<Pending>& pending) {
     const int32_t owner = m_owner[static_cast<size_t>(o)];
     if (owner == b.id) return memberShard(b, o, s) == required;
-    if (owner != -1 || !pullable(o) || !hasRule(o)) return true;  // external: an inter-block edge
+    if (owner != -1 || !pullableFor(b, o) || !hasRule(o)) return true;  // external: an inter-block edge
     Pending* p = nullptr;
     for (auto& q : pending)
         if (q.op == o) p = &q;
@@ -394,7 +426,7 @@ bool BlockFinder::evaluate(Growing& b, OpId u, std::vector<Pending>& pending, Fa
         const OpId o = op.operands[i];
         if (pair && static_cast<int32_t>(i) == pair->gradOperand) continue;
         const int32_t owner = m_owner[static_cast<size_t>(o)];
-        if (owner == b.id || pullable(o)) continue;
+        if (owner == b.id || pullableFor(b, o)) continue;
         if (pair && sharesForwardOperand(*pair, i)) continue;  // read as the forward dot reads it
         if (why)
             *why = {owner >= 0 ? UnassignedReason::MultiBlockInput : UnassignedReason::Unreached,
@@ -407,6 +439,7 @@ bool BlockFinder::evaluate(Growing& b, OpId u, std::vector<Pending>& pending, Fa
     self.partialMask.reserve(static_cast<size_t>(b.S));
     CompactSharding sharedScratch;
     std::vector<const CompactSharding*> ptrs(op.operands.size(), nullptr);
+    std::vector<CompactSharding> broadcastScratch(op.operands.size());
     std::string reason;
     std::vector<size_t> lengths;
     const auto& users = m_users;
@@ -422,10 +455,18 @@ bool BlockFinder::evaluate(Growing& b, OpId u, std::vector<Pending>& pending, Fa
                 const size_t fpos = pair->side == 0 ? 1 : 0;
                 sharedScratch = projectOperand(rule(pair->forward), memberAssign(b, pair->forward, s), fpos);
                 ptrs[i] = &sharedScratch;
+            } else if (m_owner[static_cast<size_t>(o)] == -1 && adaptive(o) && forwardShard(b, o, s, broadcastScratch[i])) {
+                ptrs[i] = &broadcastScratch[i];  // first as its operands have it
             }
         }
         FactorAssignment fa;
-        if (!assignFromOperands(r, ptrs, m_sizes, fa, why ? &reason : nullptr)) {
+        bool assigned = assignFromOperands(r, ptrs, m_sizes, fa, nullptr);
+        if (!assigned) {
+            // Else the broadcasts take what u needs of them (any slice of a new dim is local).
+            for (size_t i = 0; i < ptrs.size(); ++i)
+                if (ptrs[i] == &broadcastScratch[i]) ptrs[i] = nullptr;
+        }
+        if (!assigned && !assignFromOperands(r, ptrs, m_sizes, fa, why ? &reason : nullptr)) {
             if (why) *why = {UnassignedReason::NeedsCommunication, "strategy " + b.labels[static_cast<size_t>(s)] + ": " + reason};
             return false;
         }
@@ -454,7 +495,7 @@ bool BlockFinder::evaluate(Growing& b, OpId u, std::vector<Pending>& pending, Fa
         // Pull unclaimed static operands with what u needs; a failed pull leaves them outside.
         for (size_t i = 0; i < op.operands.size(); ++i) {
             const OpId o = op.operands[i];
-            if (m_owner[static_cast<size_t>(o)] != -1 || !pullable(o)) continue;
+            if (m_owner[static_cast<size_t>(o)] != -1 || !pullableFor(b, o)) continue;
             if (pair && static_cast<int32_t>(i) == pair->gradOperand) continue;
             // A pull only appends (new pulled ops, or this strategy's entry of one pulled under
             // the earlier strategies): a failed one is undone by cutting back to the sizes before.
@@ -505,12 +546,18 @@ void BlockFinder::commit(Growing& b, std::vector<Pending>& pending,
     // A block grows along the results it computes, not through a pulled source to that source's
     // other readers: a weight shared by two places (tied embeddings: the LM head's matmul and the
     // token lookup) does not make them one block.
-    for (auto& p : pending) {
-        if (pullable(p.op)) continue;
-        for (int32_t k = m_userStart[static_cast<size_t>(p.op)]; k < m_userStart[static_cast<size_t>(p.op) + 1]; ++k) {
+    // A block grows along the results it computes, and through a broadcast of them to its readers.
+    auto pushReaders = [&](OpId of, auto& self) -> void {
+        for (int32_t k = m_userStart[static_cast<size_t>(of)]; k < m_userStart[static_cast<size_t>(of) + 1]; ++k) {
             const OpId user = m_users[static_cast<size_t>(k)];
-            if (m_owner[static_cast<size_t>(user)] == -1 && !pullable(user)) heap.push(user);
+            if (m_owner[static_cast<size_t>(user)] != -1) continue;
+            if (!pullable(user)) heap.push(user);
+            else if (adaptive(user)) self(user, self);
         }
+    };
+    for (auto& p : pending) {
+        if (fixedPullable(p.op)) continue;
+        pushReaders(p.op, pushReaders);
     }
     pending.clear();
 }
@@ -551,7 +598,7 @@ void BlockFinder::seed(Growing& b) {
     commit(b, pending, heap);
     for (size_t i = 0; i < entry.operands.size(); ++i) {
         const OpId o = entry.operands[i];
-        if (m_owner[static_cast<size_t>(o)] != -1 || !pullable(o)) continue;
+        if (m_owner[static_cast<size_t>(o)] != -1 || !pullableFor(b, o)) continue;
         std::vector<Pending> trial;
         bool ok = true;
         for (int s = 0; s < b.S && ok; ++s) ok = pull(b, o, s, projectOperand(r, strategies[static_cast<size_t>(s)], i), trial);
@@ -568,7 +615,7 @@ void BlockFinder::seed(Growing& b) {
             // Dots with a weight (static operand) are decisions of their own: they seed.
             bool weightFree = true, allMembers = true;
             for (OpId o : op.operands) {
-                weightFree = weightFree && !pullable(o);
+                weightFree = weightFree && !fixedPullable(o);
                 allMembers = allMembers && m_owner[static_cast<size_t>(o)] == b.id;
             }
             if (!weightFree || !allMembers) continue;
@@ -591,6 +638,7 @@ Result<BlockAnalysis> BlockFinder::run() {
     m_rules = std::make_shared<std::vector<std::optional<OpShardingRule>>>(n);
     m_hasRule.assign(n, 0);
     m_static.assign(n, 0);
+    m_data.assign(n, 0);
     m_manual = manualRegionOps(m_g);
     m_pins.assign(n, std::nullopt);
     // Rules of all ops in parallel (each op's own); the messages of those without one, kept.
@@ -627,6 +675,8 @@ Result<BlockAnalysis> BlockFinder::run() {
             for (OpId o : op.operands) isStatic = isStatic && m_static[static_cast<size_t>(o)];
         }
         m_static[static_cast<size_t>(op.id)] = isStatic;
+        m_data[static_cast<size_t>(op.id)] = !isStatic && !m_pins[static_cast<size_t>(op.id)] && m_hasRule[static_cast<size_t>(op.id)] &&
+                                             isStepData(m_g, op, [&](OpId o) { return m_static[static_cast<size_t>(o)] || m_data[static_cast<size_t>(o)]; });
     }
     // Users, CSR.
     m_userStart.assign(n + 1, 0);
@@ -723,12 +773,12 @@ Result<BlockAnalysis> BlockFinder::run() {
         std::string laterOperand;
         for (OpId o : op.operands) {
             if (m_owner[static_cast<size_t>(o)] >= 0) blocks.insert(m_owner[static_cast<size_t>(o)]);
-            else if (!pullable(o) && laterOperand.empty()) laterOperand = m_g.op(o).name;
+            else if (!fixedPullable(o) && laterOperand.empty()) laterOperand = m_g.op(o).name;
         }
         if (!m_hasRule[i]) {
             u.reason = UnassignedReason::NoRule;
             u.detail = "no sharding rule for " + std::string(opKindName(op.kind)) + ": block boundary";
-        } else if (pullable(op.id)) {
+        } else if (fixedPullable(op.id)) {
             u.reason = UnassignedReason::ReplicatedSource;
             u.detail = "static value or parameter no block claimed: kept replicated";
         } else if (blocks.size() >= 2) {

@@ -167,7 +167,11 @@ OpShardingRule concatenateRule(const Graph&, const Op& op) {
 OpShardingRule reduceRule(const Graph& g, const Op& op) {
     OpShardingRule r;
     const auto& in = operandDimsOf(g, op, 0);
-    const FactorKind reduced = op.attrs.reduceKind == ReduceKind::Add ? FactorKind::Reduction : FactorKind::Blocked;
+    // A sum, maximum or minimum over a split dim is a partial result each device combines with the
+    // others' (an all-reduce with that operator: NCCL's sum, max, min), as vocabulary-parallel
+    // cross-entropy takes the row maxima over a vocabulary split across tensor-parallel ranks.
+    const ReduceKind kind = op.attrs.reduceKind;
+    const FactorKind reduced = kind == ReduceKind::Add || kind == ReduceKind::Max || kind == ReduceKind::Min ? FactorKind::Reduction : FactorKind::Blocked;
     std::vector<int32_t> map;
     for (size_t d = 0; d < in.size(); ++d) {
         const bool isReduced = contains(op.attrs.dimensions, static_cast<int64_t>(d));

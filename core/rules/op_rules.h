@@ -233,6 +233,20 @@ inline Partitioning partitioningOf(const std::vector<char>& manual, OpId op) {
 }
 // The region's boundaries, and its all-reduces: ops whose factor assignment the source fixes.
 bool isSourcePinned(const Op& op, Partitioning partitioning);
+
+// Whether `op` is made locally, on any device and for any slice of it, from the step's inputs (token
+// ids, labels: Input parameters) and values `adapts` accepts (static ones, other such ops): a
+// broadcast or an elementwise op of them, as the labels' one-hot compare(iota, broadcast(labels)) a
+// vocabulary-parallel loss reads split (and its gradient's scale times it). Block analysis pulls such ops like static values.
+template <typename Adapts>
+bool isStepData(const Graph& g, const Op& op, Adapts&& adapts) {
+    if ((op.kind != OpKind::Broadcast && !isElementwise(op.kind)) || op.operands.empty()) return false;
+    for (OpId o : op.operands) {
+        const Op& x = g.op(o);
+        if (!(x.kind == OpKind::Parameter && x.role == ParamRole::Input) && !adapts(o)) return false;
+    }
+    return true;
+}
 // That assignment on `mesh` (`rule` is the op's rule). hlo.manual_mesh, located at the op, when
 // the op's sharding or replica groups do not fit the mesh.
 Result<FactorAssignment> sourcePinnedFactors(const Op& op, const OpShardingRule& rule, const Mesh& mesh);

@@ -117,6 +117,63 @@ private slots:
         QCOMPARE(summary(model->graph, *again), text);
     }
 
+    // Vocabulary-parallel cross-entropy (Megatron-LM's): the LM head's block, split over the
+    // vocabulary, takes the loss with it — each device's row maximum and sum of exponentials over
+    // its slice of the vocabulary are partial (all-reduced: [tokens] values, not [tokens, vocab]),
+    // the labels' one-hot is made locally for the slice, and the logits stay split to the loss.
+    void llamaLossIsVocabularyParallel() {
+        BuildOptions opt;
+        opt.batch = 8;
+        opt.seq = 64;
+        auto model = buildTrainingStep(tiny("llama2-7b", 2), opt);
+        QVERIFY(model.ok());
+        const Graph& g = model->graph;
+        auto r = analyzeGraph(g, mesh("8"));
+        QVERIFY(r.ok());
+        QVERIFY2(r->check.pass, r->check.firstViolation.c_str());
+        const ParallelBlock* head = nullptr;
+        for (const ParallelBlock& b : r->blocks.blocks)
+            if (g.op(b.entry).scope == "lm_head") head = &b;
+        QVERIFY(head);
+        const int64_t vocab = g.op(head->entry).type.dims.back();
+        QCOMPARE(vocab, int64_t{32000});
+        size_t cols = head->strategies.size();
+        for (size_t s = 0; s < head->strategies.size(); ++s)
+            if (head->strategies[s].label == "x:cols") cols = s;
+        QVERIFY(cols < head->strategies.size());
+        QCOMPARE(QString::fromStdString(r->blocks.sharding(*head, cols, static_cast<size_t>(head->memberIndex(head->entry))).toString()), QString("[{},{},{x}] partial{}"));
+        int maxima = 0, exps = 0, oneHots = 0;
+        for (size_t m = 0; m < head->members.size(); ++m) {
+            const Op& op = g.op(head->members[m]);
+            if (op.phase != Phase::Forward) continue;
+            const std::string sh = r->blocks.sharding(*head, cols, m).toString();
+            const auto& shape = op.type.dims;
+            if (op.kind == OpKind::Reduce && op.attrs.reduceKind == ReduceKind::Max && !op.operands.empty() &&
+                g.op(op.operands[0]).type.dims.back() == vocab) {
+                ++maxima;  // all-reduced (max) over x at the op
+                QCOMPARE(QString::fromStdString(sh), QString("[{},{}] partial{}"));
+                const auto& own = head->strategies[cols].ownCollectives;
+                QVERIFY(std::any_of(own.begin(), own.end(), [&](const OwnCollective& c) {
+                    return c.op == op.id && c.kind == CollectiveKind::AllReduce && c.axes == std::vector<std::string>{"x"};
+                }));
+            }
+            if (op.kind == OpKind::Exponential && shape.size() == 3 && shape.back() == vocab) {
+                ++exps;
+                QCOMPARE(QString::fromStdString(sh), QString("[{},{},{x}] partial{}"));
+            }
+            if (op.kind == OpKind::Compare && shape.size() == 3 && shape.back() == vocab) {
+                ++oneHots;
+                QCOMPARE(QString::fromStdString(sh), QString("[{},{},{x}] partial{}"));
+            }
+        }
+        // The forward's collectives carry values per token, none per logit.
+        for (const OwnCollective& c : head->strategies[cols].ownCollectives)
+            if (g.op(c.op).phase == Phase::Forward) QVERIFY2(c.bytes <= 8 * 64 * 4, g.op(c.op).name.c_str());
+        QCOMPARE(maxima, 1);
+        QCOMPARE(exps, 1);
+        QCOMPARE(oneHots, 1);
+    }
+
     // The acceptance figures on the full GPT-3 175B step.
     void gpt3_175b() {
         BuildOptions opt;

@@ -947,24 +947,29 @@ private slots:
             QVERIFY2(a.reusedBlocks >= 3 && a.reusedBlocks < p.blockCount(), name.c_str());
 
             // Under a limit the fastest plan exceeds, through the Lagrangian search: the same plan.
-            // The limit: between the least memory the search finds (its infeasibility report's)
-            // and the fastest plan's.
+            // The limits: a half, three quarters and seven eighths of the way from the least memory
+            // the search finds (its infeasibility report's) to the fastest plan's (where no pass fits
+            // the least-memory plan is filled without one, so several points reach a pass).
             on.search.paretoWorkLimit = off.search.paretoWorkLimit = 0;
-            const int64_t limit = limitUnderFastest(p, off, a.memoryBytes, constrainedCases);
-            const auto la = must(p.search(limit, {}, on.search, on.hooks), name + " limit, reuse");
-            const auto lb = must(p.search(limit, {}, off.search, off.hooks), name + " limit, block by block");
-            // 0: no pass found one that fits, and the least-memory plan (no pass) is filled.
-            QVERIFY2(la.reusedBlocks == a.reusedBlocks || la.reusedBlocks == 0, name.c_str());
-            lagrangianReused += la.reusedBlocks > 0;
-            QVERIFY2(la.memoryBytes <= limit && la.memoryBytes == p.memory(la.assignment), name.c_str());
-            QVERIFY2(close(la.objectiveSeconds, lb.objectiveSeconds, 1e-12) && la.memoryBytes == lb.memoryBytes, name.c_str());
-            QVERIFY2(la.objectiveSeconds >= a.objectiveSeconds * (1 - 1e-12), name.c_str());
-            for (int b = 0; b < p.blockCount(); ++b)  // a local optimum under the limit
-                for (const BlockAssignment& c : p.choices(b)) {
-                    Assignment t = la.assignment;
-                    t[static_cast<size_t>(b)] = c;
-                    if (p.memory(t) <= limit) QVERIFY2(p.objective(t) >= la.objectiveSeconds * (1 - 1e-12), name.c_str());
-                }
+            const int64_t halfway = limitUnderFastest(p, off, a.memoryBytes, constrainedCases);
+            const int64_t gap = a.memoryBytes - halfway;
+            for (const int64_t limit : {halfway, halfway + gap / 2, halfway + 3 * gap / 4}) {
+                if (limit >= a.memoryBytes) break;
+                const auto la = must(p.search(limit, {}, on.search, on.hooks), name + " limit, reuse");
+                const auto lb = must(p.search(limit, {}, off.search, off.hooks), name + " limit, block by block");
+                // 0: no pass found one that fits, and the least-memory plan (no pass) is filled.
+                QVERIFY2(la.reusedBlocks == a.reusedBlocks || la.reusedBlocks == 0, name.c_str());
+                lagrangianReused += la.reusedBlocks > 0;
+                QVERIFY2(la.memoryBytes <= limit && la.memoryBytes == p.memory(la.assignment), name.c_str());
+                QVERIFY2(close(la.objectiveSeconds, lb.objectiveSeconds, 1e-12) && la.memoryBytes == lb.memoryBytes, name.c_str());
+                QVERIFY2(la.objectiveSeconds >= a.objectiveSeconds * (1 - 1e-12), name.c_str());
+                for (int b = 0; b < p.blockCount(); ++b)  // a local optimum under the limit
+                    for (const BlockAssignment& c : p.choices(b)) {
+                        Assignment t = la.assignment;
+                        t[static_cast<size_t>(b)] = c;
+                        if (p.memory(t) <= limit) QVERIFY2(p.objective(t) >= la.objectiveSeconds * (1 - 1e-12), name.c_str());
+                    }
+            }
 
             // Nothing fits: the same shortfall.
             const auto ia = p.search(64 << 20, {}, on.search, on.hooks);
