@@ -103,6 +103,8 @@ Result<PlanRequest> requestFromArgs(const ParsedArgs& args) {
         if (*kind == PipeScheduleKind::Custom && !args.value("--schedule-csv"))
             return makeError("cli.usage", "--schedule custom reads its actions from --schedule-csv FILE");
         r.pipeline.schedule = *kind;
+        // DualPipe's two stages per rank (its model's copies) need no --vp.
+        if (*kind == PipeScheduleKind::DualPipe && !*chunks) r.pipeline.chunksPerRank = 2;
     }
     if (auto v = args.value("--schedule-time-limit")) {
         if (r.pipeline.schedule != PipeScheduleKind::Mip) return makeError("cli.usage", "--schedule-time-limit is for --schedule mip");
@@ -228,7 +230,9 @@ int cmdPlan(const std::vector<std::string>& argv) {
                      "  --vp V|auto        model chunks per pipeline rank (interleaved 1F1B; default 1); auto: 1\n"
                      "                     and every V with pp x V dividing the layers, the fastest kept\n"
                      "  --schedule S       1f1b (default), interleaved (with --vp > 1), gpipe, zb-h1, zb-h2,\n"
-                     "                     zb-v or dualpipe-v (with --vp 2: two chunks per rank in a V), or mip:\n"
+                     "                     zb-v or dualpipe-v (with --vp 2: two chunks per rank in a V), dualpipe\n"
+                     "                     (two copies of the model from both ends: rank r holds chunks r and\n"
+                     "                     P - 1 - r, twice the parameters; P even), or mip:\n"
                      "                     the plan searched with 1f1b (interleaved with --vp > 1), then its\n"
                      "                     schedule optimised by CBC at its stages' times, holding no more\n"
                      "                     micro-batches than the fastest generated schedule that fits\n"

@@ -164,7 +164,7 @@ void printPlan(const PlanOutcome& o, const Graph& graph) {
         const PipelinePlan& pl = *p.pipeline;
         const PipelineChunk& c = pl.chunks.front();
         const bool uneven = std::any_of(pl.chunks.begin(), pl.chunks.end(), [&](const PipelineChunk& x) { return x.layers != c.layers; });
-        std::cout << "  pipeline         " << pl.stages << " stages" << (pl.chunksPerRank > 1 ? " × " + std::to_string(pl.chunksPerRank) + " chunks per rank" : std::string())
+        std::cout << "  pipeline         " << pl.stages << " stages" << pipelineChunksText(pl)
                   << ", " << (uneven ? "layers per chunk " + splitText(pl) : std::to_string(c.layers) + (c.layers == 1 ? " layer" : " layers") + " per chunk") << ", "
                   << pipeScheduleName(pl.schedule) << ", "
                   << pl.microBatches << " micro-batches; stage 0 per micro-batch: forward " << ms(c.forwardSeconds) << ", backward "

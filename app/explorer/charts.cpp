@@ -679,7 +679,7 @@ void PipelineChart::setPlans(std::shared_ptr<const PlanData> plan, std::shared_p
                     .arg(QString::fromUtf8(pipeScheduleName(pl.schedule).data(), static_cast<qsizetype>(pipeScheduleName(pl.schedule).size())))
                     .arg(pl.microBatches)
                     .arg(pl.stages)
-                    .arg(pl.chunksPerRank > 1 ? tr(" × %1 chunks").arg(pl.chunksPerRank) : QString()));
+                    .arg(QString::fromStdString(pipelineChunksText(pl))));
     // At most this many bars (a chart of 10^5 items is not readable and slow to draw): the
     // earliest actions, said in the note.
     constexpr size_t kMaxBars = 4000;

@@ -238,7 +238,7 @@ ClusterPanel::ClusterPanel(Explorer* explorer, QWidget* parent) : QWidget(parent
     m_schedule->addItem(tr("auto (1f1b; interleaved with vp > 1)"), QStringLiteral("auto"));
     for (PipeScheduleKind k : {PipeScheduleKind::OneFOneB, PipeScheduleKind::Interleaved, PipeScheduleKind::GPipe,
                                PipeScheduleKind::ZeroBubbleH1, PipeScheduleKind::ZeroBubbleH2, PipeScheduleKind::ZeroBubbleV,
-                               PipeScheduleKind::DualPipeV})
+                               PipeScheduleKind::DualPipeV, PipeScheduleKind::DualPipe})
         if (plannerPricesSchedule(k)) m_schedule->addItem(qs(std::string(pipeScheduleName(k))), qs(std::string(pipeScheduleName(k))));
     m_schedule->addItem(tr("mip (schedule optimiser)"), QStringLiteral("mip"));
     m_schedule->addItem(tr("mip in a V (vp 2, from zb-v)"), QStringLiteral("mip-v"));
@@ -248,7 +248,8 @@ ClusterPanel::ClusterPanel(Explorer* explorer, QWidget* parent) : QWidget(parent
                               "ZB-V and DualPipeV with vp 2 (the chunks in a V: the first and the last on rank 0), mip (the plan "
                               "searched with 1F1B, then its schedule optimised by CBC at its stages' times, holding no more "
                               "micro-batches than the fastest generated schedule that fits; up to its time limit more) or custom (the actions of a schedule CSV). "
-                              "DualPipe (two copies of the model) is replayed by cfp schedule only"));
+                              "DualPipe runs two copies of the model from both ends (rank r holds chunks r and pp − 1 − r: twice the "
+                              "parameters, their gradients summed between the two; pp even, micro-batches even and at least 2 pp; vp is 2)"));
     form->addRow(tr("Pipe schedule"), m_schedule);
     m_scheduleCsv = new QLineEdit(this);
     m_scheduleCsv->setObjectName(QStringLiteral("scheduleCsvEdit"));
@@ -450,6 +451,8 @@ void ClusterPanel::apply() {
     const bool mipInV = chosenSchedule == QLatin1String("mip-v");
     if (auto k = parsePlannedScheduleKind(mipInV ? std::string("mip") : chosenSchedule.toStdString()); k && c.pipeline.stages != 1)
         c.pipeline.schedule = *k;
+    // DualPipe's two stages per rank are its model's copies (cfp plan --schedule dualpipe).
+    if (c.pipeline.schedule == PipeScheduleKind::DualPipe && c.pipeline.chunksPerRank <= 1) c.pipeline.chunksPerRank = 2;
     c.pipeline.optimiserSeconds = m_optimiserSeconds->value();
     c.pipeline.actions.clear();
     c.pipeline.scheduleOrigin.clear();

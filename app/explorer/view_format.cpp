@@ -118,7 +118,7 @@ QString pipelineText(const Plan& p) {
     const QString origin = pl.scheduleOrigin.empty() ? QString() : QStringLiteral(" · %1: %2").arg(QString::fromUtf8(schedule.data(), static_cast<qsizetype>(schedule.size())), QString::fromStdString(pl.scheduleOrigin));
     return QStringLiteral("pipeline: %1 stages%2, %3, %4, %5 micro-batches · bubble %6 (rank %7) · transfer %8 in %9%10")
         .arg(pl.stages)
-        .arg(pl.chunksPerRank > 1 ? QStringLiteral(" × %1 chunks per rank").arg(pl.chunksPerRank) : QString())
+        .arg(QString::fromStdString(pipelineChunksText(pl)))
         .arg(uneven ? QStringLiteral("layers per chunk %1").arg(QString::fromStdString(splitText(pl)))
                     : QStringLiteral("%1 layers per chunk").arg(c.layers))
         .arg(QString::fromUtf8(schedule.data(), static_cast<qsizetype>(schedule.size())))

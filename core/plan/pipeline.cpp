@@ -72,8 +72,8 @@ bool plannerPricesSchedule(PipeScheduleKind k) {
         case PipeScheduleKind::ZeroBubbleV:
         case PipeScheduleKind::DualPipeV:
         case PipeScheduleKind::Custom:
-        case PipeScheduleKind::Mip: return true;
-        case PipeScheduleKind::DualPipe: return false;
+        case PipeScheduleKind::Mip:
+        case PipeScheduleKind::DualPipe: return true;
     }
     return false;
 }
@@ -82,8 +82,8 @@ Result<PipeScheduleKind> parsePlannedScheduleKind(std::string_view name) {
     auto kind = name == "custom" ? Result<PipeScheduleKind>(PipeScheduleKind::Custom) : parsePipeScheduleKind(name);
     if (!kind) return kind.error();
     if (!plannerPricesSchedule(*kind))
-        return makeError("schedule.unsupported", "the planner prices gpipe, 1f1b, interleaved, zb-h1, zb-h2, zb-v, dualpipe-v, mip and custom "
-                                                 "(a CSV); " + std::string(name) + " is replayed only by cfp schedule");
+        return makeError("schedule.unsupported", "the planner prices gpipe, 1f1b, interleaved, zb-h1, zb-h2, zb-v, dualpipe-v, dualpipe, mip and "
+                                                 "custom (a CSV); " + std::string(name) + " is replayed only by cfp schedule");
     return kind;
 }
 
@@ -116,6 +116,14 @@ int32_t pipeRankOf(PipePlacement placement, int32_t ranks, int32_t stage) {
     const int32_t i = stage % ranks;
     if (placement == PipePlacement::Looped) return i;
     return (stage / ranks) % 2 == 0 ? i : ranks - 1 - i;  // v and bidirectional: odd chunks run back up
+}
+
+int32_t pipeModelChunks(PipePlacement placement, int32_t ranks, int32_t chunks) {
+    return placement == PipePlacement::Bidirectional ? ranks : ranks * chunks;
+}
+
+int32_t pipeModelChunkOf(PipePlacement placement, int32_t ranks, int32_t stage) {
+    return placement == PipePlacement::Bidirectional ? stage % ranks : stage;
 }
 
 int32_t PipeSchedule::rankOf(int32_t stage) const { return pipeRankOf(placement, ranks, stage); }

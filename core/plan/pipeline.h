@@ -128,12 +128,13 @@ inline PipeScheduleKind defaultPipeSchedule(int32_t chunks) { return chunks > 1 
 // makeSchedule does not generate "mip": optimizePipeSchedule (plan/pipeline_mip.h) searches it.
 Result<PipeScheduleKind> parsePipeScheduleKind(std::string_view name);
 
-// Whether the planner (plan/pipeline_plan.h) prices schedules of `kind`: those that hold one copy
-// of the parameters, each chunk on the rank the schedule places it (gpipe, 1f1b, interleaved,
-// zb-h1, zb-h2 looped; zb-v and dualpipe-v in a V, two chunks per rank, the first and the last on
-// rank 0; a dualpipe-v pair priced F + B, as PipeOverlap::Serial), and custom and mip schedules of
-// those placements, given their actions (a CSV; the schedule optimiser run on the plan's stage
-// times). dualpipe — DualPipe's second copy of the parameters — is replayed by `cfp schedule` only.
+// Whether the planner (plan/pipeline_plan.h) prices schedules of `kind`: every generated one, each
+// chunk on the rank the schedule places it (gpipe, 1f1b, interleaved, zb-h1, zb-h2 looped; zb-v
+// and dualpipe-v in a V, two chunks per rank, the first and the last on rank 0; a dualpipe-v or
+// dualpipe pair priced F + B, as PipeOverlap::Serial; dualpipe bidirectional, two copies of the
+// model's P chunks), and custom and mip schedules of the looped and V placements, given their
+// actions (a CSV; the schedule optimiser run on the plan's stage times). All of them now: kept as a
+// switch for a schedule added later that the planner cannot place.
 bool plannerPricesSchedule(PipeScheduleKind k);
 // parsePipeScheduleKind for the planner's inputs, "custom" too. Errors: schedule.unknown,
 // schedule.unsupported (a schedule only `cfp schedule` replays, saying so in one line).
@@ -149,6 +150,11 @@ PipePlacement pipeSchedulePlacement(PipeScheduleKind k);
 // The rank that runs `stage` (a chunk, in model order) of a pipeline of `ranks` ranks placed so:
 // looped, stage mod ranks; a V or bidirectional, odd chunks run back up the ranks.
 int32_t pipeRankOf(PipePlacement placement, int32_t ranks, int32_t stage);
+// The model chunks (the layer chain's cut) of a pipeline of `ranks` ranks and `chunks` virtual
+// stages per rank: ranks × chunks, but bidirectional P (its 2P stages run two copies of P chunks),
+// and the model chunk virtual stage `stage` runs.
+int32_t pipeModelChunks(PipePlacement placement, int32_t ranks, int32_t chunks);
+int32_t pipeModelChunkOf(PipePlacement placement, int32_t ranks, int32_t stage);
 
 struct PipeSchedule {
     PipeScheduleKind kind = PipeScheduleKind::Custom;

@@ -51,8 +51,12 @@ Result<PipeSchedule> scheduleFor(PipeScheduleKind kind, PipePlacement placement,
 }  // namespace
 
 Status applyPipeline(const Graph& graph, Plan& plan, const Evaluation& ev, const CostModel& model, const PipelineSettings& settings) {
-    const int32_t pp = settings.stages, v = settings.chunksPerRank, chunks = pp * v;
+    const int32_t pp = settings.stages, v = settings.chunksPerRank, stages = pp * v;
     CFP_TRY(checkPriced(settings.schedule));
+    // The layer chain is cut into `chunks` model chunks; DualPipe's 2P stages run two copies of P.
+    const PipePlacement placement = settings.actions.empty() ? pipeSchedulePlacement(settings.schedule) : settings.placement;
+    const bool twoCopies = placement == PipePlacement::Bidirectional;
+    const int32_t chunks = pipeModelChunks(placement, pp, v);
     const size_t n = static_cast<size_t>(graph.size());
     if (ev.tasks.empty() || ev.opMemory.size() != n) return makeError("pipeline.split", "the evaluation has no tasks for this graph");
     const std::vector<int32_t> layer = layerUnits(graph);
@@ -61,8 +65,8 @@ Status applyPipeline(const Graph& graph, Plan& plan, const Evaluation& ev, const
     std::vector<int32_t> split = settings.chunkLayers;
     if (split.empty()) {
         if (layers % chunks != 0)
-            return splitError(std::to_string(layers) + " layers do not split evenly into pp × vp = " + std::to_string(pp) + " × " + std::to_string(v) +
-                              " chunks");
+            return splitError(std::to_string(layers) + " layers do not split evenly into " +
+                              (twoCopies ? "pp = " + std::to_string(pp) : "pp × vp = " + std::to_string(pp) + " × " + std::to_string(v)) + " chunks");
         split.assign(static_cast<size_t>(chunks), layers / chunks);
     }
     if (auto ok = checkSplit(split, chunks, layers); !ok) return ok.error().withContext("--config");
@@ -118,7 +122,12 @@ Status applyPipeline(const Graph& graph, Plan& plan, const Evaluation& ev, const
     const int32_t microBatches = static_cast<int32_t>(std::max<int64_t>(1, plan.policy.accumulation));
     auto schedule = scheduleFor(settings.schedule, settings.placement, settings.actions, pp, v, microBatches);
     if (!schedule) return schedule.error().withContext("--config");
-    auto rankOf = [&](int32_t c) { return schedule->rankOf(c); };
+    // The ranks that hold model chunk c: one, or DualPipe's two (c on rank c and P − 1 − c).
+    auto ranksOf = [&](int32_t c) {
+        std::vector<int32_t> rs{schedule->rankOf(c)};
+        if (twoCopies) rs.push_back(schedule->rankOf(pp + c));
+        return rs;
+    };
 
     // The weight-gradient work (W): backward ops whose results reach only weight gradients and the
     // optimizer, in reverse op order — but never a gradient that flows to an activation (an
@@ -149,7 +158,7 @@ Status applyPipeline(const Graph& graph, Plan& plan, const Evaluation& ev, const
     out.actions = settings.actions;
     out.scheduleOrigin = settings.scheduleOrigin;
     out.microBatches = microBatches;
-    out.chunks.assign(static_cast<size_t>(chunks), PipelineChunk{});
+    out.chunks.assign(static_cast<size_t>(stages), PipelineChunk{});
     for (int32_t c = 0, first = 0; c < chunks; first += split[static_cast<size_t>(c)], ++c) {
         PipelineChunk& ch = out.chunks[static_cast<size_t>(c)];
         ch.firstLayer = first;
@@ -167,7 +176,8 @@ Status applyPipeline(const Graph& graph, Plan& plan, const Evaluation& ev, const
         std::vector<int32_t> cs = chunksOf(t.op);
         std::vector<int32_t> rs;
         for (int32_t c : cs)
-            if (std::find(rs.begin(), rs.end(), rankOf(c)) == rs.end()) rs.push_back(rankOf(c));
+            for (int32_t r : ranksOf(c))
+                if (std::find(rs.begin(), rs.end(), r) == rs.end()) rs.push_back(r);
         for (int32_t r : rs) rankTasks[static_cast<size_t>(r)].push_back(t);
         if (!t.perRound || (t.kind != SimTaskKind::Compute && t.kind != SimTaskKind::Blocking)) continue;
         const Op& op = graph.op(t.op);
@@ -182,17 +192,19 @@ Status applyPipeline(const Graph& graph, Plan& plan, const Evaluation& ev, const
     for (int32_t c = 0; c < chunks; ++c) {
         PipelineChunk& ch = out.chunks[static_cast<size_t>(c)];
         double* seconds[kParts] = {&ch.forwardSeconds, &ch.inputGradSeconds, &ch.weightGradSeconds};
-        StepSimulation& sum = roundOf[static_cast<size_t>(rankOf(c))];
         for (size_t part = 0; part < kParts; ++part) {
             const auto& list = chunkParts[static_cast<size_t>(c)][part];
             if (list.empty()) continue;
             const StepSimulation s = simulateStep(graph, list, model, oneRound);
             *seconds[part] = s.seconds;
-            sum.seconds += s.seconds;
-            sum.computeSeconds += s.computeSeconds;
-            sum.exposedCommSeconds += s.exposedCommSeconds;
-            sum.contentionSeconds += s.contentionSeconds;
-            sum.overlappedCommSeconds += s.overlappedCommSeconds;
+            for (int32_t r : ranksOf(c)) {
+                StepSimulation& sum = roundOf[static_cast<size_t>(r)];
+                sum.seconds += s.seconds;
+                sum.computeSeconds += s.computeSeconds;
+                sum.exposedCommSeconds += s.exposedCommSeconds;
+                sum.contentionSeconds += s.contentionSeconds;
+                sum.overlappedCommSeconds += s.overlappedCommSeconds;
+            }
         }
     }
 
@@ -207,13 +219,16 @@ Status applyPipeline(const Graph& graph, Plan& plan, const Evaluation& ev, const
             std::vector<int32_t> rs;
             for (int32_t c : sourceChunks[k]) {
                 out.chunks[static_cast<size_t>(c)].activationBytes += held.activations;
-                if (std::find(rs.begin(), rs.end(), rankOf(c)) != rs.end()) continue;
-                rs.push_back(rankOf(c));
-                // The evaluation counted a parameter 1/P (MemoryPolicy::pipelineStages): its rank holds it whole.
-                MemoryBreakdown& m = out.ranks[static_cast<size_t>(rankOf(c))].memory;
-                m.weights += held.weights * share;
-                m.gradients += held.gradients * share;
-                m.optimizer += held.optimizer * share;
+                for (int32_t r : ranksOf(c)) {
+                    if (std::find(rs.begin(), rs.end(), r) != rs.end()) continue;
+                    rs.push_back(r);
+                    // The evaluation counted a parameter 1/P (MemoryPolicy::pipelineStages): its rank
+                    // holds it whole (DualPipe: both ranks of its chunk, each whole).
+                    MemoryBreakdown& m = out.ranks[static_cast<size_t>(r)].memory;
+                    m.weights += held.weights * share;
+                    m.gradients += held.gradients * share;
+                    m.optimizer += held.optimizer * share;
+                }
             }
             continue;
         }
@@ -248,6 +263,10 @@ Status applyPipeline(const Graph& graph, Plan& plan, const Evaluation& ev, const
                               ? link.latencySeconds + static_cast<double>(out.transferBytes) / link.bytesPerSecond
                               : 0.0;
 
+    // DualPipe's second copy: stage P + c runs model chunk c.
+    for (int32_t st = chunks; st < stages; ++st)
+        out.chunks[static_cast<size_t>(st)] = out.chunks[static_cast<size_t>(pipeModelChunkOf(placement, pp, st))];
+
     // The schedule, replayed.
     std::vector<StageTimes> times;
     for (const PipelineChunk& ch : out.chunks)
@@ -264,6 +283,15 @@ Status applyPipeline(const Graph& graph, Plan& plan, const Evaluation& ev, const
         rank.endSeconds = replay->endSeconds[kr];
         tails[kr] = simulateStep(graph, rankTasks[kr], model, oneRound);
         rank.tailSeconds = std::max(0.0, tails[kr].seconds - roundOf[kr].seconds);
+        if (twoCopies && link.bytesPerSecond > 0) {
+            // DualPipe: each chunk's gradients summed with its copy's on rank P − 1 − r, an
+            // all-reduce of two ranks after the last backward (as DeepSeek's example sums them):
+            // each rank sends and receives half its gradients twice.
+            const double sync = 2 * link.latencySeconds + static_cast<double>(rank.memory.gradients) / link.bytesPerSecond;
+            rank.tailSeconds += sync;
+            tails[kr].seconds += sync;
+            tails[kr].exposedCommSeconds += sync;
+        }
         rank.memory.activations = static_cast<int64_t>(replay->peakActivation[kr]);
         rank.memory.transient = ev.memory.transient;
         const double end = rank.endSeconds + rank.tailSeconds;
@@ -275,7 +303,9 @@ Status applyPipeline(const Graph& graph, Plan& plan, const Evaluation& ev, const
     }
     // The slowest rank's idle time: the step less its compute, communication and contention.
     const auto ks = static_cast<size_t>(out.slowestRank);
-    const double m1 = static_cast<double>(out.microBatches - 1);
+    // The rounds beyond the tail's one: each micro-batch passes every chunk of a rank once, but in
+    // DualPipe only one of a rank's two copies (the round sums both: M/2 of them).
+    const double m1 = twoCopies ? out.microBatches / 2.0 - 1 : static_cast<double>(out.microBatches - 1);
     const StepSimulation& round = roundOf[ks];
     const double busy = tails[ks].computeSeconds + tails[ks].exposedCommSeconds + tails[ks].contentionSeconds +
                         m1 * (round.computeSeconds + round.exposedCommSeconds + round.contentionSeconds);
@@ -305,28 +335,37 @@ Status checkSplit(const std::vector<int32_t>& split, int64_t chunks, int32_t lay
     return {};
 }
 
+namespace {
+// A generated schedule's placement is its kind's; stored actions carry theirs.
+PipePlacement placementOf(const PipelinePlan& pl) { return pl.actions.empty() ? pipeSchedulePlacement(pl.schedule) : pl.placement; }
+}  // namespace
+
 std::vector<int32_t> chunkLayers(const PipelinePlan& pl) {
     std::vector<int32_t> out;
-    for (const PipelineChunk& c : pl.chunks) out.push_back(c.layers);
+    const auto model = static_cast<size_t>(pipeModelChunks(placementOf(pl), pl.stages, pl.chunksPerRank));
+    for (size_t c = 0; c < pl.chunks.size() && c < model; ++c) out.push_back(pl.chunks[c].layers);
     return out;
+}
+
+std::string pipelineChunksText(const PipelinePlan& pl) {
+    if (placementOf(pl) == PipePlacement::Bidirectional) return ", two copies (rank r holds chunks r and " + std::to_string(pl.stages - 1) + " − r)";
+    return pl.chunksPerRank > 1 ? " × " + std::to_string(pl.chunksPerRank) + " chunks per rank" : std::string();
 }
 
 std::string splitText(const PipelinePlan& pl) {
     std::string out;
-    for (size_t i = 0; i < pl.chunks.size();) {
+    const std::vector<int32_t> split = chunkLayers(pl);
+    for (size_t i = 0; i < split.size();) {
         size_t j = i;
-        while (j < pl.chunks.size() && pl.chunks[j].layers == pl.chunks[i].layers) ++j;
+        while (j < split.size() && split[j] == split[i]) ++j;
         if (!out.empty()) out += ", ";
-        out += std::to_string(pl.chunks[i].layers) + (j - i > 1 ? " x " + std::to_string(j - i) : std::string());
+        out += std::to_string(split[i]) + (j - i > 1 ? " x " + std::to_string(j - i) : std::string());
         i = j;
     }
     return out;
 }
 
 namespace {
-
-// A generated schedule's placement is its kind's; stored actions carry theirs.
-PipePlacement placementOf(const PipelinePlan& pl) { return pl.actions.empty() ? pipeSchedulePlacement(pl.schedule) : pl.placement; }
 
 }  // namespace
 
@@ -551,16 +590,19 @@ std::vector<TimelineEvent> pipelineTimeline(const PipelinePlan& pl, const PipeRe
 
 std::vector<PipeTransfer> pipelineTransfers(const PipelinePlan& pl, const PipeReplay& replay) {
     std::vector<PipeTransfer> out;
-    const auto chunks = static_cast<int32_t>(pl.chunks.size());
     if (pl.stages < 2 || pl.transferSeconds <= 0) return out;
+    auto schedule = pipelineSchedule(pl);
+    if (!schedule) return out;
+    // Along the micro-batch's path (a V turns on the last rank, DualPipe's second copy runs up the
+    // ranks); a stage that follows on the same rank sends nothing.
     for (const PipeEvent& e : replay.events) {
         const PipeActionKind k = e.action.kind;
         const int32_t c = e.action.stage;
         int32_t to = -1;
-        if (k == PipeActionKind::Forward && c + 1 < chunks) to = c + 1;
-        else if ((k == PipeActionKind::Backward || k == PipeActionKind::InputGrad) && c > 0) to = c - 1;
-        if (to < 0 || to % pl.stages == c % pl.stages) continue;
-        out.push_back({c % pl.stages, to % pl.stages, e.action.microBatch, c, k != PipeActionKind::Forward, e.end, e.end + pl.transferSeconds});
+        if (k == PipeActionKind::Forward) to = schedule->nextStage(c);
+        else if (k == PipeActionKind::Backward || k == PipeActionKind::InputGrad) to = schedule->previousStage(c);
+        if (to < 0 || schedule->rankOf(to) == schedule->rankOf(c)) continue;
+        out.push_back({schedule->rankOf(c), schedule->rankOf(to), e.action.microBatch, c, k != PipeActionKind::Forward, e.end, e.end + pl.transferSeconds});
     }
     return out;
 }

@@ -82,6 +82,10 @@ std::vector<int32_t> chunkLayers(const PipelinePlan& pipeline);
 // "12 x 8" for an even split, else "11, 12 x 6, 13" (runs of equal chunks folded).
 std::string splitText(const PipelinePlan& pipeline);
 
+// What follows "N stages" in a report: "" (one chunk per rank), " × 2 chunks per rank", or
+// DualPipe's ", two copies (rank r holds chunks r and 7 − r)" (P − 1 − r).
+std::string pipelineChunksText(const PipelinePlan& pipeline);
+
 // The rank that holds chunk `chunk` of `pl` (its schedule's placement: pipeRankOf).
 int32_t chunkRank(const PipelinePlan& pl, int32_t chunk);
 
@@ -99,10 +103,13 @@ std::vector<std::vector<int32_t>> unevenSplits(const PipelinePlan& even, int32_t
 // simulated step (seconds the pipeline's; compute, communication and contention of the slowest
 // rank over every round) and the memory of the fullest rank. Errors: pipeline.split (layers do not
 // divide into the chunks; no layers), schedule.* (the schedule's own, e.g. interleaved with rounds
-// not a multiple of pp; schedule.unsupported for dualpipe, whose bidirectional placement this cut
-// does not price: plannerPricesSchedule; schedule.csv and schedule.shape for custom and mip actions
+// not a multiple of pp; schedule.csv and schedule.shape for custom and mip actions
 // that are not a schedule of this pipeline); the plan is unchanged then. A custom or mip schedule
-// runs settings.actions in settings.placement.
+// runs settings.actions in settings.placement. DualPipe (bidirectional) cuts the layers into pp
+// chunks, not pp × 2: its stages pp + c run chunk c again on rank pp − 1 − c (Plan::pipeline's
+// chunks list both copies), each rank holds both its chunks' parameters, gradients and optimizer
+// state, and its tail also sums its gradients with its partner's (an all-reduce of two ranks at
+// the link between stages, after the last backward).
 Status applyPipeline(const Graph& graph, Plan& plan, const Evaluation& ev, const CostModel& model, const PipelineSettings& settings);
 
 // What reschedulePipeline found, for the report.

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "plan/pipeline_plan.h"
 #include "stats/graph_stats.h"
 
 namespace cfp {
@@ -174,8 +175,7 @@ std::string parallelismSummary(const Plan& plan, const Graph& graph, bool withPo
     }
     if (!plan.policy.sequenceParallelAxis.empty()) parts.push_back("sequence parallel (" + plan.policy.sequenceParallelAxis + ")");
     if (plan.pipeline)
-        parts.push_back("pipeline parallel " + std::to_string(plan.pipeline->stages) +
-                        (plan.pipeline->chunksPerRank > 1 ? " × " + std::to_string(plan.pipeline->chunksPerRank) + " chunks" : std::string()) + " (" +
+        parts.push_back("pipeline parallel " + std::to_string(plan.pipeline->stages) + pipelineChunksText(*plan.pipeline) + " (" +
                         std::string(pipeScheduleName(plan.pipeline->schedule)) + ")");
     if (withPolicy) parts.push_back("ZeRO-" + std::to_string(zeroStageOf(plan.policy)));
     if (batch && withPolicy)

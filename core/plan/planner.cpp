@@ -506,6 +506,13 @@ Result<PlanOutcome> planMeshes(const Graph& graph, const Cluster& cluster, const
         }
         if (isBase) {
             baseOf[i] = BaseOutcome{false, split};
+        } else if (!variants[vi].cpAxis.empty() &&
+                   std::find(axes.sequence.begin(), axes.sequence.end(), std::string(kContextParallelAxis)) == axes.sequence.end()) {
+            // Planned again with the axis named cp, the plan split something else over it (the
+            // batch): no sequence goes around a ring, and the mesh's own plan says it already.
+            cand.note = "the plan splits no token sequence over " + std::string(kContextParallelAxis) + " (no ring to run)";
+            out.candidates.push_back(cand);
+            return true;
         } else if (variant && std::find(split.begin(), split.end(), cand.sequenceParallelAxis) == split.end()) {
             cand.note = "less than half of the weights are split over " + cand.sequenceParallelAxis +
                         " (no tensor parallelism for sequence parallelism to extend)";
@@ -707,7 +714,9 @@ Result<PlanOutcome> planConfigured(const Graph& graph, const Cluster& cluster, c
     PipelineSettings pipeline;
     if (pp > 1) {
         pipeline.stages = static_cast<int32_t>(pp);
-        pipeline.chunksPerRank = static_cast<int32_t>(config.vp.value_or(1));
+        // DualPipe's two stages per rank (its model's copies) need no vp.
+        const bool dualPipe = config.schedule == PipeScheduleKind::DualPipe;
+        pipeline.chunksPerRank = static_cast<int32_t>(config.vp.value_or(dualPipe ? 2 : 1));
         pipeline.schedule = config.schedule.value_or(defaultPipeSchedule(pipeline.chunksPerRank));
         if (config.ppFirst || config.ppLast) {
             // Megatron-LM's --decoder-first/last-pipeline-num-layers: the other stages share the

@@ -59,7 +59,7 @@ Result<RunConfig> RunConfig::parse(std::string_view text) {
             auto kind = parsePlannedScheduleKind(v);
             if (!kind && kind.error().code == "schedule.unsupported")
                 return makeError(kind.error().code, "schedule=" + std::string(v) + ": " + kind.error().message, "--config");
-            if (!kind) return syntax("schedule=" + std::string(v) + ": expected 1f1b, interleaved, gpipe, zb-h1, zb-h2, zb-v or dualpipe-v");
+            if (!kind) return syntax("schedule=" + std::string(v) + ": expected 1f1b, interleaved, gpipe, zb-h1, zb-h2, zb-v, dualpipe-v or dualpipe");
             // A configuration runs a schedule a framework generates; the optimiser's and a CSV's
             // are cfp plan's (--schedule mip, --schedule-csv).
             if (*kind == PipeScheduleKind::Mip || *kind == PipeScheduleKind::Custom)

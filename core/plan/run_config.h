@@ -12,9 +12,9 @@
 //   vp  model chunks per pipeline rank (Megatron-LM's virtual pipeline size; > 1 interleaves) default 1
 //   pp_first, pp_last  layers of the first and last pipeline stage, the others sharing the rest
 //       evenly (Megatron-LM's --decoder-first/last-pipeline-num-layers; vp 1)  default: all even
-//   schedule  1f1b (Megatron-LM's default) | interleaved (with vp > 1) | gpipe | zb-h1 | zb-h2
-//             default: interleaved when vp > 1, else 1f1b (zb-v, dualpipe-v and dualpipe:
-//             schedule.unsupported, replayed only by `cfp schedule`)
+//   schedule  1f1b (Megatron-LM's default) | interleaved (with vp > 1) | gpipe | zb-h1 | zb-h2 |
+//             zb-v | dualpipe-v (vp 2, a V) | dualpipe (two copies from both ends; vp 2 unless given)
+//             default: interleaved when vp > 1, else 1f1b
 //   cp  context-parallel degree: the sequence split over cp ranks, keys and values exchanged
 //       for the attention (baselines.cpp; not with pp > 1)                default 1, or (cfp
 //       estimate, pp 1) the fewest of 2, 4, 8, … ranks at which a completion fits where none does without

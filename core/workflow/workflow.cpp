@@ -198,6 +198,23 @@ Result<Cluster> stageCluster(const Cluster& cluster, int64_t pp) {
     return stage;
 }
 
+// The mesh the first micro-batch count chose, for the later counts: a search's ring variant's
+// axis named cp (one sequence per round split over it) gets its plain name back, as a batch of more
+// sequences may split something else over it, and an axis named cp is context parallel wherever
+// it is planned (planningAnalysis).
+Mesh meshForLaterCounts(const Mesh& chosen) {
+    if (!chosen.findAxis(kContextParallelAxis)) return chosen;
+    std::vector<MeshAxis> axes = chosen.axes();
+    for (const char* name : {"x", "y", "z", "w", "v"}) {
+        if (std::any_of(axes.begin(), axes.end(), [&](const MeshAxis& a) { return a.name == name; })) continue;
+        for (MeshAxis& a : axes)
+            if (a.name == kContextParallelAxis) a.name = name;
+        if (auto renamed = Mesh::create(std::move(axes))) return *renamed;
+        break;
+    }
+    return chosen;
+}
+
 // runPlan with pipeline stages (PlanRequest::pipeline): the search plans one stage's program (every
 // layer, on devices / P) with a rank's share of the parameters (MemoryPolicy::pipelineStages: 1/P
 // of them, and one micro-batch of every layer's activations, which 1F1B's first rank holds too),
@@ -228,7 +245,10 @@ Result<PlanRun> runPipelinedPlan(const PlanRequest& request, const std::shared_p
     settings.gpusPerNode = perNode;
     // A fixed split, checked before any search.
     if (!settings.chunkLayers.empty())
-        if (auto ok = checkSplit(settings.chunkLayers, pp * std::max<int32_t>(1, settings.chunksPerRank), layerCount(model->graph)); !ok)
+        if (auto ok = checkSplit(settings.chunkLayers,
+                                 pipeModelChunks(pipeSchedulePlacement(settings.schedule), static_cast<int32_t>(pp), std::max<int32_t>(1, settings.chunksPerRank)),
+                                 layerCount(model->graph));
+            !ok)
             return ok.error().withContext("--pp-split");
     auto all = accumulationCandidates(request, *model);
     if (!all) return all.error();
@@ -312,7 +332,7 @@ Result<PlanRun> runPipelinedPlan(const PlanRequest& request, const std::shared_p
                 why = outcome.error().message;
                 break;
             }
-            if (mesh.isAuto()) mesh = MeshChoice::fixed(outcome->plan.mesh);
+            if (mesh.isAuto()) mesh = MeshChoice::fixed(meshForLaterCounts(outcome->plan.mesh));
             Plan& plan = outcome->plan;
             plan.nodes = cluster->nodes;
             plan.gpusPerNode = perNode;

@@ -703,6 +703,70 @@ private slots:
         QVERIFY2(bad.error().message.find("at least 2P micro-batches") != std::string::npos, bad.error().toString().c_str());
     }
 
+    // DualPipe (bidirectional): the model cut into P chunks, run by two copies from both ends — rank
+    // r holds chunks r and P − 1 − r, so every rank holds the embedding's or the head's chunk and
+    // twice a 1F1B rank's layers; stage P + k runs chunk k's times; the step is the replay plus
+    // each rank's tail, which sums the two copies' gradients (an all-reduce of the rank's
+    // gradients with its partner). vp is 2 without being given; P odd is refused.
+    void pipelineDualPipeRunsTwoCopies() {
+        const PlanRequest r = gpt125m(64);
+        const PlanRun run = must(runEstimate(r, must(RunConfig::parse("tp=2,pp=2,zero=1,mbs=2,schedule=dualpipe"), "dualpipe")), "dualpipe");
+        const Plan& plan = run.outcome.plan;
+        QVERIFY(plan.pipeline);
+        const PipelinePlan& pl = *plan.pipeline;
+        QCOMPARE(pl.schedule, PipeScheduleKind::DualPipe);
+        QCOMPARE(pl.chunksPerRank, 2);
+        QCOMPARE(pl.chunks.size(), size_t{4});
+        QCOMPARE(chunkLayers(pl), (std::vector<int32_t>{6, 6}));
+        for (size_t k = 0; k < 2; ++k) QVERIFY(pl.chunks[k] == pl.chunks[k + 2]);
+        QVERIFY(pl.chunks[0].embedding && pl.chunks[1].head);
+        // Both ranks hold both chunks: the same parameters, all of the model's.
+        QCOMPARE(pl.ranks[0].memory.weights, pl.ranks[1].memory.weights);
+        const PlanRun oneF = must(runEstimate(r, must(RunConfig::parse("tp=2,pp=2,zero=1,mbs=2,schedule=1f1b"), "1f1b")), "1f1b");
+        const PipelinePlan& lp = *oneF.outcome.plan.pipeline;
+        QVERIFY(pl.ranks[0].memory.weights >= lp.ranks[0].memory.weights + lp.ranks[1].memory.weights - lp.ranks[0].memory.weights / 2);
+        QVERIFY(pl.ranks[0].memory.weights > std::max(lp.ranks[0].memory.weights, lp.ranks[1].memory.weights));
+        // The step: the schedule's replay (stage P + k at chunk k's times) plus the slowest tail.
+        const PipeSchedule schedule = must(makeSchedule(PipeScheduleKind::DualPipe, 2, 2, pl.microBatches), "schedule");
+        std::vector<StageTimes> times;
+        for (const PipelineChunk& c : pl.chunks) times.push_back({c.forwardSeconds, c.inputGradSeconds, c.weightGradSeconds, static_cast<double>(c.activationBytes)});
+        const PipeReplay replay = must(replaySchedule(schedule, times, pl.transferSeconds), "replay");
+        double end = 0;
+        for (size_t k = 0; k < pl.ranks.size(); ++k) end = std::max(end, replay.endSeconds[k] + pl.ranks[k].tailSeconds);
+        QCOMPARE(plan.stepSeconds(), end);
+        QCOMPARE(must(replayPipeline(pl), "replay again").seconds, replay.seconds);
+        // Each tail holds the two copies' gradient sum beyond 1F1B's tail of the rank holding the
+        // head (its reduction and optimizer are a part of both DualPipe ranks').
+        const LinkSpec& link = run.outcome.problem->model().hardware().intraNode;
+        const double sync = 2 * link.latencySeconds + static_cast<double>(pl.ranks[0].memory.gradients) / link.bytesPerSecond;
+        QVERIFY2(pl.ranks[0].tailSeconds >= sync, qPrintable(QString("tail %1 s, sync %2 s").arg(pl.ranks[0].tailSeconds).arg(sync)));
+        // Balanced by construction: each rank runs the head's chunk for half the micro-batches, so
+        // the step is below 1F1B's, whose last rank runs the head for all of them.
+        QVERIFY2(plan.stepSeconds() < oneF.outcome.plan.stepSeconds(), qPrintable(QString::number(plan.stepSeconds())));
+        // The summary names the two copies.
+        QVERIFY(parallelismSummary(plan, run.model->graph, true).find("two copies (rank r holds chunks r and 1 − r)") != std::string::npos);
+        // Planned (cfp plan --pp 2 --schedule dualpipe), saved and restored: the same step and split.
+        PlanRequest dual = r;
+        dual.mesh = MeshChoice::automatic();
+        dual.searchSequenceParallel = false;
+        dual.pipeline.stages = 2;
+        dual.pipeline.chunksPerRank = 2;
+        dual.pipeline.schedule = PipeScheduleKind::DualPipe;
+        const PlanRun planned = must(runPlan(dual), "dualpipe plan");
+        QCOMPARE(planned.outcome.plan.pipeline->schedule, PipeScheduleKind::DualPipe);
+        const auto base = std::make_shared<const LoadedModel>(must(loadRequestedModel(dual.model), "model"));
+        const Plan saved = must(planFromJson(planToText(planned.outcome.plan, planned.model->graph), "saved"), "saved");
+        const PlanRun restored = must(restorePlan(dual, base, saved), "restore");
+        QCOMPARE(restored.outcome.plan.stepSeconds(), planned.outcome.plan.stepSeconds());
+        QCOMPARE(splitText(*restored.outcome.plan.pipeline), splitText(*planned.outcome.plan.pipeline));
+        // A split of four chunks for two stages: DualPipe's cut has P chunks, not 2P.
+        PlanRequest four = dual;
+        four.pipeline.chunkLayers = {3, 3, 3, 3};
+        auto bad = runPlan(four);
+        QVERIFY(!bad.ok());
+        QCOMPARE(QString::fromStdString(bad.error().code), QString("pipeline.split"));
+    }
+
     // A pipeline's backward split into input-gradient (I) and weight-gradient (W) work: both are a
     // real share of every chunk's backward (the dX and the dW GEMMs of each linear layer, the
     // attention's backward all I). Every gradient flows on to the embedding's weight gradient, so
