@@ -36,6 +36,18 @@ PlanRequest gpt125m(int64_t batch) {
     return r;
 }
 
+// `r` planned by the search (mesh auto, no sequence-parallel variants) on 2 pipeline stages with
+// two chunks per rank and `schedule`.
+PlanRequest twoStagesOf(const PlanRequest& r, PipeScheduleKind schedule) {
+    PlanRequest out = r;
+    out.mesh = MeshChoice::automatic();
+    out.searchSequenceParallel = false;
+    out.pipeline.stages = 2;
+    out.pipeline.chunksPerRank = 2;
+    out.pipeline.schedule = schedule;
+    return out;
+}
+
 }  // namespace
 
 class TestWorkflow : public QObject {
@@ -679,12 +691,7 @@ private slots:
             QVERIFY2(looped.outcome.plan.pipeline->ranks[1].memory.weights > pl.ranks[1].memory.weights, config.c_str());
         }
         // The planner with zb-v: the first and last chunk lighter than the inner ones (rank 0 runs both).
-        PlanRequest zb = r;
-        zb.mesh = MeshChoice::automatic();
-        zb.searchSequenceParallel = false;
-        zb.pipeline.stages = 2;
-        zb.pipeline.chunksPerRank = 2;
-        zb.pipeline.schedule = PipeScheduleKind::ZeroBubbleV;
+        const PlanRequest zb = twoStagesOf(r, PipeScheduleKind::ZeroBubbleV);
         const PlanRun planned = must(runPlan(zb), "zb-v plan");
         const PipelinePlan& pl = *planned.outcome.plan.pipeline;
         QCOMPARE(pl.schedule, PipeScheduleKind::ZeroBubbleV);
@@ -746,12 +753,7 @@ private slots:
         // The summary names the two copies.
         QVERIFY(parallelismSummary(plan, run.model->graph, true).find("two copies (rank r holds chunks r and 1 − r)") != std::string::npos);
         // Planned (cfp plan --pp 2 --schedule dualpipe), saved and restored: the same step and split.
-        PlanRequest dual = r;
-        dual.mesh = MeshChoice::automatic();
-        dual.searchSequenceParallel = false;
-        dual.pipeline.stages = 2;
-        dual.pipeline.chunksPerRank = 2;
-        dual.pipeline.schedule = PipeScheduleKind::DualPipe;
+        const PlanRequest dual = twoStagesOf(r, PipeScheduleKind::DualPipe);
         const PlanRun planned = must(runPlan(dual), "dualpipe plan");
         QCOMPARE(planned.outcome.plan.pipeline->schedule, PipeScheduleKind::DualPipe);
         const auto base = std::make_shared<const LoadedModel>(must(loadRequestedModel(dual.model), "model"));
