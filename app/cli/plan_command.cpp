@@ -103,8 +103,7 @@ Result<PlanRequest> requestFromArgs(const ParsedArgs& args) {
         if (*kind == PipeScheduleKind::Custom && !args.value("--schedule-csv"))
             return makeError("cli.usage", "--schedule custom reads its actions from --schedule-csv FILE");
         r.pipeline.schedule = *kind;
-        // DualPipe's two stages per rank (its model's copies) need no --vp.
-        if (*kind == PipeScheduleKind::DualPipe && !*chunks) r.pipeline.chunksPerRank = 2;
+        if (!*chunks) r.pipeline.chunksPerRank = defaultChunksPerRank(*kind);
     }
     if (auto v = args.value("--schedule-time-limit")) {
         if (r.pipeline.schedule != PipeScheduleKind::Mip) return makeError("cli.usage", "--schedule-time-limit is for --schedule mip");

@@ -451,8 +451,8 @@ void ClusterPanel::apply() {
     const bool mipInV = chosenSchedule == QLatin1String("mip-v");
     if (auto k = parsePlannedScheduleKind(mipInV ? std::string("mip") : chosenSchedule.toStdString()); k && c.pipeline.stages != 1)
         c.pipeline.schedule = *k;
-    // DualPipe's two stages per rank are its model's copies (cfp plan --schedule dualpipe).
-    if (c.pipeline.schedule == PipeScheduleKind::DualPipe && c.pipeline.chunksPerRank <= 1) c.pipeline.chunksPerRank = 2;
+    // vp 1 (or auto) with DualPipe: its two stages per rank (cfp plan --schedule dualpipe).
+    if (c.pipeline.chunksPerRank <= 1 && defaultChunksPerRank(c.pipeline.schedule) > 1) c.pipeline.chunksPerRank = defaultChunksPerRank(c.pipeline.schedule);
     c.pipeline.optimiserSeconds = m_optimiserSeconds->value();
     c.pipeline.actions.clear();
     c.pipeline.scheduleOrigin.clear();

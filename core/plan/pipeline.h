@@ -124,6 +124,8 @@ enum class PipeScheduleKind : uint8_t {
 std::string_view pipeScheduleName(PipeScheduleKind k);
 // What Megatron-LM runs: interleaved 1F1B with more than one chunk per rank, else 1F1B.
 inline PipeScheduleKind defaultPipeSchedule(int32_t chunks) { return chunks > 1 ? PipeScheduleKind::Interleaved : PipeScheduleKind::OneFOneB; }
+// Stages per rank where the user gives none: DualPipe's two (its model's copies), else one.
+inline int32_t defaultChunksPerRank(PipeScheduleKind k) { return k == PipeScheduleKind::DualPipe ? 2 : 1; }
 // Accepts the names above but "custom" (and "interleaved-1f1b"). Errors: schedule.unknown.
 // makeSchedule does not generate "mip": optimizePipeSchedule (plan/pipeline_mip.h) searches it.
 Result<PipeScheduleKind> parsePipeScheduleKind(std::string_view name);

@@ -16,9 +16,14 @@ namespace {
 
 Error splitError(const std::string& message) { return makeError("pipeline.split", message, "--config"); }
 
-// Chunks, memory and tails below place chunk c on the rank the schedule runs it on (looped: c mod
-// pp; zb-v and dualpipe-v: down the ranks and back up, PipeSchedule::rankOf) and assume one copy
-// of the parameters; parsePlannedScheduleKind says which schedules keep to it.
+// A generated schedule's placement is its kind's; stored actions carry theirs.
+PipePlacement placementOf(PipeScheduleKind kind, const std::vector<std::vector<PipeAction>>& actions, PipePlacement given) {
+    return actions.empty() ? pipeSchedulePlacement(kind) : given;
+}
+
+// Chunks, memory and tails below place chunk c on the ranks the schedule runs it on (looped: c mod
+// pp; zb-v and dualpipe-v: down the ranks and back up; dualpipe: c and pp − 1 − c,
+// PipeSchedule::rankOf); parsePlannedScheduleKind says which schedules the planner prices.
 Status checkPriced(PipeScheduleKind kind) {
     if (plannerPricesSchedule(kind)) return {};
     return parsePlannedScheduleKind(pipeScheduleName(kind)).error().withContext("--config");
@@ -54,7 +59,7 @@ Status applyPipeline(const Graph& graph, Plan& plan, const Evaluation& ev, const
     const int32_t pp = settings.stages, v = settings.chunksPerRank, stages = pp * v;
     CFP_TRY(checkPriced(settings.schedule));
     // The layer chain is cut into `chunks` model chunks; DualPipe's 2P stages run two copies of P.
-    const PipePlacement placement = settings.actions.empty() ? pipeSchedulePlacement(settings.schedule) : settings.placement;
+    const PipePlacement placement = placementOf(settings.schedule, settings.actions, settings.placement);
     const bool twoCopies = placement == PipePlacement::Bidirectional;
     const int32_t chunks = pipeModelChunks(placement, pp, v);
     const size_t n = static_cast<size_t>(graph.size());
@@ -118,7 +123,7 @@ Status applyPipeline(const Graph& graph, Plan& plan, const Evaluation& ev, const
         return graph.op(op).kind == OpKind::Parameter ? sourceChunks[k] : std::vector<int32_t>{chunkOf[k]};
     };
 
-    // The schedule (its placement: the rank of every chunk).
+    // The schedule (its placement: the rank of every stage).
     const int32_t microBatches = static_cast<int32_t>(std::max<int64_t>(1, plan.policy.accumulation));
     auto schedule = scheduleFor(settings.schedule, settings.placement, settings.actions, pp, v, microBatches);
     if (!schedule) return schedule.error().withContext("--config");
@@ -336,8 +341,7 @@ Status checkSplit(const std::vector<int32_t>& split, int64_t chunks, int32_t lay
 }
 
 namespace {
-// A generated schedule's placement is its kind's; stored actions carry theirs.
-PipePlacement placementOf(const PipelinePlan& pl) { return pl.actions.empty() ? pipeSchedulePlacement(pl.schedule) : pl.placement; }
+PipePlacement placementOf(const PipelinePlan& pl) { return placementOf(pl.schedule, pl.actions, pl.placement); }
 }  // namespace
 
 std::vector<int32_t> chunkLayers(const PipelinePlan& pl) {
@@ -364,10 +368,6 @@ std::string splitText(const PipelinePlan& pl) {
     }
     return out;
 }
-
-namespace {
-
-}  // namespace
 
 int32_t chunkRank(const PipelinePlan& pl, int32_t chunk) { return pipeRankOf(placementOf(pl), pl.stages, chunk); }
 

@@ -240,14 +240,16 @@ PlanAxes planAxes(const Graph& graph, const MeshPlan& mp) {
     return out;
 }
 
-// `mesh` with its axis `from` named kContextParallelAxis (size and link class kept): the axis the
-// keys and values go around in a ring (MemoryPolicy::contextRing).
-Result<Mesh> withContextAxis(const Mesh& mesh, const std::string& from) {
+}  // namespace
+
+Result<Mesh> withAxisRenamed(const Mesh& mesh, const std::string& from, const std::string& to) {
     std::vector<MeshAxis> axes = mesh.axes();
     for (MeshAxis& a : axes)
-        if (a.name == from) a.name = kContextParallelAxis;
+        if (a.name == from) a.name = to;
     return Mesh::create(std::move(axes));
 }
+
+namespace {
 
 // Re-ranking by the simulated step (planGraph): planned meshes within 5% of the best objective, at
 // most 6 besides it.
@@ -291,7 +293,7 @@ Result<PlanOutcome> planMeshes(const Graph& graph, const Cluster& cluster, const
     auto meshOf = [&](const Variant& v) -> Result<Mesh> {
         auto linked = assignLinkClasses(meshes[v.mesh], cluster.hardware.gpusPerNode);
         if (!linked || v.cpAxis.empty()) return linked;
-        return withContextAxis(*linked, v.cpAxis);
+        return withAxisRenamed(*linked, v.cpAxis, kContextParallelAxis);  // the ring's axis
     };
     // The analysis (blocks and segments) does not depend on the policy: once per mesh and context
     // axis (and once per graph for the request's other ZeRO stages: SearchMemo).
@@ -714,9 +716,7 @@ Result<PlanOutcome> planConfigured(const Graph& graph, const Cluster& cluster, c
     PipelineSettings pipeline;
     if (pp > 1) {
         pipeline.stages = static_cast<int32_t>(pp);
-        // DualPipe's two stages per rank (its model's copies) need no vp.
-        const bool dualPipe = config.schedule == PipeScheduleKind::DualPipe;
-        pipeline.chunksPerRank = static_cast<int32_t>(config.vp.value_or(dualPipe ? 2 : 1));
+        pipeline.chunksPerRank = static_cast<int32_t>(config.vp.value_or(defaultChunksPerRank(config.schedule.value_or(PipeScheduleKind::OneFOneB))));
         pipeline.schedule = config.schedule.value_or(defaultPipeSchedule(pipeline.chunksPerRank));
         if (config.ppFirst || config.ppLast) {
             // Megatron-LM's --decoder-first/last-pipeline-num-layers: the other stages share the

@@ -177,6 +177,11 @@ std::vector<std::string> autoMeshes(int64_t devices, int64_t gpusPerNode);
 // The analysis planGraph runs on each mesh: threads, and the block check and search-space report
 // only with BlockCheck::Run. A check that ran and failed is an error (analysis.check).
 Result<AnalysisReport> planningAnalysis(const Graph& graph, const Mesh& mesh, const PlannerOptions& options);
+
+// `mesh` with its axis `from` named `to` (size and link class kept): the search's ring variants
+// name an axis kContextParallelAxis (MemoryPolicy::contextRing); a pipeline's later micro-batch
+// counts give it a plain name back.
+Result<Mesh> withAxisRenamed(const Mesh& mesh, const std::string& from, const std::string& to);
 // The problem the search solves on `mesh` from that analysis: the cost model of `hardware` on the
 // mesh, the options' policy, measurements, frontier limit and threads; `frontierCap` > 0 stops
 // building where the frontier of the first segments exceeds it (plan.too_large), then setting

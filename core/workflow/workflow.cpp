@@ -204,14 +204,11 @@ Result<Cluster> stageCluster(const Cluster& cluster, int64_t pp) {
 // it is planned (planningAnalysis).
 Mesh meshForLaterCounts(const Mesh& chosen) {
     if (!chosen.findAxis(kContextParallelAxis)) return chosen;
-    std::vector<MeshAxis> axes = chosen.axes();
-    for (const char* name : {"x", "y", "z", "w", "v"}) {
-        if (std::any_of(axes.begin(), axes.end(), [&](const MeshAxis& a) { return a.name == name; })) continue;
-        for (MeshAxis& a : axes)
-            if (a.name == kContextParallelAxis) a.name = name;
-        if (auto renamed = Mesh::create(std::move(axes))) return *renamed;
-        break;
-    }
+    for (const char* name : {"x", "y", "z", "w", "v"})
+        if (!chosen.findAxis(name)) {
+            if (auto renamed = withAxisRenamed(chosen, kContextParallelAxis, name)) return *renamed;
+            break;
+        }
     return chosen;
 }
 
