@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <future>
 #include <limits>
+#include <map>
 #include <optional>
 
 #include "plan/memory_passes.h"
@@ -369,8 +371,41 @@ Result<PlanOutcome> planMeshes(const Graph& graph, const Cluster& cluster, const
             options.hooks.progress(q);
         };
     };
+    // The next mesh's analysis is made on a helper thread while this one is built and searched
+    // (the build is mostly one thread, the analysis a pure function of the graph and the mesh):
+    // for the first later variant on other axes whose analysis is not held, kept or already on
+    // its way, unless an earlier search's bound will skip it.
+    std::map<std::string, std::future<Result<AnalysisReport>>> prefetched;
+    // Whether variant j is not planned, as things stand (the rules above).
+    auto passedOver = [&](size_t j) {
+        const Variant& v = variants[j];
+        if (!v.cpAxis.empty()) return best && v.parentSeconds > best->result.objectiveSeconds * (1 + kSpReach);
+        if (v.spAxis.empty() || v.spAxis == options.policy.sequenceParallelAxis) return false;
+        const std::optional<BaseOutcome>& base = baseOf[v.mesh];
+        return !base || (!base->infeasible && !base->near && std::find(base->weightAxes.begin(), base->weightAxes.end(), v.spAxis) == base->weightAxes.end());
+    };
+    auto prefetchAfter = [&](size_t vi) {
+        if (variants.size() < 2) return;
+        for (size_t j = vi + 1; j < variants.size(); ++j) {
+            auto m = meshOf(variants[j]);
+            if (!m) continue;
+            const std::string key = analysisKey(*m);
+            if (passedOver(j) || key == heldKey || prefetched.count(key) || (options.memo && options.memo->analysis(&graph, key))) continue;
+            if (options.memo) {
+                const double cutoff = best ? std::min(options.search.cutoffSeconds, best->result.objectiveSeconds) : options.search.cutoffSeconds;
+                const SearchMemo::Bound known = options.memo->fastestBound(m->toString(), variants[j].spAxis, options.policy.accumulation,
+                                                                           zeroStageOf(options.policy));
+                if (known.seconds > 0 && known.seconds >= cutoff) continue;
+            }
+            PlannerOptions quiet = options;
+            quiet.hooks = PlanHooks{};
+            prefetched.emplace(key, std::async(std::launch::async, [&graph, mesh = *m, quiet] { return planningAnalysis(graph, mesh, quiet); }));
+            return;
+        }
+    };
     auto tryMesh = [&](size_t vi, FrontierCheck check) -> Result<bool> {
         const auto t0 = Clock::now();
+        prefetchAfter(vi);
         const size_t i = variants[vi].mesh;
         MeshCandidate cand;
         auto mesh = meshOf(variants[vi]);
@@ -417,6 +452,13 @@ Result<PlanOutcome> planMeshes(const Graph& graph, const Cluster& cluster, const
                 if (auto kept = options.memo ? options.memo->analysis(&graph, key) : nullptr) {
                     analysis = std::move(kept);
                     ++options.memo->analysesReused;
+                } else if (auto ahead = prefetched.find(key); ahead != prefetched.end()) {
+                    Result<AnalysisReport> made = ahead->second.get();
+                    prefetched.erase(ahead);
+                    if (made)
+                        analysis = std::make_shared<const AnalysisReport>(std::move(*made));
+                    else
+                        analysis = made.error();
                 } else if (auto fresh = planningAnalysis(graph, *mesh, meshOptions)) {
                     analysis = std::make_shared<const AnalysisReport>(std::move(*fresh));
                 } else {
@@ -541,13 +583,7 @@ Result<PlanOutcome> planMeshes(const Graph& graph, const Cluster& cluster, const
         return true;
     };
     for (size_t i = 0; i < variants.size(); ++i) {
-        if (!variants[i].cpAxis.empty() && best && variants[i].parentSeconds > best->result.objectiveSeconds * (1 + kSpReach)) continue;
-        if (variants[i].cpAxis.empty() && !variants[i].spAxis.empty() && variants[i].spAxis != options.policy.sequenceParallelAxis) {
-            const std::optional<BaseOutcome>& base = baseOf[variants[i].mesh];
-            if (!base || (!base->infeasible && !base->near &&
-                          std::find(base->weightAxes.begin(), base->weightAxes.end(), variants[i].spAxis) == base->weightAxes.end()))
-                continue;
-        }
+        if (passedOver(i)) continue;
         auto go = tryMesh(i, variants.size() > 1 ? FrontierCheck::FailFast : FrontierCheck::Skip);
         if (!go) return go.error();
         if (!*go) break;
