@@ -385,7 +385,7 @@ Result<PlanOutcome> planMeshes(const Graph& graph, const Cluster& cluster, const
         return !base || (!base->infeasible && !base->near && std::find(base->weightAxes.begin(), base->weightAxes.end(), v.spAxis) == base->weightAxes.end());
     };
     auto prefetchAfter = [&](size_t vi) {
-        if (variants.size() < 2) return;
+        if (variants.size() < 2 || !options.search.analyseAhead) return;
         for (size_t j = vi + 1; j < variants.size(); ++j) {
             auto m = meshOf(variants[j]);
             if (!m) continue;
@@ -455,6 +455,7 @@ Result<PlanOutcome> planMeshes(const Graph& graph, const Cluster& cluster, const
                 } else if (auto ahead = prefetched.find(key); ahead != prefetched.end()) {
                     Result<AnalysisReport> made = ahead->second.get();
                     prefetched.erase(ahead);
+                    ++out.analysesAhead;
                     if (made)
                         analysis = std::make_shared<const AnalysisReport>(std::move(*made));
                     else

@@ -145,6 +145,7 @@ struct PlanOutcome {
     // alternatives to the plan (plan/alternatives.h). It points into the graph given to planGraph,
     // which must outlive it.
     std::shared_ptr<const PlanProblem> problem;
+    int64_t analysesAhead = 0;  // analyses made on the helper thread and used (SearchOptions::analyseAhead)
 };
 
 // Plans `graph` on `cluster`. When no mesh under auto has a plan that fits, the error is the one

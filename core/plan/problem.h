@@ -112,6 +112,10 @@ struct SearchOptions {
     // aside, at fewer rounds or a lower stage already took at least as long as the best plan in
     // hand (SearchMemo, plan/planner.h). False: every search from scratch (tests compare the two).
     bool reuseBounds = true;
+    // Under mesh auto, the next variant's analysis is made on a helper thread while the current one
+    // is built and searched (plan/planner.cpp). False: each analysis when its variant comes (tests
+    // compare the two).
+    bool analyseAhead = true;
 };
 
 // Measured values from a profile DB (profiler/): kernels by cost signature, and hardware constants.

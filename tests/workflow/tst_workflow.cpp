@@ -423,6 +423,45 @@ private slots:
         QVERIFY2(reused > 0, "no analysis was taken from an earlier stage's search");
     }
 
+    // Under mesh auto the next variant's analysis is made on a helper thread (SearchOptions::
+    // analyseAhead): the same plan and the same report, mesh by mesh, as one analysis at a time,
+    // and some analyses were taken from the helper (a ring variant's mesh, whose axis is renamed
+    // cp, must get its own).
+    void analysesMadeAheadChangeNothing() {
+        PlanRequest r;
+        r.model.source = "builtin:gpt3-125m";
+        r.model.build.batch = 32;
+        r.mesh = MeshChoice::automatic();
+        r.memoryLimitBytes = kGiB;
+        r.baselines = Baselines::Skip;
+        // One search (ZeRO-2 at 8 rounds, where this limit's plan is), its meshes analysed afresh.
+        r.accumulation = 8;
+        r.searchZero = false;
+        r.policy.zeroStage = 2;
+        const PlanRun ahead = must(runPlan(r), "analyses ahead");
+        r.search.analyseAhead = false;
+        const PlanRun inTurn = must(runPlan(r), "analyses in turn");
+        const Plan &p = ahead.outcome.plan, &q = inTurn.outcome.plan;
+        QCOMPARE(p.predictedStepSeconds, q.predictedStepSeconds);
+        QCOMPARE(p.mesh.toString(), q.mesh.toString());
+        QCOMPARE(p.policy.accumulation, q.policy.accumulation);
+        QCOMPARE(zeroStageOf(p.policy), zeroStageOf(q.policy));
+        const auto &a = ahead.outcome.candidates, &b = inTurn.outcome.candidates;
+        QCOMPARE(a.size(), b.size());
+        bool ring = false;
+        for (size_t i = 0; i < a.size(); ++i) {
+            QCOMPARE(a[i].mesh, b[i].mesh);
+            QCOMPARE(a[i].sequenceParallelAxis, b[i].sequenceParallelAxis);
+            QCOMPARE(a[i].planned, b[i].planned);
+            QCOMPARE(a[i].stepSeconds, b[i].stepSeconds);
+            QCOMPARE(a[i].note, b[i].note);
+            ring = ring || a[i].contextRing;
+        }
+        QVERIFY2(ring, "no ring variant was searched");
+        QVERIFY2(ahead.outcome.analysesAhead > 0, "no analysis was made ahead");
+        QCOMPARE(inTurn.outcome.analysesAhead, int64_t{0});
+    }
+
     // Memory and step time as published for torchtitan's Llama-3.1-8B runs (pytorch/torchtitan,
     // benchmarks/llama3_h100_202412_torchtitan.md, Tables 1 and 3: FSDP2 over 8 and 128 H100s,
     // per-op selective recomputation, micro-batch 2 at sequence 8192; the maximum memory reserved
