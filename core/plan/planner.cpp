@@ -376,6 +376,13 @@ Result<PlanOutcome> planMeshes(const Graph& graph, const Cluster& cluster, const
     // for the first later variant on other axes whose analysis is not held, kept or already on
     // its way, unless an earlier search's bound will skip it.
     std::map<std::string, std::future<Result<AnalysisReport>>> prefetched;
+    // The cutoff a search started now would have, and an earlier search's bound on a variant
+    // (SearchMemo): a variant whose bound reaches the cutoff is skipped without its analysis.
+    auto cutoffNow = [&] { return best ? std::min(options.search.cutoffSeconds, best->result.objectiveSeconds) : options.search.cutoffSeconds; };
+    auto recordedBound = [&](const std::string& mesh, const std::string& spAxis) {
+        return options.memo ? options.memo->fastestBound(mesh, spAxis, options.policy.accumulation, zeroStageOf(options.policy)) : SearchMemo::Bound{};
+    };
+    auto skippedOnBound = [](const SearchMemo::Bound& known, double cutoff) { return known.seconds > 0 && known.seconds >= cutoff; };
     // Whether variant j is not planned, as things stand (the rules above).
     auto passedOver = [&](size_t j) {
         const Variant& v = variants[j];
@@ -391,12 +398,7 @@ Result<PlanOutcome> planMeshes(const Graph& graph, const Cluster& cluster, const
             if (!m) continue;
             const std::string key = analysisKey(*m);
             if (passedOver(j) || key == heldKey || prefetched.count(key) || (options.memo && options.memo->analysis(&graph, key))) continue;
-            if (options.memo) {
-                const double cutoff = best ? std::min(options.search.cutoffSeconds, best->result.objectiveSeconds) : options.search.cutoffSeconds;
-                const SearchMemo::Bound known = options.memo->fastestBound(m->toString(), variants[j].spAxis, options.policy.accumulation,
-                                                                           zeroStageOf(options.policy));
-                if (known.seconds > 0 && known.seconds >= cutoff) continue;
-            }
+            if (skippedOnBound(recordedBound(m->toString(), variants[j].spAxis), cutoffNow())) continue;
             PlannerOptions quiet = options;
             quiet.hooks = PlanHooks{};
             prefetched.emplace(key, std::async(std::launch::async, [&graph, mesh = *m, quiet] { return planningAnalysis(graph, mesh, quiet); }));
@@ -431,15 +433,15 @@ Result<PlanOutcome> planMeshes(const Graph& graph, const Cluster& cluster, const
         // A mesh whose fastest plan is no faster than the best so far is skipped (exact).
         meshOptions.policy.sequenceParallelAxis = variants[vi].spAxis;
         meshOptions.search.briefInfeasibility = brief;
-        if (best) meshOptions.search.cutoffSeconds = std::min(meshOptions.search.cutoffSeconds, best->result.objectiveSeconds);
+        meshOptions.search.cutoffSeconds = cutoffNow();
         double fastest = 0;
         // A bound an earlier search of the request recorded (SearchMemo): skipped as its own
         // fastest pass would skip it, without the analysis and the problem.
         const int64_t rounds = options.policy.accumulation;
         const int zero = zeroStageOf(options.policy);
-        const SearchMemo::Bound known = options.memo ? options.memo->fastestBound(cand.mesh, cand.sequenceParallelAxis, rounds, zero) : SearchMemo::Bound{};
+        const SearchMemo::Bound known = recordedBound(cand.mesh, cand.sequenceParallelAxis);
         auto search = [&]() -> Result<MeshPlan> {
-            if (known.seconds > 0 && known.seconds >= meshOptions.search.cutoffSeconds) {
+            if (skippedOnBound(known, meshOptions.search.cutoffSeconds)) {
                 fastest = known.seconds;
                 ++options.memo->skipped;
                 return makeError("plan.dominated", "no plan on mesh " + cand.mesh + " is faster than " + memory_passes::millis(meshOptions.search.cutoffSeconds) +
