@@ -307,7 +307,8 @@ Json planRunJson(const PlanRun& run) {
                          {"memory_bytes", t.memoryBytes > 0 ? Json(t.memoryBytes) : Json(nullptr)},
                          {"note", t.note},
                          {"search_seconds", t.searchSeconds},
-                         {"meshes_skipped_on_bounds", t.boundSkips}});
+                         {"meshes_skipped_on_bounds", t.boundSkips},
+                         {"meshes_ruled_out_by_shorter_model", t.shorterSkips}});
     j["accumulation_tried"] = tried;
     if (!run.outcome.stagesTried.empty()) {
         Json stages = Json::array();
@@ -323,6 +324,22 @@ Json planRunJson(const PlanRun& run) {
     return j;
 }
 
+namespace {
+
+// "  [13.5 s; 1 skipped on earlier bounds; 40 ruled out on memory by a 4-layer copy]", or "".
+std::string searchNotes(const AccumulationTry& t) {
+    std::vector<std::string> parts;
+    if (t.searchSeconds >= 0.05) parts.push_back(cli::fixed(t.searchSeconds, 1) + " s");
+    if (t.boundSkips > 0) parts.push_back(std::to_string(t.boundSkips) + " skipped on earlier bounds");
+    if (t.shorterSkips > 0)
+        parts.push_back(std::to_string(t.shorterSkips) + " ruled out on memory by a " + std::to_string(kShorterModelLayers) + "-layer copy");
+    std::string out;
+    for (const std::string& p : parts) out += (out.empty() ? "  [" : "; ") + p;
+    return out.empty() ? out : out + "]";
+}
+
+}  // namespace
+
 void printPlanRun(const PlanRun& run) {
     printPlan(run.outcome, run.model->graph);
     if (run.accumulationTried.size() > 1) {
@@ -337,12 +354,7 @@ void printPlanRun(const PlanRun& run) {
                                                   (t.planned ? "" : " — " + t.note)
                                             : "no plan — " + t.note)
                       << (t.steps == p.policy.accumulation && t.zeroStage == zeroStageOf(p.policy) ? "  (chosen)" : "")
-                      << (t.searchSeconds >= 0.05 || t.boundSkips > 0
-                              ? "  [" + (t.searchSeconds >= 0.05 ? cli::fixed(t.searchSeconds, 1) + " s" : std::string()) +
-                                    (t.searchSeconds >= 0.05 && t.boundSkips > 0 ? "; " : "") +
-                                    (t.boundSkips > 0 ? std::to_string(t.boundSkips) + " skipped on earlier bounds" : std::string()) + "]"
-                              : std::string())
-                      << "\n";
+                      << searchNotes(t) << "\n";
     }
     if (!run.outcome.stagesTried.empty()) {
         const Plan& p = run.outcome.plan;

@@ -660,6 +660,8 @@ void SearchPanel::showPlan() {
             QString line = tr("%1 (searched in %2").arg(name, formatSeconds(t.searchSeconds));
             if (t.boundSkips > 0)
                 line += (t.boundSkips == 1 ? tr("; 1 mesh skipped on an earlier bound") : tr("; %1 meshes skipped on earlier bounds").arg(t.boundSkips));
+            if (t.shorterSkips > 0)
+                line += tr("; %1 ruled out on memory by a %2-layer copy").arg(t.shorterSkips).arg(kShorterModelLayers);
             line += QStringLiteral(")");
             if (!t.planned && !t.note.empty()) line += QStringLiteral(": ") + qs(t.note).toHtmlEscaped();
             searches << line;

@@ -92,6 +92,37 @@ Result<PlanProblem> planningProblem(const Graph& graph, const HardwareSpec& hard
     return PlanProblem::build(graph, std::move(analysis), *model, options.measurements, po);
 }
 
+namespace {
+
+// What every plan of the model needs on `mesh` under the options' policy, from the model with fewer
+// layers (ShorterModel).
+Result<int64_t> leastMemoryFromShorter(const ShorterModel& shorter, const HardwareSpec& hardware, const Mesh& mesh, const PlannerOptions& options,
+                                       const std::string& analysisKey) {
+    std::shared_ptr<const AnalysisReport> analysis;
+    {
+        std::lock_guard<std::mutex> lock(shorter.mutex);
+        if (auto it = shorter.analyses.find(analysisKey); it != shorter.analyses.end()) analysis = it->second;
+    }
+    if (!analysis) {
+        PlannerOptions quiet = options;
+        quiet.blockCheck = BlockCheck::Skip;
+        auto made = planningAnalysis(*shorter.graph, mesh, quiet);
+        if (!made) return made.error();
+        analysis = std::make_shared<const AnalysisReport>(std::move(*made));
+        std::lock_guard<std::mutex> lock(shorter.mutex);
+        shorter.analyses.emplace(analysisKey, analysis);
+    }
+    auto model = CostModel::create(hardware, mesh);
+    if (!model) return model.error();
+    ProblemOptions po;
+    po.policy = options.policy;
+    po.meshLabel = mesh.toString();
+    po.threads = options.search.threads;
+    return PlanProblem::leastMemoryDeeper(*shorter.graph, std::move(analysis), *model, options.measurements, po, shorter.layersLeftOut, shorter.layers);
+}
+
+}  // namespace
+
 Result<MeshPlan> planOnMesh(const Graph& graph, const Cluster& cluster, const Mesh& mesh, const PlannerOptions& options, int64_t limit,
                             const std::function<Result<StrategyMask>(const PlanProblem&)>& restrict, FrontierCheck frontier,
                             std::shared_ptr<const AnalysisReport> analysis, int64_t* smallestNeed, double* fastestSeconds) {
@@ -391,6 +422,27 @@ Result<PlanOutcome> planMeshes(const Graph& graph, const Cluster& cluster, const
         const std::optional<BaseOutcome>& base = baseOf[v.mesh];
         return !base || (!base->infeasible && !base->near && std::find(base->weightAxes.begin(), base->weightAxes.end(), v.spAxis) == base->weightAxes.end());
     };
+    // The options variant vi is planned with on its mesh `m`: a mesh axis named "cp" (a ring
+    // variant's, or the caller's mesh's) is the context axis, the keys and values in a ring beside
+    // flash attention, else gathered; the variant's sequence-parallel axis.
+    auto variantOptions = [&](size_t vi, const Mesh& m) {
+        PlannerOptions o = options;
+        o.contextParallelAxis = contextAxisOf(m, options.contextParallelAxis);
+        if (options.contextParallelAxis.empty() && !o.contextParallelAxis.empty())
+            o.policy.contextRing = options.policy.attention == AttentionKernel::Flash;
+        o.policy.sequenceParallelAxis = variants[vi].spAxis;
+        return o;
+    };
+    // Variants where nothing fits, from the shorter model (PlannerOptions::shorter): their least
+    // memory, 0 where it fits or could not be told. Mesh auto only (one mesh gets its exact report).
+    std::map<std::string, int64_t> shorterNeed;  // by mesh and sequence-parallel axis
+    auto tooLarge = [&](size_t j, const Mesh& m, const PlannerOptions& meshOptions) -> int64_t {
+        if (!options.shorter || !brief || limit <= 0) return 0;
+        const std::string key = m.toString() + "|" + variants[j].spAxis;
+        if (auto it = shorterNeed.find(key); it != shorterNeed.end()) return it->second;
+        auto need = leastMemoryFromShorter(*options.shorter, cluster.hardware, m, meshOptions, analysisKey(m));
+        return shorterNeed[key] = need && *need > limit ? *need : 0;
+    };
     auto prefetchAfter = [&](size_t vi) {
         if (variants.size() < 2 || !options.search.analyseAhead) return;
         for (size_t j = vi + 1; j < variants.size(); ++j) {
@@ -399,6 +451,7 @@ Result<PlanOutcome> planMeshes(const Graph& graph, const Cluster& cluster, const
             const std::string key = analysisKey(*m);
             if (passedOver(j) || key == heldKey || prefetched.count(key) || (options.memo && options.memo->analysis(&graph, key))) continue;
             if (skippedOnBound(recordedBound(m->toString(), variants[j].spAxis), cutoffNow())) continue;
+            if (tooLarge(j, *m, variantOptions(j, *m)) > 0) continue;
             PlannerOptions quiet = options;
             quiet.hooks = PlanHooks{};
             prefetched.emplace(key, std::async(std::launch::async, [&graph, mesh = *m, quiet] { return planningAnalysis(graph, mesh, quiet); }));
@@ -416,12 +469,7 @@ Result<PlanOutcome> planMeshes(const Graph& graph, const Cluster& cluster, const
         cand.sequenceParallelAxis = variants[vi].spAxis;
         cand.contextRing = !variants[vi].cpAxis.empty();
         const bool isBase = variants[vi].spAxis == options.policy.sequenceParallelAxis && variants[vi].cpAxis.empty();
-        PlannerOptions meshOptions = options;
-        // A mesh axis named "cp" (a ring variant's, or the caller's mesh's) is the context axis:
-        // the keys and values in a ring beside flash attention, else gathered.
-        meshOptions.contextParallelAxis = contextAxisOf(*mesh, options.contextParallelAxis);
-        if (options.contextParallelAxis.empty() && !meshOptions.contextParallelAxis.empty())
-            meshOptions.policy.contextRing = options.policy.attention == AttentionKernel::Flash;
+        PlannerOptions meshOptions = variantOptions(vi, *mesh);
         meshOptions.hooks.progress =
             progressFor(vi, cand.mesh + (cand.sequenceParallelAxis.empty() ? "" : ", sequence parallel over " + cand.sequenceParallelAxis));
         if (meshOptions.hooks.progress) {
@@ -431,7 +479,6 @@ Result<PlanOutcome> planMeshes(const Graph& graph, const Cluster& cluster, const
         }
         int64_t need = 0;
         // A mesh whose fastest plan is no faster than the best so far is skipped (exact).
-        meshOptions.policy.sequenceParallelAxis = variants[vi].spAxis;
         meshOptions.search.briefInfeasibility = brief;
         meshOptions.search.cutoffSeconds = cutoffNow();
         double fastest = 0;
@@ -448,6 +495,12 @@ Result<PlanOutcome> planMeshes(const Graph& graph, const Cluster& cluster, const
                                                        " (its fastest, memory aside, took " + memory_passes::millis(known.seconds) + " at " +
                                                        std::to_string(known.rounds) + (known.rounds == 1 ? " round" : " rounds") + " and ZeRO-" +
                                                        std::to_string(known.zeroStage) + "; more rounds and higher stages only add time)");
+            }
+            if (const int64_t deeper = tooLarge(vi, *mesh, meshOptions); deeper > 0) {
+                need = deeper;
+                ++out.shorterSkips;
+                if (options.memo) ++options.memo->shorterSkips;
+                return noPlanFits(cand.mesh, limit, need);
             }
             const std::string key = analysisKey(*mesh);
             if (heldKey != key) {

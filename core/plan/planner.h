@@ -17,6 +17,7 @@
 
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -62,6 +63,8 @@ public:
     Bound fastestBound(const std::string& mesh, const std::string& sequenceParallelAxis, int64_t rounds, int zeroStage) const;
     // Meshes skipped on a recorded bound (for the report and the benchmarks).
     int64_t skipped = 0;
+    // Meshes said not to fit from the model with fewer layers (PlannerOptions::shorter).
+    int64_t shorterSkips = 0;
 
     // The analyses (blocks and segments) of one graph's meshes, for the searches at the other ZeRO
     // stages of the same round count (the analysis depends on the graph and the mesh, not the
@@ -78,6 +81,20 @@ private:
     std::map<std::pair<std::string, std::string>, std::vector<Bound>> m_seen;
     const Graph* m_analysedGraph = nullptr;
     std::map<std::string, std::shared_ptr<const AnalysisReport>> m_analyses;
+};
+
+// The model built again with fewer layers (runPlan, for models the builders make): where every
+// plan of the model on a mesh needs more memory than the limit, mesh auto says so from this copy
+// (PlanProblem::leastMemoryDeeper: its analysis and node terms, a fraction of the model's) rather
+// than from the model's own analysis and problem. The bound is the model's own, exactly.
+constexpr int kShorterModelLayers = 4;  // the copy's layers (runPlan)
+struct ShorterModel {
+    std::shared_ptr<const Graph> graph;
+    int layers = 0;              // the copy's
+    int64_t layersLeftOut = 0;   // the model's layers less the copy's
+    // Its analyses by mesh (and context axis), made once for the searches of every ZeRO stage.
+    mutable std::mutex mutex;
+    mutable std::map<std::string, std::shared_ptr<const AnalysisReport>> analyses;
 };
 
 struct PlannerOptions {
@@ -105,6 +122,8 @@ struct PlannerOptions {
     std::string contextParallelAxis;
     // Shared by the searches of one request (runPlan); null: each search on its own.
     std::shared_ptr<SearchMemo> memo;
+    // The model with fewer layers (above); null: none.
+    std::shared_ptr<const ShorterModel> shorter;
 };
 
 struct MeshCandidate {
@@ -146,6 +165,7 @@ struct PlanOutcome {
     // which must outlive it.
     std::shared_ptr<const PlanProblem> problem;
     int64_t analysesAhead = 0;  // analyses made on the helper thread and used (SearchOptions::analyseAhead)
+    int64_t shorterSkips = 0;   // meshes said not to fit from the shorter model (PlannerOptions::shorter)
 };
 
 // Plans `graph` on `cluster`. When no mesh under auto has a plan that fits, the error is the one

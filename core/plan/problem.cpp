@@ -524,7 +524,8 @@ int64_t PlanProblem::Impl::leastMemoryBound() const {
     return leastMemory([](int, int) { return true; }, nullptr);
 }
 
-int64_t PlanProblem::Impl::leastMemory(const std::function<bool(int, int)>& allowed, std::vector<int32_t>* choice) const {
+int64_t PlanProblem::Impl::leastMemory(const std::function<bool(int, int)>& allowed, std::vector<int32_t>* choice,
+                                       const std::vector<int64_t>* copies) const {
     struct Entry {
         int64_t working;
         int b, s;
@@ -544,7 +545,7 @@ int64_t PlanProblem::Impl::leastMemory(const std::function<bool(int, int)>& allo
         const int64_t cap = entries[i].working;
         for (; i < entries.size() && entries[i].working == cap; ++i) {
             const auto b = static_cast<size_t>(entries[i].b);
-            const int64_t own = unaryMemSum[b][static_cast<size_t>(entries[i].s)];
+            const int64_t own = unaryMemSum[b][static_cast<size_t>(entries[i].s)] * (copies ? (*copies)[b] : 1);
             if (leastSum[b] == kNone) {
                 ++covered;
                 sum += own;
@@ -1016,8 +1017,8 @@ Result<PlanProblem> PlanProblem::build(const Graph& graph, AnalysisReport analys
     return build(graph, std::make_shared<const AnalysisReport>(std::move(analysis)), model, measurements, options);
 }
 
-Result<PlanProblem> PlanProblem::build(const Graph& graph, std::shared_ptr<const AnalysisReport> analysis, const CostModel& model,
-                                       const Measurements& measurements, const ProblemOptions& options) {
+Result<PlanProblem> PlanProblem::withNodeTerms(const Graph& graph, std::shared_ptr<const AnalysisReport> analysis, const CostModel& model,
+                                               const Measurements& measurements, const ProblemOptions& options) {
     if (!analysis) return makeError("plan.internal", "no analysis to build the problem on");
     const MemoryPolicy& policy = options.policy;
     PlanProblem p;
@@ -1035,6 +1036,33 @@ Result<PlanProblem> PlanProblem::build(const Graph& graph, std::shared_ptr<const
     p.m->shareRepeated = options.shareRepeatedSegments;
     CFP_TRY(p.m->buildStates(measurements.kernels));
     p.m->buildNodeTerms();
+    return p;
+}
+
+Result<int64_t> PlanProblem::leastMemoryDeeper(const Graph& shorter, std::shared_ptr<const AnalysisReport> analysis, const CostModel& model,
+                                               const Measurements& measurements, const ProblemOptions& options, int64_t extra, int layers) {
+    auto p = withNodeTerms(shorter, std::move(analysis), model, measurements, options);
+    if (!p) return p.error();
+    const SegmentCover& cover = p->m->analysis().cover;
+    const std::vector<RepeatRun> runs = repeatRuns(cover);
+    const auto run = std::max_element(runs.begin(), runs.end(), [](const RepeatRun& x, const RepeatRun& y) { return x.count < y.count; });
+    // The layers: one segment each, all of one type, the first and the last possibly merged
+    // into the segments around them (the embedding, the head).
+    if (run == runs.end() || run->count < 3 || run->count > layers || run->count < layers - 2)
+        return makeError("plan.no_layers", "the shorter model's " + std::to_string(layers) + " layers are not a run of repeated segments (" +
+                                               describeCover(cover) + ")");
+    // An interior one stands for the layers left out too.
+    const Segment& inner = cover.segments[static_cast<size_t>(run->firstSegment + run->count / 2)];
+    std::vector<int64_t> copies(p->m->unaryMemSum.size(), 1);
+    for (int b = inner.firstBlock; b < inner.firstBlock + inner.blockCount; ++b) copies[static_cast<size_t>(b)] = 1 + extra;
+    return p->m->leastMemory([](int, int) { return true; }, nullptr, &copies);
+}
+
+Result<PlanProblem> PlanProblem::build(const Graph& graph, std::shared_ptr<const AnalysisReport> analysis, const CostModel& model,
+                                       const Measurements& measurements, const ProblemOptions& options) {
+    auto built = withNodeTerms(graph, std::move(analysis), model, measurements, options);
+    if (!built) return built.error();
+    PlanProblem p = std::move(*built);
     // A mesh that cannot fit is said so before any pair term (the frontier's too).
     if (options.infeasibleAbove > 0)
         if (const int64_t bound = p.m->leastMemoryBound(); bound > options.infeasibleAbove) {

@@ -116,6 +116,11 @@ struct SearchOptions {
     // is built and searched (plan/planner.cpp). False: each analysis when its variant comes (tests
     // compare the two).
     bool analyseAhead = true;
+    // runPlan under mesh auto, for a model the builders make with many alike layers: a mesh where
+    // every plan needs more than the memory limit is told from the model built with 4 layers
+    // (ShorterModel, plan/planner.h; the same bound, exactly). False: from the model's own problem
+    // (tests compare the two).
+    bool shorterModel = true;
 };
 
 // Measured values from a profile DB (profiler/): kernels by cost signature, and hardware constants.
@@ -172,6 +177,15 @@ public:
     // The same on an analysis shared with others (the planner keeps a mesh's for its other searches).
     static Result<PlanProblem> build(const Graph& graph, std::shared_ptr<const AnalysisReport> analysis, const CostModel& model,
                                      const Measurements& measurements = {}, const ProblemOptions& options = {});
+    // The least memory per device of every plan of a model `extra` layers deeper than `shorter`:
+    // the blocks and node terms of `shorter` (a copy of the model built with `layers` layers; no
+    // pair terms, which memory does not have), one of its interior layers counted 1 + extra times.
+    // Equals the deeper model's own bound (a build's leastMemoryBound) where its layers are alike
+    // term for term, as the model builders emit them (tst_plan leastMemoryFromShorterModel); a
+    // fraction of its cost (the search's mesh auto skips meshes where nothing fits with it).
+    // plan.no_layers when the layers of `shorter` are not a run of repeated segments.
+    static Result<int64_t> leastMemoryDeeper(const Graph& shorter, std::shared_ptr<const AnalysisReport> analysis, const CostModel& model,
+                                             const Measurements& measurements, const ProblemOptions& options, int64_t extra, int layers);
     PlanProblem(PlanProblem&&) noexcept;
     PlanProblem& operator=(PlanProblem&&) noexcept;
     ~PlanProblem();
@@ -209,6 +223,9 @@ public:
 
 private:
     PlanProblem();
+    // build's first part: the op states and the blocks' own terms.
+    static Result<PlanProblem> withNodeTerms(const Graph& graph, std::shared_ptr<const AnalysisReport> analysis, const CostModel& model,
+                                             const Measurements& measurements, const ProblemOptions& options);
     std::unique_ptr<Impl> m;
 };
 

@@ -299,7 +299,11 @@ struct PlanProblem::Impl {
     // a choice within), of that sum plus max(c, the constant working set): swept ascending, each
     // block's least sum kept as its choices come in, O(n log n) for n choices. The plan: per block
     // the least sum within the best cap (ties: the smaller working set, then the smaller choice).
-    int64_t leastMemory(const std::function<bool(int, int)>& allowed, std::vector<int32_t>* choice) const;
+    // `copies` (when given): per block, how many times the plan holds it (a layer counted for the
+    // layers a shorter copy of the model left out: PlanProblem::leastMemoryDeeper); each copy takes
+    // the block's least sum within the cap, as memory has no pair terms.
+    int64_t leastMemory(const std::function<bool(int, int)>& allowed, std::vector<int32_t>* choice,
+                        const std::vector<int64_t>* copies = nullptr) const;
     void separatePairs();
     // When the exact frontier would exceed maxStates: the longest pair terms are cut (see
     // problem.cpp); the search then optimises without their residuals and is not exact.

@@ -46,6 +46,7 @@ struct AccumulationTry {
     double searchSeconds = 0; // how long its search took
     int64_t boundSkips = 0;   // meshes skipped on the bounds of earlier searches (SearchMemo)
     int64_t analysesReused = 0;  // meshes whose analysis an earlier stage's search of the count made (SearchMemo)
+    int64_t shorterSkips = 0;    // meshes said not to fit from the model with fewer layers (PlannerOptions::shorter)
 };
 
 struct PlanRun {

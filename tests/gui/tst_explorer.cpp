@@ -728,6 +728,22 @@ private slots:
         w.lastErrorDialog()->close();
     }
 
+    // Under mesh auto the meshes where nothing fits are told from a 4-layer copy of the model
+    // (PlannerOptions::shorter); the search's tooltip counts them per (ZeRO stage, rounds) search,
+    // as the CLI does.
+    void meshesRuledOutByTheShorterCopy() {
+        WindowOptions o = smallModel();
+        o.build.batch = 16;
+        o.build.seq = 0;
+        o.cluster.mesh = MeshChoice::automatic();
+        o.cluster.memoryLimitBytes = int64_t{2} << 30;
+        MainWindow w(o);
+        QVERIFY(waitAnalysis(w));
+        QVERIFY(searchAndWait(w));
+        const QString tip = w.searchPanel()->resultLabel()->toolTip();
+        QVERIFY2(tip.contains(QStringLiteral("ruled out on memory by a %1-layer copy").arg(kShorterModelLayers)), qPrintable(tip));
+    }
+
     // A global batch that does not fit as one round: the cluster panel's accumulation (auto) lets
     // the search run it in more rounds; the plan, its summary and the views show the round's graph;
     // a fixed count is honoured; the usable memory (HBM less the reserve) is the default limit.

@@ -532,6 +532,70 @@ private slots:
                  qPrintable(dmsg));
     }
 
+    // Mesh auto tells the meshes where nothing fits from the model built with 4 layers
+    // (ShorterModel): one interior layer of the copy counted for the layers it left out. The bound
+    // equals the deeper model's own (its problem's leastMemoryBound), exactly, for every family
+    // the builders make, on one- to three-axis meshes within and across nodes, under each ZeRO
+    // stage, recomputation mode, kernel choice, sequence and context parallelism, accumulation
+    // and pipeline stages.
+    void leastMemoryFromShorterModel() {
+        BuildOptions build;
+        build.batch = 8;
+        build.seq = 256;
+        const HardwareSpec hw = must(loadHardware("h100-sxm"), "hw");
+        struct Setting {
+            std::string name;
+            std::function<void(PlannerOptions&)> set;
+        };
+        const std::vector<Setting> settings = {
+            {"default", [](PlannerOptions&) {}},
+            {"zero-0", [](PlannerOptions& o) { o.policy.optimizerSharding = false; o.policy.zeroStage = 0; }},
+            {"zero-2", [](PlannerOptions& o) { o.policy.zeroStage = 2; }},
+            {"zero-3", [](PlannerOptions& o) { o.policy.zeroStage = 3; }},
+            {"recompute none", [](PlannerOptions& o) { o.policy.recompute = RecomputePolicy::None; }},
+            {"recompute full", [](PlannerOptions& o) { o.policy.recompute = RecomputePolicy::Layers; }},
+            {"recompute ops", [](PlannerOptions& o) { o.policy.recompute = RecomputePolicy::SelectiveOps; }},
+            {"eager", [](PlannerOptions& o) { o.policy.attention = AttentionKernel::Eager; o.policy.fusion = KernelFusion::Eager; }},
+            {"4 rounds, 2 stages", [](PlannerOptions& o) { o.policy.accumulation = 4; o.policy.pipelineStages = 2; }},
+            {"sequence parallel", [](PlannerOptions& o) { o.policy.sequenceParallelAxis = "y"; }},
+        };
+        int compared = 0;
+        for (const char* name : {"gpt3-125m", "llama2-7b", "mixtral-8x7b"}) {
+            const Graph deep = preset(name, 9, build), shorter = preset(name, kShorterModelLayers, build);
+            for (const auto& [meshText, nodes] : std::vector<std::pair<std::string, int64_t>>{{"8", 1}, {"x=2,y=4", 1}, {"2x2x2", 1}, {"x=4,y=4", 2}, {"dp=2,cp=4", 1}}) {
+                const Mesh mesh = must(assignLinkClasses(must(parseMesh(meshText, 8 * nodes), "mesh"), 8), "link classes");
+                for (const Setting& setting : settings) {
+                    if (setting.name == "sequence parallel" && !mesh.findAxis("y")) continue;
+                    PlannerOptions o;
+                    setting.set(o);
+                    o.policy.contextRing = mesh.findAxis(kContextParallelAxis) != nullptr;
+                    const std::string what = std::string(name) + " on " + meshText + ", " + setting.name;
+                    // The deeper model's own bound, as its build says it before the pair terms.
+                    int64_t own = 0;
+                    auto stopped = planningProblem(deep, hw, mesh, o, std::make_shared<const AnalysisReport>(must(planningAnalysis(deep, mesh, o), what)), 0,
+                                                   &own, 1);
+                    QVERIFY2(!stopped && own > 0, what.c_str());
+                    ProblemOptions po;
+                    po.policy = o.policy;
+                    auto quick = PlanProblem::leastMemoryDeeper(shorter, std::make_shared<const AnalysisReport>(must(planningAnalysis(shorter, mesh, o), what)),
+                                                                must(CostModel::create(hw, mesh), "cost model"), {}, po, 9 - kShorterModelLayers,
+                                                                kShorterModelLayers);
+                    QVERIFY2(quick, (what + ": " + (quick ? std::string() : quick.error().toString())).c_str());
+                    QVERIFY2(*quick == own, (what + ": " + std::to_string(*quick) + " vs " + std::to_string(own)).c_str());
+                    ++compared;
+                }
+            }
+        }
+        QVERIFY(compared > 100);
+        // A copy whose layers are not a run of repeated segments (one layer) is refused.
+        const Graph one = preset("gpt3-125m", 1, build);
+        const Mesh mesh = must(assignLinkClasses(must(parseMesh("8"), "mesh"), 8), "link classes");
+        auto refused = PlanProblem::leastMemoryDeeper(one, std::make_shared<const AnalysisReport>(must(planningAnalysis(one, mesh, {}), "one layer")),
+                                                      must(CostModel::create(hw, mesh), "cost model"), {}, {}, 9, 1);
+        QVERIFY(!refused);
+        QCOMPARE(QString::fromStdString(refused.error().code), QString("plan.no_layers"));
+    }
+
     // A limit that excludes the fastest plan but not every plan: the constrained search finds a
     // fitting plan, slower than the free one, and the evaluator agrees on its memory.
     void memoryLimitForcesAnotherPlan() {

@@ -399,26 +399,45 @@ private slots:
         QCOMPARE(zeroStageOf(p.policy), zeroStageOf(q.policy));
     }
 
-    void boundsOfEarlierSearchesChangeNothing() {
+    // GPT-3 125M at `batch` sequences under `limit` per device, without baselines: the requests of
+    // the tests that plan one request two ways.
+    static PlanRequest smallGpt(int64_t batch, MeshChoice mesh, int64_t limit) {
         PlanRequest r;
         r.model.source = "builtin:gpt3-125m";
-        r.model.build.batch = 32;
-        r.mesh = must(MeshChoice::parse("8"), "mesh");
-        r.memoryLimitBytes = kGiB;
+        r.model.build.batch = batch;
+        r.mesh = std::move(mesh);
+        r.memoryLimitBytes = limit;
         r.baselines = Baselines::Skip;
-        const PlanRun memo = must(runPlan(r), "with bounds");
-        r.search.reuseBounds = false;
-        const PlanRun scratch = must(runPlan(r), "from scratch");
-        compareChoice(memo.outcome.plan, scratch.outcome.plan);
+        return r;
+    }
+
+    // `r` planned as it is and with `off` applied (a search shortcut switched off): the same choice
+    // and as many (count, ZeRO stage) searches.
+    static void planBothWays(const PlanRequest& r, const std::function<void(PlanRequest&)>& off, PlanRun& with, PlanRun& without) {
+        with = must(runPlan(r), "with the shortcut");
+        PlanRequest plain = r;
+        off(plain);
+        without = must(runPlan(plain), "without it");
+        compareChoice(with.outcome.plan, without.outcome.plan);
+        QCOMPARE(with.accumulationTried.size(), without.accumulationTried.size());
+    }
+
+    // The same (count, ZeRO stage) searches with the same outcomes.
+    static void compareTry(const AccumulationTry& a, const AccumulationTry& b) {
+        QCOMPARE(a.steps, b.steps);
+        QCOMPARE(a.zeroStage, b.zeroStage);
+        QCOMPARE(a.planned, b.planned);
+        QCOMPARE(a.stepSeconds, b.stepSeconds);
+    }
+
+    void boundsOfEarlierSearchesChangeNothing() {
+        PlanRun memo, scratch;
+        planBothWays(smallGpt(32, must(MeshChoice::parse("8"), "mesh"), kGiB), [](PlanRequest& r) { r.search.reuseBounds = false; }, memo, scratch);
         if (QTest::currentTestFailed()) return;
-        QCOMPARE(memo.accumulationTried.size(), scratch.accumulationTried.size());
         int64_t skipped = 0, reused = 0;
         for (size_t i = 0; i < memo.accumulationTried.size(); ++i) {
             const AccumulationTry &a = memo.accumulationTried[i], &b = scratch.accumulationTried[i];
-            QCOMPARE(a.steps, b.steps);
-            QCOMPARE(a.zeroStage, b.zeroStage);
-            QCOMPARE(a.planned, b.planned);
-            QCOMPARE(a.stepSeconds, b.stepSeconds);
+            compareTry(a, b);
             QCOMPARE(b.boundSkips, int64_t{0});
             QCOMPARE(b.analysesReused, int64_t{0});
             skipped += a.boundSkips;
@@ -433,20 +452,13 @@ private slots:
     // and some analyses were taken from the helper (a ring variant's mesh, whose axis is renamed
     // cp, must get its own).
     void analysesMadeAheadChangeNothing() {
-        PlanRequest r;
-        r.model.source = "builtin:gpt3-125m";
-        r.model.build.batch = 32;
-        r.mesh = MeshChoice::automatic();
-        r.memoryLimitBytes = kGiB;
-        r.baselines = Baselines::Skip;
+        PlanRequest r = smallGpt(32, MeshChoice::automatic(), kGiB);
         // One search (ZeRO-2 at 8 rounds, where this limit's plan is), its meshes analysed afresh.
         r.accumulation = 8;
         r.searchZero = false;
         r.policy.zeroStage = 2;
-        const PlanRun ahead = must(runPlan(r), "analyses ahead");
-        r.search.analyseAhead = false;
-        const PlanRun inTurn = must(runPlan(r), "analyses in turn");
-        compareChoice(ahead.outcome.plan, inTurn.outcome.plan);
+        PlanRun ahead, inTurn;
+        planBothWays(r, [](PlanRequest& q) { q.search.analyseAhead = false; }, ahead, inTurn);
         if (QTest::currentTestFailed()) return;
         const auto &a = ahead.outcome.candidates, &b = inTurn.outcome.candidates;
         QCOMPARE(a.size(), b.size());
@@ -462,6 +474,30 @@ private slots:
         QVERIFY2(ring, "no ring variant was searched");
         QVERIFY2(ahead.outcome.analysesAhead > 0, "no analysis was made ahead");
         QCOMPARE(inTurn.outcome.analysesAhead, int64_t{0});
+    }
+
+    // Mesh auto tells the meshes where nothing fits from the model built with 4 layers
+    // (SearchOptions::shorterModel): the same plan and, count by count and stage by stage, the same
+    // outcome and report as from each mesh's own problem, and some meshes were told so.
+    void shorterModelChangesNothing() {
+        PlanRun quick, own;
+        planBothWays(smallGpt(16, MeshChoice::automatic(), 2 * kGiB), [](PlanRequest& r) { r.search.shorterModel = false; }, quick, own);
+        if (QTest::currentTestFailed()) return;
+        int64_t told = 0;
+        for (size_t i = 0; i < quick.accumulationTried.size(); ++i) {
+            const AccumulationTry &a = quick.accumulationTried[i], &b = own.accumulationTried[i];
+            compareTry(a, b);
+            QCOMPARE(a.note, b.note);
+            QCOMPARE(b.shorterSkips, int64_t{0});
+            told += a.shorterSkips;
+        }
+        QVERIFY2(told > 0, "no mesh was told not to fit from the shorter model");
+        const auto &a = quick.outcome.candidates, &b = own.outcome.candidates;
+        QCOMPARE(a.size(), b.size());
+        for (size_t i = 0; i < a.size(); ++i) {
+            QCOMPARE(a[i].mesh, b[i].mesh);
+            QCOMPARE(a[i].note, b[i].note);
+        }
     }
 
     // Memory and step time as published for torchtitan's Llama-3.1-8B runs (pytorch/torchtitan,
