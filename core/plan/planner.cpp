@@ -77,18 +77,28 @@ Result<AnalysisReport> planningAnalysis(const Graph& graph, const Mesh& mesh, co
     return analysis;
 }
 
+namespace {
+
+// The problem options every planning build on `mesh` shares: the policy, the mesh's label, threads.
+ProblemOptions problemOptionsFor(const PlannerOptions& options, const Mesh& mesh) {
+    ProblemOptions po;
+    po.policy = options.policy;
+    po.meshLabel = mesh.toString();
+    po.threads = options.search.threads;
+    return po;
+}
+
+}  // namespace
+
 Result<PlanProblem> planningProblem(const Graph& graph, const HardwareSpec& hardware, const Mesh& mesh, const PlannerOptions& options,
                                     std::shared_ptr<const AnalysisReport> analysis, int64_t frontierCap, int64_t* leastMemoryOnTooLarge, int64_t infeasibleAbove) {
     auto model = CostModel::create(hardware, mesh);
     if (!model) return model.error();
-    ProblemOptions po;
-    po.policy = options.policy;
+    ProblemOptions po = problemOptionsFor(options, mesh);
     po.frontierCap = frontierCap;
     po.frontierLimit = options.search.maxStates;
     po.leastMemoryOnTooLarge = leastMemoryOnTooLarge;
     po.infeasibleAbove = infeasibleAbove;
-    po.meshLabel = mesh.toString();
-    po.threads = options.search.threads;
     return PlanProblem::build(graph, std::move(analysis), *model, options.measurements, po);
 }
 
@@ -96,29 +106,23 @@ namespace {
 
 // What every plan of the model needs on `mesh` under the options' policy, from the model with fewer
 // layers (ShorterModel).
-Result<int64_t> leastMemoryFromShorter(const ShorterModel& shorter, const HardwareSpec& hardware, const Mesh& mesh, const PlannerOptions& options,
+Result<int64_t> leastMemoryFromShorter(ShorterModel& shorter, const HardwareSpec& hardware, const Mesh& mesh, const PlannerOptions& options,
                                        const std::string& analysisKey) {
-    std::shared_ptr<const AnalysisReport> analysis;
-    {
-        std::lock_guard<std::mutex> lock(shorter.mutex);
-        if (auto it = shorter.analyses.find(analysisKey); it != shorter.analyses.end()) analysis = it->second;
-    }
+    std::shared_ptr<const AnalysisReport>& analysis = shorter.analyses[analysisKey];
     if (!analysis) {
         PlannerOptions quiet = options;
         quiet.blockCheck = BlockCheck::Skip;
         auto made = planningAnalysis(*shorter.graph, mesh, quiet);
-        if (!made) return made.error();
+        if (!made) {
+            shorter.analyses.erase(analysisKey);
+            return made.error();
+        }
         analysis = std::make_shared<const AnalysisReport>(std::move(*made));
-        std::lock_guard<std::mutex> lock(shorter.mutex);
-        shorter.analyses.emplace(analysisKey, analysis);
     }
     auto model = CostModel::create(hardware, mesh);
     if (!model) return model.error();
-    ProblemOptions po;
-    po.policy = options.policy;
-    po.meshLabel = mesh.toString();
-    po.threads = options.search.threads;
-    return PlanProblem::leastMemoryDeeper(*shorter.graph, std::move(analysis), *model, options.measurements, po, shorter.layersLeftOut, shorter.layers);
+    return PlanProblem::leastMemoryDeeper(*shorter.graph, analysis, *model, options.measurements, problemOptionsFor(options, mesh), shorter.layersLeftOut,
+                                          kShorterModelLayers);
 }
 
 }  // namespace
@@ -498,7 +502,6 @@ Result<PlanOutcome> planMeshes(const Graph& graph, const Cluster& cluster, const
             }
             if (const int64_t deeper = tooLarge(vi, *mesh, meshOptions); deeper > 0) {
                 need = deeper;
-                ++out.shorterSkips;
                 if (options.memo) ++options.memo->shorterSkips;
                 return noPlanFits(cand.mesh, limit, need);
             }

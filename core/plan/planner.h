@@ -17,7 +17,6 @@
 
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -89,12 +88,11 @@ private:
 // than from the model's own analysis and problem. The bound is the model's own, exactly.
 constexpr int kShorterModelLayers = 4;  // the copy's layers (runPlan)
 struct ShorterModel {
-    std::shared_ptr<const Graph> graph;
-    int layers = 0;              // the copy's
-    int64_t layersLeftOut = 0;   // the model's layers less the copy's
-    // Its analyses by mesh (and context axis), made once for the searches of every ZeRO stage.
-    mutable std::mutex mutex;
-    mutable std::map<std::string, std::shared_ptr<const AnalysisReport>> analyses;
+    std::shared_ptr<const Graph> graph;  // kShorterModelLayers layers
+    int64_t layersLeftOut = 0;           // the model's layers less the copy's
+    // Its analyses by mesh (and context axis), made once for the searches of every ZeRO stage (of
+    // the one request the copy belongs to: no locking).
+    std::map<std::string, std::shared_ptr<const AnalysisReport>> analyses;
 };
 
 struct PlannerOptions {
@@ -123,7 +121,7 @@ struct PlannerOptions {
     // Shared by the searches of one request (runPlan); null: each search on its own.
     std::shared_ptr<SearchMemo> memo;
     // The model with fewer layers (above); null: none.
-    std::shared_ptr<const ShorterModel> shorter;
+    std::shared_ptr<ShorterModel> shorter;
 };
 
 struct MeshCandidate {
@@ -165,7 +163,6 @@ struct PlanOutcome {
     // which must outlive it.
     std::shared_ptr<const PlanProblem> problem;
     int64_t analysesAhead = 0;  // analyses made on the helper thread and used (SearchOptions::analyseAhead)
-    int64_t shorterSkips = 0;   // meshes said not to fit from the shorter model (PlannerOptions::shorter)
 };
 
 // Plans `graph` on `cluster`. When no mesh under auto has a plan that fits, the error is the one

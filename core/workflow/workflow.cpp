@@ -115,11 +115,11 @@ Result<std::shared_ptr<const LoadedModel>> modelForRounds(const PlanRequest& req
 }
 
 // The round's model built again with kShorterModelLayers layers, for mesh auto to tell the meshes
-// where nothing fits (ShorterModel); null where the builders do not make the model, it has few
-// layers, or its layers are not all alike (MoE layers every k > 1 layers); null too when the
-// request's SearchOptions::shorterModel is off.
-std::shared_ptr<const ShorterModel> shorterModel(const PlanRequest& request, const LoadedModel& round) {
-    if (!request.search.shorterModel || !request.mesh.isAuto() || !rebuildable(round) || !round.config || !round.options) return nullptr;
+// where nothing fits (ShorterModel); null where the search plans one mesh (`mesh`), the builders
+// do not make the model, it has few layers, or its layers are not all alike (MoE layers every
+// k > 1 layers); null too when the request's SearchOptions::shorterModel is off.
+std::shared_ptr<ShorterModel> shorterModel(const PlanRequest& request, const MeshChoice& mesh, const LoadedModel& round) {
+    if (!request.search.shorterModel || !mesh.isAuto() || !rebuildable(round) || !round.config || !round.options) return nullptr;
     ModelConfig config = *round.config;
     if (config.numLayers < 2 * kShorterModelLayers || (config.family == ModelFamily::Moe && config.moeEvery != 1)) return nullptr;
     const int64_t layers = config.numLayers;
@@ -128,7 +128,6 @@ std::shared_ptr<const ShorterModel> shorterModel(const PlanRequest& request, con
     if (!built) return nullptr;
     auto out = std::make_shared<ShorterModel>();
     out->graph = std::make_shared<const Graph>(std::move(built->graph));
-    out->layers = kShorterModelLayers;
     out->layersLeftOut = layers - kShorterModelLayers;
     return out;
 }
@@ -337,7 +336,7 @@ Result<PlanRun> runPipelinedPlan(const PlanRequest& request, const std::shared_p
         // one micro-batch of every layer's activations, which 1F1B's first rank holds too.
         options.policy.pipelineStages = pp;
         options.memoryLimitBytes = limit;
-        options.shorter = shorterModel(request, **roundModel);
+        options.shorter = shorterModel(request, mesh, **roundModel);
         options.hooks.progress = shares.share(calls++, counts.size() + (optimised ? 2 : 1), a, [&] { return best ? best->outcome.plan.stepSeconds() : 0.0; });
         std::optional<PlanOutcome> fitted;
         std::string why;
@@ -621,7 +620,7 @@ Result<PlanRun> runPlan(const PlanRequest& request, std::shared_ptr<const Loaded
         std::shared_ptr<const LoadedModel> round = *roundModel;
         bool improved = false;
         if (memo) memo->forgetAnalyses();
-        const auto shorter = shorterModel(request, *round);
+        const auto shorter = shorterModel(request, request.mesh, *round);
         for (size_t si = 0; si < stages.size(); ++si) {
             if (hooks.cancelled()) break;
             const int stage = stages[si];
@@ -638,18 +637,24 @@ Result<PlanRun> runPlan(const PlanRequest& request, std::shared_ptr<const Loaded
             if (best) options.search.cutoffSeconds = best->outcome.plan.predictedStepSeconds;
             options.hooks.progress = shares.share(i, candidates->size(), a, [&] { return best ? best->outcome.plan.predictedStepSeconds : 0.0; },
                                                   si, stages.size());
+            // This search's entry in `tried`: its time and what the memo counted during it.
             const auto tryStart = std::chrono::steady_clock::now();
-            auto took = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - tryStart).count(); };
-            const int64_t skippedBefore = memo ? memo->skipped : 0, reusedBefore = memo ? memo->analysesReused : 0,
-                          shorterBefore = memo ? memo->shorterSkips : 0;
-            auto skips = [&] { return memo ? memo->skipped - skippedBefore : 0; };
-            auto reused = [&] { return memo ? memo->analysesReused - reusedBefore : 0; };
-            auto told = [&] { return memo ? memo->shorterSkips - shorterBefore : 0; };
+            struct Counts {
+                int64_t skipped = 0, reused = 0, shorter = 0;
+            };
+            auto counts = [&] { return memo ? Counts{memo->skipped, memo->analysesReused, memo->shorterSkips} : Counts{}; };
+            const Counts before = counts();
+            auto entry = [&](bool planned, double seconds, int64_t bytes, std::string note) {
+                const Counts now = counts();
+                const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - tryStart).count();
+                return AccumulationTry{a, planned, seconds, bytes, std::move(note), stage, took,
+                                       now.skipped - before.skipped, now.reused - before.reused, now.shorter - before.shorter};
+            };
             const bool reuse = analysis && !request.mesh.isAuto() && round == model;
             Result<PlanOutcome> outcome = reuse ? planAnalysed(round->graph, *cluster, *analysis, options)
                                                 : planGraph(round->graph, *cluster, request.mesh, options);
             if (!outcome && best && outcome.error().code == "plan.dominated") {
-                tried.push_back({a, false, 0, 0, outcome.error().message, stage, took(), skips(), reused(), told()});
+                tried.push_back(entry(false, 0, 0, outcome.error().message));
                 continue;
             }
             if (!outcome) {
@@ -658,10 +663,10 @@ Result<PlanRun> runPlan(const PlanRequest& request, std::shared_ptr<const Loaded
                     return outcome.error();
                 }
                 if (!firstMiss || stage > firstMiss->zeroStage) firstMiss = StageError{outcome.error(), stage};
-                tried.push_back({a, false, 0, 0, outcome.error().message, stage, took(), skips(), reused(), told()});
+                tried.push_back(entry(false, 0, 0, outcome.error().message));
                 continue;
             }
-            tried.push_back({a, true, outcome->plan.predictedStepSeconds, outcome->plan.memory.total(), {}, stage, took(), skips(), reused(), told()});
+            tried.push_back(entry(true, outcome->plan.predictedStepSeconds, outcome->plan.memory.total(), {}));
             const bool shaped = outcome->memoryBound;
             if (!best || outcome->plan.predictedStepSeconds < best->outcome.plan.predictedStepSeconds) {
                 PlanRun run;
