@@ -308,7 +308,8 @@ Json planRunJson(const PlanRun& run) {
                          {"note", t.note},
                          {"search_seconds", t.searchSeconds},
                          {"meshes_skipped_on_bounds", t.boundSkips},
-                         {"meshes_ruled_out_by_shorter_model", t.shorterSkips}});
+                         {"meshes_ruled_out_by_shorter_model", t.shorterSkips},
+                         {"searched_on_shorter_model", t.deeperSearches}});
     j["accumulation_tried"] = tried;
     if (!run.outcome.stagesTried.empty()) {
         Json stages = Json::array();
@@ -326,13 +327,17 @@ Json planRunJson(const PlanRun& run) {
 
 namespace {
 
-// "  [13.5 s; 1 skipped on earlier bounds; 40 ruled out on memory by a 4-layer copy]", or "".
+// "  [13.5 s; 1 skipped on earlier bounds; 40 ruled out on memory by a 4-layer copy, 12 searched on
+// it]", or "".
 std::string searchNotes(const AccumulationTry& t) {
     std::vector<std::string> parts;
     if (t.searchSeconds >= 0.05) parts.push_back(cli::fixed(t.searchSeconds, 1) + " s");
     if (t.boundSkips > 0) parts.push_back(std::to_string(t.boundSkips) + " skipped on earlier bounds");
     if (t.shorterSkips > 0)
         parts.push_back(std::to_string(t.shorterSkips) + " ruled out on memory by a " + std::to_string(kShorterModelLayers) + "-layer copy");
+    if (t.deeperSearches > 0)
+        parts.push_back(std::to_string(t.deeperSearches) + " searched on " + (t.shorterSkips > 0 ? std::string("it") : "a " + std::to_string(kShorterModelLayers) + "-layer copy") +
+                        " with a layer repeated");
     std::string out;
     for (const std::string& p : parts) out += (out.empty() ? "  [" : "; ") + p;
     return out.empty() ? out : out + "]";

@@ -662,6 +662,8 @@ void SearchPanel::showPlan() {
                 line += (t.boundSkips == 1 ? tr("; 1 mesh skipped on an earlier bound") : tr("; %1 meshes skipped on earlier bounds").arg(t.boundSkips));
             if (t.shorterSkips > 0)
                 line += tr("; %1 ruled out on memory by a %2-layer copy").arg(t.shorterSkips).arg(kShorterModelLayers);
+            if (t.deeperSearches > 0)
+                line += tr("; %1 searched on a %2-layer copy with a layer repeated").arg(t.deeperSearches).arg(kShorterModelLayers);
             line += QStringLiteral(")");
             if (!t.planned && !t.note.empty()) line += QStringLiteral(": ") + qs(t.note).toHtmlEscaped();
             searches << line;

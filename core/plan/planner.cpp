@@ -104,10 +104,9 @@ Result<PlanProblem> planningProblem(const Graph& graph, const HardwareSpec& hard
 
 namespace {
 
-// What every plan of the model needs on `mesh` under the options' policy, from the model with fewer
-// layers (ShorterModel).
-Result<int64_t> leastMemoryFromShorter(ShorterModel& shorter, const HardwareSpec& hardware, const Mesh& mesh, const PlannerOptions& options,
-                                       const std::string& analysisKey) {
+// The analysis of the model with fewer layers on `mesh` (ShorterModel), made once per mesh.
+Result<std::shared_ptr<const AnalysisReport>> shorterAnalysis(ShorterModel& shorter, const Mesh& mesh, const PlannerOptions& options,
+                                                              const std::string& analysisKey) {
     std::shared_ptr<const AnalysisReport>& analysis = shorter.analyses[analysisKey];
     if (!analysis) {
         PlannerOptions quiet = options;
@@ -119,17 +118,37 @@ Result<int64_t> leastMemoryFromShorter(ShorterModel& shorter, const HardwareSpec
         }
         analysis = std::make_shared<const AnalysisReport>(std::move(*made));
     }
+    return analysis;
+}
+
+// What every plan of the model needs on `mesh` under the options' policy, from the model with fewer
+// layers (ShorterModel).
+Result<int64_t> leastMemoryFromShorter(ShorterModel& shorter, const HardwareSpec& hardware, const Mesh& mesh, const PlannerOptions& options,
+                                       const std::string& analysisKey) {
+    auto analysis = shorterAnalysis(shorter, mesh, options, analysisKey);
+    if (!analysis) return analysis.error();
     auto model = CostModel::create(hardware, mesh);
     if (!model) return model.error();
-    return PlanProblem::leastMemoryDeeper(*shorter.graph, analysis, *model, options.measurements, problemOptionsFor(options, mesh), shorter.layersLeftOut,
+    return PlanProblem::leastMemoryDeeper(*shorter.graph, *analysis, *model, options.measurements, problemOptionsFor(options, mesh), shorter.layersLeftOut,
                                           kShorterModelLayers);
+}
+
+// The model's problem on `mesh` made from the model with fewer layers (PlanProblem::deeper); its
+// copy's build is a fraction of the model's own.
+Result<PlanProblem> deeperFromShorter(ShorterModel& shorter, const HardwareSpec& hardware, const Mesh& mesh, const PlannerOptions& options,
+                                      const std::string& analysisKey) {
+    auto analysis = shorterAnalysis(shorter, mesh, options, analysisKey);
+    if (!analysis) return analysis.error();
+    auto copy = planningProblem(*shorter.graph, hardware, mesh, options, *analysis);
+    if (!copy) return copy.error();
+    return copy->deeper(shorter.layersLeftOut);
 }
 
 }  // namespace
 
 Result<MeshPlan> planOnMesh(const Graph& graph, const Cluster& cluster, const Mesh& mesh, const PlannerOptions& options, int64_t limit,
                             const std::function<Result<StrategyMask>(const PlanProblem&)>& restrict, FrontierCheck frontier,
-                            std::shared_ptr<const AnalysisReport> analysis, int64_t* smallestNeed, double* fastestSeconds) {
+                            std::shared_ptr<const AnalysisReport> analysis, int64_t* smallestNeed, double* fastestSeconds, const SearchResult* found) {
     if (!analysis) {
         auto fresh = planningAnalysis(graph, mesh, options);
         if (!fresh) return fresh.error();
@@ -143,6 +162,15 @@ Result<MeshPlan> planOnMesh(const Graph& graph, const Cluster& cluster, const Me
     auto mask = restrict(*problem);
     if (!mask) return mask.error();
     mp.mask = *mask;
+    // The plan found on an equal problem, where it is one of this problem's and has the same time
+    // and memory here (the sums may be taken in another order: within a few units in the last place).
+    if (found && problem->checkAssignment(found->assignment) &&
+        std::abs(problem->objective(found->assignment) - found->objectiveSeconds) <= 1e-12 * found->objectiveSeconds &&
+        problem->memory(found->assignment) == found->memoryBytes) {
+        mp.result = *found;
+        mp.problem = std::move(*problem);
+        return mp;
+    }
     auto r = problem->search(limit, mp.mask, options.search, options.hooks, mesh.toString(), smallestNeed, fastestSeconds);
     if (!r) return r.error();
     mp.result = *r;
@@ -447,8 +475,12 @@ Result<PlanOutcome> planMeshes(const Graph& graph, const Cluster& cluster, const
         auto need = leastMemoryFromShorter(*options.shorter, cluster.hardware, m, meshOptions, analysisKey(m));
         return shorterNeed[key] = need && *need > limit ? *need : 0;
     };
+    // Variants searched on the shorter model with its layer repeated (PlanProblem::deeper): mesh
+    // auto without pins, as tooLarge. Then the model's own analysis is made only for a variant
+    // with a plan, not ahead.
+    auto onShorter = [&] { return options.shorter && options.search.deeperSearch && brief && options.pins.empty(); };
     auto prefetchAfter = [&](size_t vi) {
-        if (variants.size() < 2 || !options.search.analyseAhead) return;
+        if (variants.size() < 2 || !options.search.analyseAhead || onShorter()) return;
         for (size_t j = vi + 1; j < variants.size(); ++j) {
             auto m = meshOf(variants[j]);
             if (!m) continue;
@@ -505,6 +537,24 @@ Result<PlanOutcome> planMeshes(const Graph& graph, const Cluster& cluster, const
                 if (options.memo) ++options.memo->shorterSkips;
                 return noPlanFits(cand.mesh, limit, need);
             }
+            // Searched on the shorter model with its layer repeated: where no plan here is of use
+            // (dominated, or none fits), that is the answer; a plan it finds is taken over by the
+            // model's own problem below. Where the copy cannot stand for the model (or its frontier
+            // is too wide), the model's own problem is searched.
+            std::optional<SearchResult> found;
+            if (onShorter()) {
+                if (auto deeper = deeperFromShorter(*options.shorter, cluster.hardware, *mesh, meshOptions, analysisKey(*mesh))) {
+                    auto r = deeper->search(limit, {}, meshOptions.search, meshOptions.hooks, mesh->toString(), &need, &fastest);
+                    if (r || r.error().code != "plan.too_large") {
+                        if (options.memo) ++options.memo->deeperSearches;
+                        if (!r) {
+                            if (options.memo && fastest > 0) options.memo->record(cand.mesh, cand.sequenceParallelAxis, rounds, zero, fastest);
+                            return r.error();
+                        }
+                        found = std::move(*r);
+                    }
+                }
+            }
             const std::string key = analysisKey(*mesh);
             if (heldKey != key) {
                 if (auto kept = options.memo ? options.memo->analysis(&graph, key) : nullptr) {
@@ -533,7 +583,7 @@ Result<PlanOutcome> planMeshes(const Graph& graph, const Cluster& cluster, const
                 analysis = makeError("plan.internal", "no analysis");
             }
             auto planned = planOnMesh(graph, cluster, *mesh, meshOptions, limit, [&](const PlanProblem& p) { return p.applyPins(options.pins); }, check,
-                                      shared, &need, &fastest);
+                                      shared, &need, &fastest, found ? &*found : nullptr);
             if (options.memo && fastest > 0) options.memo->record(cand.mesh, cand.sequenceParallelAxis, rounds, zero, fastest);
             // Kept for the count's later ZeRO stages unless they will skip the mesh on the bound
             // just recorded (their cutoff is no larger than this one).

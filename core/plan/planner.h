@@ -64,6 +64,8 @@ public:
     int64_t skipped = 0;
     // Meshes said not to fit from the model with fewer layers (PlannerOptions::shorter).
     int64_t shorterSkips = 0;
+    // Variants searched on that model with its layer repeated (PlanProblem::deeper).
+    int64_t deeperSearches = 0;
 
     // The analyses (blocks and segments) of one graph's meshes, for the searches at the other ZeRO
     // stages of the same round count (the analysis depends on the graph and the mesh, not the

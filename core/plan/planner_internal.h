@@ -24,11 +24,13 @@ enum class FrontierCheck : uint8_t {
 };
 
 // Analyses `graph` on `mesh` (unless `analysis` is given: then it is used as it is), builds the
-// problem, restricts it (pins, or a baseline's mask) and searches it under `limit`.
+// problem, restricts it (pins, or a baseline's mask) and searches it under `limit`. `found`: the
+// answer of the same search on an equal problem (PlanProblem::deeper's), taken where the problem
+// built here gives its plan the same time and memory (else searched here).
 Result<MeshPlan> planOnMesh(const Graph& graph, const Cluster& cluster, const Mesh& mesh, const PlannerOptions& options, int64_t limit,
                             const std::function<Result<StrategyMask>(const PlanProblem&)>& restrict, FrontierCheck frontier,
                             std::shared_ptr<const AnalysisReport> analysis = nullptr, int64_t* smallestNeed = nullptr,
-                            double* fastestSeconds = nullptr);
+                            double* fastestSeconds = nullptr, const SearchResult* found = nullptr);
 
 // The baselines' restriction on a problem: every block's entry matmul input split on dim 0 over
 // exactly `batchAxes` and, when `weightAxis` is set, its weight split over that axis (column or row

@@ -19,7 +19,7 @@ PlanProblem::~PlanProblem() = default;
 
 const AnalysisReport& PlanProblem::analysis() const { return *m->analysisStore; }
 const CostModel& PlanProblem::model() const { return m->model(); }
-int PlanProblem::blockCount() const { return static_cast<int>(m->analysis().blocks.blocks.size()); }
+int PlanProblem::blockCount() const { return m->blockCount(); }
 const std::vector<BlockAssignment>& PlanProblem::choices(int block) const { return m->choiceList[static_cast<size_t>(block)]; }
 const Graph& PlanProblem::graph() const { return *m->g; }
 const MemoryPolicy& PlanProblem::policy() const { return m->policy; }
@@ -781,7 +781,7 @@ std::vector<size_t> PlanProblem::Impl::repeatedPairs(const std::vector<Pair>& ps
 
 Status PlanProblem::Impl::layoutFrontier(const std::vector<Pair>& ps, int upTo, int64_t maxStates, const std::string& meshLabel,
                                          std::vector<StepPlan>& plans) const {
-    const int B = static_cast<int>(analysis().blocks.blocks.size());
+    const int B = blockCount();
     // Pairs by their later and by their earlier block; last use of each block.
     std::vector<std::vector<const Pair*>> pairsInto(static_cast<size_t>(B)), pairsFrom(static_cast<size_t>(B));
     std::vector<int> lastUse(static_cast<size_t>(B));
@@ -951,7 +951,7 @@ void PlanProblem::Impl::separatePairs() {
 // moved into the two blocks' own terms; its residual is kept and priced afterwards.
 void PlanProblem::Impl::cutWideFrontier(int64_t maxStates) {
     if (maxStates <= 0 || pairs.empty()) return;
-    const int B = static_cast<int>(analysis().blocks.blocks.size());
+    const int B = blockCount();
     std::vector<StepPlan> scratch;
     if (layoutFrontier(pairs, B, maxStates, std::string(), scratch)) {
         layout = std::move(scratch);
@@ -1028,6 +1028,7 @@ Result<PlanProblem> PlanProblem::withNodeTerms(const Graph& graph, std::shared_p
     p.m->variants = policy.recompute == RecomputePolicy::Auto ? 2 : 1;
     p.m->variantRc[0] = policy.recompute == RecomputePolicy::All || recomputesByLayer(policy.recompute);
     p.m->analysisStore = std::move(analysis);
+    for (const ParallelBlock& b : p.m->analysisStore->blocks.blocks) p.m->blockBase.push_back(static_cast<int32_t>(b.strategies.size()));
     p.m->modelStore = model;
     for (const ParallelBlock& b : p.m->analysis().blocks.blocks)
         if (b.strategies.empty() || b.strategies.front().memberFactors.size() != b.members.size())
@@ -1056,6 +1057,135 @@ Result<int64_t> PlanProblem::leastMemoryDeeper(const Graph& shorter, std::shared
     std::vector<int64_t> copies(p->m->unaryMemSum.size(), 1);
     for (int b = inner.firstBlock; b < inner.firstBlock + inner.blockCount; ++b) copies[static_cast<size_t>(b)] = 1 + extra;
     return p->m->leastMemory([](int, int) { return true; }, nullptr, &copies);
+}
+
+Result<PlanProblem> PlanProblem::deeper(int64_t extra) const {
+    const Impl& S = *m;
+    const SegmentCover& cover = S.cover();
+    auto refuse = [&](const std::string& why) {
+        return makeError("plan.no_layers", "the model cannot be planned from its " + std::to_string(S.blockCount()) + "-block copy: " + why);
+    };
+    if (extra < 0) return refuse("a negative layer count");
+    if (S.termsOnly) return refuse("its layers were repeated already");
+    if (!S.cutPairs.empty()) return refuse("pair terms were cut to fit its frontier");
+    const std::vector<RepeatRun> runs = repeatRuns(cover);
+    const auto run = std::max_element(runs.begin(), runs.end(), [](const RepeatRun& x, const RepeatRun& y) { return x.count < y.count; });
+    if (run == runs.end() || run->count < 3) return refuse("no run of 3 or more alike segments (" + describeCover(cover) + ")");
+    const Segment& inner = cover.segments[static_cast<size_t>(run->firstSegment + run->count / 2)];
+    const int f = inner.firstBlock, n = inner.blockCount, B = S.blockCount();
+    const int runStart = run->firstBlock, runEnd = run->firstBlock + run->count * n;
+    const int64_t add = extra * n;
+    if (static_cast<int64_t>(B) + add > std::numeric_limits<int32_t>::max()) return refuse("too many blocks");
+    auto in = [](int b, int lo, int hi) { return b >= lo && b < hi; };
+    // Fixed ops (in no block) in the layers and the edges between them would be counted once per
+    // layer in the constant: the copy's constant stands for the deeper model's only where they cost
+    // nothing (the segments need not start where layers do, so every layer's are checked).
+    {
+        const std::vector<int32_t> unit = layerUnits(*S.g);
+        const int32_t lastLayer = layerCount(unit) - 1;
+        for (const Op& op : S.g->ops()) {
+            const auto k = static_cast<size_t>(op.id);
+            // An op of the repeated segment outside every layer (a per-layer term of the loss) puts
+            // work in the pool of the ops outside layers, which overlapped collectives there hide
+            // behind (cost/op_cost.h overlapCover): that pool grows with the layers.
+            if (in(S.owner[k], f, f + n) && unit[k] < 0) return refuse("its repeated segment has ops outside the layers (" + op.name + ")");
+            // Ops outside the layers that read an interior layer's values (a per-layer term summed
+            // into the loss) are as many as the layers: the same.
+            if (unit[k] < 0)
+                for (const OpId u : op.operands)
+                    if (const int32_t from = unit[static_cast<size_t>(u)]; from > 0 && from < lastLayer)
+                        return refuse("an op outside the layers reads an interior layer (" + op.name + ")");
+            if (S.owner[k] >= 0 || unit[k] < 0) continue;
+            const OpState& os = S.st(op.id, 0);
+            if (os.kernel + os.own != 0 || os.memSum != 0) return refuse("a fixed op in a layer costs time or memory (" + op.name + ")");
+            for (size_t i = 0; i < op.operands.size(); ++i)
+                if (S.owner[static_cast<size_t>(op.operands[i])] < 0 && S.edge(op.operands[i], 0, op.id, 0, i) != 0)
+                    return refuse("an edge between fixed ops in a layer costs time (into " + op.name + ")");
+        }
+    }
+    // The pairs between consecutive layers: those from the layer before into the repeated one
+    // (repeated with it) must be those from it into the next one, shifted by a layer.
+    std::map<std::pair<int, int>, const Impl::Pair*> into, outOf;
+    for (const Impl::Pair& p : S.pairs) {
+        if (in(p.a, f - n, f) && in(p.b, f, f + n)) into[{p.a + n, p.b + n}] = &p;
+        if (in(p.a, f, f + n) && in(p.b, f + n, f + 2 * n)) outOf[{p.a, p.b}] = &p;
+    }
+    if (into.size() != outOf.size()) return refuse("the pairs into the next layer are not those from the layer before");
+    for (const auto& [key, p] : outOf) {
+        const auto it = into.find(key);
+        if (it == into.end() || !((p->table != 0 && p->table == it->second->table) || p->cost == it->second->cost))
+            return refuse("the pairs into the next layer are not those from the layer before");
+    }
+    PlanProblem out;
+    Impl& D = *out.m;
+    D.g = S.g;
+    D.threads = S.threads;
+    D.analysisStore = S.analysisStore;
+    D.modelStore = S.modelStore;
+    D.ruleStore = S.ruleStore;
+    D.policy = S.policy;
+    D.variants = S.variants;
+    D.variantRc[0] = S.variantRc[0];
+    D.variantRc[1] = S.variantRc[1];
+    D.constTime = S.constTime;
+    D.constMemSum = S.constMemSum;
+    D.constMemMax = S.constMemMax;
+    D.termsOnly = true;
+    D.tablesPriced = S.tablesPriced;
+    // Blocks: those up to the repeated segment's end, its blocks `extra` times more, the rest.
+    std::vector<int> source;  // per block of the deeper problem: its block here
+    source.reserve(static_cast<size_t>(B + add));
+    for (int b = 0; b < f + n; ++b) source.push_back(b);
+    for (int64_t k = 0; k < extra; ++k)
+        for (int j = 0; j < n; ++j) source.push_back(f + j);
+    for (int b = f + n; b < B; ++b) source.push_back(b);
+    for (const int b : source) {
+        const auto bs = static_cast<size_t>(b);
+        D.blockBase.push_back(S.blockBase[bs]);
+        D.unaryTime.push_back(S.unaryTime[bs]);
+        D.unaryMemSum.push_back(S.unaryMemSum[bs]);
+        D.unaryMemMax.push_back(S.unaryMemMax[bs]);
+        D.choiceList.push_back(S.choiceList[bs]);
+    }
+    auto shifted = [&](int b) { return b < f + n ? b : static_cast<int>(b + add); };
+    for (const Impl::Pair& p : S.pairs) {
+        const bool aIn = in(p.a, f, f + n), bIn = in(p.b, f, f + n);
+        auto put = [&](int a, int b) {
+            Impl::Pair q = p;
+            q.a = a;
+            q.b = b;
+            D.pairs.push_back(std::move(q));
+        };
+        if (aIn && bIn) {
+            for (int64_t k = 0; k <= extra; ++k) put(static_cast<int>(p.a + k * n), static_cast<int>(p.b + k * n));
+        } else if (bIn && in(p.a, f - n, f)) {
+            for (int64_t k = 0; k <= extra; ++k) put(static_cast<int>(p.a + k * n), static_cast<int>(p.b + k * n));
+        } else if (aIn && in(p.b, f + n, f + 2 * n)) {
+            put(static_cast<int>(p.a + add), shifted(p.b));
+        } else if (aIn || bIn) {
+            return refuse("a pair term reaches its repeated layer from farther than the layer before (blocks " + std::to_string(p.a) + " and " +
+                          std::to_string(p.b) + ")");
+        } else if (p.a < f && p.b >= f + n && (p.a >= runStart || p.b < runEnd)) {
+            return refuse("a pair term skips a layer (blocks " + std::to_string(p.a) + " and " + std::to_string(p.b) + ")");
+        } else {
+            put(shifted(p.a), shifted(p.b));
+        }
+    }
+    std::stable_sort(D.pairs.begin(), D.pairs.end(), [](const Impl::Pair& x, const Impl::Pair& y) { return x.b < y.b || (x.b == y.b && x.a < y.a); });
+    for (size_t i = 0; i < D.pairs.size(); ++i) D.pairIndex[{D.pairs[i].a, D.pairs[i].b}] = i;
+    // The cover: the repeated segment `extra` times more in the run.
+    auto cv = std::make_shared<SegmentCover>(cover);
+    std::vector<Segment> segments;
+    for (const Segment& sg : cover.segments) {
+        Segment t = sg;
+        t.firstBlock = shifted(sg.firstBlock);
+        segments.push_back(t);
+        if (sg.firstBlock == f)
+            for (int64_t k = 1; k <= extra; ++k) segments.push_back(Segment{sg.type, static_cast<int>(f + k * n), n});
+    }
+    cv->segments = std::move(segments);
+    D.deeperCover = std::move(cv);
+    return out;
 }
 
 Result<PlanProblem> PlanProblem::build(const Graph& graph, std::shared_ptr<const AnalysisReport> analysis, const CostModel& model,

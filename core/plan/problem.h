@@ -113,14 +113,21 @@ struct SearchOptions {
     // hand (SearchMemo, plan/planner.h). False: every search from scratch (tests compare the two).
     bool reuseBounds = true;
     // Under mesh auto, the next variant's analysis is made on a helper thread while the current one
-    // is built and searched (plan/planner.cpp). False: each analysis when its variant comes (tests
-    // compare the two).
+    // is built and searched (plan/planner.cpp); not where the variants are searched on the shorter
+    // copy (deeperSearch), which needs the model's own analysis only for a variant with a plan.
+    // False: each analysis when its variant comes (tests compare the two).
     bool analyseAhead = true;
     // runPlan under mesh auto, for a model the builders make with many alike layers: a mesh where
     // every plan needs more than the memory limit is told from the model built with 4 layers
     // (ShorterModel, plan/planner.h; the same bound, exactly). False: from the model's own problem
     // (tests compare the two).
     bool shorterModel = true;
+    // And, with it, every variant is searched on the copy with one interior layer repeated for the
+    // layers left out (PlanProblem::deeper: the model's own problem, term for term, a fraction of
+    // its analysis and build); the model's own analysis and problem are made only for a variant
+    // with a plan, which takes the plan over. False: every variant on the model's own problem
+    // (tests compare the two).
+    bool deeperSearch = true;
 };
 
 // Measured values from a profile DB (profiler/): kernels by cost signature, and hardware constants.
@@ -186,6 +193,20 @@ public:
     // plan.no_layers when the layers of `shorter` are not a run of repeated segments.
     static Result<int64_t> leastMemoryDeeper(const Graph& shorter, std::shared_ptr<const AnalysisReport> analysis, const CostModel& model,
                                              const Measurements& measurements, const ProblemOptions& options, int64_t extra, int layers);
+    // The problem of the model `extra` layers deeper than this one's (built on a shorter copy of
+    // it: ShorterModel, plan/planner.h), from this problem's block-level terms alone: the middle
+    // segment of its longest run of repeated segments (an interior layer) repeated `extra` more
+    // times, with its own pair terms and those from the layer before it (the pairs between two
+    // consecutive layers) repeated with it; the blocks after it follow, shifted. Its blocks are
+    // the deeper model's, in order, and its terms theirs where the layers are alike term for term
+    // as the model builders emit them (tst_planner deeperProblemEqualsTheModels compares every
+    // term), at a fraction of the deeper model's analysis and build. Only the search runs on it
+    // (search, objective, memory, checkAssignment): it has no op states of its own blocks, no
+    // plan to fill. plan.no_layers where it cannot be exact: no run of at least 3 alike segments,
+    // a pair term that skips a layer or reaches the repeated layer from farther than the layer
+    // before it, pairs into the next layer unlike those from the previous one, pair terms cut to
+    // fit the frontier, or fixed ops in the layer that cost time or memory.
+    Result<PlanProblem> deeper(int64_t extra) const;
     PlanProblem(PlanProblem&&) noexcept;
     PlanProblem& operator=(PlanProblem&&) noexcept;
     ~PlanProblem();

@@ -177,7 +177,17 @@ struct PlanProblem::Impl {
                       std::vector<ReshardCache>& caches, std::vector<Pair>* known);
     uint32_t tablesPriced = 0;  // the last Pair::table given out
 
-    int base(int b) const { return static_cast<int>(analysis().blocks.blocks[static_cast<size_t>(b)].strategies.size()); }
+    // Per block: its strategies (ParallelBlock::strategies' count; set with the analysis, or by
+    // PlanProblem::deeper for the blocks it repeats).
+    std::vector<int32_t> blockBase;
+    int base(int b) const { return blockBase[static_cast<size_t>(b)]; }
+    int blockCount() const { return static_cast<int>(blockBase.size()); }
+    // The segment cover the search walks: the analysis's, or PlanProblem::deeper's with its layer
+    // repeated.
+    std::shared_ptr<const SegmentCover> deeperCover;
+    const SegmentCover& cover() const { return deeperCover ? *deeperCover : analysis().cover; }
+    // PlanProblem::deeper's problem: block-level terms only (no op states of its own blocks).
+    bool termsOnly = false;
     int strategies(int b) const { return base(b) * variants; }
     bool recomputes(int b, int s) const { return variantRc[s / base(b)]; }
     // The search works on choice indices (0 .. strategies(b)); the public API on BlockAssignment.

@@ -85,7 +85,7 @@ Result<SegmentDp> SegmentDp::create(const PlanProblem::Impl& problem, int64_t li
                                     const SearchOptions& searchOptions, const PlanHooks& planHooks, const std::string& label) {
     SegmentDp dp;
     dp.P = &problem;
-    dp.B = static_cast<int>(problem.analysis().blocks.blocks.size());
+    dp.B = problem.blockCount();
     dp.limit = limitBytes;
     dp.allowed = allowedMask;
     dp.options = searchOptions;
@@ -410,8 +410,8 @@ void SegmentDp::findWindows() {
         return np;
     };
     int nextFree = 1;
-    for (const RepeatRun& run : repeatRuns(P->analysis().cover)) {
-        const int length = P->analysis().cover.segments[static_cast<size_t>(run.firstSegment)].blockCount;
+    for (const RepeatRun& run : repeatRuns(P->cover())) {
+        const int length = P->cover().segments[static_cast<size_t>(run.firstSegment)].blockCount;
         if (run.count < 4 || length < 1) continue;
         const int runEnd = run.firstBlock + run.count * length;
         // The start whose matrix costs least (then the earliest), among the first two segments.
@@ -537,34 +537,41 @@ Result<DpResult> SegmentDp::run(const DpPass& mode) {
         });
         if (hooks.cancelled()) return makeError("plan.cancelled", "search cancelled");
         for (const int64_t d : rowWork) m_doneWork += d;
-        std::vector<DpLabel> bestAt;  // per local end state, for one passenger value
+        // The matrix's times, memory sums and working sets apart, for the branch-free minimum.
+        const auto cells = static_cast<size_t>(L * Lend);
+        std::vector<double> cellT(cells);
+        std::vector<int64_t> cellM(cells), cellMx(cells);
+        for (size_t c = 0; c < cells; ++c) {
+            cellT[c] = matrix[c].t;
+            cellM[c] = matrix[c].m;
+            cellMx[c] = matrix[c].mx;
+        }
+        const auto ends = static_cast<size_t>(Lend);
+        std::vector<double> gT(ends);
+        std::vector<int64_t> gM(ends), gMx(ends), gX(ends);
         for (int k = 0; k < w->repeats; ++k) {
             const int start = w->start + k * w->length, last = start + w->length - 1;
             Layer nxt;
             // Min-plus product, row by row of the matrix (every end state still sees the start
-            // states in ascending order, so ties go as in a plain step).
-            bestAt.resize(static_cast<size_t>(Lend));
+            // states in ascending order, so ties go as in a plain step). An empty cell (infinite
+            // time, memory 0) never wins: no sum of labels has a negative memory.
             size_t i = 0;  // cur's states, ascending: those of passenger value pv are pv × L + local
             for (int64_t pv = 0; pv < w->passengerStates; ++pv) {
-                std::fill(bestAt.begin(), bestAt.end(), DpLabel{kEmpty, 0, 0, -1, -1, -1});
+                std::fill(gT.begin(), gT.end(), kEmpty);
+                std::fill(gM.begin(), gM.end(), 0);
+                std::fill(gMx.begin(), gMx.end(), 0);
+                std::fill(gX.begin(), gX.end(), -1);
                 for (; i < cur.id.size() && cur.id[i] < static_cast<uint64_t>((pv + 1) * L); ++i) {
                     const size_t s = cur.id[i];
                     const DpLabel& a = cur.labels[cur.offset[i]];
-                    const DpLabel* row = matrix.data() + (s - static_cast<size_t>(pv * L)) * static_cast<size_t>(Lend);
-                    for (size_t y = 0; y < static_cast<size_t>(Lend); ++y) {
-                        const DpLabel& via = row[y];
-                        if (via.t == kEmpty) continue;
-                        const double t = a.t + via.t;
-                        const int64_t m = a.m + via.m;
-                        DpLabel& best = bestAt[y];
-                        if (t < best.t || (t == best.t && m < best.m))
-                            best = DpLabel{t, m, std::max(a.mx, via.mx), static_cast<int32_t>(s), 0, -1};
-                    }
+                    const size_t row = (s - static_cast<size_t>(pv * L)) * ends;
+                    groupMinimum(ends, a.t, a.m, a.mx, static_cast<int64_t>(s), cellT.data() + row, cellM.data() + row, cellMx.data() + row, gT.data(),
+                                 gM.data(), gMx.data(), gX.data());
                 }
-                for (int64_t y = 0; y < Lend; ++y) {
-                    if (bestAt[static_cast<size_t>(y)].t == kEmpty) continue;
-                    nxt.labels.push_back(bestAt[static_cast<size_t>(y)]);
-                    nxt.id.push_back(static_cast<uint32_t>(pv * Lend + y));
+                for (size_t y = 0; y < ends; ++y) {
+                    if (gT[y] == kEmpty) continue;
+                    nxt.labels.push_back(DpLabel{gT[y], gM[y], gMx[y], static_cast<int32_t>(gX[y]), 0, -1});
+                    nxt.id.push_back(static_cast<uint32_t>(pv * Lend + static_cast<int64_t>(y)));
                     nxt.offset.push_back(static_cast<uint32_t>(nxt.labels.size()));
                 }
             }

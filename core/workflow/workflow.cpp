@@ -640,15 +640,16 @@ Result<PlanRun> runPlan(const PlanRequest& request, std::shared_ptr<const Loaded
             // This search's entry in `tried`: its time and what the memo counted during it.
             const auto tryStart = std::chrono::steady_clock::now();
             struct Counts {
-                int64_t skipped = 0, reused = 0, shorter = 0;
+                int64_t skipped = 0, reused = 0, shorter = 0, deeper = 0;
             };
-            auto counts = [&] { return memo ? Counts{memo->skipped, memo->analysesReused, memo->shorterSkips} : Counts{}; };
+            auto counts = [&] { return memo ? Counts{memo->skipped, memo->analysesReused, memo->shorterSkips, memo->deeperSearches} : Counts{}; };
             const Counts before = counts();
             auto entry = [&](bool planned, double seconds, int64_t bytes, std::string note) {
                 const Counts now = counts();
                 const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - tryStart).count();
                 return AccumulationTry{a, planned, seconds, bytes, std::move(note), stage, took,
-                                       now.skipped - before.skipped, now.reused - before.reused, now.shorter - before.shorter};
+                                       now.skipped - before.skipped, now.reused - before.reused, now.shorter - before.shorter,
+                                       now.deeper - before.deeper};
             };
             const bool reuse = analysis && !request.mesh.isAuto() && round == model;
             Result<PlanOutcome> outcome = reuse ? planAnalysed(round->graph, *cluster, *analysis, options)

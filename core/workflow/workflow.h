@@ -47,6 +47,7 @@ struct AccumulationTry {
     int64_t boundSkips = 0;   // meshes skipped on the bounds of earlier searches (SearchMemo)
     int64_t analysesReused = 0;  // meshes whose analysis an earlier stage's search of the count made (SearchMemo)
     int64_t shorterSkips = 0;    // meshes said not to fit from the model with fewer layers (PlannerOptions::shorter)
+    int64_t deeperSearches = 0;  // variants searched on that model with its layer repeated (PlanProblem::deeper)
 };
 
 struct PlanRun {

@@ -729,8 +729,8 @@ private slots:
     }
 
     // Under mesh auto the meshes where nothing fits are told from a 4-layer copy of the model
-    // (PlannerOptions::shorter); the search's tooltip counts them per (ZeRO stage, rounds) search,
-    // as the CLI does.
+    // (PlannerOptions::shorter), and the others searched on it with a layer repeated; the search's
+    // tooltip counts both per (ZeRO stage, rounds) search, as the CLI does.
     void meshesRuledOutByTheShorterCopy() {
         WindowOptions o = smallModel();
         o.build.batch = 16;
@@ -742,6 +742,7 @@ private slots:
         QVERIFY(searchAndWait(w));
         const QString tip = w.searchPanel()->resultLabel()->toolTip();
         QVERIFY2(tip.contains(QStringLiteral("ruled out on memory by a %1-layer copy").arg(kShorterModelLayers)), qPrintable(tip));
+        QVERIFY2(tip.contains(QStringLiteral("searched on a %1-layer copy with a layer repeated").arg(kShorterModelLayers)), qPrintable(tip));
     }
 
     // A global batch that does not fit as one round: the cluster panel's accumulation (auto) lets
