@@ -133,15 +133,20 @@ Result<int64_t> leastMemoryFromShorter(ShorterModel& shorter, const HardwareSpec
                                           kShorterModelLayers);
 }
 
-// The model's problem on `mesh` made from the model with fewer layers (PlanProblem::deeper); its
-// copy's build is a fraction of the model's own.
+// The model's problem on `mesh` made from the model with fewer layers (PlanProblem::buildDeeper);
+// its copy's build is a fraction of the model's own. plan.infeasible (and `need` set) where every
+// plan needs more than `limit` (> 0), said before the copy's pair terms.
 Result<PlanProblem> deeperFromShorter(ShorterModel& shorter, const HardwareSpec& hardware, const Mesh& mesh, const PlannerOptions& options,
-                                      const std::string& analysisKey) {
+                                      const std::string& analysisKey, int64_t limit, int64_t* need) {
     auto analysis = shorterAnalysis(shorter, mesh, options, analysisKey);
     if (!analysis) return analysis.error();
-    auto copy = planningProblem(*shorter.graph, hardware, mesh, options, *analysis);
-    if (!copy) return copy.error();
-    return copy->deeper(shorter.layersLeftOut);
+    auto model = CostModel::create(hardware, mesh);
+    if (!model) return model.error();
+    ProblemOptions po = problemOptionsFor(options, mesh);
+    po.frontierLimit = options.search.maxStates;
+    po.infeasibleAbove = limit;
+    po.leastMemoryOnTooLarge = need;
+    return PlanProblem::buildDeeper(*shorter.graph, *analysis, *model, options.measurements, po, shorter.layersLeftOut, kShorterModelLayers);
 }
 
 }  // namespace
@@ -532,27 +537,32 @@ Result<PlanOutcome> planMeshes(const Graph& graph, const Cluster& cluster, const
                                                        std::to_string(known.rounds) + (known.rounds == 1 ? " round" : " rounds") + " and ZeRO-" +
                                                        std::to_string(known.zeroStage) + "; more rounds and higher stages only add time)");
             }
-            if (const int64_t deeper = tooLarge(vi, *mesh, meshOptions); deeper > 0) {
-                need = deeper;
+            // Searched on the shorter model with its layer repeated: where no plan here is of use
+            // (none fits, told before the copy's pair terms as tooLarge tells it; dominated; none
+            // fits after all), that is the answer; a plan it finds is taken over by the model's own
+            // problem below. Where the copy cannot stand for the model (or its frontier is too
+            // wide), the model's own problem is searched.
+            std::optional<SearchResult> found;
+            auto deeper = onShorter() ? deeperFromShorter(*options.shorter, cluster.hardware, *mesh, meshOptions, analysisKey(*mesh), limit, &need)
+                                      : Result<PlanProblem>(makeError("plan.no_layers", "no shorter copy"));
+            if (!deeper && deeper.error().code == "plan.infeasible") {
+                if (options.memo) ++options.memo->shorterSkips;
+                return deeper.error();
+            }
+            if (const int64_t bound = onShorter() ? 0 : tooLarge(vi, *mesh, meshOptions); bound > 0) {
+                need = bound;
                 if (options.memo) ++options.memo->shorterSkips;
                 return noPlanFits(cand.mesh, limit, need);
             }
-            // Searched on the shorter model with its layer repeated: where no plan here is of use
-            // (dominated, or none fits), that is the answer; a plan it finds is taken over by the
-            // model's own problem below. Where the copy cannot stand for the model (or its frontier
-            // is too wide), the model's own problem is searched.
-            std::optional<SearchResult> found;
-            if (onShorter()) {
-                if (auto deeper = deeperFromShorter(*options.shorter, cluster.hardware, *mesh, meshOptions, analysisKey(*mesh))) {
-                    auto r = deeper->search(limit, {}, meshOptions.search, meshOptions.hooks, mesh->toString(), &need, &fastest);
-                    if (r || r.error().code != "plan.too_large") {
-                        if (options.memo) ++options.memo->deeperSearches;
-                        if (!r) {
-                            if (options.memo && fastest > 0) options.memo->record(cand.mesh, cand.sequenceParallelAxis, rounds, zero, fastest);
-                            return r.error();
-                        }
-                        found = std::move(*r);
+            if (deeper) {
+                auto r = deeper->search(limit, {}, meshOptions.search, meshOptions.hooks, mesh->toString(), &need, &fastest);
+                if (r || r.error().code != "plan.too_large") {
+                    if (options.memo) ++options.memo->deeperSearches;
+                    if (!r) {
+                        if (options.memo && fastest > 0) options.memo->record(cand.mesh, cand.sequenceParallelAxis, rounds, zero, fastest);
+                        return r.error();
                     }
+                    found = std::move(*r);
                 }
             }
             const std::string key = analysisKey(*mesh);

@@ -1040,23 +1040,39 @@ Result<PlanProblem> PlanProblem::withNodeTerms(const Graph& graph, std::shared_p
     return p;
 }
 
-Result<int64_t> PlanProblem::leastMemoryDeeper(const Graph& shorter, std::shared_ptr<const AnalysisReport> analysis, const CostModel& model,
-                                               const Measurements& measurements, const ProblemOptions& options, int64_t extra, int layers) {
-    auto p = withNodeTerms(shorter, std::move(analysis), model, measurements, options);
-    if (!p) return p.error();
-    const SegmentCover& cover = p->m->analysis().cover;
-    const std::vector<RepeatRun> runs = repeatRuns(cover);
+Result<std::vector<int64_t>> PlanProblem::Impl::deeperCopies(int64_t extra, int layers) const {
+    const std::vector<RepeatRun> runs = repeatRuns(cover());
     const auto run = std::max_element(runs.begin(), runs.end(), [](const RepeatRun& x, const RepeatRun& y) { return x.count < y.count; });
     // The layers: one segment each, all of one type, the first and the last possibly merged
     // into the segments around them (the embedding, the head).
     if (run == runs.end() || run->count < 3 || run->count > layers || run->count < layers - 2)
         return makeError("plan.no_layers", "the shorter model's " + std::to_string(layers) + " layers are not a run of repeated segments (" +
-                                               describeCover(cover) + ")");
+                                               describeCover(cover()) + ")");
     // An interior one stands for the layers left out too.
-    const Segment& inner = cover.segments[static_cast<size_t>(run->firstSegment + run->count / 2)];
-    std::vector<int64_t> copies(p->m->unaryMemSum.size(), 1);
+    const Segment& inner = cover().segments[static_cast<size_t>(run->firstSegment + run->count / 2)];
+    std::vector<int64_t> copies(unaryMemSum.size(), 1);
     for (int b = inner.firstBlock; b < inner.firstBlock + inner.blockCount; ++b) copies[static_cast<size_t>(b)] = 1 + extra;
-    return p->m->leastMemory([](int, int) { return true; }, nullptr, &copies);
+    return copies;
+}
+
+Result<int64_t> PlanProblem::leastMemoryDeeper(const Graph& shorter, std::shared_ptr<const AnalysisReport> analysis, const CostModel& model,
+                                               const Measurements& measurements, const ProblemOptions& options, int64_t extra, int layers) {
+    auto p = withNodeTerms(shorter, std::move(analysis), model, measurements, options);
+    if (!p) return p.error();
+    auto copies = p->m->deeperCopies(extra, layers);
+    if (!copies) return copies.error();
+    return p->m->leastMemory([](int, int) { return true; }, nullptr, &*copies);
+}
+
+Result<PlanProblem> PlanProblem::buildDeeper(const Graph& shorter, std::shared_ptr<const AnalysisReport> analysis, const CostModel& model,
+                                             const Measurements& measurements, const ProblemOptions& options, int64_t extra, int layers) {
+    auto p = withNodeTerms(shorter, std::move(analysis), model, measurements, options);
+    if (!p) return p.error();
+    auto copies = p->m->deeperCopies(extra, layers);
+    if (!copies) return copies.error();
+    auto built = finishBuild(std::move(*p), options, &*copies);
+    if (!built) return built.error();
+    return built->deeper(extra);
 }
 
 Result<PlanProblem> PlanProblem::deeper(int64_t extra) const {
@@ -1192,10 +1208,14 @@ Result<PlanProblem> PlanProblem::build(const Graph& graph, std::shared_ptr<const
                                        const Measurements& measurements, const ProblemOptions& options) {
     auto built = withNodeTerms(graph, std::move(analysis), model, measurements, options);
     if (!built) return built.error();
-    PlanProblem p = std::move(*built);
+    return finishBuild(std::move(*built), options, nullptr);
+}
+
+Result<PlanProblem> PlanProblem::finishBuild(PlanProblem p, const ProblemOptions& options, const std::vector<int64_t>* copies) {
     // A mesh that cannot fit is said so before any pair term (the frontier's too).
     if (options.infeasibleAbove > 0)
-        if (const int64_t bound = p.m->leastMemoryBound(); bound > options.infeasibleAbove) {
+        if (const int64_t bound = copies ? p.m->leastMemory([](int, int) { return true; }, nullptr, copies) : p.m->leastMemoryBound();
+            bound > options.infeasibleAbove) {
             if (options.leastMemoryOnTooLarge) *options.leastMemoryOnTooLarge = bound;
             return noPlanFits(options.meshLabel, options.infeasibleAbove, bound);
         }

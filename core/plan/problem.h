@@ -207,6 +207,13 @@ public:
     // before it, pairs into the next layer unlike those from the previous one, pair terms cut to
     // fit the frontier, or fixed ops in the layer that cost time or memory.
     Result<PlanProblem> deeper(int64_t extra) const;
+    // `shorter`'s problem (a copy of the model built with `layers` layers), built and made `extra`
+    // layers deeper (deeper). With options.infeasibleAbove > 0, where the deeper model's least
+    // memory (leastMemoryDeeper's) is above it, plan.infeasible before the pair terms, setting
+    // options.leastMemoryOnTooLarge (where given) to it, as build says it of the model's own
+    // problem: one build of the copy's node terms for both.
+    static Result<PlanProblem> buildDeeper(const Graph& shorter, std::shared_ptr<const AnalysisReport> analysis, const CostModel& model,
+                                           const Measurements& measurements, const ProblemOptions& options, int64_t extra, int layers);
     PlanProblem(PlanProblem&&) noexcept;
     PlanProblem& operator=(PlanProblem&&) noexcept;
     ~PlanProblem();
@@ -247,6 +254,9 @@ private:
     // build's first part: the op states and the blocks' own terms.
     static Result<PlanProblem> withNodeTerms(const Graph& graph, std::shared_ptr<const AnalysisReport> analysis, const CostModel& model,
                                              const Measurements& measurements, const ProblemOptions& options);
+    // build's second part on withNodeTerms's problem: the memory bound (with `copies`, per block
+    // how many times the model holds it: Impl::leastMemory), the frontier check, the pair terms.
+    static Result<PlanProblem> finishBuild(PlanProblem p, const ProblemOptions& options, const std::vector<int64_t>* copies);
     std::unique_ptr<Impl> m;
 };
 

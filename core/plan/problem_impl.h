@@ -314,6 +314,11 @@ struct PlanProblem::Impl {
     // the block's least sum within the cap, as memory has no pair terms.
     int64_t leastMemory(const std::function<bool(int, int)>& allowed, std::vector<int32_t>* choice,
                         const std::vector<int64_t>* copies = nullptr) const;
+    // Per block of a shorter copy of the model (`layers` layers: PlanProblem::leastMemoryDeeper),
+    // how many times the model `extra` layers deeper holds it: the middle segment of its longest
+    // run (an interior layer) 1 + extra times, the others once. plan.no_layers when the layers are
+    // not a run of repeated segments.
+    Result<std::vector<int64_t>> deeperCopies(int64_t extra, int layers) const;
     void separatePairs();
     // When the exact frontier would exceed maxStates: the longest pair terms are cut (see
     // problem.cpp); the search then optimises without their residuals and is not exact.
