@@ -291,21 +291,12 @@ struct PlanAxes {
     std::vector<std::string> sequence;
 };
 
-PlanAxes planAxes(const Graph& graph, const MeshPlan& mp) {
-    Plan p;
-    mp.problem->fillPlan(mp.result.assignment, mp.mask, p);
-    std::map<std::string, int64_t> split;
-    int64_t total = 0;
+PlanAxes planAxes(const MeshPlan& mp) {
+    const PlanProblem::Splits split = mp.problem->splits(mp.result.assignment);
     PlanAxes out;
-    out.sequence = tokenSequenceAxes(p, graph);
-    for (const Op& op : graph.ops()) {
-        if (op.kind != OpKind::Parameter || op.role != ParamRole::Trainable) continue;
-        total += op.type.bytes();
-        for (const auto& axes : p.tensors[static_cast<size_t>(op.id)].result.dims())
-            for (const std::string& a : axes) split[a] += op.type.bytes();
-    }
-    for (const auto& [axis, bytes] : split)
-        if (2 * bytes >= total) out.weights.push_back(axis);
+    out.sequence = split.sequence;
+    for (const auto& [axis, bytes] : split.weightsOver)
+        if (2 * bytes >= split.weightBytes) out.weights.push_back(axis);
     std::erase_if(out.sequence, [&](const std::string& a) { return std::find(out.weights.begin(), out.weights.end(), a) != out.weights.end(); });
     return out;
 }
@@ -542,7 +533,6 @@ Result<PlanOutcome> planMeshes(const Graph& graph, const Cluster& cluster, const
             // fits after all), that is the answer; a plan it finds is taken over by the model's own
             // problem below. Where the copy cannot stand for the model (or its frontier is too
             // wide), the model's own problem is searched.
-            std::optional<SearchResult> found;
             auto deeper = onShorter() ? deeperFromShorter(*options.shorter, cluster.hardware, *mesh, meshOptions, analysisKey(*mesh), limit, &need)
                                       : Result<PlanProblem>(makeError("plan.no_layers", "no shorter copy"));
             if (!deeper && deeper.error().code == "plan.infeasible") {
@@ -558,11 +548,14 @@ Result<PlanOutcome> planMeshes(const Graph& graph, const Cluster& cluster, const
                 auto r = deeper->search(limit, {}, meshOptions.search, meshOptions.hooks, mesh->toString(), &need, &fastest);
                 if (r || r.error().code != "plan.too_large") {
                     if (options.memo) ++options.memo->deeperSearches;
-                    if (!r) {
-                        if (options.memo && fastest > 0) options.memo->record(cand.mesh, cand.sequenceParallelAxis, rounds, zero, fastest);
-                        return r.error();
-                    }
-                    found = std::move(*r);
+                    if (options.memo && fastest > 0) options.memo->record(cand.mesh, cand.sequenceParallelAxis, rounds, zero, fastest);
+                    if (!r) return r.error();
+                    // The model's own problem is made only if the plan is kept (ownProblem).
+                    MeshPlan onCopy;
+                    onCopy.result = std::move(*r);
+                    onCopy.problem = std::move(*deeper);
+                    onCopy.variant = vi;
+                    return onCopy;
                 }
             }
             const std::string key = analysisKey(*mesh);
@@ -593,7 +586,7 @@ Result<PlanOutcome> planMeshes(const Graph& graph, const Cluster& cluster, const
                 analysis = makeError("plan.internal", "no analysis");
             }
             auto planned = planOnMesh(graph, cluster, *mesh, meshOptions, limit, [&](const PlanProblem& p) { return p.applyPins(options.pins); }, check,
-                                      shared, &need, &fastest, found ? &*found : nullptr);
+                                      shared, &need, &fastest);
             if (options.memo && fastest > 0) options.memo->record(cand.mesh, cand.sequenceParallelAxis, rounds, zero, fastest);
             // Kept for the count's later ZeRO stages unless they will skip the mesh on the bound
             // just recorded (their cutoff is no larger than this one).
@@ -653,7 +646,7 @@ Result<PlanOutcome> planMeshes(const Graph& graph, const Cluster& cluster, const
         // an axis that is not tensor-parallel it is not that (the plan is the mesh's own plan, or
         // it trades a gradient's all-reduce for its halves), and a framework would not run it.
         const bool variant = variants[vi].spAxis != options.policy.sequenceParallelAxis;  // one of ours, not the caller's policy
-        const PlanAxes axes = variant || variants.size() > meshes.size() || ringVariants ? planAxes(graph, *mp) : PlanAxes{};
+        const PlanAxes axes = variant || variants.size() > meshes.size() || ringVariants ? planAxes(*mp) : PlanAxes{};
         const std::vector<std::string>& split = axes.weights;
         // Its ring variants (above), planned after the mesh's other variants.
         const double reach = std::min(best ? best->result.objectiveSeconds : mp->result.objectiveSeconds, mp->result.objectiveSeconds) * (1 + kSpReach);
@@ -771,6 +764,34 @@ Result<PlanOutcome> planMeshes(const Graph& graph, const Cluster& cluster, const
         return makeError("plan.dominated", "no plan on " + meshesTried() + " is faster than " + memory_passes::millis(options.search.cutoffSeconds) +
                                                "; the last: " + lastError.message);
     if (!best) return lastError;
+    // A plan kept that was found on the shorter copy: the model's own analysis and problem take it
+    // over (its time and memory checked there; searched there where they differ).
+    auto ownProblem = [&](MeshPlan& mp) -> Status {
+        if (!mp.variant) return {};
+        const size_t vi = *mp.variant;
+        auto mesh = meshOf(variants[vi]);
+        if (!mesh) return mesh.error();
+        PlannerOptions meshOptions = variantOptions(vi, *mesh);
+        meshOptions.hooks.progress = nullptr;
+        meshOptions.search.cutoffSeconds = std::numeric_limits<double>::infinity();  // the plan is kept: no cutoff if searched again
+        const std::string key = analysisKey(*mesh);
+        std::shared_ptr<const AnalysisReport> own = options.memo ? options.memo->analysis(&graph, key) : nullptr;
+        if (!own) {
+            auto made = planningAnalysis(graph, *mesh, meshOptions);
+            if (!made) return made.error();
+            own = std::make_shared<const AnalysisReport>(std::move(*made));
+            if (options.memo && options.memo->keepAnalyses) options.memo->keepAnalysis(&graph, key, own);
+        }
+        const SearchResult found = mp.result;
+        auto planned = planOnMesh(graph, cluster, *mesh, meshOptions, limit, [&](const PlanProblem& p) { return p.applyPins(options.pins); },
+                                  FrontierCheck::Skip, std::move(own), nullptr, nullptr, &found);
+        if (!planned) return planned.error();
+        mp = std::move(*planned);
+        return {};
+    };
+    if (auto st = ownProblem(*best); !st) return st.error();
+    for (auto& entry : close)
+        if (auto st = ownProblem(entry.second); !st) return st.error();
     // Re-ranking: the objective is a sum (overlapped collectives at their contention and what their
     // layer's compute cannot hide: cost/op_cost.h overlappedCharge); the step shown is simulated.
     // Among the best mesh's plan and the close ones, the fastest simulated wins.

@@ -13,6 +13,10 @@ struct MeshPlan {
     std::optional<PlanProblem> problem;
     SearchResult result;
     StrategyMask mask;
+    // planGraph's mesh auto: the plan was found on the shorter copy of the model with a layer
+    // repeated (`problem` is PlanProblem::deeper's) for this variant; the model's own problem takes
+    // it over where the plan is kept.
+    std::optional<size_t> variant;
 };
 
 enum class FrontierCheck : uint8_t {

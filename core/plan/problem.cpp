@@ -1072,11 +1072,11 @@ Result<PlanProblem> PlanProblem::buildDeeper(const Graph& shorter, std::shared_p
     if (!copies) return copies.error();
     auto built = finishBuild(std::move(*p), options, &*copies);
     if (!built) return built.error();
-    return built->deeper(extra);
+    return deeper(std::move(*built), extra);
 }
 
-Result<PlanProblem> PlanProblem::deeper(int64_t extra) const {
-    const Impl& S = *m;
+Result<PlanProblem> PlanProblem::deeper(PlanProblem shorter, int64_t extra) {
+    const Impl& S = *shorter.m;
     const SegmentCover& cover = S.cover();
     auto refuse = [&](const std::string& why) {
         return makeError("plan.no_layers", "the model cannot be planned from its " + std::to_string(S.blockCount()) + "-block copy: " + why);
@@ -1163,6 +1163,7 @@ Result<PlanProblem> PlanProblem::deeper(int64_t extra) const {
         D.unaryMemMax.push_back(S.unaryMemMax[bs]);
         D.choiceList.push_back(S.choiceList[bs]);
     }
+    D.sourceBlock.assign(source.begin(), source.end());
     auto shifted = [&](int b) { return b < f + n ? b : static_cast<int>(b + add); };
     for (const Impl::Pair& p : S.pairs) {
         const bool aIn = in(p.a, f, f + n), bIn = in(p.b, f, f + n);
@@ -1201,6 +1202,7 @@ Result<PlanProblem> PlanProblem::deeper(int64_t extra) const {
     }
     cv->segments = std::move(segments);
     D.deeperCover = std::move(cv);
+    D.source = std::make_shared<const PlanProblem>(std::move(shorter));
     return out;
 }
 
@@ -1365,6 +1367,39 @@ Result<StrategyMask> PlanProblem::applyPins(const std::vector<Pin>& pins) const 
         }
     }
     return mask;
+}
+
+PlanProblem::Splits PlanProblem::splits(const Assignment& assignment) const {
+    const Impl& P = *m;
+    const Impl& Q = P.termsOnly ? *P.source->m : P;  // whose op states
+    const Mesh& mesh = Q.model().mesh();
+    // Per block of Q, the blocks of this problem that take its states.
+    std::vector<std::vector<int32_t>> takers(static_cast<size_t>(Q.blockCount()));
+    for (int b = 0; b < P.blockCount(); ++b)
+        takers[static_cast<size_t>(P.termsOnly ? P.sourceBlock[static_cast<size_t>(b)] : b)].push_back(b);
+    Splits out;
+    for (const Op& op : Q.g->ops()) {
+        if (op.kind != OpKind::Parameter) continue;
+        const bool weight = op.role == ParamRole::Trainable, input = op.role == ParamRole::Input && op.type.rank() >= 2;
+        if (!weight && !input) continue;
+        const int32_t o = Q.owner[static_cast<size_t>(op.id)];
+        auto under = [&](int s) {
+            const TensorSharding t = fromCompact(Q.st(op.id, s).result, mesh);
+            if (weight) {
+                out.weightBytes += op.type.bytes();
+                for (const auto& axes : t.dims())
+                    for (const std::string& a : axes) out.weightsOver[a] += op.type.bytes();
+            }
+            if (input)
+                for (const std::string& a : t.dimAxes(1))
+                    if (std::find(out.sequence.begin(), out.sequence.end(), a) == out.sequence.end()) out.sequence.push_back(a);
+        };
+        if (o < 0)
+            under(0);
+        else
+            for (const int32_t b : takers[static_cast<size_t>(o)]) under(assignment[static_cast<size_t>(b)].strategy);
+    }
+    return out;
 }
 
 void PlanProblem::fillPlan(const Assignment& assignment, const StrategyMask& pinned, Plan& plan) const {

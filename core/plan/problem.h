@@ -29,6 +29,7 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -124,9 +125,9 @@ struct SearchOptions {
     bool shorterModel = true;
     // And, with it, every variant is searched on the copy with one interior layer repeated for the
     // layers left out (PlanProblem::deeper: the model's own problem, term for term, a fraction of
-    // its analysis and build); the model's own analysis and problem are made only for a variant
-    // with a plan, which takes the plan over. False: every variant on the model's own problem
-    // (tests compare the two).
+    // its analysis and build); the model's own analysis and problem are made only for a plan the
+    // search keeps (the best, and those close to it for the re-ranking), and take it over. False:
+    // every variant on the model's own problem (tests compare the two).
     bool deeperSearch = true;
 };
 
@@ -194,7 +195,7 @@ public:
     static Result<int64_t> leastMemoryDeeper(const Graph& shorter, std::shared_ptr<const AnalysisReport> analysis, const CostModel& model,
                                              const Measurements& measurements, const ProblemOptions& options, int64_t extra, int layers);
     // The problem of the model `extra` layers deeper than this one's (built on a shorter copy of
-    // it: ShorterModel, plan/planner.h), from this problem's block-level terms alone: the middle
+    // it: ShorterModel, plan/planner.h; kept inside it), from its block-level terms alone: the middle
     // segment of its longest run of repeated segments (an interior layer) repeated `extra` more
     // times, with its own pair terms and those from the layer before it (the pairs between two
     // consecutive layers) repeated with it; the blocks after it follow, shifted. Its blocks are
@@ -206,7 +207,7 @@ public:
     // a pair term that skips a layer or reaches the repeated layer from farther than the layer
     // before it, pairs into the next layer unlike those from the previous one, pair terms cut to
     // fit the frontier, or fixed ops in the layer that cost time or memory.
-    Result<PlanProblem> deeper(int64_t extra) const;
+    static Result<PlanProblem> deeper(PlanProblem shorter, int64_t extra);
     // `shorter`'s problem (a copy of the model built with `layers` layers), built and made `extra`
     // layers deeper (deeper). With options.infeasibleAbove > 0, where the deeper model's least
     // memory (leastMemoryDeeper's) is above it, plan.infeasible before the pair terms, setting
@@ -245,6 +246,17 @@ public:
 
     // Every op's shardings under the assignment (Plan::tensors) and the blocks/segments parts of a plan.
     void fillPlan(const Assignment& assignment, const StrategyMask& pinned, Plan& plan) const;
+    // What the assignment splits, as fillPlan's tensors say it: per mesh axis the bytes of the
+    // trainable weights split over it (of `weightBytes` in all), and the axes the token inputs'
+    // sequence (dim 1 of an input of rank 2 or more) is split over, in op order, each once. A
+    // deeper problem (deeper) counts its repeated layer's weights once per repeat, each under its
+    // own block's choice, as the deeper model's fillPlan would.
+    struct Splits {
+        std::map<std::string, int64_t> weightsOver;
+        int64_t weightBytes = 0;
+        std::vector<std::string> sequence;
+    };
+    Splits splits(const Assignment& assignment) const;
 
     struct Impl;  // plan/problem_impl.h (the planner's own files)
     const Impl& impl() const { return *m; }

@@ -186,8 +186,11 @@ struct PlanProblem::Impl {
     // repeated.
     std::shared_ptr<const SegmentCover> deeperCover;
     const SegmentCover& cover() const { return deeperCover ? *deeperCover : analysis().cover; }
-    // PlanProblem::deeper's problem: block-level terms only (no op states of its own blocks).
+    // PlanProblem::deeper's problem: block-level terms only (no op states of its own blocks); per
+    // block, the block of the shorter copy whose terms and op states it has.
     bool termsOnly = false;
+    std::vector<int32_t> sourceBlock;
+    std::shared_ptr<const PlanProblem> source;  // the shorter copy's problem
     int strategies(int b) const { return base(b) * variants; }
     bool recomputes(int b, int s) const { return variantRc[s / base(b)]; }
     // The search works on choice indices (0 .. strategies(b)); the public API on BlockAssignment.
