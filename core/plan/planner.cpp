@@ -472,8 +472,8 @@ Result<PlanOutcome> planMeshes(const Graph& graph, const Cluster& cluster, const
         return shorterNeed[key] = need && *need > limit ? *need : 0;
     };
     // Variants searched on the shorter model with its layer repeated (PlanProblem::deeper): mesh
-    // auto without pins, as tooLarge. Then the model's own analysis is made only for a variant
-    // with a plan, not ahead.
+    // auto without pins, as tooLarge. Then the model's own analysis is made only for a plan kept
+    // (ownProblem, below), not ahead.
     auto onShorter = [&] { return options.shorter && options.search.deeperSearch && brief && options.pins.empty(); };
     auto prefetchAfter = [&](size_t vi) {
         if (variants.size() < 2 || !options.search.analyseAhead || onShorter()) return;
