@@ -327,8 +327,8 @@ Json planRunJson(const PlanRun& run) {
 
 namespace {
 
-// "  [13.5 s; 1 skipped on earlier bounds; 40 ruled out on memory by a 4-layer copy, 12 searched on
-// it]", or "".
+// "  [13.5 s; 1 skipped on earlier bounds; 40 ruled out on memory by a 4-layer copy; 12 searched on
+// it with a layer repeated]", or "".
 std::string searchNotes(const AccumulationTry& t) {
     std::vector<std::string> parts;
     if (t.searchSeconds >= 0.05) parts.push_back(cli::fixed(t.searchSeconds, 1) + " s");

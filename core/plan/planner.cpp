@@ -533,30 +533,30 @@ Result<PlanOutcome> planMeshes(const Graph& graph, const Cluster& cluster, const
             // fits after all), that is the answer; a plan it finds is taken over by the model's own
             // problem below. Where the copy cannot stand for the model (or its frontier is too
             // wide), the model's own problem is searched.
-            auto deeper = onShorter() ? deeperFromShorter(*options.shorter, cluster.hardware, *mesh, meshOptions, analysisKey(*mesh), limit, &need)
-                                      : Result<PlanProblem>(makeError("plan.no_layers", "no shorter copy"));
-            if (!deeper && deeper.error().code == "plan.infeasible") {
-                if (options.memo) ++options.memo->shorterSkips;
-                return deeper.error();
-            }
-            if (const int64_t bound = onShorter() ? 0 : tooLarge(vi, *mesh, meshOptions); bound > 0) {
+            if (onShorter()) {
+                auto deeper = deeperFromShorter(*options.shorter, cluster.hardware, *mesh, meshOptions, analysisKey(*mesh), limit, &need);
+                if (!deeper && deeper.error().code == "plan.infeasible") {
+                    if (options.memo) ++options.memo->shorterSkips;
+                    return deeper.error();
+                }
+                if (deeper) {
+                    auto r = deeper->search(limit, {}, meshOptions.search, meshOptions.hooks, mesh->toString(), &need, &fastest);
+                    if (r || r.error().code != "plan.too_large") {
+                        if (options.memo) ++options.memo->deeperSearches;
+                        if (options.memo && fastest > 0) options.memo->record(cand.mesh, cand.sequenceParallelAxis, rounds, zero, fastest);
+                        if (!r) return r.error();
+                        // The model's own problem is made only if the plan is kept (ownProblem).
+                        MeshPlan onCopy;
+                        onCopy.result = std::move(*r);
+                        onCopy.problem = std::move(*deeper);
+                        onCopy.variant = vi;
+                        return onCopy;
+                    }
+                }
+            } else if (const int64_t bound = tooLarge(vi, *mesh, meshOptions); bound > 0) {
                 need = bound;
                 if (options.memo) ++options.memo->shorterSkips;
                 return noPlanFits(cand.mesh, limit, need);
-            }
-            if (deeper) {
-                auto r = deeper->search(limit, {}, meshOptions.search, meshOptions.hooks, mesh->toString(), &need, &fastest);
-                if (r || r.error().code != "plan.too_large") {
-                    if (options.memo) ++options.memo->deeperSearches;
-                    if (options.memo && fastest > 0) options.memo->record(cand.mesh, cand.sequenceParallelAxis, rounds, zero, fastest);
-                    if (!r) return r.error();
-                    // The model's own problem is made only if the plan is kept (ownProblem).
-                    MeshPlan onCopy;
-                    onCopy.result = std::move(*r);
-                    onCopy.problem = std::move(*deeper);
-                    onCopy.variant = vi;
-                    return onCopy;
-                }
             }
             const std::string key = analysisKey(*mesh);
             if (heldKey != key) {

@@ -1028,11 +1028,12 @@ Result<PlanProblem> PlanProblem::withNodeTerms(const Graph& graph, std::shared_p
     p.m->variants = policy.recompute == RecomputePolicy::Auto ? 2 : 1;
     p.m->variantRc[0] = policy.recompute == RecomputePolicy::All || recomputesByLayer(policy.recompute);
     p.m->analysisStore = std::move(analysis);
-    for (const ParallelBlock& b : p.m->analysisStore->blocks.blocks) p.m->blockBase.push_back(static_cast<int32_t>(b.strategies.size()));
     p.m->modelStore = model;
-    for (const ParallelBlock& b : p.m->analysis().blocks.blocks)
+    for (const ParallelBlock& b : p.m->analysis().blocks.blocks) {
         if (b.strategies.empty() || b.strategies.front().memberFactors.size() != b.members.size())
             return makeError("plan.internal", "block " + std::to_string(b.id) + " has no strategies with member factors");
+        p.m->blockBase.push_back(static_cast<int32_t>(b.strategies.size()));
+    }
     if (!measurements.calibration.empty()) p.m->modelStore->setCalibration(measurements.calibration);
     p.m->shareRepeated = options.shareRepeatedSegments;
     CFP_TRY(p.m->buildStates(measurements.kernels));
@@ -1040,37 +1041,49 @@ Result<PlanProblem> PlanProblem::withNodeTerms(const Graph& graph, std::shared_p
     return p;
 }
 
-Result<std::vector<int64_t>> PlanProblem::Impl::deeperCopies(int64_t extra, int layers) const {
+std::optional<std::pair<RepeatRun, Segment>> PlanProblem::Impl::repeatedLayer() const {
     const std::vector<RepeatRun> runs = repeatRuns(cover());
     const auto run = std::max_element(runs.begin(), runs.end(), [](const RepeatRun& x, const RepeatRun& y) { return x.count < y.count; });
+    if (run == runs.end() || run->count < 3) return std::nullopt;
+    return std::make_pair(*run, cover().segments[static_cast<size_t>(run->firstSegment + run->count / 2)]);
+}
+
+Result<std::vector<int64_t>> PlanProblem::Impl::deeperCopies(int64_t extra, int layers) const {
+    const auto layer = repeatedLayer();
     // The layers: one segment each, all of one type, the first and the last possibly merged
     // into the segments around them (the embedding, the head).
-    if (run == runs.end() || run->count < 3 || run->count > layers || run->count < layers - 2)
+    if (!layer || layer->first.count > layers || layer->first.count < layers - 2)
         return makeError("plan.no_layers", "the shorter model's " + std::to_string(layers) + " layers are not a run of repeated segments (" +
                                                describeCover(cover()) + ")");
     // An interior one stands for the layers left out too.
-    const Segment& inner = cover().segments[static_cast<size_t>(run->firstSegment + run->count / 2)];
+    const Segment& inner = layer->second;
     std::vector<int64_t> copies(unaryMemSum.size(), 1);
     for (int b = inner.firstBlock; b < inner.firstBlock + inner.blockCount; ++b) copies[static_cast<size_t>(b)] = 1 + extra;
     return copies;
 }
 
-Result<int64_t> PlanProblem::leastMemoryDeeper(const Graph& shorter, std::shared_ptr<const AnalysisReport> analysis, const CostModel& model,
-                                               const Measurements& measurements, const ProblemOptions& options, int64_t extra, int layers) {
+Result<std::pair<PlanProblem, std::vector<int64_t>>> PlanProblem::shorterNodeTerms(const Graph& shorter, std::shared_ptr<const AnalysisReport> analysis,
+                                                                                    const CostModel& model, const Measurements& measurements,
+                                                                                    const ProblemOptions& options, int64_t extra, int layers) {
     auto p = withNodeTerms(shorter, std::move(analysis), model, measurements, options);
     if (!p) return p.error();
     auto copies = p->m->deeperCopies(extra, layers);
     if (!copies) return copies.error();
-    return p->m->leastMemory([](int, int) { return true; }, nullptr, &*copies);
+    return std::make_pair(std::move(*p), std::move(*copies));
+}
+
+Result<int64_t> PlanProblem::leastMemoryDeeper(const Graph& shorter, std::shared_ptr<const AnalysisReport> analysis, const CostModel& model,
+                                               const Measurements& measurements, const ProblemOptions& options, int64_t extra, int layers) {
+    auto p = shorterNodeTerms(shorter, std::move(analysis), model, measurements, options, extra, layers);
+    if (!p) return p.error();
+    return p->first.m->leastMemory([](int, int) { return true; }, nullptr, &p->second);
 }
 
 Result<PlanProblem> PlanProblem::buildDeeper(const Graph& shorter, std::shared_ptr<const AnalysisReport> analysis, const CostModel& model,
                                              const Measurements& measurements, const ProblemOptions& options, int64_t extra, int layers) {
-    auto p = withNodeTerms(shorter, std::move(analysis), model, measurements, options);
+    auto p = shorterNodeTerms(shorter, std::move(analysis), model, measurements, options, extra, layers);
     if (!p) return p.error();
-    auto copies = p->m->deeperCopies(extra, layers);
-    if (!copies) return copies.error();
-    auto built = finishBuild(std::move(*p), options, &*copies);
+    auto built = finishBuild(std::move(p->first), options, &p->second);
     if (!built) return built.error();
     return deeper(std::move(*built), extra);
 }
@@ -1084,12 +1097,11 @@ Result<PlanProblem> PlanProblem::deeper(PlanProblem shorter, int64_t extra) {
     if (extra < 0) return refuse("a negative layer count");
     if (S.termsOnly) return refuse("its layers were repeated already");
     if (!S.cutPairs.empty()) return refuse("pair terms were cut to fit its frontier");
-    const std::vector<RepeatRun> runs = repeatRuns(cover);
-    const auto run = std::max_element(runs.begin(), runs.end(), [](const RepeatRun& x, const RepeatRun& y) { return x.count < y.count; });
-    if (run == runs.end() || run->count < 3) return refuse("no run of 3 or more alike segments (" + describeCover(cover) + ")");
-    const Segment& inner = cover.segments[static_cast<size_t>(run->firstSegment + run->count / 2)];
+    const auto layer = S.repeatedLayer();
+    if (!layer) return refuse("no run of 3 or more alike segments (" + describeCover(cover) + ")");
+    const auto& [run, inner] = *layer;
     const int f = inner.firstBlock, n = inner.blockCount, B = S.blockCount();
-    const int runStart = run->firstBlock, runEnd = run->firstBlock + run->count * n;
+    const int runStart = run.firstBlock, runEnd = run.firstBlock + run.count * n;
     const int64_t add = extra * n;
     if (static_cast<int64_t>(B) + add > std::numeric_limits<int32_t>::max()) return refuse("too many blocks");
     auto in = [](int b, int lo, int hi) { return b >= lo && b < hi; };

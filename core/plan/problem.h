@@ -32,6 +32,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "analysis/analysis.h"
@@ -115,7 +116,7 @@ struct SearchOptions {
     bool reuseBounds = true;
     // Under mesh auto, the next variant's analysis is made on a helper thread while the current one
     // is built and searched (plan/planner.cpp); not where the variants are searched on the shorter
-    // copy (deeperSearch), which needs the model's own analysis only for a variant with a plan.
+    // copy (deeperSearch), which needs the model's own analysis only for a plan it keeps.
     // False: each analysis when its variant comes (tests compare the two).
     bool analyseAhead = true;
     // runPlan under mesh auto, for a model the builders make with many alike layers: a mesh where
@@ -266,6 +267,11 @@ private:
     // build's first part: the op states and the blocks' own terms.
     static Result<PlanProblem> withNodeTerms(const Graph& graph, std::shared_ptr<const AnalysisReport> analysis, const CostModel& model,
                                              const Measurements& measurements, const ProblemOptions& options);
+    // withNodeTerms on a shorter copy, with per block how many times the model `extra` layers
+    // deeper holds it (Impl::deeperCopies): leastMemoryDeeper's and buildDeeper's first part.
+    static Result<std::pair<PlanProblem, std::vector<int64_t>>> shorterNodeTerms(const Graph& shorter, std::shared_ptr<const AnalysisReport> analysis,
+                                                                                 const CostModel& model, const Measurements& measurements,
+                                                                                 const ProblemOptions& options, int64_t extra, int layers);
     // build's second part on withNodeTerms's problem: the memory bound (with `copies`, per block
     // how many times the model holds it: Impl::leastMemory), the frontier check, the pair terms.
     static Result<PlanProblem> finishBuild(PlanProblem p, const ProblemOptions& options, const std::vector<int64_t>* copies);

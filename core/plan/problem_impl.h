@@ -322,6 +322,9 @@ struct PlanProblem::Impl {
     // run (an interior layer) 1 + extra times, the others once. plan.no_layers when the layers are
     // not a run of repeated segments.
     Result<std::vector<int64_t>> deeperCopies(int64_t extra, int layers) const;
+    // The longest run of repeated segments (of at least 3) and its middle segment: the layer a
+    // shorter copy repeats for the layers it left out (deeperCopies, PlanProblem::deeper).
+    std::optional<std::pair<RepeatRun, Segment>> repeatedLayer() const;
     void separatePairs();
     // When the exact frontier would exceed maxStates: the longest pair terms are cut (see
     // problem.cpp); the search then optimises without their residuals and is not exact.

@@ -525,27 +525,27 @@ Result<DpResult> SegmentDp::run(const DpPass& mode) {
         // The stretch's matrix: local start state × local end state.
         const int64_t L = w->local;
         const int64_t Lend = w->localEnd;
-        // Its rows are independent: split among the workers.
-        std::vector<DpLabel> matrix(static_cast<size_t>(L * Lend), DpLabel{kEmpty, 0, 0, -1, -1, -1});
+        // Its rows are independent: split among the workers. Kept as times, memory sums and working
+        // sets apart, for the branch-free minimum; an empty cell has infinite time and memory 0.
+        const auto cells = static_cast<size_t>(L * Lend);
+        std::vector<double> cellT(cells, kEmpty);
+        std::vector<int64_t> cellM(cells, 0), cellMx(cells, 0);
         std::vector<int64_t> rowWork(static_cast<size_t>(threads), 0);
         parallelFor(L, threads, 1, [&](int64_t x0, int64_t x1, int worker) {
             for (int64_t x = x0; x < x1; ++x) {
                 if (hooks.cancelled()) return;
                 const Layer end = stretchFrom(*w, x, mode, nullptr, worker, rowWork[static_cast<size_t>(worker)]);
-                for (size_t i = 0; i < end.id.size(); ++i) matrix[static_cast<size_t>(x * Lend + end.id[i])] = end.labels[end.offset[i]];
+                for (size_t i = 0; i < end.id.size(); ++i) {
+                    const auto c = static_cast<size_t>(x * Lend + end.id[i]);
+                    const DpLabel& l = end.labels[end.offset[i]];
+                    cellT[c] = l.t;
+                    cellM[c] = l.m;
+                    cellMx[c] = l.mx;
+                }
             }
         });
         if (hooks.cancelled()) return makeError("plan.cancelled", "search cancelled");
         for (const int64_t d : rowWork) m_doneWork += d;
-        // The matrix's times, memory sums and working sets apart, for the branch-free minimum.
-        const auto cells = static_cast<size_t>(L * Lend);
-        std::vector<double> cellT(cells);
-        std::vector<int64_t> cellM(cells), cellMx(cells);
-        for (size_t c = 0; c < cells; ++c) {
-            cellT[c] = matrix[c].t;
-            cellM[c] = matrix[c].m;
-            cellMx[c] = matrix[c].mx;
-        }
         const auto ends = static_cast<size_t>(Lend);
         std::vector<double> gT(ends);
         std::vector<int64_t> gM(ends), gMx(ends), gX(ends);
