@@ -149,6 +149,81 @@ void printProfileReport(const profiler::ProfileReport& r, const std::string& mod
     std::cout << "  " << (r.cancelled ? "cancelled after " : "done in ") << cli::fixed(r.seconds, 1) << " s\n";
 }
 
+Json kernelsJson(const profiler::ProfileReport& r, const std::string& model, const std::string& hardware) {
+    Json j;
+    j["model"] = model;
+    j["hardware_spec"] = hardware;
+    j["backend"] = r.backend;
+    j["devices"] = r.setup.description;
+    j["fingerprint"] = r.setup.fingerprint.key();
+    j["protocol"] = r.protocol;
+    j["cancelled"] = r.cancelled;
+    j["seconds"] = r.seconds;
+    j["accuracy"] = accuracyJson(r.kernelAccuracy);
+    Json list = Json::array();
+    for (const profiler::KernelResult& k : r.kernels) {
+        const profiler::KernelCase& c = k.kernel;
+        Json e{{"group", std::string(profiler::kernelGroupName(c.group))},
+               {"name", c.name},
+               {"shape", c.shape},
+               {"reference", c.reference},
+               {"predicted_seconds", c.predictedSeconds},
+               {"measured_seconds", k.measured && k.status == profiler::CombinationStatus::Measured ? Json(k.seconds) : Json(nullptr)},
+               {"samples", k.samples},
+               {"status", k.measured ? std::string(profiler::combinationStatusName(k.status)) : std::string("not run")},
+               {"note", k.note},
+               {"flops", c.flops},
+               {"bytes", c.bytes}};
+        switch (c.group) {
+            case profiler::KernelGroup::Gemm:
+                e["gemm"] = {{"batch", c.gemm.batch}, {"m", c.gemm.m}, {"n", c.gemm.n}, {"k", c.gemm.k}, {"dtype", std::string(dtypeName(c.gemm.dtype))}};
+                break;
+            case profiler::KernelGroup::Memory: e["copy_bytes"] = c.copyBytes; break;
+            case profiler::KernelGroup::Attention:
+                e["attention"] = {{"batch", c.attention.batch},     {"heads", c.attention.heads},
+                                  {"seq", c.attention.seq},         {"key_seq", c.attention.keySeq},
+                                  {"head_dim", c.attention.headDim}, {"causal", c.attention.causal},
+                                  {"dtype", std::string(dtypeName(c.attention.dtype))}};
+                break;
+        }
+        list.push_back(std::move(e));
+    }
+    j["kernels"] = list;
+    return j;
+}
+
+void printKernels(const profiler::ProfileReport& r, const std::string& model, const std::string& hardware) {
+    std::cout << model << ", kernel by kernel on one device: " << r.setup.description << " [" << r.backend << "]\n";
+    std::cout << "  predicted by the cost model with the '" << hardware << "' spec's numbers (no calibration); protocol " << r.protocol
+              << "\n\n";
+    std::printf("  %-10s %-58s %-34s %10s %10s %8s\n", "group", "kernel", "shape", "model ms", "meas. ms", "model/m");
+    bool unmeasured = false;
+    for (const profiler::KernelResult& k : r.kernels) {
+        const profiler::KernelCase& c = k.kernel;
+        const std::string name = c.name.size() > 58 ? c.name.substr(0, 55) + "..." : c.name;
+        std::string measured = "-", ratio = "-";
+        if (k.measured && k.status == profiler::CombinationStatus::Measured && k.seconds > 0) {
+            measured = cli::fixed(k.seconds * 1e3, 4);
+            ratio = cli::fixed(c.predictedSeconds / k.seconds, 2);
+        } else if (k.measured) {
+            measured = std::string(profiler::combinationStatusName(k.status));
+        } else {
+            unmeasured = true;
+        }
+        std::printf("  %-10s %-58s %-34s %10s %10s %8s\n", std::string(profiler::kernelGroupName(c.group)).c_str(), name.c_str(), c.shape.c_str(),
+                    cli::fixed(c.predictedSeconds * 1e3, 4).c_str(), measured.c_str(), ratio.c_str());
+    }
+    std::fflush(stdout);
+    if (unmeasured)
+        std::cout << "\n  '-': the profiler has no fused attention kernel; bench/reference/kernels.py times these with PyTorch\n"
+                     "  (scaled_dot_product_attention) from this command's --json output\n";
+    if (r.kernelAccuracy.segments > 0)
+        std::cout << "\n  model vs measured (" << r.kernelAccuracy.segments << " kernels): mean "
+                  << cli::fixed(100.0 * r.kernelAccuracy.meanRelativeError, 1) << "%, worst " << cli::fixed(100.0 * r.kernelAccuracy.worstRelativeError, 1)
+                  << "% (" << r.kernelAccuracy.worst << ")\n";
+    std::cout << "  " << (r.cancelled ? "cancelled after " : "done in ") << cli::fixed(r.seconds, 1) << " s\n";
+}
+
 int listProfileDb(const std::string& path, bool json) {
     auto db = profiler::ProfileDb::open(path, profiler::ProfileDb::OpenMode::ReadOnly);
     if (!db) return fail(db.error().withContext("--db"));
@@ -179,11 +254,12 @@ int cmdProfile(const std::vector<std::string>& argv) {
     OptionSpec spec = modelOptionSpec();
     spec.valued.insert({"--hardware", "--nodes", "--mesh", "--db", "--types", "--calibrate", "--warmups", "--rounds", "--runs", "--abandon",
                         "--keep", "--processes", "--optimizer-sharding"});
-    spec.flags.insert({"--json", "--new-db", "--no-reuse", "--simulate", "--quiet", "--list"});
+    spec.flags.insert({"--json", "--new-db", "--no-reuse", "--simulate", "--quiet", "--list", "--kernels"});
     auto args = cli::parseArgs(argv, spec);
     if (!args) return fail(args.error());
     if (args->has("--help") || args->has("-h")) {
-        std::cout << "Usage: cfp profile [MODEL] --db FILE [--hardware H] [--nodes N] [--mesh SHAPE] [options]\n\n"
+        std::cout << "Usage: cfp profile [MODEL] --db FILE [--hardware H] [--nodes N] [--mesh SHAPE] [options]\n"
+                     "       cfp profile [MODEL] --kernels [--hardware H] [--json]\n\n"
                      "Runs every segment type of MODEL under every block-strategy combination on the attached GPUs\n"
                      "(cuBLASLt GEMMs, memory-bound kernels, NCCL collectives on the mesh axes), calibrates the cost\n"
                      "model, and stores everything in the profile DB, keyed by the hardware fingerprint. Combinations\n"
@@ -192,6 +268,10 @@ int cmdProfile(const std::vector<std::string>& argv) {
                      "  --db FILE          the profile DB (SQLite; created when missing)\n"
                      "  --new-db           start a new DB; an existing (or damaged) FILE is kept as FILE.old-…/.damaged-…\n"
                      "  --list             list the fingerprints stored in --db FILE and exit\n"
+                     "  --kernels          instead: each kernel of MODEL's step on one GPU (its GEMMs forward and\n"
+                     "                     backward, streaming copies, the flash attention core) measured on its own\n"
+                     "                     against the cost model's price with the --hardware spec's numbers; no DB.\n"
+                     "                     --json's output feeds bench/reference/kernels.py (the same kernels in PyTorch)\n"
                      "  --hardware H       the hardware spec the measurements stand for (default h100-sxm)\n"
                      "  --nodes N          nodes (default 1); the mesh has N x GPUs-per-node devices\n"
                      "  --mesh M           8, 2x4, dp=2,tp=4 (default: one axis over all devices)\n"
@@ -213,14 +293,26 @@ int cmdProfile(const std::vector<std::string>& argv) {
         if (!dbPath) return fail(makeError("cli.usage", "--list needs --db FILE"));
         return listProfileDb(*dbPath, args->has("--json"));
     }
-    if (!dbPath) return fail(makeError("cli.usage", "profile needs --db FILE (the profile DB to store measurements in)"));
+    const bool kernels = args->has("--kernels");
+    if (kernels)
+        for (const char* o : {"--db", "--new-db", "--mesh", "--nodes", "--types", "--no-reuse", "--calibrate", "--optimizer-sharding", "--processes"})
+            if (args->has(o) || args->value(o)) return fail(makeError("cli.usage", std::string(o) + " does not apply to --kernels (one GPU, nothing stored)"));
+    if (!dbPath && !kernels) return fail(makeError("cli.usage", "profile needs --db FILE (the profile DB to store measurements in)"));
     const std::string hwName = args->value("--hardware").value_or("h100-sxm");
     auto cluster = clusterFromArgs(*args);
     if (!cluster) return fail(cluster.error());
     profiler::SessionConfig config;
     config.cluster = *cluster;
     config.hardwareSpec = hwName;
-    config.dbPath = *dbPath;
+    config.dbPath = dbPath.value_or("");
+    config.kernels = kernels;
+    if (kernels) {
+        // One device: the kernels run unsplit on one GPU.
+        config.cluster.nodes = 1;
+        config.cluster.hardware.gpusPerNode = 1;
+        config.mesh = "dp=1";
+        config.calibration = profiler::CalibrationMode::Never;
+    }
     config.dbMode = args->has("--new-db") ? profiler::ProfileDb::OpenMode::StartNew : profiler::ProfileDb::OpenMode::OpenOrCreate;
     config.mesh = args->value("--mesh").value_or("");
     config.reuse = !args->has("--no-reuse");
@@ -319,8 +411,18 @@ int cmdProfile(const std::vector<std::string>& argv) {
     if (progress) std::fprintf(stderr, "\r\033[K");
     if (!report) return fail(report.error().withContext("profile"));
     if (!report->setup.root) return report->cancelled ? kExitFailure : kExitOk;
-    if (json) std::cout << profileReportJson(*report).dump(2) << '\n';
-    else printProfileReport(*report, config.modelName);
+    if (kernels) {
+        if (json) std::cout << kernelsJson(*report, config.modelName, hwName).dump(2) << '\n';
+        else printKernels(*report, config.modelName, hwName);
+    } else if (json) {
+        std::cout << profileReportJson(*report).dump(2) << '\n';
+    } else {
+        printProfileReport(*report, config.modelName);
+    }
+    if (report->cancelled && kernels) {
+        std::cerr << "cfp: error: profile: cancelled; the kernels measured before it are shown above [profiler.cancelled]\n";
+        return kExitFailure;
+    }
     if (report->cancelled) {
         std::cerr << "cfp: error: profile: cancelled; the " << report->results.size()
                   << " combinations finished before it are in the profile DB [profiler.cancelled]\n";

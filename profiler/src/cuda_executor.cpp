@@ -302,7 +302,7 @@ Status CudaBackend::prepare(const SegmentWorkPlan& work) {
             d.arenaBytes = 0;
             if (auto e = cudaMalloc(&d.arena, arena); e != cudaSuccess) return cudaFailure("allocating " + std::to_string(arena) + " bytes of buffers", e);
             d.arenaBytes = arena;
-            if (auto e = cudaMemsetAsync(d.arena, 0, arena, d.stream); e != cudaSuccess) return cudaFailure("clearing buffers", e);
+            if (auto e = fillBuffer(d.arena, arena, 0x9E3779B9u, d.stream); e != cudaSuccess) return cudaFailure("filling buffers", e);
         }
         const auto persistent = static_cast<size_t>(std::max<int64_t>(0, work.persistentBytes));
         if (d.persistentBytes != persistent) {

@@ -14,6 +14,10 @@ cudaError_t launchMemoryKernel(const void* src, size_t readBytes, void* dst, siz
     return cudaSuccess;
 }
 
+cudaError_t fillBuffer(void* p, size_t bytes, unsigned, cudaStream_t stream) {
+    return cudaMemsetAsync(p, 0x3E, bytes, stream);  // every bf16 0.186, fp32 0.186: non-zero at least
+}
+
 bool haveMemoryKernel() { return false; }
 
 }  // namespace cfp::profiler

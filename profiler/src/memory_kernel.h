@@ -12,6 +12,12 @@ namespace cfp::profiler {
 // min(read, write) plus a memset of the remaining writes stands in.
 cudaError_t launchMemoryKernel(const void* src, size_t readBytes, void* dst, size_t writeBytes, int smCount, cudaStream_t stream);
 
+// Fills `bytes` at `p` with values like a model's (GEMM timings depend on the data: on H200 a bf16
+// GEMM of zeros ran 13-30% faster than of random values, bench/reference/kernels.py): every 16-bit
+// word a bf16 of random sign and mantissa in ±[0.25, 1), which read as fp16 or as the high half of
+// an fp32 is finite too. Without nvcc a constant non-zero byte stands in.
+cudaError_t fillBuffer(void* p, size_t bytes, unsigned seed, cudaStream_t stream);
+
 // Whether launchMemoryKernel is the real kernel (false: the copy stand-in).
 bool haveMemoryKernel();
 

@@ -266,6 +266,48 @@ Result<ProfileReport> ProfilerSession::run() {
     if (setup->comm == CommMode::Modelled)
         S.log("fewer GPUs than the mesh needs: measuring one rank's compute, communication from the model");
 
+    if (cfg.kernels) {
+        auto suite = kernelSuite(*cfg.graph, cfg.cluster.hardware);
+        if (!suite) return suite.error();
+        S.done = 0;
+        S.total = static_cast<int64_t>(std::count_if(suite->begin(), suite->end(), [](const KernelCase& c) { return c.measurable(); }));
+        std::vector<PredictedMeasured> pairs;
+        for (KernelCase& c : *suite) {
+            KernelResult r;
+            if (c.measurable() && !S.backend->anyRank(S.cancel.load())) {
+                SessionProgress kp;
+                kp.stage = "kernels";
+                kp.combination = c.name;
+                kp.message = "measuring: " + c.name;
+                S.progress(kp);
+                const auto t0 = Clock::now();
+                auto meas = S.measure(c.work, 0.0, false, "kernel '" + c.name + "'");
+                if (!meas) return meas.error();
+                if (meas->cancelled) break;
+                r.measured = true;
+                r.status = meas->status;
+                r.seconds = meas->seconds;
+                r.samples = meas->samples;
+                r.note = meas->note;
+                ++S.done;
+                S.measuredWallSeconds += secondsSince(t0);
+                ++S.measuredCount;
+                if (r.status == CombinationStatus::Measured) pairs.push_back({c.name + " " + c.shape, c.predictedSeconds, r.seconds});
+            }
+            r.kernel = std::move(c);
+            report.kernels.push_back(std::move(r));
+        }
+        report.kernelAccuracy = accuracyOf(pairs);
+        report.cancelled = S.cancel.load();
+        report.seconds = secondsSince(S.start);
+        SessionProgress fin;
+        fin.stage = "done";
+        fin.remainingSeconds = 0;
+        fin.message = report.cancelled ? "cancelled" : "done";
+        S.progress(fin);
+        return report;
+    }
+
     // Profile DB (written by the root rank only).
     std::optional<ProfileDb> db;
     int64_t hwId = 0;

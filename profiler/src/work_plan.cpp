@@ -111,6 +111,17 @@ struct UnionFind {
 
 }  // namespace
 
+GemmShape dotGemmShape(const Op& dot, const std::vector<std::vector<int64_t>>& operandDims) {
+    const auto& d = dot.attrs.dot;
+    GemmShape g;
+    g.dtype = dot.type.dtype;
+    g.batch = product(operandDims.at(0), d.lhsBatch);
+    g.k = product(operandDims[0], d.lhsContracting);
+    g.m = productExcept(operandDims[0], d.lhsBatch, d.lhsContracting);
+    g.n = productExcept(operandDims.at(1), d.rhsBatch, d.rhsContracting);
+    return g;
+}
+
 struct SegmentCatalog::Impl {
     const Graph* g = nullptr;
     Mesh mesh;
@@ -387,18 +398,13 @@ Result<SegmentWorkPlan> SegmentCatalog::workPlan(int type, const std::vector<int
         const std::vector<int64_t> resultDims = shardDims(op.type, t.result, mesh);
 
         if (op.kind == OpKind::Dot && operandDims.size() == 2) {
-            const auto& d = op.attrs.dot;
             WorkItem item;
             item.kind = WorkKind::Gemm;
             item.ops = {v};
             item.flops = flops;
             item.bytes = bytes;
-            item.gemm.dtype = op.type.dtype;
+            item.gemm = dotGemmShape(op, operandDims);
             item.dtype = op.type.dtype;
-            item.gemm.batch = product(operandDims[0], d.lhsBatch);
-            item.gemm.k = product(operandDims[0], d.lhsContracting);
-            item.gemm.m = productExcept(operandDims[0], d.lhsBatch, d.lhsContracting);
-            item.gemm.n = productExcept(operandDims[1], d.rhsBatch, d.rhsContracting);
             item.opSignature = opCostSignature(op, operandDims, operandTypes, resultDims);
             item.name = op.name + " dot " + std::string(dtypeName(op.type.dtype)) + " " + shapeText(operandDims[0]) + "." +
                         shapeText(operandDims[1]);

@@ -8,6 +8,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QSet>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -85,6 +86,50 @@ private slots:
         const Run help = cfp({"profile", "--help"});
         QCOMPARE(help.exitCode, 0);
         QVERIFY(help.out.contains("mpirun"));
+    }
+
+    // --kernels: each kernel of the step on one device against the model, no DB; its JSON is what
+    // bench/reference/kernels.py reads (the fields it uses are checked).
+    void kernelsAgainstTheModel() {
+        const Run r = cfp(QStringList{"profile"} + kModel + QStringList{"--kernels", "--simulate", "--quiet", "--hardware", "h200", "--json"});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const QJsonObject o = parseObject(r.out);
+        QCOMPARE(o["model"].toString(), QString("gpt3-125m"));
+        QCOMPARE(o["hardware_spec"].toString(), QString("h200"));
+        const QJsonArray kernels = o["kernels"].toArray();
+        QSet<QString> groups, references;
+        int measured = 0;
+        for (const auto& v : kernels) {
+            const QJsonObject k = v.toObject();
+            groups.insert(k["group"].toString());
+            references.insert(k["reference"].toString());
+            QVERIFY(k["predicted_seconds"].toDouble() > 0);
+            if (k["group"] == "gemm") QVERIFY(k["gemm"].toObject()["m"].toInt() > 0);
+            if (k["group"] == "memory") QVERIFY(k["copy_bytes"].toDouble() > 0);
+            if (k["group"] == "attention") {
+                QVERIFY(k["measured_seconds"].isNull());
+                QCOMPARE(k["attention"].toObject()["seq"].toInt(), 128);
+                QVERIFY(k["attention"].toObject()["causal"].toBool());
+            } else {
+                QCOMPARE(k["measured_seconds"].toDouble(), k["predicted_seconds"].toDouble());  // simulated
+                ++measured;
+            }
+        }
+        QCOMPARE(groups, (QSet<QString>{"gemm", "memory", "attention"}));
+        QCOMPARE(references, (QSet<QString>{"matmul", "copy", "sdpa_forward", "sdpa_backward"}));
+        QCOMPARE(o["accuracy"].toObject()["segments"].toInt(), measured);
+
+        const Run text = cfp(QStringList{"profile"} + kModel + QStringList{"--kernels", "--simulate", "--quiet"});
+        QVERIFY2(text.exitCode == 0, text.err.constData());
+        QVERIFY(text.out.contains("kernel by kernel on one device"));
+        QVERIFY(text.out.contains("attention core, flash (forward)"));
+        QVERIFY(text.out.contains("bench/reference/kernels.py"));
+        // Options of the segment profile do not apply.
+        QTemporaryDir dir;
+        const Run withDb = cfp(QStringList{"profile"} + kModel + QStringList{"--kernels", "--simulate", "--db", dir.filePath("k.db")});
+        QCOMPARE(withDb.exitCode, 2);
+        QVERIFY(withDb.err.contains("--db does not apply to --kernels"));
+        QVERIFY(!QFile::exists(dir.filePath("k.db")));
     }
 
     // --simulate: the session and the DB end to end; a second run reuses everything; `cfp plan

@@ -37,6 +37,9 @@
 // measured when the DB has none for the fingerprint (CalibrationMode::IfMissing).
 //
 //   ProfilerSession s(config, std::move(*makeCudaBackend()), callbacks);
+// Kernels. With SessionConfig::kernels the session measures the kernel suite (kernel_suite.h) one
+// case at a time (stage "kernels") and returns: ProfileReport::kernels, kernelAccuracy.
+//
 //   std::thread worker([&] { auto report = s.run(); … });
 //   … s.cancel();   // from the GUI thread
 //
@@ -56,6 +59,7 @@
 #include "profiler/backend.h"
 #include "profiler/calibration.h"
 #include "profiler/candidates.h"
+#include "profiler/kernel_suite.h"
 #include "profiler/profile_db.h"
 #include "profiler/protocol.h"
 
@@ -78,6 +82,10 @@ struct SessionConfig {
     CalibrationGrid calibrationGrid;
     bool reuse = true;                    // skip combinations the DB already has
     CandidateLimits candidates;           // which combinations of a large type are profiled
+    // The kernel comparison (kernel_suite.h) instead of the segments: each kernel of the model's
+    // step on one device measured under the protocol against the model's price; no calibration,
+    // nothing read from or stored in the DB. The mesh should be one device's ("1").
+    bool kernels = false;
 };
 
 struct SessionProgress {
@@ -111,6 +119,15 @@ struct CombinationResult {
     std::string note;
 };
 
+struct KernelResult {
+    KernelCase kernel;
+    CombinationStatus status = CombinationStatus::Measured;
+    bool measured = false;                // run by the profiler (KernelCase::measurable)
+    double seconds = 0;                   // median of the timed rounds
+    std::vector<double> samples;
+    std::string note;
+};
+
 struct SegmentTypeSummary {
     int type = 0;
     std::string name;                     // "T1 (4 blocks, x24)"
@@ -139,6 +156,8 @@ struct ProfileReport {
     bool calibrationMeasured = false;     // measured in this session
     int64_t opMeasurements = 0;           // GEMM timings stored in this session
     int64_t distinctOps = 0;              // measured ops the DB holds for the fingerprint afterwards
+    std::vector<KernelResult> kernels;    // SessionConfig::kernels: every case, in the suite's order
+    AccuracyReport kernelAccuracy;        // the model vs the measured kernels
     AccuracyReport accuracy;              // calibrated model vs measured combinations
     AccuracyReport uncalibratedAccuracy;  // the spec's numbers vs measured
     double seconds = 0;                   // wall time of run()

@@ -60,6 +60,10 @@ struct GemmShape {
     int64_t bytes() const { return batch * (m * k + k * n + m * n) * dtypeBytes(dtype); }
 };
 
+// The GEMM a dot runs with operands of `operandDims` (local shapes): its batch dims, the lhs's
+// free dims as m, the rhs's as n, the contracting dims as k.
+GemmShape dotGemmShape(const Op& dot, const std::vector<std::vector<int64_t>>& operandDims);
+
 struct WorkItem {
     WorkKind kind = WorkKind::Memory;
     std::string name;              // "layers.0.attn.qkv dot", "fused add+multiply (3 ops)", "all-reduce over x"

@@ -1,0 +1,134 @@
+// Kernel comparison (profiler/kernel_suite.h, `cfp profile --kernels`): the cases of a model's
+// step on one device — GEMM shapes as the graph's dots have them, each priced as a GEMM probe; the
+// attention core found with its shape and mask, priced as the evaluator prices it under flash
+// attention with the forward's recomputation counted in the backward; measured one by one by a
+// session (here the simulated backend, whose times are the model's), nothing stored.
+
+#include <QtTest>
+
+#include <map>
+#include <set>
+#include <tuple>
+
+#include "hardware/hardware.h"
+#include "models/models.h"
+#include "must.h"
+#include "profiler/calibration.h"
+#include "profiler/kernel_suite.h"
+#include "profiler/session.h"
+
+using namespace cfp;
+using namespace cfp::profiler;
+using cfp::test::must;
+
+namespace {
+
+constexpr int64_t kBatch = 2, kSeq = 256;
+
+Graph gpt() {
+    ModelConfig c = must(presetConfig("gpt3-125m"), "preset");
+    c.numLayers = 2;
+    BuildOptions b;
+    b.batch = kBatch;
+    b.seq = kSeq;
+    return must(buildTrainingStep(c, b), "build").graph;
+}
+
+HardwareSpec h200() { return must(loadHardware("h200"), "h200"); }
+
+}  // namespace
+
+class TestKernelSuite : public QObject {
+    Q_OBJECT
+
+private slots:
+    void gemmsAreTheGraphsDotsPricedAsProbes() {
+        const Graph g = gpt();
+        const auto suite = must(kernelSuite(g, h200()), "suite");
+        HardwareSpec one = h200();
+        one.gpusPerNode = 1;
+        const CostModel model = must(CostModel::create(one, must(assignLinkClasses(must(parseMesh("dp=1", 1), "mesh"), 1), "links")), "model");
+        std::set<std::tuple<int64_t, int64_t, int64_t, int64_t>> shapes;
+        int gemms = 0;
+        for (const KernelCase& c : suite) {
+            if (c.group != KernelGroup::Gemm) continue;
+            ++gemms;
+            QVERIFY2(shapes.insert({c.gemm.batch, c.gemm.m, c.gemm.n, c.gemm.k}).second, c.shape.c_str());  // each shape once
+            QVERIFY(c.measurable());
+            QCOMPARE(c.reference, std::string("matmul"));
+            QCOMPARE(c.predictedSeconds, gemmProbe(c.gemm, model).predictedSeconds);
+            QCOMPARE(c.flops, 2.0 * c.gemm.batch * c.gemm.m * c.gemm.n * c.gemm.k);
+        }
+        const int64_t t = kBatch * kSeq, h = 768;
+        // The fused QKV projection forward, the MLP's, the head's, and Q·Kᵀ per head (12 heads of 64).
+        QVERIFY(shapes.count({1, t, 3 * h, h}));
+        QVERIFY(shapes.count({1, t, 4 * h, h}));
+        QVERIFY(shapes.count({1, t, 50257, h}));
+        QVERIFY(shapes.count({kBatch * 12, kSeq, kSeq, 64}));
+        // Its weight gradient: hᵀ · dY over the tokens.
+        QVERIFY(shapes.count({1, h, 3 * h, t}));
+        QVERIFY(gemms >= 10);
+    }
+
+    void attentionCoreAsOneFlashKernel() {
+        const Graph g = gpt();
+        const auto suite = must(kernelSuite(g, h200()), "suite");
+        std::map<std::string, KernelCase> att;
+        for (const KernelCase& c : suite)
+            if (c.group == KernelGroup::Attention) att[c.reference] = c;
+        QCOMPARE(att.size(), size_t{2});
+        const KernelCase& f = att.at("sdpa_forward");
+        const KernelCase& b = att.at("sdpa_backward");
+        QVERIFY(!f.measurable() && !b.measurable());  // the profiler has no fused attention kernel
+        QCOMPARE(f.attention.batch, kBatch);
+        QCOMPARE(f.attention.heads, int64_t{12});
+        QCOMPARE(f.attention.seq, kSeq);
+        QCOMPARE(f.attention.keySeq, kSeq);
+        QCOMPARE(f.attention.headDim, int64_t{64});
+        QVERIFY(f.attention.causal);
+        // Matmuls of s×s×d per head: Q·Kᵀ and P·V forward; the scores again, dP, dV, dQ and dK
+        // backward (the recomputation is the backward's, not the forward's).
+        const double one = 2.0 * kBatch * 12 * kSeq * kSeq * 64;
+        QCOMPARE(f.flops, 2 * one);
+        QCOMPARE(b.flops, 5 * one);
+        QVERIFY(f.predictedSeconds > 0 && b.predictedSeconds > f.predictedSeconds);
+    }
+
+    void sessionMeasuresEachKernelAndStoresNothing() {
+        SessionConfig config;
+        config.graph = std::make_shared<const Graph>(gpt());
+        HardwareSpec one = h200();
+        one.gpusPerNode = 1;
+        config.cluster = Cluster{one, 1};
+        config.mesh = "dp=1";
+        config.kernels = true;
+        config.calibration = CalibrationMode::Never;
+        config.protocol.warmupRuns = 0;
+        config.protocol.timedRounds = 1;
+        config.protocol.runsPerRound = 1;
+        int progress = 0;
+        ProfilerSession::Callbacks cb;
+        cb.progress = [&](const SessionProgress& p) { progress += p.stage == "kernels"; };
+        ProfilerSession session(config, std::make_unique<SimulatedBackend>(), cb);
+        const ProfileReport report = must(session.run(), "run");
+        const auto suite = must(kernelSuite(*config.graph, one), "suite");
+        QCOMPARE(report.kernels.size(), suite.size());
+        int measured = 0;
+        for (size_t i = 0; i < suite.size(); ++i) {
+            const KernelResult& r = report.kernels[i];
+            QCOMPARE(r.kernel.name, suite[i].name);
+            QCOMPARE(r.measured, suite[i].measurable());
+            if (!r.measured) continue;
+            ++measured;
+            QCOMPARE(r.status, CombinationStatus::Measured);
+            QVERIFY(std::abs(r.seconds - suite[i].predictedSeconds) <= 1e-12 * suite[i].predictedSeconds);  // the simulated backend
+        }
+        QCOMPARE(report.kernelAccuracy.segments, measured);
+        QVERIFY(progress > 0);  // throttled: at least the stage's first
+        QVERIFY(report.results.empty() && report.types.empty());
+        QVERIFY(!report.calibrationMeasured);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestKernelSuite)
+#include "tst_kernel_suite.moc"
