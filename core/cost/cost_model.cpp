@@ -186,6 +186,14 @@ const CollectiveFit* CostModel::findFit(CollectiveKind kind, size_t axis) const 
     return nullptr;
 }
 
+bool gemmUnaligned(const GemmGrid& grid, double flops, DType dtype) {
+    const double cells = grid.batch * grid.m * grid.n;
+    if (!(cells > 0) || !(flops > 0)) return false;
+    const auto vector = static_cast<int64_t>(std::max<int64_t>(1, 16 / std::max<int64_t>(1, dtypeBytes(dtype))));
+    auto off = [&](double d) { return std::llround(d) % vector != 0; };
+    return off(grid.m) || off(grid.n) || off(flops / (2.0 * cells));
+}
+
 double gemmWaveFactor(const HardwareSpec& hw, const GemmGrid& grid) {
     if (hw.smCount < 1 || hw.gemmTiles.empty()) return 1.0;
     const double sms = hw.smCount;
@@ -209,7 +217,10 @@ double CostModel::kernelSeconds(OpKind kind, DType dtype, double localFlops, dou
             efficiency = *e;
             measured = true;
         }
-    if (kind == OpKind::Dot && grid && !measured) efficiency *= gemmWaveFactor(m_hw, *grid);
+    if (kind == OpKind::Dot && grid && !measured) {
+        if (m_hw.gemmUnalignedEfficiency > 0 && gemmUnaligned(*grid, localFlops, dtype)) efficiency = m_hw.gemmUnalignedEfficiency;
+        else efficiency *= gemmWaveFactor(m_hw, *grid);
+    }
     const double peak = m_hw.peakFlopsFor(dtype) * efficiency;
     const double compute = peak > 0 ? localFlops / peak : 0.0;
     return std::max(compute, memory) + launchSeconds();

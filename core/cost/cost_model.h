@@ -19,6 +19,14 @@
 // 132 SMs: 2048 tiles, 16 waves, 97%); a GEMM of 133 tiles takes two waves where 132 take one.
 // Dots only, not inside a flash attention kernel, and not where a calibration table gives the
 // measured efficiency (which has the shapes in it).
+// Unaligned GEMMs (a hardware file's gemm_unaligned_efficiency): a GEMM one of whose dimensions
+// m, n, k (local) is not a multiple of 16 bytes' worth of its type (8 bf16 values) runs at that
+// efficiency instead, waves aside — the tensor-core kernels that cuBLAS prefers need every row of
+// every operand 16-byte aligned. Measured on an H200 (`cfp profile --kernels`, 2026-11-30), bf16
+// GEMMs with n or k = 50257 (GPT-2's vocabulary in the LM head, forward and both gradients):
+// 134-143 TFLOP/s through cuBLASLt and torch.matmul alike, 0.14 of peak, where the aligned GEMMs
+// of the same layer reach 0.70-0.93. Frameworks pad the vocabulary for this reason (Megatron-LM's
+// --make-vocab-size-divisible-by 128).
 //
 // Fusion, as a compiler does it: an edge producer → consumer is FUSED when the producer is fusible,
 // the consumer is fusible or a reduce, the producer has exactly one consumer, neither op has a
@@ -142,6 +150,9 @@ struct CostCalibration {
 struct GemmGrid {
     double batch = 1, m = 1, n = 1;
 };
+// Whether a GEMM of `grid` with contraction k = flops / (2 · batch · m · n) in `dtype` is unaligned
+// (above).
+bool gemmUnaligned(const GemmGrid& grid, double flops, DType dtype);
 // The wave and tile factor of the header's rule, in (0, 1]; 1 without gemm_waves.
 double gemmWaveFactor(const HardwareSpec& hardware, const GemmGrid& grid);
 

@@ -106,7 +106,7 @@ public:
         // named as such rather than reported by its first unknown field.
         static constexpr std::string_view kTopFields[] = {
             "format", "version", "name", "sources", "memory_gib", "memory_reserve_gib", "hbm_tb_per_s", "peak_tflops",
-            "gemm_efficiency", "gemm_waves", "hbm_efficiency", "kernel_launch_us", "overlap_compute_slowdown", "gpus_per_node", "intra_node",
+            "gemm_efficiency", "gemm_waves", "gemm_unaligned_efficiency", "hbm_efficiency", "kernel_launch_us", "overlap_compute_slowdown", "gpus_per_node", "intra_node",
             "inter_node"};
         CFP_TRY(checkKeys(doc, "", kTopFields));
 
@@ -138,6 +138,8 @@ public:
         if (doc.contains("gemm_efficiency"))
             CFP_HW_ASSIGN(spec.gemmEfficiency, requiredNumber(doc, "", "gemm_efficiency", Range::Fraction));
         if (doc.contains("gemm_waves")) CFP_TRY(readGemmWaves(doc.at("gemm_waves"), "/gemm_waves", spec));
+        if (doc.contains("gemm_unaligned_efficiency"))
+            CFP_HW_ASSIGN(spec.gemmUnalignedEfficiency, requiredNumber(doc, "", "gemm_unaligned_efficiency", Range::Fraction));
         if (doc.contains("hbm_efficiency"))
             CFP_HW_ASSIGN(spec.hbmEfficiency, requiredNumber(doc, "", "hbm_efficiency", Range::Fraction));
         if (doc.contains("kernel_launch_us")) {
@@ -476,6 +478,8 @@ std::string writeHardwareJson(const HardwareSpec& spec) {
             out += (i ? ", [" : "[") + std::to_string(spec.gemmTiles[i].first) + ", " + std::to_string(spec.gemmTiles[i].second) + "]";
         out += "]},\n";
     }
+    if (spec.gemmUnalignedEfficiency > 0)
+        out += "  \"gemm_unaligned_efficiency\": " + numberText(spec.gemmUnalignedEfficiency) + ",\n";
     out += "  \"hbm_efficiency\": " + numberText(spec.hbmEfficiency) + ",\n";
     out += "  \"kernel_launch_us\": " + numberText(spec.kernelLaunchSeconds * kMicrosecondsPerSecond) + ",\n";
     out += "  \"gpus_per_node\": " + std::to_string(spec.gpusPerNode) + ",\n";

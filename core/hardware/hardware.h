@@ -61,6 +61,10 @@ struct HardwareSpec {
     // output). smCount 0: not modelled (every GEMM at gemmEfficiency).
     int smCount = 0;
     std::vector<std::pair<int, int>> gemmTiles;
+    // Achieved / peak for a GEMM with a dimension (m, n or k) that is not a whole number of 16-byte
+    // vectors of its type — a vocabulary of 50257, say: the library cannot use its tensor-core
+    // kernels that need aligned rows (cost_model.h "Unaligned GEMMs"). 0: not modelled.
+    double gemmUnalignedEfficiency = 0;
     double hbmEfficiency = 0.8;           // achieved / peak HBM bandwidth (0, 1]
     double kernelLaunchSeconds = 3e-6;    // fixed cost of one kernel
     // Compute slowed by communication in flight beside it, as a fraction of the overlapped time

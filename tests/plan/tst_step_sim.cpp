@@ -259,6 +259,34 @@ private slots:
         QVERIFY(model.kernelSeconds(OpKind::Dot, DType::BF16, flops, 1e6) < model.kernelSeconds(OpKind::Dot, DType::BF16, flops, 1e6, &grid));
     }
 
+    // Unaligned GEMMs (cost_model.h): a dimension that is not a multiple of 8 bf16 values (16
+    // bytes) — the LM head of a 50257 vocabulary, forward (n) and input gradient (k) — runs at
+    // gemm_unaligned_efficiency of peak, no wave factor; 50304 is aligned; fp32 needs multiples of 4;
+    // a spec without the field keeps the aligned price; a calibration table still wins.
+    void unalignedGemmsRunSlow() {
+        const HardwareSpec h = must(loadHardware("h200"), "h200");
+        QCOMPARE(h.gemmUnalignedEfficiency, 0.14);
+        QVERIFY(!gemmUnaligned(GemmGrid{1, 16384, 50304}, 2.0 * 16384 * 50304 * 2048, DType::BF16));
+        QVERIFY(gemmUnaligned(GemmGrid{1, 16384, 50257}, 2.0 * 16384 * 50257 * 2048, DType::BF16));   // n
+        QVERIFY(gemmUnaligned(GemmGrid{1, 16384, 2048}, 2.0 * 16384 * 2048 * 50257, DType::BF16));    // k
+        QVERIFY(gemmUnaligned(GemmGrid{1, 16385, 2048}, 2.0 * 16385 * 2048 * 2048, DType::BF16));     // m
+        QVERIFY(gemmUnaligned(GemmGrid{1, 16384, 2052}, 2.0 * 16384 * 2052 * 2048, DType::BF16));     // 4 values: 8 bytes
+        QVERIFY(!gemmUnaligned(GemmGrid{1, 16384, 2052}, 2.0 * 16384 * 2052 * 2048, DType::F32));     // 16 bytes
+        const Mesh one = must(assignLinkClasses(must(parseMesh("1", 1), "mesh"), 8), "links");
+        const CostModel model = must(CostModel::create(h, one), "model");
+        const GemmGrid head{1, 2048, 50257};
+        const double flops = 2.0 * 2048 * 50257 * 12288;
+        const double t = model.kernelSeconds(OpKind::Dot, DType::BF16, flops, 1e6, &head) - model.launchSeconds();
+        QVERIFY(std::abs(t - flops / (989e12 * 0.14)) < 1e-12);  // 18.4 ms; measured 18.9 ms (H200, cfp profile --kernels)
+        HardwareSpec plain = h;
+        plain.gemmUnalignedEfficiency = 0;
+        const CostModel aligned = must(CostModel::create(plain, one), "aligned");
+        QVERIFY(aligned.kernelSeconds(OpKind::Dot, DType::BF16, flops, 1e6, &head) < t / 4);
+        const HardwareSpec back = must(parseHardware(writeHardwareJson(h), "back.json"), "back");
+        QCOMPARE(back.gemmUnalignedEfficiency, 0.14);
+        QCOMPARE(must(loadHardware("a100-sxm-80gb"), "a100").gemmUnalignedEfficiency, 0.0);  // not measured there
+    }
+
     void nvlinkCollectivesFollowTheMeasuredCurve() {
         const CostModel model = modelOf(0.0);
         auto bus = [&](CollectiveKind k, double bytes) {

@@ -908,7 +908,11 @@ private slots:
         const PipelinePlan& pl = *plan.pipeline;
         QCOMPARE(pl.schedule, PipeScheduleKind::Mip);
         QCOMPARE(pl.actions.size(), size_t{4});
-        QVERIFY2(plan.stepSeconds() <= std::min(oneF, h1) * (1 + 1e-9),
+        // The MIP reschedules the 1F1B plan's stages (warm-started from the best generated
+        // schedule at those times); the ZB-H1 request searches its own plan, which may cut the
+        // layers a little better (0.14% here since the LM head's unaligned GEMMs weigh on the last
+        // stage), hence the tolerance against it.
+        QVERIFY2(plan.stepSeconds() <= oneF * (1 + 1e-9) && plan.stepSeconds() <= h1 * 1.005,
                  qPrintable(QString("mip %1 ms, 1f1b %2 ms, zb-h1 %3 ms").arg(plan.stepSeconds() * 1e3).arg(oneF * 1e3).arg(h1 * 1e3)));
         QVERIFY(plan.stepSeconds() < oneF * 0.99);  // the zero-bubble orders pay here
         QVERIFY(plan.memory.total() <= plan.memoryLimitBytes);
