@@ -966,10 +966,16 @@ ProfilerPanel::ProfilerPanel(Explorer* explorer, QWidget* parent) : QWidget(pare
     m_start = new QPushButton(tr("Profile segment types"), this);
     m_start->setObjectName(QStringLiteral("profileButton"));
     m_start->setToolTip(tr("Measure every segment type of the model under every combination of its blocks' strategies"));
+    m_kernels = new QPushButton(tr("Kernels vs model"), this);
+    m_kernels->setObjectName(QStringLiteral("kernelsButton"));
+    m_kernels->setToolTip(tr("Measure each kernel of the model's step on one GPU — its GEMMs forward and backward, streaming copies — "
+                             "against the cost model's price with the hardware spec's numbers (as cfp profile --kernels); "
+                             "nothing is stored"));
     m_cancel = new QPushButton(tr("Cancel"), this);
     m_cancel->setEnabled(false);
     buttons->addWidget(refresh);
     buttons->addWidget(m_start);
+    buttons->addWidget(m_kernels);
     buttons->addWidget(m_cancel);
     layout->addLayout(buttons);
     m_progress = new QProgressBar(this);
@@ -989,6 +995,7 @@ ProfilerPanel::ProfilerPanel(Explorer* explorer, QWidget* parent) : QWidget(pare
     layout->addWidget(m_measurements, 1);
     connect(refresh, &QPushButton::clicked, this, &ProfilerPanel::discover);
     connect(m_start, &QPushButton::clicked, this, &ProfilerPanel::start);
+    connect(m_kernels, &QPushButton::clicked, this, &ProfilerPanel::startKernels);
     connect(m_cancel, &QPushButton::clicked, this, &ProfilerPanel::cancel);
     connect(&explorer->jobs(), &JobRunner::jobProgress, this, [this](JobKind kind, double fraction, const QString& text) {
         // After Cancel the session's last estimate is no longer true: progress is not shown again.
@@ -1051,7 +1058,11 @@ void ProfilerPanel::discover() {
         });
 }
 
-void ProfilerPanel::start() {
+void ProfilerPanel::start() { run(false); }
+
+void ProfilerPanel::startKernels() { run(true); }
+
+void ProfilerPanel::run(bool kernels) {
     auto model = m_explorer->model();
     if (!model) {
         m_status->setText(tr("Open a model first."));
@@ -1073,7 +1084,15 @@ void ProfilerPanel::start() {
     if (auto plan = m_explorer->plan(); plan && plan->model == model) config.mesh = meshShapeText(plan->plan().mesh);
     else if (!request.mesh.isAuto()) config.mesh = request.mesh.toString();
     config.policy = request.policy;
-    for (QString part : m_types->text().split(QLatin1Char(','), Qt::SkipEmptyParts)) {
+    if (kernels) {
+        // One device: the kernels run unsplit on one GPU, nothing is read from or stored in the DB.
+        config.kernels = true;
+        config.cluster.nodes = 1;
+        config.cluster.hardware.gpusPerNode = 1;
+        config.mesh = "dp=1";
+        config.calibration = profiler::CalibrationMode::Never;
+    }
+    for (QString part : (kernels ? QString() : m_types->text()).split(QLatin1Char(','), Qt::SkipEmptyParts)) {
         part = part.trimmed();
         if (part.startsWith(QLatin1Char('T'), Qt::CaseInsensitive)) part = part.mid(1);
         bool ok = false;
@@ -1085,7 +1104,7 @@ void ProfilerPanel::start() {
         config.segmentTypes.push_back(t);
     }
     const bool simulate = m_simulate->isChecked();
-    const QString db = runDbPath();
+    const QString db = kernels ? QString() : runDbPath();
     if (!db.isEmpty() && profiler::profileDbAvailable()) {
         QDir().mkpath(QFileInfo(db).absolutePath());
         config.dbPath = db.toStdString();
@@ -1093,9 +1112,14 @@ void ProfilerPanel::start() {
     auto bridge = std::make_shared<CancelBridge>();
     m_bridge = bridge;
     m_measurements->clear();
+    if (kernels)
+        m_measurements->setHeaderLabels({tr("group"), tr("kernel"), tr("shape"), tr("measured"), tr("model"), tr("error"), tr("status")});
+    else
+        m_measurements->setHeaderLabels({tr("type"), tr("combination"), tr("status"), tr("measured"), tr("model"), tr("error"), tr("memory")});
     m_progress->setValue(0);
     m_progressText->clear();
     m_start->setEnabled(false);
+    m_kernels->setEnabled(false);
     m_cancel->setEnabled(true);
     m_status->setText(simulate ? tr("Profiling (simulated) on the profiler thread…") : tr("Profiling on the profiler thread…"));
     m_explorer->jobs().start<profiler::ProfileReport>(
@@ -1161,15 +1185,21 @@ void ProfilerPanel::start() {
             bridge->detach();
             return report;
         },
-        [this, db, simulate](Result<profiler::ProfileReport> r) {
+        [this, db, simulate, kernels](Result<profiler::ProfileReport> r) {
             m_bridge.reset();
             m_start->setEnabled(true);
+            m_kernels->setEnabled(true);
             m_cancel->setEnabled(false);
             if (!r) {
                 m_progress->setValue(0);
                 m_progressText->clear();
                 m_status->setText(tr("Profiling failed: %1").arg(qs(r.error().toString())));
                 emit profilingFinished(false);
+                return;
+            }
+            if (kernels) {
+                showKernels(*r);
+                emit profilingFinished(!r->cancelled);
                 return;
             }
             int measured = 0, reused = 0, abandoned = 0, other = 0;
@@ -1207,6 +1237,40 @@ void ProfilerPanel::start() {
             m_status->setText(text + QLatin1Char('.'));
             emit profilingFinished(!r->cancelled);
         });
+}
+
+void ProfilerPanel::showKernels(const profiler::ProfileReport& r) {
+    int unmeasured = 0;
+    for (const profiler::KernelResult& k : r.kernels) {
+        const profiler::KernelCase& c = k.kernel;
+        const bool ok = k.measured && k.status == profiler::CombinationStatus::Measured && k.seconds > 0;
+        const double err = ok ? (c.predictedSeconds - k.seconds) / k.seconds * 100 : 0;
+        unmeasured += !k.measured;
+        auto* item = new QTreeWidgetItem(
+            m_measurements,
+            {qs(std::string(profiler::kernelGroupName(c.group))), qs(c.name), qs(c.shape), ok ? formatSeconds(k.seconds) : QString(),
+             formatSeconds(c.predictedSeconds),
+             ok ? QStringLiteral("%1%2%").arg(err >= 0 ? QStringLiteral("+") : QString()).arg(err, 0, 'f', 1) : QString(),
+             k.measured ? qs(std::string(profiler::combinationStatusName(k.status))) : tr("not run")});
+        if (!k.measured)
+            item->setToolTip(6, tr("The profiler has no fused attention kernel: bench/reference/kernels.py times it with PyTorch's "
+                                   "scaled_dot_product_attention from `cfp profile --kernels --json`"));
+        item->setToolTip(1, qs(c.name));
+    }
+    m_progress->setValue(r.cancelled ? m_progress->value() : 1000);
+    m_progressText->setText(r.cancelled ? tr("Cancelled.") : tr("Done: %n kernel(s).", nullptr, static_cast<int>(r.kernels.size())));
+    QString text = tr("%1 %2: %3 kernels on one GPU against the '%4' spec's numbers")
+                       .arg(r.cancelled ? tr("Cancelled;") : tr("Done"), qs(r.backend))
+                       .arg(r.kernels.size())
+                       .arg(qs(m_explorer->request().hardware));
+    if (r.kernelAccuracy.segments > 0)
+        text += tr("; model vs measured over %1: mean %2%, worst %3% (%4)")
+                    .arg(r.kernelAccuracy.segments)
+                    .arg(100.0 * r.kernelAccuracy.meanRelativeError, 0, 'f', 1)
+                    .arg(100.0 * r.kernelAccuracy.worstRelativeError, 0, 'f', 1)
+                    .arg(qs(r.kernelAccuracy.worst));
+    if (unmeasured > 0) text += tr("; %n attention row(s) priced only (no fused attention kernel in the profiler)", nullptr, unmeasured);
+    m_status->setText(text + QLatin1Char('.'));
 }
 
 void ProfilerPanel::cancel() {

@@ -20,6 +20,10 @@ class QPushButton;
 class QSpinBox;
 class QTreeView;
 class QTreeWidget;
+
+namespace cfp::profiler {
+struct ProfileReport;
+}
 class QUndoStack;
 
 namespace cfp::explorer {
@@ -180,6 +184,9 @@ public:
     ~ProfilerPanel() override;
     void discover();  // lists devices on the profiler thread
     void start();     // profiles every segment type of the current model
+    // Measures each kernel of the current model's step on one GPU against the cost model
+    // (profiler/kernel_suite.h, as `cfp profile --kernels`); nothing is stored.
+    void startKernels();
     void cancel();
     bool isRunning() const;
     void refresh();   // the project's profile DB
@@ -189,6 +196,7 @@ public:
     QLineEdit* typesEdit() const { return m_types; }
     QCheckBox* simulateBox() const { return m_simulate; }
     QPushButton* startButton() const { return m_start; }
+    QPushButton* kernelsButton() const { return m_kernels; }
     QPushButton* cancelButton() const { return m_cancel; }
     QProgressBar* progressBar() const { return m_progress; }
     QString statusText() const;
@@ -214,7 +222,10 @@ private:
     QCheckBox* m_simulate = nullptr;
     QCheckBox* m_useInSearch = nullptr;
     QPushButton* m_start = nullptr;
+    QPushButton* m_kernels = nullptr;
     QPushButton* m_cancel = nullptr;
+    void run(bool kernels);
+    void showKernels(const profiler::ProfileReport& report);
     QProgressBar* m_progress = nullptr;
     QLabel* m_progressText = nullptr;
     QTreeWidget* m_measurements = nullptr;

@@ -7,6 +7,7 @@
 #include <QFile>
 #include <QLineEdit>
 #include <QPushButton>
+#include <QSet>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTreeWidget>
@@ -76,6 +77,48 @@ private slots:
         QVERIFY2(panel->statusText().contains("not used for planning"), qPrintable(panel->statusText()));
         QVERIFY(!w.explorer()->request().profile);
         QVERIFY2(!panel->progressText().contains("left"), qPrintable(panel->progressText()));
+    }
+
+    // "Kernels vs model" (as cfp profile --kernels): one row per kernel of the model's step with the
+    // model's price and, simulated, the same measured; the attention core priced but not run; no
+    // DB written, the search's measurements untouched; the segment view's columns come back.
+    void kernelsAgainstTheModel() {
+        MainWindow w(smallModel());
+        w.show();
+        QVERIFY(waitAnalysis(w));
+        ProfilerPanel* panel = w.profilerPanel();
+        panel->dbEdit()->setText(path("kernels/profile.db"));
+        panel->simulateBox()->setChecked(true);
+        QSignalSpy finished(panel, &ProfilerPanel::profilingFinished);
+        panel->kernelsButton()->click();
+        QVERIFY(finished.wait(kWaitMs));
+        QCOMPARE(finished.at(0).at(0).toBool(), true);
+        QTreeWidget* rows = panel->measurements();
+        QCOMPARE(rows->headerItem()->text(1), QString("kernel"));
+        QSet<QString> groups;
+        int attention = 0;
+        for (int i = 0; i < rows->topLevelItemCount(); ++i) {
+            const QTreeWidgetItem* it = rows->topLevelItem(i);
+            groups.insert(it->text(0));
+            QVERIFY(!it->text(4).isEmpty());  // the model's price
+            if (it->text(0) == "attention") {
+                ++attention;
+                QCOMPARE(it->text(6), QString("not run"));
+                QVERIFY(it->text(3).isEmpty());
+            } else {
+                QCOMPARE(it->text(5), QString("+0.0%"));  // simulated: the model's own numbers
+            }
+        }
+        QCOMPARE(groups, (QSet<QString>{"gemm", "memory", "attention"}));
+        QCOMPARE(attention, 2);
+        QVERIFY2(panel->statusText().contains("kernels on one GPU"), qPrintable(panel->statusText()));
+        QVERIFY(!QFile::exists(path("kernels/profile.db")) && !QFile::exists(path("kernels/profile.simulated.db")));
+        QVERIFY(!w.explorer()->request().profile);
+        QVERIFY(panel->startButton()->isEnabled() && panel->kernelsButton()->isEnabled());
+        QSignalSpy again(panel, &ProfilerPanel::profilingFinished);
+        panel->startButton()->click();
+        QVERIFY(again.wait(kWaitMs));
+        QCOMPARE(rows->headerItem()->text(1), QString("combination"));
     }
 
     // Cancel takes the estimate of the time left away at once, and no late progress report brings
