@@ -168,6 +168,14 @@ int main(int argc, char** argv) {
         // fused kernels (layer norm, bias-GeLU, masked softmax, bias-dropout-add).
         r.policy.fusion = torchtitan ? KernelFusion::Eager : KernelFusion::Compiled;
         if (torchtitan) notes.push_back("kernels eager (torchtitan without torch.compile)");
+        // The attention kernel the source names: scaled_dot_product_attention's flash backend is
+        // FlashAttention-2 (flash2); otherwise the fused kernel frameworks pick on the GPU (flash:
+        // cuDNN's on Hopper, as Megatron-LM's Transformer Engine runs it).
+        const std::string attention = run.at("config").value("attention", std::string());
+        if (attention.find("(flash)") != std::string::npos) {
+            r.policy.attention = AttentionKernel::Flash2;
+            notes.push_back("attention flash2 (SDPA's flash backend: FlashAttention-2)");
+        }
         r.hardware = hardwareFor(run, dir, notes);
         const int64_t gpus = run.at("hardware").at("gpus").get<int64_t>(), perNode = run.at("hardware").at("gpus_per_node").get<int64_t>();
         r.nodes = std::max<int64_t>(1, gpus / perNode);

@@ -75,7 +75,7 @@ int cmdEstimate(const std::vector<std::string>& argv) {
                      "  --hardware H       built-in spec or JSON file (default h100-sxm); --nodes N (default 1)\n"
                      "  --memory-limit S   usable memory per device (default: HBM less the spec's reserve)\n"
                      "  --memory-reserve S memory kept back from the HBM (default: the spec's)\n"
-                     "  --attention A      flash (default) or eager attention kernels (as cfp plan)\n"
+                     "  --attention A      flash (default), flash2 or eager attention kernels (as cfp plan)\n"
                      "  --cross-entropy C  fused (default), inplace (Megatron-LM without loss fusion) or eager\n"
                      "                     (PyTorch F.cross_entropy on f32 logits, as torchtitan) (as cfp plan)\n"
                      "  --fusion F         compiled (default: fused elementwise chains) or eager (PyTorch without\n"

@@ -275,7 +275,7 @@ Result<PlanRequest> commonRequestFromArgs(const ParsedArgs& args) {
         }
     if (auto v = args.value("--attention")) {
         auto a = parseAttentionKernel(*v);
-        if (!a) return makeError("cli.usage", "--attention: '" + *v + "' is not flash or eager");
+        if (!a) return makeError("cli.usage", "--attention: '" + *v + "' is not flash, flash2 or eager");
         r.policy.attention = *a;
     }
     if (auto v = args.value("--cross-entropy")) {

@@ -167,6 +167,7 @@ Json kernelsJson(const profiler::ProfileReport& r, const std::string& model, con
                {"name", c.name},
                {"shape", c.shape},
                {"reference", c.reference},
+               {"backend", c.backend.empty() ? Json(nullptr) : Json(c.backend)},
                {"predicted_seconds", c.predictedSeconds},
                {"measured_seconds", k.measured && k.status == profiler::CombinationStatus::Measured ? Json(k.seconds) : Json(nullptr)},
                {"samples", k.samples},

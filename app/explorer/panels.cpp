@@ -167,9 +167,10 @@ ClusterPanel::ClusterPanel(Explorer* explorer, QWidget* parent) : QWidget(parent
         box->setToolTip(tip);
         return box;
     };
-    m_attention = listBox("attentionBox", {QStringLiteral("flash"), QStringLiteral("eager")},
-                         tr("Attention cores as one fused kernel (flash: scores on chip, recomputed in the backward) "
-                               "or one kernel per op (eager: scores written and saved)"));
+    m_attention = listBox("attentionBox", {QStringLiteral("flash"), QStringLiteral("flash2"), QStringLiteral("eager")},
+                         tr("Attention cores as one fused kernel (flash: scores on chip, recomputed in the backward, at the speed "
+                            "of the kernel frameworks pick on this GPU, cuDNN's on Hopper; flash2: FlashAttention-2's, PyTorch's "
+                            "flash backend) or one kernel per op (eager: scores written and saved)"));
     form->addRow(tr("Attention"), m_attention);
     m_crossEntropy = listBox("crossEntropyBox", {QStringLiteral("fused"), QStringLiteral("inplace"), QStringLiteral("eager")},
                          tr("How the loss runs. fused: one kernel, the logits kept (Megatron-LM --cross-entropy-loss-fusion, a "

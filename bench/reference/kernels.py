@@ -10,14 +10,20 @@ script times each case as PyTorch runs it:
   matmul          torch.matmul on bf16 operands [batch,] m x k and k x n
   copy            dst.copy_(src), src and dst of half the bytes each
   sdpa_forward    torch.nn.functional.scaled_dot_product_attention on [b, h, s, d], with the flash
-                  backend (SDPBackend.FLASH_ATTENTION) and, where it runs, cuDNN's
-                  (SDPBackend.CUDNN_ATTENTION); the same shape without the causal mask beside it
+                  backend (SDPBackend.FLASH_ATTENTION, FlashAttention-2) and cuDNN's
+                  (SDPBackend.CUDNN_ATTENTION); the row's `backend` is the one compared (cudnn for
+                  --attention flash, flash for flash2); the same shape without the mask beside it
   sdpa_backward   forward plus backward (out.backward) less the forward
 
 Times are CUDA-event medians over rounds of back-to-back launches after warm-ups. It prints the table
 (model, cfp's measurement, PyTorch's, and model / PyTorch) and writes it with --json.
 
+With --attention-sweep it times scaled_dot_product_attention alone (flash and cuDNN backends,
+causal and not, forward and backward) over sequence lengths at a fixed 16384 tokens, 32 heads of
+128, and writes effective TFLOP/s (the causal ones counting half the s x s work).
+
 Usage: python3 bench/reference/kernels.py --cases cases.json [--json out.json] [--rounds 5] [--runs 10]
+       python3 bench/reference/kernels.py --attention-sweep [--json out.json]
 Needs a CUDA GPU and torch >= 2.3 (torch.nn.attention.sdpa_kernel).
 """
 import argparse
@@ -102,13 +108,46 @@ def time_sdpa(a, backend, causal, rounds, runs):
     return fwd, max(0.0, total - fwd)
 
 
+def attention_sweep(args):
+    if not torch.cuda.is_available():
+        sys.exit("kernels.py: no CUDA device")
+    rows = []
+    print(f"scaled_dot_product_attention on {torch.cuda.get_device_name(0)}, torch {torch.__version__}: 16384 tokens, 32 heads")
+    print(f"{'d':>4} {'s':>6} {'b':>3} {'backend':8} {'mask':7} {'fwd ms':>8} {'bwd ms':>8} {'fwd TF/s':>9} {'bwd TF/s':>9}")
+    for d in (128, 64):
+        for s in ((1024, 2048, 4096, 8192, 16384) if d == 128 else (2048, 8192)):
+            b = 16384 // s
+            a = {"batch": b, "heads": 32, "seq": s, "key_seq": s, "head_dim": d, "dtype": "bf16"}
+            full = 4.0 * b * 32 * s * s * d  # Q.K^T and P.V
+            for backend in ("FLASH_ATTENTION", "CUDNN_ATTENTION"):
+                for causal in (True, False):
+                    t = time_sdpa(a, backend, causal, args.rounds, args.runs)
+                    work = full * (0.5 if causal else 1.0)
+                    row = dict(a, backend=backend, causal=causal, forward_seconds=None if t is None else t[0],
+                               backward_seconds=None if t is None else t[1])
+                    rows.append(row)
+                    if t is None:
+                        continue
+                    print(f"{d:>4} {s:>6} {b:>3} {backend.split('_')[0].lower():8} {'causal' if causal else 'none':7} {t[0] * 1e3:8.3f} "
+                          f"{t[1] * 1e3:8.3f} {work / t[0] / 1e12:9.1f} {2.5 * work / t[1] / 1e12:9.1f}")
+                    torch.cuda.empty_cache()
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"device": torch.cuda.get_device_name(0), "torch": torch.__version__, "rows": rows}, f, indent=1)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--cases", required=True, help="JSON from `cfp profile MODEL --kernels --json`")
+    ap.add_argument("--cases", help="JSON from `cfp profile MODEL --kernels --json`")
+    ap.add_argument("--attention-sweep", action="store_true", help="time SDPA alone over sequence lengths")
     ap.add_argument("--json", help="write the table here")
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--runs", type=int, default=10)
     args = ap.parse_args()
+    if args.attention_sweep:
+        return attention_sweep(args)
+    if not args.cases:
+        ap.error("--cases or --attention-sweep")
     with open(args.cases) as f:
         cases = json.load(f)
     if not torch.cuda.is_available():
@@ -141,8 +180,10 @@ def main():
                 for (backend, causal), t in timings.items():
                     name = backend.split("_")[0].lower() + ("" if causal == a["causal"] else "_no_mask")
                     row[f"torch_{name}_seconds"] = None if t is None else t[part]
-                flash = timings[("FLASH_ATTENTION", a["causal"])]
-                row["torch_seconds"] = None if flash is None else flash[part]
+                # The backend the row's kernel stands for: cudnn for --attention flash (the default
+                # on Hopper), flash (FlashAttention-2) for --attention flash2.
+                chosen = timings[("CUDNN_ATTENTION" if c.get("backend") == "cudnn" else "FLASH_ATTENTION", a["causal"])]
+                row["torch_seconds"] = None if chosen is None else chosen[part]
         except RuntimeError as e:
             row["error"] = str(e).splitlines()[0]
         rows.append(row)

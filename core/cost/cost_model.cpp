@@ -235,6 +235,27 @@ double CostModel::onChipSeconds(OpKind kind, DType dtype, double localFlops) con
     return peak > 0 ? localFlops / peak : 0.0;
 }
 
+std::optional<double> CostModel::flashMatmulSeconds(DType dtype, double localFlops, const FlashMatmul& flash, bool backward) const {
+    const AttentionCurves& curves = flash.flash2 ? m_hw.flashAttention2 : m_hw.flashAttention;
+    if (curves.empty() || flash.seq <= 0) return std::nullopt;
+    const auto& curve = flash.causal ? (backward ? curves.causalBackward : curves.causalForward) : (backward ? curves.backward : curves.forward);
+    const double s = static_cast<double>(flash.seq);
+    double efficiency = curve.front().second;
+    if (s >= curve.back().first) {
+        efficiency = curve.back().second;
+    } else if (s > curve.front().first) {
+        for (size_t i = 1; i < curve.size(); ++i)
+            if (s <= curve[i].first) {
+                const double t = std::log(s / curve[i - 1].first) / std::log(curve[i].first / curve[i - 1].first);
+                efficiency = curve[i - 1].second + t * (curve[i].second - curve[i - 1].second);
+                break;
+            }
+    }
+    if (flash.headDim > 0 && flash.headDim < 128) efficiency *= std::pow(static_cast<double>(flash.headDim) / 128.0, 0.3);
+    const double peak = m_hw.peakFlopsFor(dtype) * efficiency;
+    return peak > 0 ? localFlops * (flash.causal ? 0.5 : 1.0) / peak : 0.0;
+}
+
 double CostModel::fusedEdgeSavingSeconds(int64_t localTensorBytes) const {
     return hbmSeconds(2.0 * static_cast<double>(localTensorBytes)) + launchSeconds();
 }

@@ -63,6 +63,19 @@
 // An op's own all-reduce over several axes is one all-reduce per axis, the message shrinking by
 // nothing (b is the full result). Resharding is the sum of its planned steps (sharding/reshard.h).
 //
+// Fused attention (a hardware file's flash_attention / flash_attention_2, AttentionKernel::Flash /
+// ::Flash2). The matmuls of a fused attention core (cost/op_cost.h "Attention cores": Q·Kᵀ and P·V
+// in the forward kernel; the scores again, dP, dV, dQ and dK in the backward) run at the measured
+// efficiency of such a kernel — its curve over the key sequence length s for the direction, read
+// log-linearly between the measured lengths — instead of gemm_efficiency, times (d/128)^0.3 for a
+// head dimension d below 128 (measured at d = 64: 0.71-0.86 of d = 128 for cuDNN, 0.83-0.92 for
+// FlashAttention-2; 0.81 here). A causal mask halves the work (the kernels skip the key tiles above
+// the diagonal) at the causal curve's efficiency. The forward's Q·Kᵀ, run again in the backward,
+// costs one run at each direction's efficiency. Measured on an H200 (cuDNN 0.61-0.69 of peak
+// forward, 0.37-0.54 backward; FlashAttention-2 0.34-0.35 and 0.22-0.32; causal: cuDNN 0.46-0.60 and
+// 0.25-0.52 of the half work): the curves of h100-sxm and h200. Without curves an attention
+// matmul costs what any on-chip matmul or GEMM costs (gemm_efficiency, every s × s product).
+//
 // Measured values. The profiler's measurements override the model for ops with the same
 // signature (kind, attributes, dtype and LOCAL shapes of operands and result): setMeasured().
 // The provenance of every number is then "measured" instead of "modelled".
@@ -92,6 +105,15 @@
 #include "sharding/reshard.h"
 
 namespace cfp {
+
+// A fused attention matmul (above, "Fused attention").
+struct FlashMatmul {
+    int64_t seq = 0;          // the core's key length; 0: not a fused attention matmul
+    int64_t headDim = 0;
+    bool causal = false;
+    bool flash2 = false;      // the hardware's flash_attention_2 curves, else flash_attention
+    bool recomputed = false;  // a forward matmul that runs again in the backward kernel
+};
 
 bool isFusibleKind(OpKind kind);
 // Kind-level fusion condition (the sharding and single-consumer conditions are the caller's).
@@ -183,6 +205,9 @@ public:
     // An op inside a fused attention kernel (its operands and result on chip): a matmul's flops at
     // the GEMM rate, nothing for the rest (hidden under the matmuls); no launch of its own.
     double onChipSeconds(OpKind kind, DType dtype, double localFlops) const;
+    // A fused attention matmul of `localFlops` (every s × s product counted) in the forward or the
+    // backward kernel (see above); nullopt where the hardware has no curves for its kernel.
+    std::optional<double> flashMatmulSeconds(DType dtype, double localFlops, const FlashMatmul& flash, bool backward) const;
     // What one fused edge saves: the tensor written and read once less, one launch less.
     double fusedEdgeSavingSeconds(int64_t localTensorBytes) const;
 

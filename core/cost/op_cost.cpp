@@ -38,7 +38,7 @@ void growToBackward(const Graph& graph, std::vector<char>& marked, Eligible elig
 }
 
 // Attention cores (op_cost.h): marks r.onChip and r.flashRecompute.
-void findAttentionCores(const Graph& graph, OpRoles& r) {
+void findAttentionCores(const Graph& graph, OpRoles& r, bool flash2) {
     const auto n = static_cast<size_t>(graph.size());
     const std::vector<char> activation = dataDerived(graph);
     auto activationDot = [&](const Op& op) {
@@ -48,6 +48,7 @@ void findAttentionCores(const Graph& graph, OpRoles& r) {
     std::vector<OpId> stack, region;
     std::vector<char> seen(n, 0);
     std::vector<std::vector<int64_t>> coreDims;  // S's dims per core found
+    std::vector<FlashMatmul> coreInfo;           // and what its matmuls are priced at
     for (const Op& d2 : graph.ops()) {
         if (!activationDot(d2)) continue;
         for (OpId start : d2.operands) {
@@ -79,12 +80,23 @@ void findAttentionCores(const Graph& graph, OpRoles& r) {
             if (!ok || d1 == kNoOp) continue;
             const std::vector<int64_t>& dims = graph.op(d1).type.dims;
             if (dims != graph.op(start).type.dims) continue;
-            for (OpId v : region)
-                if (graph.op(v).type.dims == dims) {
+            FlashMatmul info;
+            info.seq = dims.empty() ? 0 : dims.back();
+            info.flash2 = flash2;
+            info.headDim = 1;
+            const Op& qk = graph.op(d1);
+            for (int64_t c : qk.attrs.dot.lhsContracting) info.headDim *= graph.op(qk.operands[0]).type.dims[static_cast<size_t>(c)];
+            for (OpId v : region) {
+                const Op& op = graph.op(v);
+                // A mask from positions alone (iota, constants): causal.
+                if (op.kind == OpKind::Select && !op.operands.empty() && r.sourceLike[static_cast<size_t>(op.operands[0])]) info.causal = true;
+                if (op.type.dims == dims) {
                     r.onChip[static_cast<size_t>(v)] = 1;
                     r.flashRecompute[static_cast<size_t>(v)] = 1;
                 }
+            }
             coreDims.push_back(dims);
+            coreInfo.push_back(info);
         }
     }
     if (coreDims.empty()) return;
@@ -96,6 +108,21 @@ void findAttentionCores(const Graph& graph, OpRoles& r) {
         return false;
     };
     growToBackward(graph, r.onChip, coreShaped);
+    // The core's matmuls, forward and backward: an on-chip result or operand of a core's shape.
+    for (const Op& op : graph.ops()) {
+        if (op.kind != OpKind::Dot) continue;
+        const auto k = static_cast<size_t>(op.id);
+        const std::vector<int64_t>* chip = r.onChip[k] ? &op.type.dims : nullptr;
+        for (OpId o : op.operands)
+            if (!chip && r.onChip[static_cast<size_t>(o)]) chip = &graph.op(o).type.dims;
+        if (!chip) continue;
+        for (size_t c = 0; c < coreDims.size(); ++c)
+            if (coreDims[c] == *chip) {
+                r.flash[k] = coreInfo[c];
+                r.flash[k].recomputed = r.flashRecompute[k] != 0;
+                break;
+            }
+    }
 }
 
 // Saved activations of fused kernels (op_cost.h, "Saved for backward"): the least bytes of forward
@@ -310,7 +337,8 @@ OpRoles opRoles(const Graph& graph, AttentionKernel attention, CrossEntropyKerne
     }
     r.onChip.assign(n, 0);
     r.flashRecompute.assign(n, 0);
-    if (attention == AttentionKernel::Flash) findAttentionCores(graph, r);
+    r.flash.assign(n, FlashMatmul{});
+    if (fusedAttention(attention)) findAttentionCores(graph, r, attention == AttentionKernel::Flash2);
     // Forward results: what fused kernels keep. Others (backward results read by backward ops)
     // keep the plain flag; no consumer reads it for them.
     const bool fused = fusion == KernelFusion::Compiled;
@@ -542,11 +570,20 @@ std::optional<GemmGrid> gemmGridOf(const Graph& graph, const Op& op, const std::
 }
 
 double opKernelSeconds(const CostModel& model, const Op& op, double opFlops, uint32_t axesUsed, double localBytes, int64_t zeroSplit,
-                       bool onChip, const GemmGrid* grid) {
+                       bool onChip, const GemmGrid* grid, const FlashMatmul* flash) {
     const MeshSizes& sizes = model.sizes();
     double split = static_cast<double>(zeroSplit);
     for (int a = 0; a < sizes.rank; ++a)
         if (axesUsed & (1u << a)) split *= static_cast<double>(sizes.size[static_cast<size_t>(a)]);
+    if (flash && flash->seq > 0 && op.kind == OpKind::Dot) {
+        const double local = opFlops / split;
+        if (auto t = model.flashMatmulSeconds(op.type.dtype, local, *flash, op.phase != Phase::Forward)) {
+            double run = *t;
+            if (flash->recomputed) run = 0.5 * (run + *model.flashMatmulSeconds(op.type.dtype, local, *flash, true));
+            if (onChip) return run;
+            return std::max(run, model.hbmSeconds(localBytes / static_cast<double>(zeroSplit))) + model.launchSeconds();
+        }
+    }
     if (onChip) return model.onChipSeconds(op.kind, op.type.dtype, opFlops / split);
     return model.kernelSeconds(op.kind, op.type.dtype, opFlops / split, localBytes / static_cast<double>(zeroSplit), grid);
 }
@@ -609,7 +646,12 @@ std::vector<double> overlapCover(const Graph& graph, const OpRoles& roles, const
         if (roles.sourceLike[k] || roles.view[k] || (op.phase != Phase::Forward && op.phase != Phase::Backward)) continue;
         const double flops = opFlops(graph, op) / devices;
         double seconds = 0;
-        if (roles.onChip[k]) {
+        const std::optional<double> fused = roles.flash[k].seq > 0 && op.kind == OpKind::Dot
+                                                ? model.flashMatmulSeconds(op.type.dtype, flops, roles.flash[k], op.phase != Phase::Forward)
+                                                : std::nullopt;
+        if (fused) {
+            seconds = *fused;
+        } else if (roles.onChip[k]) {
             seconds = model.onChipSeconds(op.kind, op.type.dtype, flops);
         } else {
             double bytes = static_cast<double>(op.type.bytes());

@@ -81,6 +81,11 @@ struct OpRoles {
     std::vector<char> onChip;           // in a flash attention core (above); all 0 under Eager
     std::vector<char> unmaterialized;   // never in HBM: on chip, or inside a fused chain (below)
     std::vector<char> flashRecompute;   // on chip in the forward: runs again in the backward
+    // The matmuls of a fused core (an on-chip operand or result): its key length, head dimension
+    // and mask, read against the hardware's fused-attention curves (cost_model.h); seq 0 elsewhere.
+    // A core is causal when its mask (a select in the core) is computed from iota and constants
+    // alone — positions, as a causal mask is; a mask from the data (padding) counts as none.
+    std::vector<FlashMatmul> flash;
     std::vector<char> view;             // an eager view: no kernel, no buffer (below); all 0 when compiled
     // Ops whose chains fuse even under eager kernels: the optimizer's update (PyTorch's fused or
     // foreach AdamW) and a cross-entropy core (below: a library kernel or two).
@@ -242,9 +247,12 @@ int64_t optimizerWorkSplit(const Op& op, bool sourceLike, int64_t replicas, cons
 // shardings and own collectives use, `localBytes` its operands read and result written per device,
 // `zeroSplit` from optimizerWorkSplit.
 // An on-chip op (OpRoles::onChip) costs its flops only (CostModel::onChipSeconds). A dot's `grid`
-// (gemmGridOf) applies the hardware's GEMM waves (cost_model.h).
+// (gemmGridOf) applies the hardware's GEMM waves (cost_model.h). A fused attention matmul
+// (`flash` with seq > 0, OpRoles::flash) runs at the hardware's fused-attention efficiency where it
+// has curves (cost_model.h "Fused attention"); one recomputed in the backward costs, per run, the
+// mean of its forward and backward prices (kernelRepeats counts two runs).
 double opKernelSeconds(const CostModel& model, const Op& op, double opFlops, uint32_t axesUsed, double localBytes, int64_t zeroSplit,
-                       bool onChip = false, const GemmGrid* grid = nullptr);
+                       bool onChip = false, const GemmGrid* grid = nullptr, const FlashMatmul* flash = nullptr);
 // A dot's output grid from its local result dims: HLO's result order, batch dims, then the lhs's
 // free dims (m, their product), then the rhs's (n). Other ops: nullopt.
 std::optional<GemmGrid> gemmGridOf(const Graph& graph, const Op& op, const std::vector<int64_t>& localResultDims);

@@ -24,10 +24,18 @@ std::optional<RecomputePolicy> parseRecomputePolicy(std::string_view name) {
     return std::nullopt;
 }
 
-std::string_view attentionKernelName(AttentionKernel a) { return a == AttentionKernel::Flash ? "flash" : "eager"; }
+std::string_view attentionKernelName(AttentionKernel a) {
+    switch (a) {
+        case AttentionKernel::Flash: return "flash";
+        case AttentionKernel::Flash2: return "flash2";
+        case AttentionKernel::Eager: return "eager";
+    }
+    return "?";
+}
 
 std::optional<AttentionKernel> parseAttentionKernel(std::string_view name) {
     if (name == "flash") return AttentionKernel::Flash;
+    if (name == "flash2") return AttentionKernel::Flash2;
     if (name == "eager") return AttentionKernel::Eager;
     return std::nullopt;
 }

@@ -56,10 +56,15 @@ inline bool recomputesByLayer(RecomputePolicy p) { return p == RecomputePolicy::
 //    kernel per direction, as FlashAttention and PyTorch's scaled_dot_product_attention run it —
 //    the s×s scores and probabilities stay on chip (no HBM traffic, not saved for backward) and the
 //    backward recomputes the scores. Eager: every op of the core is a kernel of its own that writes
-//    its result, and the backward reads the saved probabilities.
-enum class AttentionKernel : uint8_t { Flash, Eager };
-std::string_view attentionKernelName(AttentionKernel a);  // "flash", "eager"
+//    its result, and the backward reads the saved probabilities. Flash2: the same fused kernels as
+//    FlashAttention-2 runs them (PyTorch's flash backend), where Flash is the kernel frameworks pick
+//    by default on the GPU (cuDNN's on Hopper); they differ only in speed, the hardware file's
+//    flash_attention and flash_attention_2 curves (cost/cost_model.h "Fused attention").
+enum class AttentionKernel : uint8_t { Flash, Eager, Flash2 };
+std::string_view attentionKernelName(AttentionKernel a);  // "flash", "eager", "flash2"
 std::optional<AttentionKernel> parseAttentionKernel(std::string_view name);
+// Flash or Flash2: the core runs as fused kernels.
+inline bool fusedAttention(AttentionKernel a) { return a != AttentionKernel::Eager; }
 //  - crossEntropy: how the loss's cross-entropy runs (cost/op_cost.h, "Cross-entropy cores"): what
 //    it keeps for the backward and the buffers its kernels hold, at the logits' size (tokens ×
 //    vocabulary, 1/t of it under a vocabulary-parallel head).

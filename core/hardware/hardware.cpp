@@ -106,7 +106,7 @@ public:
         // named as such rather than reported by its first unknown field.
         static constexpr std::string_view kTopFields[] = {
             "format", "version", "name", "sources", "memory_gib", "memory_reserve_gib", "hbm_tb_per_s", "peak_tflops",
-            "gemm_efficiency", "gemm_waves", "gemm_unaligned_efficiency", "hbm_efficiency", "kernel_launch_us", "overlap_compute_slowdown", "gpus_per_node", "intra_node",
+            "gemm_efficiency", "gemm_waves", "gemm_unaligned_efficiency", "flash_attention", "flash_attention_2", "hbm_efficiency", "kernel_launch_us", "overlap_compute_slowdown", "gpus_per_node", "intra_node",
             "inter_node"};
         CFP_TRY(checkKeys(doc, "", kTopFields));
 
@@ -138,6 +138,9 @@ public:
         if (doc.contains("gemm_efficiency"))
             CFP_HW_ASSIGN(spec.gemmEfficiency, requiredNumber(doc, "", "gemm_efficiency", Range::Fraction));
         if (doc.contains("gemm_waves")) CFP_TRY(readGemmWaves(doc.at("gemm_waves"), "/gemm_waves", spec));
+        if (doc.contains("flash_attention")) CFP_HW_ASSIGN(spec.flashAttention, attentionCurves(doc.at("flash_attention"), "/flash_attention"));
+        if (doc.contains("flash_attention_2"))
+            CFP_HW_ASSIGN(spec.flashAttention2, attentionCurves(doc.at("flash_attention_2"), "/flash_attention_2"));
         if (doc.contains("gemm_unaligned_efficiency"))
             CFP_HW_ASSIGN(spec.gemmUnalignedEfficiency, requiredNumber(doc, "", "gemm_unaligned_efficiency", Range::Fraction));
         if (doc.contains("hbm_efficiency"))
@@ -309,6 +312,34 @@ private:
         return {};
     }
 
+    // {"forward": [[seq, efficiency], …], "backward": …, "causal_forward": …, "causal_backward": …}
+    Result<AttentionCurves> attentionCurves(const Json& c, const std::string& ptr) const {
+        if (!c.is_object()) return kSpecJson.typeError(ptr, "an object", c);
+        static constexpr std::string_view kCurveFields[] = {"forward", "backward", "causal_forward", "causal_backward"};
+        CFP_TRY(checkKeys(c, ptr, kCurveFields));
+        AttentionCurves out;
+        std::vector<std::pair<double, double>>* curves[] = {&out.forward, &out.backward, &out.causalForward, &out.causalBackward};
+        for (size_t f = 0; f < 4; ++f) {
+            const Json* points = nullptr;
+            const std::string name(kCurveFields[f]);
+            CFP_HW_ASSIGN(points, kSpecJson.member(c, ptr, name));
+            const std::string at = ptr + "/" + name;
+            if (!points->is_array() || points->empty()) return kSpecJson.typeError(at, "a non-empty array of [sequence, efficiency] pairs", *points);
+            for (size_t i = 0; i < points->size(); ++i) {
+                const Json& p = (*points)[i];
+                const std::string pAt = childPointer(at, i);
+                if (!p.is_array() || p.size() != 2) return kSpecJson.typeError(pAt, "a [sequence, efficiency] pair", p);
+                double seq = 0, efficiency = 0;
+                CFP_HW_ASSIGN(seq, number(p[0], pAt + "/0", Range::Positive));
+                CFP_HW_ASSIGN(efficiency, number(p[1], pAt + "/1", Range::Fraction));
+                if (!curves[f]->empty() && seq <= curves[f]->back().first)
+                    return fail(pAt + "/0", "sequence lengths must ascend, got " + p[0].dump() + " after " + numberText(curves[f]->back().first));
+                curves[f]->emplace_back(seq, efficiency);
+            }
+        }
+        return out;
+    }
+
     // {"points": [[bytes, GB/s], …] (sizes ascending), "floor_us": …, "other_collectives_peak_gb_per_s": … (optional)}
     Result<BusCurve> busCurve(const Json& c, const std::string& ptr) const {
         if (!c.is_object()) return kSpecJson.typeError(ptr, "an object", c);
@@ -443,6 +474,17 @@ std::string busCurveText(const BusCurve& c) {
     return out + "\n    }";
 }
 
+std::string attentionCurvesText(const char* key, const AttentionCurves& c) {
+    if (c.empty()) return {};
+    auto curve = [](const std::vector<std::pair<double, double>>& points) {
+        std::string out = "[";
+        for (size_t i = 0; i < points.size(); ++i) out += (i ? ", [" : "[") + numberText(points[i].first) + ", " + numberText(points[i].second) + "]";
+        return out + "]";
+    };
+    return std::string("  \"") + key + "\": {\n    \"forward\": " + curve(c.forward) + ",\n    \"backward\": " + curve(c.backward) +
+           ",\n    \"causal_forward\": " + curve(c.causalForward) + ",\n    \"causal_backward\": " + curve(c.causalBackward) + "\n  },\n";
+}
+
 }  // namespace
 
 std::string writeHardwareJson(const HardwareSpec& spec) {
@@ -480,6 +522,8 @@ std::string writeHardwareJson(const HardwareSpec& spec) {
     }
     if (spec.gemmUnalignedEfficiency > 0)
         out += "  \"gemm_unaligned_efficiency\": " + numberText(spec.gemmUnalignedEfficiency) + ",\n";
+    out += attentionCurvesText("flash_attention", spec.flashAttention);
+    out += attentionCurvesText("flash_attention_2", spec.flashAttention2);
     out += "  \"hbm_efficiency\": " + numberText(spec.hbmEfficiency) + ",\n";
     out += "  \"kernel_launch_us\": " + numberText(spec.kernelLaunchSeconds * kMicrosecondsPerSecond) + ",\n";
     out += "  \"gpus_per_node\": " + std::to_string(spec.gpusPerNode) + ",\n";

@@ -36,6 +36,16 @@ struct BusCurve {
     bool empty() const { return points.empty(); }
 };
 
+// A fused attention kernel's achieved / peak (cost_model.h "Fused attention"), each a curve over
+// the key sequence length (ascending; log-linear between points, the end values beyond), at head
+// dimension 128, for the forward kernel (Q·Kᵀ and P·V) and the backward (the scores again, dP,
+// dV, dQ, dK), without and with a causal mask (the causal efficiency is of half the s × s work,
+// which is what such kernels compute). Empty: not measured (attention matmuls at gemm_efficiency).
+struct AttentionCurves {
+    std::vector<std::pair<double, double>> forward, backward, causalForward, causalBackward;
+    bool empty() const { return forward.empty(); }
+};
+
 struct LinkSpec {
     std::string name;                     // "NVLink 4 (NVSwitch)", "InfiniBand NDR 400 Gb/s"
     double bytesPerSecond = 0;            // per GPU, per direction (the β⁻¹ of the α-β model)
@@ -65,6 +75,11 @@ struct HardwareSpec {
     // vectors of its type — a vocabulary of 50257, say: the library cannot use its tensor-core
     // kernels that need aligned rows (cost_model.h "Unaligned GEMMs"). 0: not modelled.
     double gemmUnalignedEfficiency = 0;
+    // Fused attention kernels: the one frameworks run by default on this GPU (`flash_attention`:
+    // cuDNN's on Hopper, as Transformer Engine and PyTorch's scaled_dot_product_attention pick it)
+    // and FlashAttention-2 (`flash_attention_2`: PyTorch's flash backend); AttentionKernel::Flash
+    // and ::Flash2.
+    AttentionCurves flashAttention, flashAttention2;
     double hbmEfficiency = 0.8;           // achieved / peak HBM bandwidth (0, 1]
     double kernelLaunchSeconds = 3e-6;    // fixed cost of one kernel
     // Compute slowed by communication in flight beside it, as a fraction of the overlapped time

@@ -296,7 +296,8 @@ Result<Evaluation> evaluatePlan(const Graph& graph, const Plan& plan, const Cost
             measured[k] = 1;
         } else {
             const std::optional<GemmGrid> grid = op.kind == OpKind::Dot ? gemmGridOf(graph, op, shardDims(op.type, t.result, mesh)) : std::nullopt;
-            kernel[k] = roles.view[k] ? 0.0 : opKernelSeconds(model, op, opFlops(graph, op), axesUsed, bytes, z * spK[k], onChip[k], grid ? &*grid : nullptr);
+            kernel[k] = roles.view[k] ? 0.0 : opKernelSeconds(model, op, opFlops(graph, op), axesUsed, bytes, z * spK[k], onChip[k], grid ? &*grid : nullptr,
+                                                        &roles.flash[k]);
         }
         // Per step: once per micro-batch round, or once (cost/op_cost.h).
         kernel[k] *= kernelRepeats(op, policy, roles.flashRecompute[k]);

@@ -364,7 +364,7 @@ Result<PlanOutcome> planMeshes(const Graph& graph, const Cluster& cluster, const
     // Only among the meshes of --mesh auto (a mesh the user names keeps its axes' names) and
     // without pins (they name the axes of the mesh they were made on).
     const bool ringVariants =
-        meshes.size() > 1 && options.pins.empty() && options.contextParallelAxis.empty() && options.policy.attention == AttentionKernel::Flash;
+        meshes.size() > 1 && options.pins.empty() && options.contextParallelAxis.empty() && fusedAttention(options.policy.attention);
     Result<std::shared_ptr<const AnalysisReport>> analysis = makeError("plan.internal", "no analysis");
     std::string heldKey;  // whose analysis `analysis` holds
     if (given && !meshes.empty()) {
@@ -457,7 +457,7 @@ Result<PlanOutcome> planMeshes(const Graph& graph, const Cluster& cluster, const
         PlannerOptions o = options;
         o.contextParallelAxis = contextAxisOf(m, options.contextParallelAxis);
         if (options.contextParallelAxis.empty() && !o.contextParallelAxis.empty())
-            o.policy.contextRing = options.policy.attention == AttentionKernel::Flash;
+            o.policy.contextRing = fusedAttention(options.policy.attention);
         o.policy.sequenceParallelAxis = variants[vi].spAxis;
         return o;
     };
@@ -869,7 +869,7 @@ Result<PlanOutcome> planConfigured(const Graph& graph, const Cluster& cluster, c
     // Selective recomputation (Korthikanti et al.: the attention core's scores, softmax and dropout
     // recomputed in the backward, nothing else) is what flash attention does: the same saved
     // activations and the same extra work (cost/op_cost.h, "Attention cores").
-    if (config.recompute == RecomputeMode::Selective && options.policy.attention != AttentionKernel::Flash)
+    if (config.recompute == RecomputeMode::Selective && !fusedAttention(options.policy.attention))
         return unsupported("selective recomputation with eager attention (flash attention recomputes the attention core: use it)");
     const int64_t tp = config.tp.value_or(1), dp = configuredDataParallel(config, cluster), cp = config.cp.value_or(1);
     if (config.sequenceParallel.value_or(false) && tp == 1)
@@ -948,8 +948,8 @@ Result<PlanOutcome> planConfigured(const Graph& graph, const Cluster& cluster, c
     o.contextParallelAxis = cp > 1 ? kContextParallelAxis : "";
     // The keys and values around a ring beside the attention unless cp_comm=all_gather; the ring
     // runs inside fused (flash) attention kernels, so eager attention all-gathers them.
-    o.policy.contextRing = cp > 1 && config.cpRing.value_or(o.policy.attention == AttentionKernel::Flash);
-    if (o.policy.contextRing && o.policy.attention != AttentionKernel::Flash)
+    o.policy.contextRing = cp > 1 && config.cpRing.value_or(fusedAttention(o.policy.attention));
+    if (o.policy.contextRing && !fusedAttention(o.policy.attention))
         return makeError("config.unsupported",
                          "cp_comm=p2p passes the keys and values around the ring inside fused (flash) attention kernels; "
                          "use --attention flash, or cp_comm=all_gather with eager attention",

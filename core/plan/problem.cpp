@@ -69,7 +69,7 @@ void PlanProblem::Impl::computeOpState(const Op& op, double opFlops, OpState& s)
     const int64_t sp = sequenceParallelSplit(spAxis, sizes, spOps[k], axesUsed);
     s.spSplit = static_cast<uint16_t>(sp);
     const std::optional<GemmGrid> grid = op.kind == OpKind::Dot ? gemmGridOf(*g, op, localDims(op.type, s.result, sizes)) : std::nullopt;
-    s.kernel = view[k] ? 0.0 : opKernelSeconds(model(), op, opFlops, axesUsed, bytes, z * sp, onChip[k], grid ? &*grid : nullptr);
+    s.kernel = view[k] ? 0.0 : opKernelSeconds(model(), op, opFlops, axesUsed, bytes, z * sp, onChip[k], grid ? &*grid : nullptr, &flash[k]);
     if (model().hasMeasurements() && !onChip[k] && !view[k]) {
         const uint64_t sig = opCostSignature(op, operandDims, operandTypes, localDims(op.type, s.result, sizes));
         if (const double* t = model().measured(sig)) {
@@ -125,6 +125,7 @@ Status PlanProblem::Impl::buildStates(const std::vector<std::pair<uint64_t, doub
     OpRoles roles = opRoles(graph, policy.attention, policy.crossEntropy, policy.fusion);
     overlapCovers = overlapCover(graph, roles, model(), policy);
     onChip = std::move(roles.onChip);
+    flash = std::move(roles.flash);
     attention = contextRingMatmuls(graph, onChip, policy, model());
     unmaterialized = std::move(roles.unmaterialized);
     workPerElement = std::move(roles.workPerElement);

@@ -103,6 +103,7 @@ struct PlanProblem::Impl {
     std::vector<char> gradToOptimizer;  // backward results read only by the optimizer (ZeRO reduce-scatter)
     std::vector<char> gradContribution; // and those summed into one (reduced once per step: OpRoles)
     std::vector<char> onChip;           // in a flash attention core (cost/op_cost.h)
+    std::vector<FlashMatmul> flash;     // a fused core's matmuls: the curves they are priced at (OpRoles::flash)
     std::vector<char> unmaterialized;   // never in HBM: no working set (cost/op_cost.h)
     std::vector<char> attention;        // the context ring's matmuls (contextRingMatmuls)
     std::vector<int32_t> workPerElement;  // a kernel's working set per result element (cost/op_cost.h)

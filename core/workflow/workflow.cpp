@@ -867,7 +867,7 @@ Result<PlanRun> runEstimate(const PlanRequest& request, const RunConfig& config,
     // Keys left out are chosen: the fastest completion that fits, else the one that needs the
     // least memory (priceCompletions).
     const auto start = std::chrono::steady_clock::now();
-    const bool flash = request.policy.attention == AttentionKernel::Flash;
+    const bool flash = fusedAttention(request.policy.attention);
     std::optional<PlanRun> best;
     std::optional<Error> firstError;
     RoundModels rounds;

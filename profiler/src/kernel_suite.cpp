@@ -137,7 +137,9 @@ Result<std::vector<KernelCase>> kernelSuite(const Graph& graph, const HardwareSp
     // The first layer's attention core as one flash kernel per direction, from the evaluator's
     // tasks of a one-device plan under flash attention.
     const Core core = attentionCore(graph, flash, units, firstUnit);
-    if (core.found) {
+    for (AttentionKernel kernel : {AttentionKernel::Flash, AttentionKernel::Flash2}) {
+        if (!core.found) break;
+        const OpRoles roles = opRoles(graph, kernel);
         RunConfig config;
         config.tp = 1;
         config.dp = 1;
@@ -145,7 +147,7 @@ Result<std::vector<KernelCase>> kernelSuite(const Graph& graph, const HardwareSp
         config.recompute = RecomputeMode::None;
         config.overlap = "off";
         PlannerOptions o;
-        o.policy.attention = AttentionKernel::Flash;
+        o.policy.attention = kernel;
         o.policy.accumulation = 1;
         auto planned = planConfigured(graph, cluster, config, o);
         if (!planned) return planned.error().withContext("kernels: the one-device plan");
@@ -153,14 +155,18 @@ Result<std::vector<KernelCase>> kernelSuite(const Graph& graph, const HardwareSp
         for (const SimTask& t : planned->evaluation.tasks) {
             if (t.kind != SimTaskKind::Compute || t.op == kNoOp || !core.member[static_cast<size_t>(t.op)]) continue;
             const Op& op = graph.op(t.op);
+            const auto k = static_cast<size_t>(t.op);
             const double flops = op.kind == OpKind::Dot ? opFlops(graph, op) : 0.0;
             if (op.phase != Phase::Forward || t.again) {
                 backward += t.seconds;
                 flopsBackward += flops;
-            } else if (flash.flashRecompute[static_cast<size_t>(t.op)]) {
-                // The task holds both runs (evaluator: kernelRepeats); the second is the backward's.
-                forward += t.seconds / 2;
-                backward += t.seconds / 2;
+            } else if (roles.flashRecompute[k]) {
+                // The task holds both runs (evaluator: kernelRepeats); the second is the backward's,
+                // at the backward kernel's efficiency where the hardware has fused-attention curves.
+                const auto first = op.kind == OpKind::Dot ? model->flashMatmulSeconds(op.type.dtype, flops, roles.flash[k], false) : std::nullopt;
+                const double once = first ? *first : t.seconds / 2;
+                forward += once;
+                backward += t.seconds - once;
                 flopsForward += flops;
                 flopsBackward += flops;
             } else {
@@ -175,9 +181,11 @@ Result<std::vector<KernelCase>> kernelSuite(const Graph& graph, const HardwareSp
         for (bool fwd : {true, false}) {
             KernelCase c;
             c.group = KernelGroup::Attention;
-            c.name = "attention core, flash (" + std::string(fwd ? "forward" : "backward, scores recomputed") + ")";
+            c.name = "attention core, " + std::string(attentionKernelName(kernel)) + " (" +
+                     std::string(fwd ? "forward" : "backward, scores recomputed") + ")";
             c.shape = shape;
             c.reference = fwd ? "sdpa_forward" : "sdpa_backward";
+            c.backend = kernel == AttentionKernel::Flash2 ? "flash" : "cudnn";
             c.attention = a;
             c.predictedSeconds = fwd ? forward : backward;
             c.flops = fwd ? flopsForward : flopsBackward;

@@ -110,7 +110,7 @@ private slots:
             }
         }
         QCOMPARE(groups, (QSet<QString>{"gemm", "memory", "attention"}));
-        QCOMPARE(attention, 2);
+        QCOMPARE(attention, 4);  // flash (the default kernel's speed) and flash2, forward and backward
         QVERIFY2(panel->statusText().contains("kernels on one GPU"), qPrintable(panel->statusText()));
         QVERIFY(!QFile::exists(path("kernels/profile.db")) && !QFile::exists(path("kernels/profile.simulated.db")));
         QVERIFY(!w.explorer()->request().profile);

@@ -220,6 +220,18 @@ private slots:
         QVERIFY(back.gemmTiles == h.gemmTiles);
     }
 
+    // Fused-attention curves measured on an H200 (h100-sxm shares them: the same die and clocks);
+    // other GPUs have none (their attention matmuls at gemm_efficiency).
+    void attentionCurves() {
+        for (const char* id : {"h100-sxm", "h200"}) {
+            const HardwareSpec h = must(loadHardware(id), id);
+            QCOMPARE(h.flashAttention.forward.size(), size_t{5});
+            QCOMPARE(h.flashAttention.causalForward.front(), (std::pair<double, double>{1024, 0.464}));
+            QCOMPARE(h.flashAttention2.causalBackward.back(), (std::pair<double, double>{16384, 0.311}));
+        }
+        QVERIFY(must(loadHardware("a100-sxm-80gb"), "a100").flashAttention.empty());
+    }
+
     void h100BusCurve() {
         const HardwareSpec h = must(loadHardware("h100-sxm"), "h100");
         QCOMPARE(h.intraNode.busCurve.points.size(), size_t{8});
@@ -421,6 +433,15 @@ private slots:
                                            << "/intra_node/bus_bandwidth_curve/flor" << "unknown";
         QTest::newRow("curve of one device") << link << curve(R"({"devices": 1, "points": [[4096, 10]], "floor_us": 5})")
                                              << "/intra_node/bus_bandwidth_curve/devices" << "at least 2";
+        // Fused-attention curves.
+        const QString eff = R"("gemm_efficiency": 0.5,)";
+        auto attention = [&](const char* forward) {
+            return eff + QString(R"( "flash_attention": {"forward": %1, "backward": [[1024, 0.4]], "causal_forward": [[1024, 0.4]], "causal_backward": [[1024, 0.3]]},)").arg(forward);
+        };
+        QTest::newRow("attention lengths descend") << eff << attention("[[2048, 0.6], [1024, 0.5]]") << "/flash_attention/forward/1/0" << "ascend";
+        QTest::newRow("attention efficiency above 1") << eff << attention("[[2048, 1.5]]") << "/flash_attention/forward/0/1" << "";
+        QTest::newRow("attention curve missing") << eff << eff + R"( "flash_attention_2": {"forward": [[1024, 0.5]]},)"
+                                                 << "/flash_attention_2/backward" << "missing";
     }
     void rejectsMalformedSpecs() {
         QFETCH(QString, from);
@@ -533,6 +554,10 @@ private slots:
         QVERIFY(nearlyEqual(copy.gemmEfficiency, original.gemmEfficiency));
         QVERIFY(nearlyEqual(copy.hbmEfficiency, original.hbmEfficiency));
         QVERIFY(nearlyEqual(copy.kernelLaunchSeconds, original.kernelLaunchSeconds));
+        QCOMPARE(copy.gemmUnalignedEfficiency, original.gemmUnalignedEfficiency);
+        QVERIFY(copy.flashAttention.forward == original.flashAttention.forward);
+        QVERIFY(copy.flashAttention.causalBackward == original.flashAttention.causalBackward);
+        QVERIFY(copy.flashAttention2.causalForward == original.flashAttention2.causalForward);
         QCOMPARE(copy.gpusPerNode, original.gpusPerNode);
         for (auto [a, b] : {std::pair{&copy.intraNode, &original.intraNode}, std::pair{&copy.interNode, &original.interNode}}) {
             QCOMPARE(a->name, b->name);

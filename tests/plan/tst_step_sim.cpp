@@ -5,6 +5,8 @@
 
 #include <QtTest>
 
+#include <cmath>
+
 #include "hardware/hardware.h"
 #include "ir/graph_builder.h"
 #include "must.h"
@@ -285,6 +287,35 @@ private slots:
         const HardwareSpec back = must(parseHardware(writeHardwareJson(h), "back.json"), "back");
         QCOMPARE(back.gemmUnalignedEfficiency, 0.14);
         QCOMPARE(must(loadHardware("a100-sxm-80gb"), "a100").gemmUnalignedEfficiency, 0.0);  // not measured there
+    }
+
+    // Fused attention (cost_model.h): the curve's efficiency at the key length (log-linear between
+    // points, the ends beyond), half the work when causal, (d/128)^0.3 below d = 128, FlashAttention-2
+    // its own curves; an on-chip matmul nothing else; none without curves.
+    void fusedAttentionFollowsTheCurves() {
+        const HardwareSpec h = must(loadHardware("h200"), "h200");
+        const Mesh one = must(assignLinkClasses(must(parseMesh("1", 1), "mesh"), 8), "links");
+        const CostModel model = must(CostModel::create(h, one), "model");
+        const double flops = 1e12;
+        FlashMatmul f{8192, 128, false, false, false};
+        QVERIFY(std::abs(*model.flashMatmulSeconds(DType::BF16, flops, f, false) - flops / (989e12 * 0.607)) < 1e-15);
+        f.causal = true;
+        QVERIFY(std::abs(*model.flashMatmulSeconds(DType::BF16, flops, f, true) - 0.5 * flops / (989e12 * 0.477)) < 1e-15);
+        f.seq = std::llround(std::sqrt(2048.0 * 4096.0));  // halfway in log s between 2048 and 4096
+        const double mid = 0.543 + std::log(static_cast<double>(f.seq) / 2048) / std::log(2.0) * (0.604 - 0.543);
+        QVERIFY(std::abs(*model.flashMatmulSeconds(DType::BF16, flops, f, false) - 0.5 * flops / (989e12 * mid)) < 1e-15);
+        f.seq = 100000;  // beyond the last point: its value
+        QVERIFY(std::abs(*model.flashMatmulSeconds(DType::BF16, flops, f, false) - 0.5 * flops / (989e12 * 0.574)) < 1e-15);
+        f.seq = 8192;
+        f.headDim = 64;
+        QVERIFY(std::abs(*model.flashMatmulSeconds(DType::BF16, flops, f, false) - 0.5 * flops / (989e12 * 0.565 * std::pow(0.5, 0.3))) < 1e-15);
+        f.headDim = 128;
+        f.flash2 = true;
+        QVERIFY(std::abs(*model.flashMatmulSeconds(DType::BF16, flops, f, false) - 0.5 * flops / (989e12 * 0.33)) < 1e-15);
+        const CostModel a100 = must(CostModel::create(must(loadHardware("a100-sxm-80gb"), "a100"), one), "a100");
+        QVERIFY(!a100.flashMatmulSeconds(DType::BF16, flops, f, false));
+        f.seq = 0;
+        QVERIFY(!model.flashMatmulSeconds(DType::BF16, flops, f, false));
     }
 
     void nvlinkCollectivesFollowTheMeasuredCurve() {

@@ -550,6 +550,7 @@ private slots:
             r.model.build.qkv = QkvLayout::Separate;
             r.nodes = run.nodes;
             r.baselines = Baselines::Skip;
+            r.policy.attention = AttentionKernel::Flash2;  // scaled_dot_product_attention's flash backend
             struct Got {
                 double gib, seconds;
             };

@@ -11,14 +11,15 @@
 //              roofline, plus a launch); run by the profiler's cuBLASLt backend.
 //   memory     a streaming kernel that reads and writes `bytes` in halves (the model's memory-bound
 //              kernel, calibration.h memoryProbe), over sizes; run by the profiler's memory kernel.
-//   attention  the first layer's attention core as one fused flash kernel, forward and backward,
-//              at the graph's shape (batch, heads, sequence, head dim, causal mask or not): the
-//              evaluator's compute for the core's ops in a plan on one device under
-//              AttentionKernel::Flash (cost/op_cost.h "Attention cores": the on-chip matmuls at the
-//              GEMM rate, the forward's run again in the backward, the kernel's inputs and outputs
-//              through HBM). The profiler has no fused attention kernel of its own, so these rows
-//              carry no measurement from it: bench/reference/kernels.py times the same shapes with
-//              PyTorch's scaled_dot_product_attention as the outside reference.
+//   attention  the first layer's attention core as one fused kernel, forward and backward, at the
+//              graph's shape (batch, heads, sequence, head dim, causal mask or not): the evaluator's
+//              compute for the core's ops in a plan on one device under AttentionKernel::Flash (the
+//              kernel frameworks pick by default: cuDNN's on Hopper) and ::Flash2 (FlashAttention-2)
+//              — cost/op_cost.h "Attention cores", cost_model.h "Fused attention"; the forward's
+//              Q·Kᵀ run again in the backward counts in the backward. The profiler has no fused
+//              attention kernel of its own, so these rows carry no measurement from it:
+//              bench/reference/kernels.py times the same shapes with PyTorch's
+//              scaled_dot_product_attention on the backend each row names as the outside reference.
 //
 // Every case names how the outside reference runs it (`reference`), so the script needs only the
 // JSON that `cfp profile --kernels --json` writes.
@@ -49,6 +50,7 @@ struct KernelCase {
     std::string name;               // "layers.0.mlp.fc1 (forward)", "copy 64 MiB", "attention (forward)"
     std::string shape;              // "16384x4096 . 4096x16384", "b2 h32 s8192 d128 causal"
     std::string reference;          // how the outside reference runs it: matmul, copy, sdpa_forward, sdpa_backward
+    std::string backend;            // attention: PyTorch's SDPA backend it stands for (cudnn: --attention flash; flash: flash2)
     double predictedSeconds = 0;    // the cost model's, with the hardware spec's numbers
     double flops = 0, bytes = 0;    // of the kernel (attention: the matmuls' flops as the model counts them)
     GemmShape gemm;                 // Gemm
