@@ -81,6 +81,18 @@ struct ProfilerSession::Impl {
     static constexpr double kProgressSeconds = 0.1;
     std::string lastStage;
     std::optional<Clock::time_point> lastProgress;
+    // The report's end: cancelled or not, the wall time, and the last progress report ("done").
+    ProfileReport finish(ProfileReport report) {
+        report.cancelled = cancel.load();
+        report.seconds = secondsSince(start);
+        SessionProgress fin;
+        fin.stage = "done";
+        fin.remainingSeconds = 0;
+        fin.message = report.cancelled ? "cancelled" : "done";
+        progress(fin);
+        return report;
+    }
+
     void progress(SessionProgress p) {
         const bool stageChanged = p.stage != lastStage;
         if (!stageChanged && lastProgress && secondsSince(*lastProgress) < kProgressSeconds) return;
@@ -298,14 +310,7 @@ Result<ProfileReport> ProfilerSession::run() {
             report.kernels.push_back(std::move(r));
         }
         report.kernelAccuracy = accuracyOf(pairs);
-        report.cancelled = S.cancel.load();
-        report.seconds = secondsSince(S.start);
-        SessionProgress fin;
-        fin.stage = "done";
-        fin.remainingSeconds = 0;
-        fin.message = report.cancelled ? "cancelled" : "done";
-        S.progress(fin);
-        return report;
+        return S.finish(std::move(report));
     }
 
     // Profile DB (written by the root rank only).
@@ -640,14 +645,7 @@ Result<ProfileReport> ProfilerSession::run() {
     }
     report.accuracy = accuracyOf(calibrated);
     report.uncalibratedAccuracy = accuracyOf(uncalibrated);
-    report.cancelled = S.cancel.load();
-    report.seconds = secondsSince(S.start);
-    SessionProgress fin;
-    fin.stage = "done";
-    fin.remainingSeconds = 0;
-    fin.message = report.cancelled ? "cancelled" : "done";
-    S.progress(fin);
-    return report;
+    return S.finish(std::move(report));
 }
 
 }  // namespace cfp::profiler
