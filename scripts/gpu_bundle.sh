@@ -5,7 +5,8 @@
 # machine without building there (docs/profiler.md, "On a lent GPU machine"):
 #
 #   bash scripts/gpu_bundle.sh                                    # cfp (34 MB)
-#   bash scripts/gpu_bundle.sh build/default/tests/profiler/tst_profiler_gpu   # with Qt: 52 MB
+#   bash scripts/gpu_bundle.sh build/default/tests/profiler/tst_profiler_gpu   # with Qt: 70 MB, packed
+#       as .devpack/devrun.tar.xz (21 MB): carry .devpack, and there first tar xJf .devpack/devrun.tar.xz
 #   (on the GPU machine, with .devrun carried)
 #   bash .devrun/run.sh cfp profile builtin:gpt3-1.3b --hardware h200 --mesh 8 --db out.db
 #   bash .devrun/run.sh tst_profiler_gpu
@@ -38,3 +39,11 @@ exec "$here/$program" "$@"
 RUN
 chmod +x .devrun/run.sh
 du -sh .devrun
+# A lent machine takes 64 MiB with the working tree: a larger bundle (the Qt test programs bring
+# ICU's 31 MB of data) travels as .devpack/devrun.tar.xz; there, `tar xJf .devpack/devrun.tar.xz`
+# first (carry .devpack instead of .devrun).
+if [ "$(du -sm .devrun | cut -f1)" -gt 48 ]; then
+    grep -qx "/.devpack/" "$exclude" 2>/dev/null || echo "/.devpack/" >> "$exclude"
+    mkdir -p .devpack && tar cf - .devrun | xz -T2 -6 > .devpack/devrun.tar.xz
+    du -sh .devpack/devrun.tar.xz
+fi
