@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <iostream>
 
+#include "plan/unaligned.h"
+
 namespace cfp::cli {
 
 namespace {
@@ -44,6 +46,9 @@ Json planSummaryJson(const PlanOutcome& o, const Graph& graph) {
                                {"tokens_per_second", t->tokensPerSecond},
                                {"model_flops_per_step", t->modelFlopsPerStep},
                                {"mfu", t->mfu}};
+    if (o.problem)
+        if (const auto u = planUnalignedGemms(p, graph, o.problem->model().hardware()))
+            j["unaligned_gemms"] = {{"kernels_per_round", u->kernels}, {"dims", u->dims}, {"seconds", u->seconds}, {"aligned_seconds", u->alignedSeconds}};
     int recomputedBlocks = 0;
     for (const BlockChoice& b : p.blocks) recomputedBlocks += b.recompute;
     j["memory_policy"] = {{"optimizer_sharding", p.policy.optimizerSharding},
@@ -183,6 +188,9 @@ void printPlan(const PlanOutcome& o, const Graph& graph) {
     if (o.problem)
         if (const auto t = planThroughput(p, graph, o.problem->model().hardware()))
             std::cout << "  throughput       " << throughputText(*t) << "\n";
+    if (o.problem)
+        if (const auto u = planUnalignedGemms(p, graph, o.problem->model().hardware()))
+            std::cout << "  unaligned GEMMs  " << unalignedGemmsText(*u) << "\n";
     std::cout << "  memory/device    " << cli::humanBytes(static_cast<double>(p.memory.total())) << " of "
               << cli::humanBytes(static_cast<double>(p.memoryLimitBytes)) << " usable  (weights " << cli::humanBytes(static_cast<double>(p.memory.weights))
               << ", grads " << cli::humanBytes(static_cast<double>(p.memory.gradients)) << ", optimizer "

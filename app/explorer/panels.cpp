@@ -32,6 +32,7 @@
 #include "charts.h"
 #include "hardware/hardware.h"
 #include "models.h"
+#include "plan/unaligned.h"
 #include "profiler/profile_db.h"
 #include "profiler/profiler.h"
 #include "profiler/session.h"
@@ -862,6 +863,16 @@ void PlanPanel::updateSummary() {
     line(stepSplitText(p));
     line(pipelineText(p));
     if (const QString vs = baselineComparisonText(p); !vs.isEmpty()) line(tr("against the baselines: %1").arg(vs));
+    // GEMMs a padded dimension would speed up (plan/unaligned.h), in short; the tooltip says it all.
+    if (const auto u = planUnalignedGemms(p, plan->model->graph(), plan->outcome->problem->model().hardware())) {
+        line(tr("unaligned GEMMs (dimension %1): %2 of the step, about %3 padded")
+                 .arg(u->dims.empty() ? QString() : QString::number(u->dims.front()))
+                 .arg(formatSeconds(u->seconds))
+                 .arg(formatSeconds(u->alignedSeconds)));
+        m_summary->setToolTip(qs(unalignedGemmsText(*u)));
+    } else {
+        m_summary->setToolTip(QString());
+    }
     m_summary->setText(text);
 }
 

@@ -272,8 +272,11 @@ private slots:
         // plan in DP/TP/ZeRO terms, against the baselines, against the previous plan.
         QVERIFY(!summary->text().contains(QStringLiteral("Out of date")));
         for (const QString& part : {QStringLiteral("headroom"), QStringLiteral(" tokens/s ("), QStringLiteral("MFU "), QStringLiteral("ZeRO-1"),
-                                    QStringLiteral("against the baselines: "), QStringLiteral("vs previous plan")})
+                                    QStringLiteral("against the baselines: "), QStringLiteral("vs previous plan"),
+                                    // GPT-2's vocabulary in the head (plan/unaligned.h); the whole sentence in the tooltip
+                                    QStringLiteral("unaligned GEMMs (dimension 50257)")})
             QVERIFY2(summary->text().contains(part), qPrintable(part + QStringLiteral(" missing from ") + summary->text()));
+        QVERIFY2(summary->toolTip().contains(QStringLiteral("padded to a multiple of 128 (50304)")), qPrintable(summary->toolTip()));
         // Undo after the re-search: the pinned plan stays on screen, marked out of date.
         undo->undo();
         QVERIFY(summary->text().contains(QStringLiteral("Out of date")));
