@@ -458,7 +458,7 @@ Status PlanReader::read(const Json& doc) {
             std::string attention;
             CFP_PLAN_ASSIGN(attention, stringField(p, "/memory_policy", "attention"));
             auto kernel = parseAttentionKernel(attention);
-            if (!kernel) return formatError("attention is '" + attention + "', expected flash or eager", "/memory_policy/attention");
+            if (!kernel) return formatError("attention is '" + attention + "', expected flash, flash2 or eager", "/memory_policy/attention");
             m_plan.policy.attention = *kernel;
             if (p.contains("cross_entropy")) {
                 std::string ce;

@@ -200,7 +200,7 @@ Result<PlanRequest> requestFromDoc(const nlohmann::json& j, const std::string& o
         auto attention = str(j, "", "attention");
         if (!attention) return located(attention.error());
         auto kernel = parseAttentionKernel(*attention);
-        if (!kernel) return located(makeError("request.format", "attention must be flash or eager, got '" + *attention + "'", "/attention"));
+        if (!kernel) return located(makeError("request.format", "attention must be flash, flash2 or eager, got '" + *attention + "'", "/attention"));
         r.policy.attention = *kernel;
         if (j.contains("cross_entropy")) {  // absent in requests written before it was a setting: fused
             auto ce = str(j, "", "cross_entropy");

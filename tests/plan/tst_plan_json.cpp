@@ -717,6 +717,14 @@ print("ok")
         auto r4 = planFromJson(four, "four.json");
         QVERIFY2(r4.ok(), r4.ok() ? "" : errorText(r4.error()).c_str());
         QCOMPARE(r4->policy.accumulation, int64_t{4});
+        // FlashAttention-2's speed (--attention flash2) is kept; an unknown kernel names the choices.
+        auto f2 = planFromJson(mutated([](OJson& j) { j["memory_policy"]["attention"] = "flash2"; }), "f2.json");
+        QVERIFY2(f2.ok(), f2.ok() ? "" : errorText(f2.error()).c_str());
+        QVERIFY(f2->policy.attention == AttentionKernel::Flash2);
+        QVERIFY(fusedAttention(f2->policy.attention));
+        auto bad = planFromJson(mutated([](OJson& j) { j["memory_policy"]["attention"] = "flash3"; }), "bad.json");
+        QVERIFY(!bad.ok());
+        QVERIFY2(bad.error().message.find("expected flash, flash2 or eager") != std::string::npos, bad.error().message.c_str());
     }
 
     void syntaxErrorsAreLocated() {
