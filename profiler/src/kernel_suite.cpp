@@ -83,7 +83,9 @@ Result<std::vector<KernelCase>> kernelSuite(const Graph& graph, const HardwareSp
     HardwareSpec one = hardware;
     one.gpusPerNode = 1;
     const Cluster cluster{one, 1};
-    auto mesh = assignLinkClasses(*parseMesh("dp=1", 1), 1);
+    auto parsed = parseMesh("dp=1", 1);
+    if (!parsed) return parsed.error();
+    auto mesh = assignLinkClasses(*parsed, 1);
     if (!mesh) return mesh.error();
     auto model = CostModel::create(one, *mesh);
     if (!model) return model.error();
@@ -134,8 +136,8 @@ Result<std::vector<KernelCase>> kernelSuite(const Graph& graph, const HardwareSp
         out.push_back(std::move(c));
     }
 
-    // The first layer's attention core as one flash kernel per direction, from the evaluator's
-    // tasks of a one-device plan under flash attention.
+    // The first layer's attention core as one fused kernel per direction, from the evaluator's
+    // tasks of a one-device plan under each fused kernel (flash: the GPU's default; flash2).
     const Core core = attentionCore(graph, flash, units, firstUnit);
     for (AttentionKernel kernel : {AttentionKernel::Flash, AttentionKernel::Flash2}) {
         if (!core.found) break;
