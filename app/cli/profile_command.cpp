@@ -306,14 +306,7 @@ int cmdProfile(const std::vector<std::string>& argv) {
     config.cluster = *cluster;
     config.hardwareSpec = hwName;
     config.dbPath = dbPath.value_or("");
-    config.kernels = kernels;
-    if (kernels) {
-        // One device: the kernels run unsplit on one GPU.
-        config.cluster.nodes = 1;
-        config.cluster.hardware.gpusPerNode = 1;
-        config.mesh = "dp=1";
-        config.calibration = profiler::CalibrationMode::Never;
-    }
+    config.kernels = kernels;  // one GPU, no calibration, no DB (the session's kernel mode)
     config.dbMode = args->has("--new-db") ? profiler::ProfileDb::OpenMode::StartNew : profiler::ProfileDb::OpenMode::OpenOrCreate;
     config.mesh = args->value("--mesh").value_or("");
     config.reuse = !args->has("--no-reuse");

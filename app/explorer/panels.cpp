@@ -1096,14 +1096,7 @@ void ProfilerPanel::run(bool kernels) {
     if (auto plan = m_explorer->plan(); plan && plan->model == model) config.mesh = meshShapeText(plan->plan().mesh);
     else if (!request.mesh.isAuto()) config.mesh = request.mesh.toString();
     config.policy = request.policy;
-    if (kernels) {
-        // One device: the kernels run unsplit on one GPU, nothing is read from or stored in the DB.
-        config.kernels = true;
-        config.cluster.nodes = 1;
-        config.cluster.hardware.gpusPerNode = 1;
-        config.mesh = "dp=1";
-        config.calibration = profiler::CalibrationMode::Never;
-    }
+    config.kernels = kernels;  // one GPU, nothing read from or stored in the DB (the session's kernel mode)
     for (QString part : (kernels ? QString() : m_types->text()).split(QLatin1Char(','), Qt::SkipEmptyParts)) {
         part = part.trimmed();
         if (part.startsWith(QLatin1Char('T'), Qt::CaseInsensitive)) part = part.mid(1);

@@ -186,12 +186,16 @@ const CollectiveFit* CostModel::findFit(CollectiveKind kind, size_t axis) const 
     return nullptr;
 }
 
-bool gemmUnaligned(const GemmGrid& grid, double flops, DType dtype) {
+int64_t gemmAlignment(DType dtype) { return std::max<int64_t>(1, 16 / std::max<int64_t>(1, dtypeBytes(dtype))); }
+
+std::vector<int64_t> gemmUnalignedDims(const GemmGrid& grid, double flops, DType dtype) {
+    std::vector<int64_t> out;
     const double cells = grid.batch * grid.m * grid.n;
-    if (!(cells > 0) || !(flops > 0)) return false;
-    const auto vector = static_cast<int64_t>(std::max<int64_t>(1, 16 / std::max<int64_t>(1, dtypeBytes(dtype))));
-    auto off = [&](double d) { return std::llround(d) % vector != 0; };
-    return off(grid.m) || off(grid.n) || off(flops / (2.0 * cells));
+    if (!(cells > 0) || !(flops > 0)) return out;
+    const int64_t vector = gemmAlignment(dtype);
+    for (double d : {grid.m, grid.n, flops / (2.0 * cells)})
+        if (std::llround(d) % vector != 0) out.push_back(std::llround(d));
+    return out;
 }
 
 double gemmWaveFactor(const HardwareSpec& hw, const GemmGrid& grid) {

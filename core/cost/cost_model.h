@@ -172,9 +172,12 @@ struct CostCalibration {
 struct GemmGrid {
     double batch = 1, m = 1, n = 1;
 };
-// Whether a GEMM of `grid` with contraction k = flops / (2 · batch · m · n) in `dtype` is unaligned
-// (above).
-bool gemmUnaligned(const GemmGrid& grid, double flops, DType dtype);
+// Values of `dtype` in 16 bytes: the alignment unaligned GEMMs miss (above; 8 for bf16).
+int64_t gemmAlignment(DType dtype);
+// The sizes among m, n and k = flops / (2 · batch · m · n) of a GEMM of `grid` in `dtype` that are
+// not multiples of gemmAlignment (in that order); empty when it is aligned.
+std::vector<int64_t> gemmUnalignedDims(const GemmGrid& grid, double flops, DType dtype);
+inline bool gemmUnaligned(const GemmGrid& grid, double flops, DType dtype) { return !gemmUnalignedDims(grid, flops, dtype).empty(); }
 // The wave and tile factor of the header's rule, in (0, 1]; 1 without gemm_waves.
 double gemmWaveFactor(const HardwareSpec& hardware, const GemmGrid& grid);
 

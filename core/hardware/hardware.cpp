@@ -312,6 +312,27 @@ private:
         return {};
     }
 
+    // A non-empty array of [x, y] pairs, x ascending and positive, y in `yRange` (the bus-bandwidth
+    // and fused-attention curves). `pair` names the pair in errors ("[bytes, GB/s]"), `xs` its x
+    // ("message sizes").
+    Result<std::vector<std::pair<double, double>>> pairCurve(const Json& points, const std::string& ptr, const std::string& pair,
+                                                             const std::string& xs, Range yRange) const {
+        if (!points.is_array() || points.empty()) return kSpecJson.typeError(ptr, "a non-empty array of " + pair + " pairs", points);
+        std::vector<std::pair<double, double>> out;
+        for (size_t i = 0; i < points.size(); ++i) {
+            const Json& p = points[i];
+            const std::string at = childPointer(ptr, i);
+            if (!p.is_array() || p.size() != 2) return kSpecJson.typeError(at, "a " + pair + " pair", p);
+            double x = 0, y = 0;
+            CFP_HW_ASSIGN(x, number(p[0], at + "/0", Range::Positive));
+            CFP_HW_ASSIGN(y, number(p[1], at + "/1", yRange));
+            if (!out.empty() && x <= out.back().first)
+                return fail(at + "/0", xs + " must ascend, got " + p[0].dump() + " after " + numberText(out.back().first));
+            out.emplace_back(x, y);
+        }
+        return out;
+    }
+
     // {"forward": [[seq, efficiency], …], "backward": …, "causal_forward": …, "causal_backward": …}
     Result<AttentionCurves> attentionCurves(const Json& c, const std::string& ptr) const {
         if (!c.is_object()) return kSpecJson.typeError(ptr, "an object", c);
@@ -323,19 +344,7 @@ private:
             const Json* points = nullptr;
             const std::string name(kCurveFields[f]);
             CFP_HW_ASSIGN(points, kSpecJson.member(c, ptr, name));
-            const std::string at = ptr + "/" + name;
-            if (!points->is_array() || points->empty()) return kSpecJson.typeError(at, "a non-empty array of [sequence, efficiency] pairs", *points);
-            for (size_t i = 0; i < points->size(); ++i) {
-                const Json& p = (*points)[i];
-                const std::string pAt = childPointer(at, i);
-                if (!p.is_array() || p.size() != 2) return kSpecJson.typeError(pAt, "a [sequence, efficiency] pair", p);
-                double seq = 0, efficiency = 0;
-                CFP_HW_ASSIGN(seq, number(p[0], pAt + "/0", Range::Positive));
-                CFP_HW_ASSIGN(efficiency, number(p[1], pAt + "/1", Range::Fraction));
-                if (!curves[f]->empty() && seq <= curves[f]->back().first)
-                    return fail(pAt + "/0", "sequence lengths must ascend, got " + p[0].dump() + " after " + numberText(curves[f]->back().first));
-                curves[f]->emplace_back(seq, efficiency);
-            }
+            CFP_HW_ASSIGN(*curves[f], pairCurve(*points, ptr + "/" + name, "[sequence, efficiency]", "sequence lengths", Range::Fraction));
         }
         return out;
     }
@@ -350,19 +359,8 @@ private:
         if (out.devices < 2) return fail(ptr + "/devices", "must be at least 2, got " + std::to_string(out.devices));
         const Json* points = nullptr;
         CFP_HW_ASSIGN(points, kSpecJson.member(c, ptr, "points"));
-        const std::string pointsPtr = ptr + "/points";
-        if (!points->is_array() || points->empty()) return kSpecJson.typeError(pointsPtr, "a non-empty array of [bytes, GB/s] pairs", *points);
-        for (size_t i = 0; i < points->size(); ++i) {
-            const Json& p = (*points)[i];
-            const std::string at = childPointer(pointsPtr, i);
-            if (!p.is_array() || p.size() != 2) return kSpecJson.typeError(at, "a [bytes, GB/s] pair", p);
-            double bytes = 0, gbPerSecond = 0;
-            CFP_HW_ASSIGN(bytes, number(p[0], at + "/0", Range::Positive));
-            CFP_HW_ASSIGN(gbPerSecond, number(p[1], at + "/1", Range::Positive));
-            if (!out.points.empty() && bytes <= out.points.back().first)
-                return fail(at + "/0", "message sizes must ascend, got " + p[0].dump() + " after " + numberText(out.points.back().first));
-            out.points.emplace_back(bytes, gbPerSecond * kBytesPerGb);
-        }
+        CFP_HW_ASSIGN(out.points, pairCurve(*points, ptr + "/points", "[bytes, GB/s]", "message sizes", Range::Positive));
+        for (auto& p : out.points) p.second *= kBytesPerGb;
         double floorUs = 0;
         CFP_HW_ASSIGN(floorUs, requiredNumber(c, ptr, "floor_us", Range::NonNegative));
         out.floorSeconds = floorUs / kMicrosecondsPerSecond;

@@ -32,12 +32,11 @@ std::optional<UnalignedGemms> planUnalignedGemms(const Plan& plan, const Graph& 
         double k = 1;
         for (int64_t c : op.attrs.dot.lhsContracting) k *= static_cast<double>(lhs.at(static_cast<size_t>(c)));
         const double flops = 2.0 * grid->batch * grid->m * grid->n * k;
-        if (!gemmUnaligned(*grid, flops, op.type.dtype)) continue;
-        const int64_t vector = std::max<int64_t>(1, 16 / std::max<int64_t>(1, dtypeBytes(op.type.dtype)));
-        u.vector = vector;
+        const std::vector<int64_t> odd = gemmUnalignedDims(*grid, flops, op.type.dtype);
+        if (odd.empty()) continue;
+        u.vector = gemmAlignment(op.type.dtype);
         u.dtype = op.type.dtype;
-        for (double d : {grid->m, grid->n, k})
-            if (std::llround(d) % vector != 0) dims.insert(std::llround(d));
+        dims.insert(odd.begin(), odd.end());
         double bytes = static_cast<double>(shardBytes(op.type, t.result, plan.mesh));
         for (size_t i = 0; i < 2; ++i) bytes += static_cast<double>(shardBytes(graph.op(op.operands[i]).type, t.operands[i], plan.mesh));
         ++u.kernels;

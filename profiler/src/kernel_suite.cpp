@@ -39,7 +39,7 @@ std::string gemmText(const GemmShape& g) {
 }
 
 // The attention core of layer `unit` under flash attention: its ops (on chip, or reading an
-// on-chip value), the shape of its Q·Kᵀ and whether a select (the causal mask) is among them.
+// on-chip value) and the shape of its Q·Kᵀ, its mask as the cost model reads it (OpRoles::flash).
 struct Core {
     std::vector<char> member;
     AttentionShape shape;
@@ -56,7 +56,6 @@ Core attentionCore(const Graph& graph, const OpRoles& roles, const std::vector<i
         for (OpId o : op.operands) in = in || roles.onChip[static_cast<size_t>(o)] != 0;
         if (!in) continue;
         c.member[k] = 1;
-        if (op.phase == Phase::Forward && op.kind == OpKind::Select) c.shape.causal = true;
         // Q·Kᵀ: the forward matmul whose result is on chip and whose operands are not.
         if (!c.found && op.phase == Phase::Forward && op.kind == OpKind::Dot && roles.onChip[k] && op.operands.size() == 2 &&
             !roles.onChip[static_cast<size_t>(op.operands[0])] && !roles.onChip[static_cast<size_t>(op.operands[1])]) {
@@ -69,6 +68,7 @@ Core attentionCore(const Graph& graph, const OpRoles& roles, const std::vector<i
             c.shape.seq = g.m;
             c.shape.keySeq = g.n;
             c.shape.headDim = g.k;
+            c.shape.causal = roles.flash[k].causal;
             c.shape.dtype = op.type.dtype;
             c.found = true;
         }
@@ -141,7 +141,6 @@ Result<std::vector<KernelCase>> kernelSuite(const Graph& graph, const HardwareSp
     const Core core = attentionCore(graph, flash, units, firstUnit);
     for (AttentionKernel kernel : {AttentionKernel::Flash, AttentionKernel::Flash2}) {
         if (!core.found) break;
-        const OpRoles roles = opRoles(graph, kernel);
         RunConfig config;
         config.tp = 1;
         config.dp = 1;
@@ -162,10 +161,12 @@ Result<std::vector<KernelCase>> kernelSuite(const Graph& graph, const HardwareSp
             if (op.phase != Phase::Forward || t.again) {
                 backward += t.seconds;
                 flopsBackward += flops;
-            } else if (roles.flashRecompute[k]) {
+            } else if (flash.flashRecompute[k]) {
                 // The task holds both runs (evaluator: kernelRepeats); the second is the backward's,
                 // at the backward kernel's efficiency where the hardware has fused-attention curves.
-                const auto first = op.kind == OpKind::Dot ? model->flashMatmulSeconds(op.type.dtype, flops, roles.flash[k], false) : std::nullopt;
+                FlashMatmul matmul = flash.flash[k];  // the roles of Flash2 differ in this flag alone
+                matmul.flash2 = kernel == AttentionKernel::Flash2;
+                const auto first = op.kind == OpKind::Dot ? model->flashMatmulSeconds(op.type.dtype, flops, matmul, false) : std::nullopt;
                 const double once = first ? *first : t.seconds / 2;
                 forward += once;
                 backward += t.seconds - once;

@@ -253,12 +253,13 @@ Result<ProfileReport> ProfilerSession::run() {
     if (S.aborted) return makeError("profiler.aborted", "the backend of this session was aborted; start a new session");
 
     // Mesh.
-    const int64_t devices = cfg.cluster.devices();
-    const std::string meshText = cfg.mesh.empty() ? std::to_string(devices) : cfg.mesh;
+    // The kernel comparison runs on one device whatever the cluster and mesh.
+    const int64_t devices = cfg.kernels ? 1 : cfg.cluster.devices();
+    const std::string meshText = cfg.kernels ? std::string("dp=1") : cfg.mesh.empty() ? std::to_string(devices) : cfg.mesh;
     if (meshText == "auto") return makeError("profiler.bad_config", "profiling needs one mesh (e.g. 8, 2x4, dp=2,tp=4), not 'auto'");
     auto parsed = parseMesh(meshText, devices);
     if (!parsed) return parsed.error().withContext("mesh");
-    auto mesh = assignLinkClasses(*parsed, cfg.cluster.hardware.gpusPerNode);
+    auto mesh = assignLinkClasses(*parsed, cfg.kernels ? 1 : cfg.cluster.hardware.gpusPerNode);
     if (!mesh) return mesh.error().withContext("mesh");
 
     ProfileReport report;

@@ -120,14 +120,14 @@ private slots:
     }
 
     void sessionMeasuresEachKernelAndStoresNothing() {
+        // A node of 8 and a mesh over it: the kernel mode runs on one device regardless, and
+        // measures no calibration even where it would for segments.
         SessionConfig config;
         config.graph = std::make_shared<const Graph>(gpt());
-        HardwareSpec one = h200();
-        one.gpusPerNode = 1;
-        config.cluster = Cluster{one, 1};
-        config.mesh = "dp=1";
+        config.cluster = Cluster{h200(), 1};
+        config.mesh = "2x4";
         config.kernels = true;
-        config.calibration = CalibrationMode::Never;
+        config.calibration = CalibrationMode::Always;
         config.protocol.warmupRuns = 0;
         config.protocol.timedRounds = 1;
         config.protocol.runsPerRound = 1;
@@ -136,7 +136,8 @@ private slots:
         cb.progress = [&](const SessionProgress& p) { progress += p.stage == "kernels"; };
         ProfilerSession session(config, std::make_unique<SimulatedBackend>(), cb);
         const ProfileReport report = must(session.run(), "run");
-        const auto suite = must(kernelSuite(*config.graph, one), "suite");
+        QCOMPARE(report.mesh, std::string("{dp=1 (intra)}"));
+        const auto suite = must(kernelSuite(*config.graph, h200()), "suite");
         QCOMPARE(report.kernels.size(), suite.size());
         int measured = 0;
         for (size_t i = 0; i < suite.size(); ++i) {

@@ -83,8 +83,8 @@ struct SessionConfig {
     bool reuse = true;                    // skip combinations the DB already has
     CandidateLimits candidates;           // which combinations of a large type are profiled
     // The kernel comparison (kernel_suite.h) instead of the segments: each kernel of the model's
-    // step on one device measured under the protocol against the model's price; no calibration,
-    // nothing read from or stored in the DB. The mesh should be one device's ("1").
+    // step measured on one device (whatever the cluster and mesh) under the protocol against the
+    // model's price; no calibration, nothing read from or stored in the DB.
     bool kernels = false;
 };
 
